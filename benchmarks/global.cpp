@@ -1,0 +1,88 @@
+//==============================================================================
+// global: coalescing, stride and access width
+//
+// The study: 32 threads of a warp that read 32 consecutive floats are served
+// by 4 sectors of 32 bytes; spread them `stride` floats apart and the warp
+// needs min(32, 4 x stride) sectors for the same 128 useful bytes. The model
+// (sectors_per_request, dram_efficiency = useful / fetched sector bytes)
+// predicts effective bandwidth falling as 1 / stride until stride 8, where
+// every lane has a sector of its own, and flat after. global/vectorized asks
+// the second question: a 4.8 TB/s HBM3e part needs more bytes in flight per
+// thread than one float, so float2/float4 accesses and several independent
+// loads per thread (ilp) should close the gap to cudaMemcpy (global/memcpy).
+//==============================================================================
+#include <cstdint>
+
+#include "families.hpp"
+#include "harness.hpp"
+#include "membench/global.hpp"
+#include "membench/models.hpp"
+#include "membench/pattern.hpp"
+
+namespace membench::bench {
+
+namespace {
+
+constexpr std::uint32_t kSeed = 0x61;
+
+struct GlobalCase {
+  GlobalVariant variant;
+  std::size_t n;
+  std::size_t stride = 1;
+  int vec = 1;
+  int ilp = 1;
+};
+
+cudaError_t launch(const GlobalCase& c, const float* in, float* out, cudaStream_t s) {
+  switch (c.variant) {
+    case GlobalVariant::coalesced: return launch_global_coalesced(in, out, c.n, s);
+    case GlobalVariant::strided: return launch_global_strided(in, out, c.n, c.stride, s);
+    case GlobalVariant::vectorized: return launch_global_vectorized(in, out, c.n, c.vec, c.ilp, s);
+    case GlobalVariant::memcpy: return launch_global_memcpy(in, out, c.n, s);
+  }
+  return cudaErrorInvalidValue;
+}
+
+void prepare(Prepared& p, const GlobalCase& c) {
+  require_device_memory(2.0 * sizeof(float) * static_cast<double>(c.n));
+  float* in = p.allocate<float>(c.n);
+  float* out = p.allocate<float>(c.n);
+  const cudaStream_t stream = session().stream->get();
+  MEMBENCH_CUDA(launch_fill_pattern(in, c.n, kSeed, stream));
+  MEMBENCH_CUDA(launch_poison(out, c.n * sizeof(float), stream));
+  p.launch = [c, in, out](cudaStream_t s) { return launch(c, in, out, s); };
+  finish_launch(p.launch(stream));
+  verify_output(out, c.n, "out", [&](std::size_t i) {
+    return global_writes(c.variant, i, c.stride) ? 2.0f * pattern_value(i, kSeed) : poison_value();
+  });
+
+  p.work.bytes = global_bytes(c.variant, c.n, c.stride);
+  const int access = global_access_bytes(c.variant, c.vec);
+  const std::size_t lane_stride = global_lane_stride_bytes(c.variant, c.stride, c.vec);
+  if (c.variant != GlobalVariant::memcpy)  // the copy engine's access pattern is not ours to model
+    p.work.model.push_back({"sectors_per_request", static_cast<double>(sectors_per_request(access, lane_stride))});
+  p.work.model.push_back({"dram_efficiency", c.variant == GlobalVariant::memcpy ? 1.0 : request_efficiency(access, lane_stride)});
+}
+
+std::size_t arg(const benchmark::State& s, int i) { return static_cast<std::size_t>(s.range(i)); }
+
+}  // namespace
+
+void register_global(const cli::Options& o) {
+  const auto n = o.values("n", {std::int64_t{1} << 24});
+  register_case("global/coalesced", {"n"}, {n}, [](Prepared& p, benchmark::State& s) {
+    prepare(p, {GlobalVariant::coalesced, arg(s, 0)});
+  });
+  register_case("global/strided", {"n", "stride"}, {n, o.values("stride", {1, 2, 4, 8, 16, 32})},
+                [](Prepared& p, benchmark::State& s) { prepare(p, {GlobalVariant::strided, arg(s, 0), arg(s, 1)}); });
+  register_case("global/vectorized", {"n", "vec", "ilp"}, {n, o.values("vec", {2, 4}), o.values("ilp", {1, 4})},
+                [](Prepared& p, benchmark::State& s) {
+                  prepare(p, {GlobalVariant::vectorized, arg(s, 0), 1, static_cast<int>(s.range(1)),
+                              static_cast<int>(s.range(2))});
+                });
+  register_case("global/memcpy", {"n"}, {n}, [](Prepared& p, benchmark::State& s) {
+    prepare(p, {GlobalVariant::memcpy, arg(s, 0)});
+  });
+}
+
+}  // namespace membench::bench

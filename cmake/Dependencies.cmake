@@ -1,0 +1,43 @@
+# Google Benchmark, GoogleTest and nlohmann/json: the installed package first,
+# a pinned FetchContent download only where a package is absent.
+include(FetchContent)
+
+find_package(benchmark QUIET)
+if(NOT benchmark_FOUND)
+  message(STATUS "membench: Google Benchmark not installed; fetching v1.8.3")
+  set(BENCHMARK_ENABLE_TESTING OFF CACHE BOOL "" FORCE)
+  set(BENCHMARK_ENABLE_GTEST_TESTS OFF CACHE BOOL "" FORCE)
+  set(BENCHMARK_ENABLE_INSTALL OFF CACHE BOOL "" FORCE)
+  FetchContent_Declare(benchmark
+    GIT_REPOSITORY https://github.com/google/benchmark.git
+    GIT_TAG v1.8.3
+    GIT_SHALLOW TRUE)
+  FetchContent_MakeAvailable(benchmark)
+  set(benchmark_VERSION 1.8.3)
+endif()
+message(STATUS "membench: Google Benchmark ${benchmark_VERSION}")
+
+find_package(nlohmann_json 3.2 QUIET)
+if(NOT nlohmann_json_FOUND)
+  message(STATUS "membench: nlohmann/json not installed; fetching v3.11.3")
+  FetchContent_Declare(nlohmann_json
+    URL https://github.com/nlohmann/json/releases/download/v3.11.3/json.tar.xz)
+  FetchContent_MakeAvailable(nlohmann_json)
+endif()
+
+if(MEMBENCH_BUILD_TESTS)
+  find_package(GTest QUIET)
+  if(NOT GTest_FOUND)
+    message(STATUS "membench: GoogleTest not installed; fetching v1.14.0")
+    set(INSTALL_GTEST OFF CACHE BOOL "" FORCE)
+    FetchContent_Declare(googletest
+      GIT_REPOSITORY https://github.com/google/googletest.git
+      GIT_TAG v1.14.0
+      GIT_SHALLOW TRUE)
+    FetchContent_MakeAvailable(googletest)
+    if(NOT TARGET GTest::gtest)
+      add_library(GTest::gtest ALIAS gtest)
+      add_library(GTest::gtest_main ALIAS gtest_main)
+    endif()
+  endif()
+endif()

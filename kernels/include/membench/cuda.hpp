@@ -1,0 +1,102 @@
+// CUDA error handling and RAII owners shared by the kernels library, the
+// harness and the tests. One macro, MEMBENCH_CUDA, turns a failed runtime call
+// into a CudaError carrying the call, file and line.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <stdexcept>
+#include <string>
+#include <utility>
+
+namespace membench {
+
+class CudaError : public std::runtime_error {
+ public:
+  CudaError(cudaError_t code, const char* call, const char* file, int line);
+  cudaError_t code() const noexcept { return code_; }
+
+ private:
+  cudaError_t code_;
+};
+
+[[noreturn]] void throw_cuda_error(cudaError_t code, const char* call, const char* file, int line);
+
+#define MEMBENCH_CUDA(call)                                                  \
+  do {                                                                       \
+    const cudaError_t membench_status_ = (call);                             \
+    if (membench_status_ != cudaSuccess)                                     \
+      ::membench::throw_cuda_error(membench_status_, #call, __FILE__, __LINE__); \
+  } while (0)
+
+// Owns one cudaMalloc allocation. Move-only.
+class DeviceAllocation {
+ public:
+  DeviceAllocation() = default;
+  explicit DeviceAllocation(std::size_t bytes);
+  ~DeviceAllocation();
+  DeviceAllocation(DeviceAllocation&& other) noexcept;
+  DeviceAllocation& operator=(DeviceAllocation&& other) noexcept;
+  DeviceAllocation(const DeviceAllocation&) = delete;
+  DeviceAllocation& operator=(const DeviceAllocation&) = delete;
+
+  void* get() const noexcept { return ptr_; }
+  std::size_t bytes() const noexcept { return bytes_; }
+  template <class T>
+  T* as() const noexcept {
+    return static_cast<T*>(ptr_);
+  }
+
+ private:
+  void* ptr_ = nullptr;
+  std::size_t bytes_ = 0;
+};
+
+// A typed device array of `count` elements.
+template <class T>
+class DeviceBuffer {
+ public:
+  DeviceBuffer() = default;
+  explicit DeviceBuffer(std::size_t count) : memory_(count * sizeof(T)), count_(count) {}
+  T* get() const noexcept { return memory_.as<T>(); }
+  std::size_t size() const noexcept { return count_; }
+  std::size_t bytes() const noexcept { return memory_.bytes(); }
+
+ private:
+  DeviceAllocation memory_;
+  std::size_t count_ = 0;
+};
+
+class Stream {
+ public:
+  Stream();
+  ~Stream();
+  Stream(const Stream&) = delete;
+  Stream& operator=(const Stream&) = delete;
+  cudaStream_t get() const noexcept { return stream_; }
+
+ private:
+  cudaStream_t stream_ = nullptr;
+};
+
+class Event {
+ public:
+  Event();
+  ~Event();
+  Event(Event&& other) noexcept : event_(std::exchange(other.event_, nullptr)) {}
+  Event(const Event&) = delete;
+  Event& operator=(const Event&) = delete;
+  cudaEvent_t get() const noexcept { return event_; }
+
+ private:
+  cudaEvent_t event_ = nullptr;
+};
+
+// Milliseconds between two recorded events, after waiting for `stop`.
+float elapsed_ms(const Event& start, const Event& stop);
+
+// Number of visible CUDA devices; 0 (and `why` filled) when none can be used.
+int visible_devices(std::string* why = nullptr);
+
+}  // namespace membench

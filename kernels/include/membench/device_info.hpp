@@ -1,0 +1,40 @@
+// What the suite needs to know about a GPU: identity, sizes, and the
+// theoretical peaks that `pct_of_peak` is measured against.
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+namespace membench {
+
+struct DeviceInfo {
+  int ordinal = 0;
+  std::string name;
+  int cc_major = 0;
+  int cc_minor = 0;
+  int sm_count = 0;
+  std::size_t l2_bytes = 0;
+  std::size_t global_mem_bytes = 0;
+  std::size_t smem_per_block_optin = 0;  // most dynamic shared memory one block may opt into
+  int mem_clock_khz = 0;
+  int bus_width_bits = 0;
+  int sm_clock_khz = 0;  // peak (boost) SM clock
+  int driver_version = 0;
+  int runtime_version = 0;
+  double dram_peak_bytes_per_second = 0;
+  double smem_peak_bytes_per_second = 0;
+};
+
+// Reads the device's attributes; throws CudaError when the device is unusable.
+DeviceInfo query_device(int ordinal);
+
+// Theoretical DRAM bandwidth: memory clock x bus width x 2 (double data rate) / 8 bits.
+double dram_peak_bytes_per_second(double mem_clock_khz, int bus_width_bits);
+
+// Shared-memory peak: every SM serves 32 banks x 4 bytes each clock.
+double smem_peak_bytes_per_second(int sm_count, double sm_clock_khz);
+
+// 13000 -> "13.0" (the encoding of cudaDriverGetVersion / cudaRuntimeGetVersion).
+std::string cuda_version_string(int version);
+
+}  // namespace membench

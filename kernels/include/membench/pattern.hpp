@@ -1,0 +1,59 @@
+// Inputs and poison. Every experiment reads a deterministic, non-trivial
+// pattern (never zeros) and writes into a poisoned output, so an element that
+// a kernel forgot to write can never pass for a right one.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+#if defined(__CUDACC__)
+#define MEMBENCH_HOST_DEVICE __host__ __device__
+#else
+#define MEMBENCH_HOST_DEVICE
+#endif
+
+namespace membench {
+
+// Element i of the input pattern: a hashed multiple of 1/4 in [1, 256.75].
+// Doubling it, or adding multiples of 1/2 to it, is exact in float, so
+// device results compare bit for bit with the host reference.
+MEMBENCH_HOST_DEVICE inline float pattern_value(std::uint64_t i, std::uint32_t seed) {
+  std::uint32_t h = static_cast<std::uint32_t>(i) * 0x9E3779B1u;
+  h ^= static_cast<std::uint32_t>(i >> 32) * 0x85EBCA77u ^ seed;
+  h ^= h >> 15;
+  h *= 0x2C1B3C6Du;
+  h ^= h >> 12;
+  return 1.0f + static_cast<float>(h & 0x3FFu) * 0.25f;
+}
+
+// Small positive integers (1..13): sums of a few million of them stay exact.
+MEMBENCH_HOST_DEVICE inline float small_int_value(std::uint64_t i) {
+  return static_cast<float>(1u + static_cast<std::uint32_t>((i * 37u + 11u) % 13u));
+}
+
+// Poison: every byte 0xFF, which makes every float a NaN.
+inline constexpr int kPoisonByte = 0xFF;
+
+inline bool is_poison(float x) {
+  std::uint32_t bits = 0;
+  std::memcpy(&bits, &x, sizeof bits);
+  return bits == 0xFFFFFFFFu;
+}
+
+inline float poison_value() {
+  const std::uint32_t bits = 0xFFFFFFFFu;
+  float x = 0;
+  std::memcpy(&x, &bits, sizeof x);
+  return x;
+}
+
+// data[i] = pattern_value(i, seed) for i < n.
+cudaError_t launch_fill_pattern(float* data, std::size_t n, std::uint32_t seed, cudaStream_t stream);
+
+// Fills `bytes` bytes with kPoisonByte.
+cudaError_t launch_poison(void* data, std::size_t bytes, cudaStream_t stream);
+
+}  // namespace membench

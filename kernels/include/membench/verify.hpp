@@ -1,0 +1,36 @@
+// Host-side checking of a device result against a host reference, bit for
+// bit: an expected poison value means "this element must stay unwritten".
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace membench {
+
+struct Mismatch {
+  std::size_t index = 0;
+  float got = 0;
+  float expected = 0;
+};
+
+// Copies `count` floats from device memory (synchronously).
+std::vector<float> copy_to_host(const float* device, std::size_t count);
+
+// First index where `got[i]` and `expected(i)` differ in their bits.
+template <class Expected>
+std::optional<Mismatch> first_mismatch(const std::vector<float>& got, Expected&& expected) {
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    const float want = expected(i);
+    if (std::memcmp(&got[i], &want, sizeof(float)) != 0) return Mismatch{i, got[i], want};
+  }
+  return std::nullopt;
+}
+
+// "out[12] = nan, expected 4.5 (2 of 1024 elements differ)"-style text.
+std::string describe(const Mismatch& m, const std::string& array_name);
+
+}  // namespace membench

@@ -1,0 +1,44 @@
+#include "membench/device_info.hpp"
+
+#include "membench/cuda.hpp"
+
+namespace membench {
+
+double dram_peak_bytes_per_second(double mem_clock_khz, int bus_width_bits) {
+  return mem_clock_khz * 1e3 * static_cast<double>(bus_width_bits) * 2.0 / 8.0;
+}
+
+double smem_peak_bytes_per_second(int sm_count, double sm_clock_khz) {
+  constexpr double kBanks = 32.0;
+  constexpr double kBankBytes = 4.0;
+  return static_cast<double>(sm_count) * kBanks * kBankBytes * sm_clock_khz * 1e3;
+}
+
+std::string cuda_version_string(int version) {
+  return std::to_string(version / 1000) + "." + std::to_string((version % 1000) / 10);
+}
+
+DeviceInfo query_device(int ordinal) {
+  DeviceInfo info;
+  info.ordinal = ordinal;
+  cudaDeviceProp prop{};
+  MEMBENCH_CUDA(cudaGetDeviceProperties(&prop, ordinal));
+  info.name = prop.name;
+  info.cc_major = prop.major;
+  info.cc_minor = prop.minor;
+  info.sm_count = prop.multiProcessorCount;
+  info.l2_bytes = static_cast<std::size_t>(prop.l2CacheSize);
+  info.global_mem_bytes = prop.totalGlobalMem;
+  info.smem_per_block_optin = prop.sharedMemPerBlockOptin;
+  // The clock fields left cudaDeviceProp in CUDA 13; the attributes remain.
+  MEMBENCH_CUDA(cudaDeviceGetAttribute(&info.mem_clock_khz, cudaDevAttrMemoryClockRate, ordinal));
+  MEMBENCH_CUDA(cudaDeviceGetAttribute(&info.bus_width_bits, cudaDevAttrGlobalMemoryBusWidth, ordinal));
+  MEMBENCH_CUDA(cudaDeviceGetAttribute(&info.sm_clock_khz, cudaDevAttrClockRate, ordinal));
+  MEMBENCH_CUDA(cudaDriverGetVersion(&info.driver_version));
+  MEMBENCH_CUDA(cudaRuntimeGetVersion(&info.runtime_version));
+  info.dram_peak_bytes_per_second = dram_peak_bytes_per_second(info.mem_clock_khz, info.bus_width_bits);
+  info.smem_peak_bytes_per_second = smem_peak_bytes_per_second(info.sm_count, info.sm_clock_khz);
+  return info;
+}
+
+}  // namespace membench

@@ -1,0 +1,33 @@
+// Small helpers shared by the launchers: grid arithmetic and the size of a
+// grid that just fills the GPU for grid-stride kernels.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+
+namespace membench::detail {
+
+constexpr std::size_t ceil_div(std::size_t a, std::size_t b) { return (a + b - 1) / b; }
+
+// Blocks that fit on the whole GPU at once (occupancy x SM count).
+template <class Kernel>
+cudaError_t resident_grid(Kernel kernel, int block, std::size_t dynamic_smem, unsigned* grid) {
+  int device = 0;
+  cudaError_t rc = cudaGetDevice(&device);
+  if (rc != cudaSuccess) return rc;
+  int sms = 0;
+  rc = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
+  if (rc != cudaSuccess) return rc;
+  int per_sm = 0;
+  rc = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, block, dynamic_smem);
+  if (rc != cudaSuccess) return rc;
+  if (per_sm < 1) return cudaErrorInvalidConfiguration;
+  *grid = static_cast<unsigned>(sms * per_sm);
+  return cudaSuccess;
+}
+
+// Launch-time errors (bad configuration) surface here, without synchronizing.
+inline cudaError_t last_launch_error() { return cudaGetLastError(); }
+
+}  // namespace membench::detail
