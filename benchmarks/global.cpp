@@ -53,7 +53,7 @@ void prepare(Prepared& p, const GlobalCase& c) {
   p.launch = [c, in, out](cudaStream_t s) { return launch(c, in, out, s); };
   finish_launch(p.launch(stream));
   verify_output(out, c.n, "out", [&](std::size_t i) {
-    return global_writes(c.variant, i, c.stride) ? 2.0f * pattern_value(i, kSeed) : poison_value();
+    return global_writes(c.variant, i, c.stride) ? global_reference(c.variant, pattern_value(i, kSeed)) : poison_value();
   });
 
   p.work.bytes = global_bytes(c.variant, c.n, c.stride);

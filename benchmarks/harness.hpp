@@ -60,6 +60,7 @@ class Prepared {
   Launch launch;
   Work work;
   int launches_per_iteration = 0;  // decided at the first measurement
+  bool profiled = false;           // MEMBENCH_PROFILE: the one profiled launch is done
 
  private:
   std::vector<DeviceAllocation> memory_;

@@ -74,7 +74,7 @@ class GlobalKernels : public ::testing::Test {
     MEMBENCH_CUDA(cudaDeviceSynchronize());
     const auto got = copy_to_host(out.get(), n);
     const auto bad = first_mismatch(got, [&](std::size_t i) {
-      return global_writes(v, i, stride) ? 2.0f * pattern_value(i, 7) : poison_value();
+      return global_writes(v, i, stride) ? global_reference(v, pattern_value(i, 7)) : poison_value();
     });
     EXPECT_FALSE(bad) << describe(*bad, "out");
   }

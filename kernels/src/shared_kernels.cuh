@@ -49,26 +49,27 @@ __global__ void shared_swizzle(const float* __restrict__ in, float* __restrict__
     out[static_cast<std::size_t>(out_y) * n + out_x] = 2.0f * tile[threadIdx.x][threadIdx.y ^ threadIdx.x];
 }
 
-// One shared load of WIDTH bytes that the compiler may neither drop nor
-// hoist out of the loop.
+// One shared load of WIDTH bytes that neither the compiler nor ptxas may
+// drop, merge or hoist: `asm volatile` binds the compiler, `.volatile` ptxas
+// (which would otherwise fold repeated loads of one address into one).
 template <int WIDTH>
 __device__ __forceinline__ float shared_load_sum(unsigned address);
 template <>
 __device__ __forceinline__ float shared_load_sum<4>(unsigned address) {
   float a;
-  asm volatile("ld.shared.f32 %0, [%1];" : "=f"(a) : "r"(address) : "memory");
+  asm volatile("ld.volatile.shared.f32 %0, [%1];" : "=f"(a) : "r"(address) : "memory");
   return a;
 }
 template <>
 __device__ __forceinline__ float shared_load_sum<8>(unsigned address) {
   float a, b;
-  asm volatile("ld.shared.v2.f32 {%0, %1}, [%2];" : "=f"(a), "=f"(b) : "r"(address) : "memory");
+  asm volatile("ld.volatile.shared.v2.f32 {%0, %1}, [%2];" : "=f"(a), "=f"(b) : "r"(address) : "memory");
   return a + b;
 }
 template <>
 __device__ __forceinline__ float shared_load_sum<16>(unsigned address) {
   float a, b, c, d;
-  asm volatile("ld.shared.v4.f32 {%0, %1, %2, %3}, [%4];"
+  asm volatile("ld.volatile.shared.v4.f32 {%0, %1, %2, %3}, [%4];"
                : "=f"(a), "=f"(b), "=f"(c), "=f"(d)
                : "r"(address)
                : "memory");

@@ -47,6 +47,9 @@ inline bool global_writes(GlobalVariant v, std::size_t i, std::size_t stride) {
   return v != GlobalVariant::strided || i % stride == 0;
 }
 
+// The host reference for a written element: the kernels double, memcpy copies.
+inline float global_reference(GlobalVariant v, float x) { return v == GlobalVariant::memcpy ? x : 2.0f * x; }
+
 // The model: bytes per access and byte stride between lanes of a warp load.
 int global_access_bytes(GlobalVariant v, int vec);
 std::size_t global_lane_stride_bytes(GlobalVariant v, std::size_t stride, int vec);

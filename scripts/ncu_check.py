@@ -1,0 +1,247 @@
+"""Model vs hardware counters: every model membench reports, checked with Nsight Compute.
+
+    python scripts/ncu_check.py --membench build/test/membench [--out DIR] [-- MEMBENCH ARGS...]
+    python scripts/ncu_check.py --json run.json --csv profile.csv      (check recorded files)
+
+Runs membench under `ncu --profile-from-start off --clock-control none`; with
+MEMBENCH_PROFILE=1 the suite profiles exactly one warm launch per case, so the
+k-th profiled kernel belongs to the k-th case that ran (checked by kernel
+name). For each case it prints the model next to the counters:
+
+  sectors_per_request     l1tex global-load sectors / requests
+  conflict_ways           shared-load wavefronts / shared-load instructions (4-byte tiles)
+  wavefronts_per_request  the same, for shared/conflict_degree
+  time (cases >= 64 MiB)  the suite's manual time vs gpu__time_duration
+  DRAM bytes              bytes / dram_efficiency vs dram__bytes (information only)
+
+Exit status: 1 when a model and its counter differ by more than the tolerance,
+0 when all agree, 2 when ncu is missing or the input cannot be read.
+"""
+from __future__ import annotations
+
+import argparse
+import csv
+import io
+import os
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import membench_results as mr
+
+METRICS = [
+    "gpu__time_duration.sum",
+    "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
+    "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum",
+    "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
+    "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",
+    "smsp__inst_executed_op_shared_ld.sum",
+    "dram__bytes_read.sum",
+    "dram__bytes_write.sum",
+]
+
+# The kernel each (family, variant) launches; memcpy launches none of ours.
+KERNEL_OF = {
+    ("global", "coalesced"): "coalesced_scale",
+    ("global", "strided"): "strided_scale",
+    ("global", "vectorized"): "vectorized_scale",
+    ("layout", "aos"): "aos_scale",
+    ("layout", "soa"): "soa_scale",
+    ("shared", "row"): "shared_row",
+    ("shared", "column"): "shared_column",
+    ("shared", "swizzle"): "shared_swizzle",
+    ("shared", "conflict_degree"): "conflict_degree",
+    ("async", "sync"): "async_sync",
+    ("async", "memcpy_async"): "async_memcpy_async",
+    ("async", "pipeline"): "async_pipeline",
+    ("async", "bulk"): "async_bulk",
+}
+
+DEFAULT_MEMBENCH_ARGS = [
+    "--benchmark_filter=^(global/(coalesced|strided|vectorized)|layout/|shared/)",
+    "--stride=1:32",
+    "--shared_stride=1,2,4,8,16,32,33",
+    "--benchmark_min_time=0.05",
+]
+
+UNIT_SCALE = {
+    "nsecond": 1.0, "usecond": 1e3, "msecond": 1e6, "second": 1e9,
+    "byte": 1.0, "Kbyte": 1e3, "Mbyte": 1e6, "Gbyte": 1e9, "Tbyte": 1e12,
+}
+MIB64 = 64 * 2**20
+
+
+@dataclass
+class Check:
+    case: str
+    quantity: str
+    model: float
+    measured: float
+    tolerance_pct: float | None  # None: information only
+
+    @property
+    def diff_pct(self) -> float:
+        return (self.measured - self.model) / self.model * 100.0 if self.model else float("inf")
+
+    @property
+    def ok(self) -> bool | None:
+        return None if self.tolerance_pct is None else abs(self.diff_pct) <= self.tolerance_pct
+
+
+def create_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--membench", help="the membench binary to profile")
+    p.add_argument("--ncu", default="ncu", help="Nsight Compute command line (default: ncu on PATH)")
+    p.add_argument("--out", default="ncu_check", help="directory for run.json, profile.ncu-rep, profile.csv")
+    p.add_argument("--json", help="check a recorded membench JSON (with --csv) instead of running")
+    p.add_argument("--csv", help="the recorded `ncu --import ... --csv --page raw --print-units base`")
+    p.add_argument("--tolerance", type=float, default=5.0, help="percent for the models (default 5)")
+    p.add_argument("--time-tolerance", type=float, default=2.0, help="percent for the time check (default 2)")
+    p.add_argument("membench_args", nargs="*", help="arguments for membench (after --)")
+    return p
+
+
+def _number(text: str) -> float | None:
+    text = text.strip().replace(",", "")
+    if text in ("", "n/a"):
+        return None
+    try:
+        return float(text)
+    except ValueError:
+        return None
+
+
+def parse_csv(text: str) -> list[dict]:
+    """Rows of `ncu --csv --page raw`: kernel name and metrics in base units."""
+    reader = list(csv.reader(io.StringIO(text)))
+    start = next((i for i, row in enumerate(reader) if "Kernel Name" in row), None)
+    if start is None:
+        raise mr.InputError("not an ncu raw CSV (no 'Kernel Name' column)")
+    header = reader[start]
+    units = [""] * len(header)
+    body = reader[start + 1 :]
+    if body and body[0] and body[0][header.index("ID")] == "":
+        units, body = body[0], body[1:]
+    rows = []
+    for raw in body:
+        if len(raw) != len(header):
+            continue
+        row = {"kernel": raw[header.index("Kernel Name")]}
+        for name, unit, cell in zip(header, units, raw):
+            if name in METRICS:
+                value = _number(cell)
+                row[name] = None if value is None else value * UNIT_SCALE.get(unit, 1.0)
+        rows.append(row)
+    return rows
+
+
+def pair(doc: dict, rows: list[dict]) -> list[tuple[mr.Case, dict]]:
+    """Matches the k-th profiled kernel with the k-th case that launched one."""
+    ran = [c for c in mr.cases(doc).values() if c.error is None and (c.family, c.variant) in KERNEL_OF]
+    if len(ran) != len(rows):
+        raise mr.InputError(f"{len(ran)} cases ran but {len(rows)} kernels were profiled; run and profile are out of step")
+    for case, row in zip(ran, rows):
+        expected = KERNEL_OF[(case.family, case.variant)]
+        if expected not in row["kernel"]:
+            raise mr.InputError(f"case {case.name} paired with kernel '{row['kernel']}' (expected {expected})")
+    return list(zip(ran, rows))
+
+
+def checks_for(case: mr.Case, row: dict, tolerance: float, time_tolerance: float) -> list[Check]:
+    out = []
+    model_sectors = case.median("sectors_per_request")
+    requests = row.get("l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum")
+    if model_sectors is not None and requests:
+        measured = row["l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"] / requests
+        out.append(Check(case.name, "sectors_per_request", model_sectors, measured, tolerance))
+    instructions = row.get("smsp__inst_executed_op_shared_ld.sum")
+    wavefronts = row.get("l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum")
+    if instructions and wavefronts is not None:
+        per_request = wavefronts / instructions
+        if case.median("wavefronts_per_request") is not None:
+            out.append(Check(case.name, "wavefronts_per_request", case.median("wavefronts_per_request"), per_request, tolerance))
+        elif case.median("conflict_ways") is not None:
+            out.append(Check(case.name, "conflict_ways", case.median("conflict_ways"), per_request, tolerance))
+    bytes_ = case.median("bytes")
+    duration = row.get("gpu__time_duration.sum")
+    if bytes_ is not None and bytes_ >= MIB64 and duration:
+        out.append(Check(case.name, "time_ns", case.median("real_time"), duration, time_tolerance))
+    efficiency = case.median("dram_efficiency")
+    dram = (row.get("dram__bytes_read.sum") or 0) + (row.get("dram__bytes_write.sum") or 0)
+    if efficiency and bytes_ and dram:
+        out.append(Check(case.name, "dram_bytes", bytes_ / efficiency, dram, None))
+    return out
+
+
+def evaluate(doc: dict, rows: list[dict], tolerance: float, time_tolerance: float) -> list[Check]:
+    out = []
+    for case, row in pair(doc, rows):
+        out.extend(checks_for(case, row, tolerance, time_tolerance))
+    return out
+
+
+def render(checks: list[Check]) -> str:
+    lines = ["| case | quantity | model | ncu | diff % | verdict |", "| --- | --- | ---: | ---: | ---: | --- |"]
+    for c in checks:
+        verdict = {None: "info", True: "ok", False: "MISMATCH"}[c.ok]
+        lines.append(f"| {c.case} | {c.quantity} | {c.model:.4g} | {c.measured:.4g} | {c.diff_pct:+.2f} | {verdict} |")
+    return "\n".join(lines)
+
+
+def run_profile(args: argparse.Namespace) -> tuple[Path, Path]:
+    """Runs membench under ncu; returns the JSON and CSV it wrote."""
+    ncu = shutil.which(args.ncu)
+    if ncu is None:
+        raise FileNotFoundError(f"Nsight Compute not found ('{args.ncu}'); install it or pass --ncu")
+    if not args.membench or not Path(args.membench).exists():
+        raise mr.InputError(f"membench binary not found: {args.membench}")
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    run_json, report, table = out / "run.json", out / "profile", out / "profile.csv"
+    command = [
+        ncu, "--profile-from-start", "off", "--clock-control", "none", "--cache-control", "none",
+        "--metrics", ",".join(METRICS), "--export", str(report), "--force-overwrite",
+        args.membench, *(args.membench_args or DEFAULT_MEMBENCH_ARGS),
+        f"--benchmark_out={run_json}", "--benchmark_out_format=json",
+    ]
+    env = dict(os.environ, MEMBENCH_PROFILE="1")
+    subprocess.run(command, check=True, env=env)
+    csv_text = subprocess.run(
+        [ncu, "--import", f"{report}.ncu-rep", "--csv", "--page", "raw", "--print-units", "base"],
+        check=True, capture_output=True, text=True,
+    ).stdout
+    table.write_text(csv_text)
+    return run_json, table
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = create_parser().parse_args(argv)
+    try:
+        if args.json or args.csv:
+            if not (args.json and args.csv):
+                raise mr.InputError("--json and --csv go together")
+            run_json, table = Path(args.json), Path(args.csv)
+        else:
+            run_json, table = run_profile(args)
+        doc = mr.load(run_json)
+        try:
+            csv_text = table.read_text()
+        except OSError as e:
+            raise mr.InputError(f"{table}: cannot read ({e.strerror})") from e
+        results = evaluate(doc, parse_csv(csv_text), args.tolerance, args.time_tolerance)
+    except FileNotFoundError as e:
+        print(f"ncu_check.py: {e}", file=sys.stderr)
+        return 2
+    except (mr.InputError, subprocess.CalledProcessError) as e:
+        print(f"ncu_check.py: {e}", file=sys.stderr)
+        return 2
+    print(render(results))
+    bad = [c for c in results if c.ok is False]
+    print(f"\n{len(results) - len(bad)} of {len(results)} checks agree" + (f"; {len(bad)} differ" if bad else ""))
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,244 @@
+"""Figures for every experiment present in a membench JSON file.
+
+    python scripts/plot.py RESULTS.json --out DIR [--formats png,svg]
+
+One figure per family found (global, layout, shared, async), each titled with
+the GPU from the file's context, written as DIR/<family>.png and .svg.
+Works on files holding any subset of families.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+import membench_results as mr  # noqa: E402
+
+GB = 1e9
+
+
+def create_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("results", help="Google Benchmark JSON written by membench")
+    p.add_argument("--out", required=True, help="directory for the figures")
+    p.add_argument("--formats", default="png,svg", help="comma-separated image formats (default png,svg)")
+    return p
+
+
+def by_family(doc: dict) -> dict[str, list[mr.Case]]:
+    """Cases that ran (errors left out), grouped by family."""
+    out: dict[str, list[mr.Case]] = defaultdict(list)
+    for case in mr.cases(doc).values():
+        if case.error is None and case.runs:
+            out[case.family].append(case)
+    return out
+
+
+def bw(case: mr.Case) -> float:
+    return (case.median("bytes_per_second") or 0.0) / GB
+
+
+def title(doc: dict, what: str) -> str:
+    date = str(doc.get("context", {}).get("date", ""))[:10]
+    return f"{what}\n{mr.gpu_name(doc)}" + (f", {date}" if date else "")
+
+
+def plot_global(doc: dict, cases: list[mr.Case], fig: plt.Figure) -> None:
+    ax_stride, ax_n = fig.subplots(1, 2)
+    strided = [c for c in cases if c.variant == "strided"]
+    for n in sorted({c.params["n"] for c in strided}):
+        row = sorted((c for c in strided if c.params["n"] == n), key=lambda c: c.params["stride"])
+        strides = [c.params["stride"] for c in row]
+        ax_stride.plot(strides, [bw(c) for c in row], "o-", label=f"measured, n = {n:,}")
+        base = next((bw(c) for c in row if c.params["stride"] == 1), None)
+        if base:
+            model = [base * (c.median("dram_efficiency") or 0) for c in row]
+            ax_stride.plot(strides, model, "k--", alpha=0.6, label=f"model: stride-1 x dram_efficiency (n = {n:,})")
+    ax_stride.set_xscale("log", base=2)
+    ax_stride.set_xlabel("stride (floats between neighbouring threads)")
+    ax_stride.set_ylabel("effective bandwidth (GB/s, useful bytes)")
+    ax_stride.set_title("global/strided")
+    ax_stride.grid(True, alpha=0.3)
+    if strided:
+        ax_stride.legend(fontsize=7)
+
+    series: dict[str, list[tuple[int, float]]] = defaultdict(list)
+    for c in cases:
+        if c.variant == "strided":
+            continue
+        label = c.variant
+        if c.variant == "vectorized":
+            label += f" vec {c.params.get('vec')} ilp {c.params.get('ilp')}"
+        series[label].append((c.params["n"], bw(c)))
+    for label, points in sorted(series.items()):
+        points.sort()
+        ax_n.plot([p[0] for p in points], [p[1] for p in points], "o-", label=label)
+    l2 = mr.context_number(doc, "l2_bytes")
+    if l2:
+        ax_n.axvline(l2 / 8, color="grey", ls=":", label="n where in + out = L2 size")
+    peak = mr.context_number(doc, "dram_peak_bytes_per_second")
+    if peak:
+        ax_n.axhline(peak / GB, color="red", ls="--", alpha=0.5, label="theoretical DRAM peak")
+    ax_n.set_xscale("log", base=2)
+    ax_n.set_xlabel("n (floats)")
+    ax_n.set_ylabel("bandwidth (GB/s, read + write)")
+    ax_n.set_title("global: bandwidth vs n")
+    ax_n.grid(True, alpha=0.3)
+    if series:
+        ax_n.legend(fontsize=7)
+    fig.suptitle(title(doc, "Global memory: stride and size"))
+
+
+def plot_layout(doc: dict, cases: list[mr.Case], fig: plt.Figure) -> None:
+    ax = fig.subplots()
+    groups = sorted({(c.params.get("n", 0), c.params.get("fields", 0)) for c in cases})
+    variants = sorted({c.variant for c in cases})
+    width = 0.8 / max(len(variants), 1)
+    index = {c.name: c for c in cases}
+    for i, v in enumerate(variants):
+        xs, heights, models = [], [], []
+        for g, (n, fields) in enumerate(groups):
+            case = next((c for c in index.values() if c.variant == v and c.params.get("n") == n and c.params.get("fields") == fields), None)
+            if case is None:
+                continue
+            soa = next((c for c in cases if c.variant == "soa" and c.params.get("n") == n and c.params.get("fields") == fields), None)
+            xs.append(g + i * width)
+            heights.append(bw(case))
+            models.append(bw(soa) * (case.median("dram_efficiency") or 0) if soa else None)
+        ax.bar(xs, heights, width, label=v)
+        mx = [x for x, m in zip(xs, models) if m is not None]
+        ax.plot(mx, [m for m in models if m is not None], "k_", markersize=20, mew=2,
+                label="model: SoA x dram_efficiency" if i == 0 else None)
+    ax.set_xticks([g + width * (len(variants) - 1) / 2 for g in range(len(groups))])
+    ax.set_xticklabels([f"n = {n:,}\n{fields} field(s)" for n, fields in groups])
+    ax.set_ylabel("effective bandwidth (GB/s, useful bytes)")
+    ax.grid(True, axis="y", alpha=0.3)
+    ax.legend()
+    fig.suptitle(title(doc, "Layout: AoS vs SoA"))
+
+
+def plot_shared(doc: dict, cases: list[mr.Case], fig: plt.Figure) -> None:
+    matrix = [c for c in cases if c.variant in ("row", "column", "swizzle")]
+    degree = [c for c in cases if c.variant == "conflict_degree"]
+    ax_bars, ax_curve = fig.subplots(1, 2)
+    labels, values, ways = [], [], []
+    for c in sorted(matrix, key=lambda c: (c.params.get("n", 0), ["row", "column", "swizzle"].index(c.variant), c.params.get("pad", 0))):
+        label = c.variant + (f" pad {c.params['pad']}" if "pad" in c.params else "")
+        labels.append(f"{label}\nn = {c.params.get('n')}")
+        values.append(bw(c))
+        ways.append(c.median("conflict_ways"))
+    bars = ax_bars.bar(range(len(values)), values, color="tab:blue")
+    for bar, w in zip(bars, ways):
+        if w:
+            ax_bars.annotate(f"{w:g}-way", (bar.get_x() + bar.get_width() / 2, bar.get_height()), ha="center", va="bottom", fontsize=8)
+    ax_bars.set_xticks(range(len(labels)))
+    ax_bars.set_xticklabels(labels, fontsize=7)
+    ax_bars.set_ylabel("bandwidth (GB/s, global read + write)")
+    ax_bars.set_title("32 x 32 tile through shared memory")
+    ax_bars.grid(True, axis="y", alpha=0.3)
+
+    for width in sorted({c.params.get("width") for c in degree}):
+        row = sorted((c for c in degree if c.params.get("width") == width), key=lambda c: c.params["shared_stride"])
+        base = next((bw(c) for c in row if c.params["shared_stride"] == 1), None)
+        if not base:
+            continue
+        strides = [c.params["shared_stride"] for c in row]
+        line, = ax_curve.plot(strides, [base / bw(c) for c in row], "o-", ms=3, label=f"measured, {width}-byte")
+        ax_curve.plot(strides, [c.median("conflict_ways") for c in row], "--", color=line.get_color(), alpha=0.6,
+                      label=f"model conflict_ways, {width}-byte")
+    ax_curve.set_xlabel("stride between lanes (elements)")
+    ax_curve.set_ylabel("slowdown vs stride 1 (x)")
+    ax_curve.set_yscale("log", base=2)
+    ax_curve.set_title("shared/conflict_degree")
+    ax_curve.grid(True, alpha=0.3)
+    if degree:
+        ax_curve.legend(fontsize=7)
+    fig.suptitle(title(doc, "Shared memory: bank conflicts"))
+
+
+def plot_async(doc: dict, cases: list[mr.Case], fig: plt.Figure) -> None:
+    ax_stages, ax_flops = fig.subplots(1, 2)
+    flops_values = sorted({c.params.get("flops", 0) for c in cases})
+    for flops in flops_values:
+        staged = defaultdict(list)
+        for c in cases:
+            if c.params.get("flops") == flops and "stages" in c.params:
+                staged[c.variant].append((c.params["stages"], bw(c)))
+        for variant, points in sorted(staged.items()):
+            points.sort()
+            ax_stages.plot([p[0] for p in points], [p[1] for p in points], "o-" if variant == "pipeline" else "s--",
+                           label=f"{variant}, flops {flops}")
+        for c in cases:
+            if c.params.get("flops") == flops and c.variant == "sync":
+                ax_stages.axhline(bw(c), ls=":", alpha=0.5, color="grey")
+    ax_stages.set_xlabel("pipeline stages")
+    ax_stages.set_ylabel("bandwidth (GB/s, read + write)")
+    ax_stages.set_title("async: stages (dotted: async/sync)")
+    ax_stages.grid(True, alpha=0.3)
+    if cases:
+        ax_stages.legend(fontsize=6, ncol=2)
+
+    best: dict[str, dict[int, float]] = defaultdict(dict)
+    for c in cases:
+        label = c.variant
+        flops = c.params.get("flops", 0)
+        best[label][flops] = max(best[label].get(flops, 0.0), bw(c))
+    for label, points in sorted(best.items()):
+        xs = sorted(points)
+        ax_flops.plot([x / 8 if x else 0.0 for x in xs], [points[x] for x in xs], "o-", label=f"{label} (best stages)")
+    ax_flops.set_xscale("symlog", linthresh=1)
+    ax_flops.set_xlabel("compute intensity (flops per byte moved)")
+    ax_flops.set_ylabel("bandwidth (GB/s, read + write)")
+    ax_flops.set_title("async: where overlap pays")
+    ax_flops.grid(True, alpha=0.3)
+    if best:
+        ax_flops.legend(fontsize=7)
+    fig.suptitle(title(doc, "Async copy: sync vs memcpy_async vs pipeline vs bulk"))
+
+
+PLOTTERS = {"global": plot_global, "layout": plot_layout, "shared": plot_shared, "async": plot_async}
+
+
+def make_figures(doc: dict, out_dir: Path, formats: list[str]) -> list[Path]:
+    """Writes one figure per family present; returns the paths written."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    written = []
+    for family, cases in by_family(doc).items():
+        plotter = PLOTTERS.get(family)
+        if plotter is None:
+            continue
+        fig = plt.figure(figsize=(13, 5.5), layout="constrained")
+        plotter(doc, cases, fig)
+        for fmt in formats:
+            path = out_dir / f"{family}.{fmt}"
+            fig.savefig(path, dpi=110)
+            written.append(path)
+        plt.close(fig)
+    return written
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = create_parser().parse_args(argv)
+    try:
+        doc = mr.load(args.results)
+    except mr.InputError as e:
+        print(f"plot.py: {e}", file=sys.stderr)
+        return 2
+    formats = [f.strip() for f in args.formats.split(",") if f.strip()]
+    written = make_figures(doc, Path(args.out), formats)
+    if not written:
+        print("plot.py: no case of a known family ran in this file", file=sys.stderr)
+        return 2
+    for path in written:
+        print(path)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

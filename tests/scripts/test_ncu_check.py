@@ -1,0 +1,124 @@
+"""ncu_check.py on recorded Nsight Compute output: parsing, pairing, verdicts, exit codes."""
+from __future__ import annotations
+
+import copy
+import csv
+import io
+import json
+
+import ncu_check
+import pytest
+from conftest import FIXTURES, load
+
+REAL_JSON = FIXTURES / "h200_ncu_run.json"
+REAL_CSV = FIXTURES / "h200_ncu_profile.csv"
+
+
+def make_csv(rows: list[dict]) -> str:
+    """A CSV in the layout of `ncu --import R --csv --page raw --print-units base`."""
+    header = ["ID", "Process ID", "Process Name", "Host Name", "Kernel Name", "Context", "Stream", "Block Size",
+              "Grid Size", "Device", "CC", *ncu_check.METRICS]
+    units = [""] * 11 + ["nsecond", "sector", "request", "", "", "inst", "byte", "byte"]
+    out = io.StringIO()
+    w = csv.writer(out, quoting=csv.QUOTE_ALL)
+    w.writerow(header)
+    w.writerow(units)
+    for i, r in enumerate(rows):
+        w.writerow([i, 1, "membench", "h", r["kernel"], 1, 13, "(256, 1, 1)", "(1, 1, 1)", 0, "9.0",
+                    *(f"{r.get(m, 0):,}" for m in ncu_check.METRICS)])
+    return out.getvalue()
+
+
+def strided_doc(strides: list[int]) -> dict:
+    benchmarks = []
+    for s in strides:
+        benchmarks.append({
+            "name": f"global/strided/n:16777216/stride:{s}/manual_time",
+            "run_name": f"global/strided/n:16777216/stride:{s}/manual_time",
+            "run_type": "iteration", "real_time": 50.0, "time_unit": "us",
+            "bytes": 16777216 * 8.0 / s, "sectors_per_request": float(min(32, 4 * s)),
+            "dram_efficiency": 1.0 / min(8, s), "bytes_per_second": 1e12,
+        })
+    return {"context": {"gpu_name": "NVIDIA H200"}, "benchmarks": benchmarks}
+
+
+def strided_rows(strides: list[int], sectors=None, time_ns=50_000) -> list[dict]:
+    rows = []
+    for i, s in enumerate(strides):
+        requests = 16777216 // s // 32
+        per = (sectors or {}).get(s, min(32, 4 * s))
+        rows.append({"kernel": "membench::kernels::strided_scale(const float *, float *, unsigned long, unsigned long)",
+                     "gpu__time_duration.sum": time_ns, "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum": requests,
+                     "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum": requests * per})
+    return rows
+
+
+def test_parses_base_units_and_thousands_separators():
+    rows = ncu_check.parse_csv(make_csv(strided_rows([1])))
+    assert rows[0]["l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"] == 16777216 // 32
+    assert rows[0]["gpu__time_duration.sum"] == 50_000
+
+
+def test_microsecond_units_are_converted():
+    text = make_csv(strided_rows([1])).replace('"nsecond"', '"usecond"')
+    assert ncu_check.parse_csv(text)[0]["gpu__time_duration.sum"] == 50_000_000
+
+
+def test_agreeing_model_passes(tmp_path, capsys):
+    strides = [1, 2, 4, 8, 16, 32]
+    (tmp_path / "run.json").write_text(json.dumps(strided_doc(strides)))
+    (tmp_path / "p.csv").write_text(make_csv(strided_rows(strides)))
+    assert ncu_check.main(["--json", str(tmp_path / "run.json"), "--csv", str(tmp_path / "p.csv")]) == 0
+    out = capsys.readouterr().out
+    assert out.count("| sectors_per_request |") == 6
+    assert "MISMATCH" not in out
+
+
+def test_a_model_off_by_more_than_the_tolerance_fails(tmp_path, capsys):
+    strides = [1, 2, 4]
+    (tmp_path / "run.json").write_text(json.dumps(strided_doc(strides)))
+    (tmp_path / "p.csv").write_text(make_csv(strided_rows(strides, sectors={2: 9})))  # model says 8
+    assert ncu_check.main(["--json", str(tmp_path / "run.json"), "--csv", str(tmp_path / "p.csv")]) == 1
+    out = capsys.readouterr().out
+    assert "stride:2/manual_time | sectors_per_request | 8 | 9 | +12.50 | MISMATCH" in out
+
+
+def test_time_is_checked_only_for_cases_of_64_mib_and_more(tmp_path):
+    doc = strided_doc([1, 32])  # 128 MiB and 4 MiB of useful bytes
+    checks = ncu_check.evaluate(doc, ncu_check.parse_csv(make_csv(strided_rows([1, 32], time_ns=51_500))), 5, 2)
+    times = [c for c in checks if c.quantity == "time_ns"]
+    assert [c.case for c in times] == ["global/strided/n:16777216/stride:1/manual_time"]
+    assert times[0].ok is False  # 3% off, tolerance 2%
+
+
+def test_out_of_step_profiles_are_refused(tmp_path, capsys):
+    (tmp_path / "run.json").write_text(json.dumps(strided_doc([1, 2])))
+    (tmp_path / "p.csv").write_text(make_csv(strided_rows([1])))
+    assert ncu_check.main(["--json", str(tmp_path / "run.json"), "--csv", str(tmp_path / "p.csv")]) == 2
+    assert "out of step" in capsys.readouterr().err
+    rows = strided_rows([1, 2])
+    rows[1]["kernel"] = "membench::kernels::coalesced_scale(const float *, float *, unsigned long)"
+    (tmp_path / "p.csv").write_text(make_csv(rows))
+    assert ncu_check.main(["--json", str(tmp_path / "run.json"), "--csv", str(tmp_path / "p.csv")]) == 2
+
+
+def test_missing_ncu_exits_2_with_one_line(tmp_path, capsys):
+    code = ncu_check.main(["--ncu", str(tmp_path / "no-ncu"), "--membench", str(tmp_path / "membench")])
+    assert code == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and "Nsight Compute not found" in err
+
+
+def test_not_a_csv_exits_2(tmp_path, capsys):
+    (tmp_path / "run.json").write_text(json.dumps(strided_doc([1])))
+    (tmp_path / "p.csv").write_text("hello\n")
+    assert ncu_check.main(["--json", str(tmp_path / "run.json"), "--csv", str(tmp_path / "p.csv")]) == 2
+
+
+@pytest.mark.skipif(not REAL_CSV.exists(), reason="no recorded H200 profile")
+def test_recorded_h200_profile(capsys):
+    code = ncu_check.main(["--json", str(REAL_JSON), "--csv", str(REAL_CSV)])
+    out = capsys.readouterr().out
+    assert code in (0, 1)
+    assert "global/strided/n:16777216/stride:2/manual_time | sectors_per_request | 8 | 8 |" in out
+    assert "shared/column/n:4096/pad:0/manual_time | conflict_ways | 32 |" in out

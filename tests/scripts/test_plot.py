@@ -1,0 +1,45 @@
+"""plot.py writes a non-empty PNG and SVG for every family present, on any subset."""
+from __future__ import annotations
+
+import copy
+
+import plot
+import pytest
+from conftest import load
+
+RECORDINGS = {
+    "global": "h200_global_2p28.json",
+    "layout": "h200_global_layout.json",
+    "async": "h200_async.json",
+    "shared": "h200_shared.json",
+}
+
+
+@pytest.mark.parametrize("family", sorted(RECORDINGS))
+def test_each_family_gets_png_and_svg(tmp_path, write_json, family):
+    doc = load(RECORDINGS[family])
+    assert plot.main([write_json(doc), "--out", str(tmp_path)]) == 0
+    for ext in ("png", "svg"):
+        image = tmp_path / f"{family}.{ext}"
+        assert image.exists() and image.stat().st_size > 5_000, image
+
+
+def test_only_families_present_are_drawn(tmp_path, write_json):
+    doc = load("h200_global_layout.json")
+    only_layout = copy.deepcopy(doc)
+    only_layout["benchmarks"] = [b for b in doc["benchmarks"] if b["name"].startswith("layout/")]
+    out = tmp_path / "figures"
+    assert plot.main([write_json(only_layout), "--out", str(out), "--formats", "png"]) == 0
+    assert sorted(p.name for p in out.iterdir()) == ["layout.png"]
+
+
+def test_title_carries_the_gpu(write_json):
+    doc = load("h200_global_2p28.json")
+    assert "NVIDIA H200" in plot.title(doc, "x")
+
+
+def test_bad_input_and_empty_files_exit_2(tmp_path, write_json, capsys):
+    assert plot.main([str(tmp_path / "missing.json"), "--out", str(tmp_path)]) == 2
+    empty = {"context": {}, "benchmarks": []}
+    assert plot.main([write_json(empty), "--out", str(tmp_path)]) == 2
+    assert "no case" in capsys.readouterr().err
