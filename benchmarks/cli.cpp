@@ -172,6 +172,7 @@ const std::vector<FlagSpec>& sweep_flags() {
     add({"stride", 1, std::int64_t{1} << 30, {}, 1, "global/strided: element stride between threads"});
     add({"vec", 1, 4, as_vector(kVectorWidths), 1, "global/vectorized: floats per access"});
     add({"ilp", 1, 8, as_vector(kIlpDepths), 1, "global/vectorized: independent loads in flight per thread"});
+    add({"persistent", 0, 1, {0, 1}, 1, "global/vectorized: 1 = grid-stride over a resident grid, 0 = one trip"});
     add({"fields", 1, 4, {1, 2, 3, 4}, 1, "layout: fields of the 4-float struct read and written"});
     add({"pad", 0, 32, as_vector(kSharedPads), 1, "shared/column: floats of padding per tile row"});
     add({"shared_stride", 1, 1024, {}, 1, "shared/conflict_degree: element stride between lanes"});

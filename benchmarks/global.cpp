@@ -10,6 +10,8 @@
 // the second question: a 4.8 TB/s HBM3e part needs more bytes in flight per
 // thread than one float, so float2/float4 accesses and several independent
 // loads per thread (ilp) should close the gap to cudaMemcpy (global/memcpy).
+// persistent:1 strides a GPU-filling grid over the array (the textbook
+// grid-stride loop); persistent:0 launches enough blocks for one trip each.
 //==============================================================================
 #include <cstdint>
 
@@ -31,13 +33,14 @@ struct GlobalCase {
   std::size_t stride = 1;
   int vec = 1;
   int ilp = 1;
+  int persistent = 1;
 };
 
 cudaError_t launch(const GlobalCase& c, const float* in, float* out, cudaStream_t s) {
   switch (c.variant) {
     case GlobalVariant::coalesced: return launch_global_coalesced(in, out, c.n, s);
     case GlobalVariant::strided: return launch_global_strided(in, out, c.n, c.stride, s);
-    case GlobalVariant::vectorized: return launch_global_vectorized(in, out, c.n, c.vec, c.ilp, s);
+    case GlobalVariant::vectorized: return launch_global_vectorized(in, out, c.n, c.vec, c.ilp, c.persistent, s);
     case GlobalVariant::memcpy: return launch_global_memcpy(in, out, c.n, s);
   }
   return cudaErrorInvalidValue;
@@ -75,10 +78,11 @@ void register_global(const cli::Options& o) {
   });
   register_case("global/strided", {"n", "stride"}, {n, o.values("stride", {1, 2, 4, 8, 16, 32})},
                 [](Prepared& p, benchmark::State& s) { prepare(p, {GlobalVariant::strided, arg(s, 0), arg(s, 1)}); });
-  register_case("global/vectorized", {"n", "vec", "ilp"}, {n, o.values("vec", {2, 4}), o.values("ilp", {1, 4})},
+  register_case("global/vectorized", {"n", "vec", "ilp", "persistent"},
+                {n, o.values("vec", {2, 4}), o.values("ilp", {1, 4}), o.values("persistent", {1, 0})},
                 [](Prepared& p, benchmark::State& s) {
                   prepare(p, {GlobalVariant::vectorized, arg(s, 0), 1, static_cast<int>(s.range(1)),
-                              static_cast<int>(s.range(2))});
+                              static_cast<int>(s.range(2)), static_cast<int>(s.range(3))});
                 });
   register_case("global/memcpy", {"n"}, {n}, [](Prepared& p, benchmark::State& s) {
     prepare(p, {GlobalVariant::memcpy, arg(s, 0)});

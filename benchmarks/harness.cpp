@@ -13,10 +13,12 @@ namespace membench::bench {
 
 namespace {
 
-// Launches shorter than this are timed in batches captured in a CUDA graph,
-// so launch gaps do not dominate; a batch aims at kBatchTarget of GPU time.
-constexpr double kShortLaunchSeconds = 20e-6;
-constexpr double kBatchTargetSeconds = 200e-6;
+// Launches shorter than this are timed in batches captured in a CUDA graph.
+// An event pair around one launch also times the GPU's launch latency (a few
+// microseconds on an H200, 5-10% of a 50 us kernel), so batching pays well
+// beyond the tiny kernels; a batch aims at kBatchTarget of GPU time.
+constexpr double kShortLaunchSeconds = 1e-3;
+constexpr double kBatchTargetSeconds = 2e-3;
 constexpr int kMaxBatch = 1000;
 constexpr long long kClockProbeNs = 200'000;
 

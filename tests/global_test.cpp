@@ -100,12 +100,14 @@ TEST_F(GlobalKernels, StridedTouchesOnlyMultiplesOfStride) {
 TEST_F(GlobalKernels, VectorizedEveryWidthAndDepth) {
   for (auto n : sizes_)
     for (int vec : kVectorWidths)
-      for (int ilp : kIlpDepths) {
-        SCOPED_TRACE("vec=" + std::to_string(vec) + " ilp=" + std::to_string(ilp));
-        check(n, 1, GlobalVariant::vectorized, [vec, ilp](const float* in, float* out, std::size_t count) {
-          return launch_global_vectorized(in, out, count, vec, ilp, nullptr);
-        });
-      }
+      for (int ilp : kIlpDepths)
+        for (int persistent : {0, 1}) {
+          SCOPED_TRACE("vec=" + std::to_string(vec) + " ilp=" + std::to_string(ilp) +
+                       " persistent=" + std::to_string(persistent));
+          check(n, 1, GlobalVariant::vectorized, [vec, ilp, persistent](const float* in, float* out, std::size_t count) {
+            return launch_global_vectorized(in, out, count, vec, ilp, persistent, nullptr);
+          });
+        }
 }
 
 TEST_F(GlobalKernels, Memcpy) {
@@ -117,8 +119,9 @@ TEST_F(GlobalKernels, Memcpy) {
 TEST_F(GlobalKernels, LaunchersRefuseBadArguments) {
   DeviceBuffer<float> buf(64);
   EXPECT_EQ(launch_global_strided(buf.get(), buf.get(), 64, 0, nullptr), cudaErrorInvalidValue);
-  EXPECT_EQ(launch_global_vectorized(buf.get(), buf.get(), 64, 3, 1, nullptr), cudaErrorInvalidValue);
-  EXPECT_EQ(launch_global_vectorized(buf.get() + 1, buf.get(), 60, 4, 1, nullptr), cudaErrorMisalignedAddress);
+  EXPECT_EQ(launch_global_vectorized(buf.get(), buf.get(), 64, 3, 1, 1, nullptr), cudaErrorInvalidValue);
+  EXPECT_EQ(launch_global_vectorized(buf.get(), buf.get(), 64, 4, 1, 2, nullptr), cudaErrorInvalidValue);
+  EXPECT_EQ(launch_global_vectorized(buf.get() + 1, buf.get(), 60, 4, 1, 1, nullptr), cudaErrorMisalignedAddress);
 }
 
 }  // namespace

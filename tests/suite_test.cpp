@@ -54,6 +54,7 @@ TEST(Suite, ListsEveryFamilyAndVariantWithoutAGpu) {
   for (const auto& name : names) EXPECT_NE(r.output.find(name), std::string::npos) << name << " is not registered";
   EXPECT_NE(r.output.find("global/strided/n:16777216/stride:32/manual_time"), std::string::npos);
   EXPECT_NE(r.output.find("shared/column/n:4096/pad:1/manual_time"), std::string::npos);
+  EXPECT_NE(r.output.find("global/vectorized/n:16777216/vec:4/ilp:1/persistent:0/manual_time"), std::string::npos);
   EXPECT_NE(r.output.find("async/pipeline/n:67108864/tile:1024/stages:3/flops:64/manual_time"), std::string::npos);
 }
 
@@ -65,7 +66,7 @@ TEST(Suite, StrideSweepGivesSixCasesPerN) {
 }
 
 TEST(Suite, SweepFileAndCommandLine) {
-  const std::string file = temp_path("suite_sweep.json");
+  const std::string file = temp_path("SweepFileAndCommandLine.sweep.json");
   std::ofstream(file) << R"({"stride": "1:4:*2", "n": "2^20"})";
   Outcome r = run("--sweep=" + file + " --benchmark_filter=strided --benchmark_list_tests");
   ASSERT_EQ(r.exit_code, 0) << r.output;
@@ -96,7 +97,8 @@ TEST(Suite, WithoutAGpuStopsWithOneLine) {
 }
 
 nlohmann::json run_json(const std::string& args, const std::string& env = "") {
-  const std::string out = temp_path("suite_run.json");
+  // One file per test: ctest runs these in parallel.
+  const std::string out = temp_path(std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()) + ".json");
   std::remove(out.c_str());
   const Outcome r = run(args + " --benchmark_min_time=0.01 --benchmark_out_format=json --benchmark_out=" + out, env);
   EXPECT_EQ(r.exit_code, 0) << r.output;

@@ -52,7 +52,7 @@ cudaError_t launch_kernel(AsyncVariant v, const float* in, float* out, std::size
     case AsyncVariant::pipeline: kernel = kernels::async_pipeline<TILE, STAGES>; break;
     case AsyncVariant::bulk: kernel = kernels::async_bulk<TILE, STAGES>; break;
   }
-  const std::size_t smem = static_cast<std::size_t>(multi_stage(v) ? STAGES : 1) * TILE * sizeof(float);
+  const std::size_t smem = async_smem_bytes({v, TILE, STAGES, 0});
   cudaError_t rc = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem));
   if (rc != cudaSuccess) return rc;
   unsigned grid = 0;
@@ -122,7 +122,10 @@ bool async_variant_available(AsyncVariant v, std::string* why) {
 }
 
 std::size_t async_smem_bytes(const AsyncConfig& c) {
-  return static_cast<std::size_t>(multi_stage(c.variant) ? c.stages : 1) * c.tile * sizeof(float);
+  int buffers = 1;
+  if (c.variant == AsyncVariant::bulk) buffers = c.stages;
+  if (c.variant == AsyncVariant::pipeline) buffers = c.stages < 2 ? 2 : c.stages;  // see kPipelineSlots
+  return static_cast<std::size_t>(buffers) * c.tile * sizeof(float);
 }
 
 cudaError_t launch_async(const AsyncConfig& c, const float* in, float* out, std::size_t n, cudaStream_t stream) {

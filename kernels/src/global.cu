@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <cstdint>
 
 #include "global_kernels.cuh"
@@ -42,21 +43,25 @@ cudaError_t launch_global_strided(const float* in, float* out, std::size_t n, st
 
 namespace {
 template <int VEC, int ILP>
-cudaError_t launch_vectorized(const float* in, float* out, std::size_t n, cudaStream_t stream) {
+cudaError_t launch_vectorized(const float* in, float* out, std::size_t n, bool persistent, cudaStream_t stream) {
   unsigned grid = 0;
-  const cudaError_t rc = detail::resident_grid(kernels::vectorized_scale<VEC, ILP>, kGlobalBlock, 0, &grid);
-  if (rc != cudaSuccess) return rc;
+  if (persistent) {
+    const cudaError_t rc = detail::resident_grid(kernels::vectorized_scale<VEC, ILP>, kGlobalBlock, 0, &grid);
+    if (rc != cudaSuccess) return rc;
+  } else {
+    grid = static_cast<unsigned>(std::max<std::size_t>(1, detail::ceil_div(n / VEC, std::size_t{kGlobalBlock} * ILP)));
+  }
   kernels::vectorized_scale<VEC, ILP><<<grid, kGlobalBlock, 0, stream>>>(in, out, n);
   return detail::last_launch_error();
 }
 
 template <int VEC>
-cudaError_t dispatch_ilp(const float* in, float* out, std::size_t n, int ilp, cudaStream_t stream) {
+cudaError_t dispatch_ilp(const float* in, float* out, std::size_t n, int ilp, bool persistent, cudaStream_t stream) {
   switch (ilp) {
-    case 1: return launch_vectorized<VEC, 1>(in, out, n, stream);
-    case 2: return launch_vectorized<VEC, 2>(in, out, n, stream);
-    case 4: return launch_vectorized<VEC, 4>(in, out, n, stream);
-    case 8: return launch_vectorized<VEC, 8>(in, out, n, stream);
+    case 1: return launch_vectorized<VEC, 1>(in, out, n, persistent, stream);
+    case 2: return launch_vectorized<VEC, 2>(in, out, n, persistent, stream);
+    case 4: return launch_vectorized<VEC, 4>(in, out, n, persistent, stream);
+    case 8: return launch_vectorized<VEC, 8>(in, out, n, persistent, stream);
     default: return cudaErrorInvalidValue;
   }
 }
@@ -68,16 +73,16 @@ bool vectorized_supported(int vec, int ilp) {
   return vec_ok && ilp_ok;
 }
 
-cudaError_t launch_global_vectorized(const float* in, float* out, std::size_t n, int vec, int ilp,
+cudaError_t launch_global_vectorized(const float* in, float* out, std::size_t n, int vec, int ilp, int persistent,
                                      cudaStream_t stream) {
-  if (!vectorized_supported(vec, ilp)) return cudaErrorInvalidValue;
+  if (!vectorized_supported(vec, ilp) || (persistent != 0 && persistent != 1)) return cudaErrorInvalidValue;
   const auto misaligned = [](const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 != 0; };
   if (misaligned(in) || misaligned(out)) return cudaErrorMisalignedAddress;
   if (n == 0) return cudaSuccess;
   switch (vec) {
-    case 1: return dispatch_ilp<1>(in, out, n, ilp, stream);
-    case 2: return dispatch_ilp<2>(in, out, n, ilp, stream);
-    default: return dispatch_ilp<4>(in, out, n, ilp, stream);
+    case 1: return dispatch_ilp<1>(in, out, n, ilp, persistent == 1, stream);
+    case 2: return dispatch_ilp<2>(in, out, n, ilp, persistent == 1, stream);
+    default: return dispatch_ilp<4>(in, out, n, ilp, persistent == 1, stream);
   }
 }
 

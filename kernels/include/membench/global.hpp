@@ -24,10 +24,12 @@ cudaError_t launch_global_coalesced(const float* in, float* out, std::size_t n, 
 cudaError_t launch_global_strided(const float* in, float* out, std::size_t n, std::size_t stride,
                                   cudaStream_t stream);
 
-// out[i] = 2 * in[i] with `vec`-float accesses (1, 2 or 4), `ilp` independent
-// loads in flight per thread (1, 2, 4 or 8), grid-stride over a grid that just
-// fills the GPU. Pointers must be 16-byte aligned.
-cudaError_t launch_global_vectorized(const float* in, float* out, std::size_t n, int vec, int ilp,
+// out[i] = 2 * in[i] with `vec`-float accesses (1, 2 or 4) and `ilp`
+// independent loads in flight per thread (1, 2, 4 or 8), in a grid-stride
+// loop. persistent = 1: a grid that just fills the GPU strides over the array;
+// persistent = 0: enough blocks that every thread makes one trip. Pointers
+// must be 16-byte aligned.
+cudaError_t launch_global_vectorized(const float* in, float* out, std::size_t n, int vec, int ilp, int persistent,
                                      cudaStream_t stream);
 bool vectorized_supported(int vec, int ilp);
 inline constexpr int kVectorWidths[] = {1, 2, 4};
