@@ -34,7 +34,9 @@ class Case:
         out = []
         for run in self.runs:
             if metric in ("real_time", "cpu_time"):
-                out.append(float(run[metric]) * TIME_UNIT_NS.get(run.get("time_unit", "ns"), 1.0))
+                # Per launch: an iteration of a short case is a batch of launches.
+                launches = float(run.get("launches_per_iteration", 1.0)) or 1.0
+                out.append(float(run[metric]) * TIME_UNIT_NS.get(run.get("time_unit", "ns"), 1.0) / launches)
             elif metric in run:
                 out.append(float(run[metric]))
         return out

@@ -68,7 +68,7 @@ DEFAULT_MEMBENCH_ARGS = [
     "--benchmark_filter=^(global/(coalesced|strided|vectorized)|layout/|shared/)",
     "--stride=1:32",
     "--shared_stride=1,2,4,8,16,32,33",
-    "--benchmark_min_time=0.05",
+    "--benchmark_min_time=0.05",  # plain seconds: Google Benchmark 1.7 and 1.8 both take it
 ]
 
 UNIT_SCALE = {
@@ -172,7 +172,8 @@ def checks_for(case: mr.Case, row: dict, tolerance: float, time_tolerance: float
             out.append(Check(case.name, "wavefronts_per_request", case.median("wavefronts_per_request"), per_request, tolerance))
         elif case.median("conflict_ways") is not None:
             out.append(Check(case.name, "conflict_ways", case.median("conflict_ways"), per_request, None))
-    bytes_ = case.median("bytes")
+    launches = case.median("launches_per_iteration") or 1.0
+    bytes_ = case.median("bytes") / launches if case.median("bytes") is not None else None
     duration = row.get("gpu__time_duration.sum")
     timed = timed or case
     if bytes_ is not None and bytes_ >= MIB64 and duration and timed.median("real_time"):
