@@ -111,7 +111,7 @@ void measure(benchmark::State& state, Prepared& p) {
   if (p.launches_per_iteration == 0) {
     const double one = seconds_of_one_launch(p.launch, stream);
     p.launches_per_iteration =
-        (one < kShortLaunchSeconds && !s.l2_flush)
+        (one < kShortLaunchSeconds && !s.l2_flush && p.batchable)
             ? std::clamp(static_cast<int>(std::ceil(kBatchTargetSeconds / std::max(one, 1e-7))), 2, kMaxBatch)
             : 1;
   }

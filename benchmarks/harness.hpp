@@ -60,6 +60,7 @@ class Prepared {
   Launch launch;
   Work work;
   int launches_per_iteration = 0;  // decided at the first measurement
+  bool batchable = true;           // may short launches be timed as a CUDA-graph batch?
   bool profiled = false;           // MEMBENCH_PROFILE: the one profiled launch is done
 
  private:

@@ -8,6 +8,9 @@
 // dram_efficiency 1 vs 1). Reading only x, AoS drags the three unused fields
 // through every sector: the model predicts a quarter of SoA's effective
 // bandwidth (dram_efficiency 0.25).
+//
+// H200, 2026-11-30, 2^24 elements: all fields, AoS 4215 and SoA 4152 GB/s;
+// x only, AoS 737 GB/s = 0.28x of SoA's 2663 (model 0.25x).
 //==============================================================================
 #include <cstdint>
 

@@ -10,6 +10,11 @@
 // time; shared/conflict_degree isolates shared memory: every lane reads at a
 // stride of S elements of 4, 8 or 16 bytes, and the model conflict_ways =
 // gcd(S, 128 / width) predicts shared bandwidth = peak / conflict_ways.
+//
+// H200, 2026-11-30, n = 4096: the 32-way column read costs 1.81x of row
+// (the study saw 1.19x on an RTX 4090); pad 1 and the swizzle come within 5%
+// of row. conflict_degree follows the model within 2% at every stride 1..33
+// and width, and ncu's wavefronts per request match it exactly.
 //==============================================================================
 #include <cstdint>
 #include <string>

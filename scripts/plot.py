@@ -75,6 +75,8 @@ def plot_global(doc: dict, cases: list[mr.Case], fig: plt.Figure) -> None:
         label = c.variant
         if c.variant == "vectorized":
             label += f" vec {c.params.get('vec')} ilp {c.params.get('ilp')}"
+            if "persistent" in c.params:
+                label += " grid-stride" if c.params["persistent"] else " one trip"
         series[label].append((c.params["n"], bw(c)))
     for label, points in sorted(series.items()):
         points.sort()
