@@ -38,12 +38,10 @@ void prepare(Prepared& p, const AsyncConfig& c, std::size_t n) {
   if (async_smem_bytes(c) > session().device.smem_per_block_optin)
     throw CaseSkipped("needs " + std::to_string(async_smem_bytes(c)) + " bytes of shared memory per block; the device allows " +
                       std::to_string(session().device.smem_per_block_optin));
-  require_device_memory(2.0 * sizeof(float) * static_cast<double>(n));
-  float* in = p.allocate<float>(n);
-  float* out = p.allocate<float>(n);
+  const InOut io = allocate_in_out(p, n, kSeed);
+  const float* in = io.in;
+  float* out = io.out;
   const cudaStream_t stream = session().stream->get();
-  MEMBENCH_CUDA(launch_fill_pattern(in, n, kSeed, stream));
-  MEMBENCH_CUDA(launch_poison(out, n * sizeof(float), stream));
   p.launch = [c, in, out, n](cudaStream_t s) { return launch_async(c, in, out, n, s); };
   finish_launch(p.launch(stream));
   verify_output(out, n, "out", [&](std::size_t i) { return async_reference(pattern_value(i, kSeed), c.flops); });

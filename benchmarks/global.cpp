@@ -53,12 +53,10 @@ cudaError_t launch(const GlobalCase& c, const float* in, float* out, cudaStream_
 }
 
 void prepare(Prepared& p, const GlobalCase& c) {
-  require_device_memory(2.0 * sizeof(float) * static_cast<double>(c.n));
-  float* in = p.allocate<float>(c.n);
-  float* out = p.allocate<float>(c.n);
+  const InOut io = allocate_in_out(p, c.n, kSeed);
+  const float* in = io.in;
+  float* out = io.out;
   const cudaStream_t stream = session().stream->get();
-  MEMBENCH_CUDA(launch_fill_pattern(in, c.n, kSeed, stream));
-  MEMBENCH_CUDA(launch_poison(out, c.n * sizeof(float), stream));
   p.launch = [c, in, out](cudaStream_t s) { return launch(c, in, out, s); };
   // Captured in a CUDA graph, a large device-to-device copy became a
   // copy-engine node on the H200 (2.77 TB/s at 2^28 floats against 4.28 TB/s

@@ -8,6 +8,7 @@
 #include <cuda_profiler_api.h>
 
 #include "membench/fidelity.hpp"
+#include "membench/pattern.hpp"
 
 namespace membench::bench {
 
@@ -209,6 +210,15 @@ void require_device_memory(double bytes) {
        << static_cast<double>(total_bytes) / (1 << 30) << " GiB";
     throw CaseSkipped(os.str());
   }
+}
+
+InOut allocate_in_out(Prepared& p, std::size_t count, std::uint32_t seed) {
+  require_device_memory(2.0 * sizeof(float) * static_cast<double>(count));
+  InOut io{p.allocate<float>(count), p.allocate<float>(count)};
+  const cudaStream_t stream = session().stream->get();
+  MEMBENCH_CUDA(launch_fill_pattern(io.in, count, seed, stream));
+  MEMBENCH_CUDA(launch_poison(io.out, count * sizeof(float), stream));
+  return io;
 }
 
 void corrupt_for_test(const float* device, std::size_t count) {

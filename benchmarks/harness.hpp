@@ -9,6 +9,7 @@
 #include <cuda_runtime_api.h>
 
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <stdexcept>
@@ -75,6 +76,15 @@ struct CaseSkipped : std::runtime_error {
 
 // Skips the case unless `bytes` of device memory are free (with headroom).
 void require_device_memory(double bytes);
+
+// The usual pair: `count` floats of input filled with pattern_value(i, seed)
+// and `count` floats of poisoned output, owned by `p` (the case is skipped
+// when they do not fit).
+struct InOut {
+  float* in;
+  float* out;
+};
+InOut allocate_in_out(Prepared& p, std::size_t count, std::uint32_t seed);
 
 // Copies `count` floats back and compares them bit for bit with expected(i);
 // throws CaseSkipped naming the first bad index and both values.

@@ -27,12 +27,10 @@ constexpr std::uint32_t kSeed = 0x4c;
 
 void prepare(Prepared& p, LayoutVariant v, std::size_t n, int fields) {
   const std::size_t floats = kLayoutFields * n;
-  require_device_memory(2.0 * sizeof(float) * static_cast<double>(floats));
-  float* in = p.allocate<float>(floats);
-  float* out = p.allocate<float>(floats);
+  const InOut io = allocate_in_out(p, floats, kSeed);
+  const float* in = io.in;
+  float* out = io.out;
   const cudaStream_t stream = session().stream->get();
-  MEMBENCH_CUDA(launch_fill_pattern(in, floats, kSeed, stream));
-  MEMBENCH_CUDA(launch_poison(out, floats * sizeof(float), stream));
   p.launch = [v, in, out, n, fields](cudaStream_t s) { return launch_layout(v, in, out, n, fields, s); };
   finish_launch(p.launch(stream));
   verify_output(out, floats, "out", [&](std::size_t j) {

@@ -44,12 +44,10 @@ void prepare_matrix(Prepared& p, SharedVariant v, std::int64_t side, int pad) {
   if (side > kMaxSide) throw CaseSkipped("matrix side " + std::to_string(side) + " exceeds the grid limit of " + std::to_string(kMaxSide));
   const auto n = static_cast<int>(side);
   const std::size_t elements = static_cast<std::size_t>(side) * static_cast<std::size_t>(side);
-  require_device_memory(2.0 * sizeof(float) * static_cast<double>(elements));
-  float* in = p.allocate<float>(elements);
-  float* out = p.allocate<float>(elements);
+  const InOut io = allocate_in_out(p, elements, kSeed);
+  const float* in = io.in;
+  float* out = io.out;
   const cudaStream_t stream = session().stream->get();
-  MEMBENCH_CUDA(launch_fill_pattern(in, elements, kSeed, stream));
-  MEMBENCH_CUDA(launch_poison(out, elements * sizeof(float), stream));
   p.launch = [v, in, out, n, pad](cudaStream_t s) { return launch_matrix(v, in, out, n, pad, s); };
   finish_launch(p.launch(stream));
   const bool transposed = v != SharedVariant::row;

@@ -44,6 +44,16 @@ def bw(case: mr.Case) -> float:
     return (case.median("bytes_per_second") or 0.0) / GB
 
 
+def finish(ax, xlabel: str, ylabel: str, heading: str, legend: bool, fontsize: int = 7, ncol: int = 1) -> None:
+    """Labels, title, grid and (when there is something to name) a legend."""
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.set_title(heading)
+    ax.grid(True, alpha=0.3)
+    if legend:
+        ax.legend(fontsize=fontsize, ncol=ncol)
+
+
 def title(doc: dict, what: str) -> str:
     date = str(doc.get("context", {}).get("date", ""))[:10]
     return f"{what}\n{mr.gpu_name(doc)}" + (f", {date}" if date else "")
@@ -61,12 +71,7 @@ def plot_global(doc: dict, cases: list[mr.Case], fig: plt.Figure) -> None:
             model = [base * (c.median("dram_efficiency") or 0) for c in row]
             ax_stride.plot(strides, model, "k--", alpha=0.6, label=f"model: stride-1 x dram_efficiency (n = {n:,})")
     ax_stride.set_xscale("log", base=2)
-    ax_stride.set_xlabel("stride (floats between neighbouring threads)")
-    ax_stride.set_ylabel("effective bandwidth (GB/s, useful bytes)")
-    ax_stride.set_title("global/strided")
-    ax_stride.grid(True, alpha=0.3)
-    if strided:
-        ax_stride.legend(fontsize=7)
+    finish(ax_stride, "stride (floats between neighbouring threads)", "effective bandwidth (GB/s, useful bytes)", "global/strided", bool(strided), 7)
 
     series: dict[str, list[tuple[int, float]]] = defaultdict(list)
     for c in cases:
@@ -88,12 +93,7 @@ def plot_global(doc: dict, cases: list[mr.Case], fig: plt.Figure) -> None:
     if peak:
         ax_n.axhline(peak / GB, color="red", ls="--", alpha=0.5, label="theoretical DRAM peak")
     ax_n.set_xscale("log", base=2)
-    ax_n.set_xlabel("n (floats)")
-    ax_n.set_ylabel("bandwidth (GB/s, read + write)")
-    ax_n.set_title("global: bandwidth vs n")
-    ax_n.grid(True, alpha=0.3)
-    if series:
-        ax_n.legend(fontsize=7)
+    finish(ax_n, "n (floats)", "bandwidth (GB/s, read + write)", "global: bandwidth vs n", bool(series), 7)
     fig.suptitle(title(doc, "Global memory: stride and size"))
 
 
@@ -179,12 +179,7 @@ def plot_async(doc: dict, cases: list[mr.Case], fig: plt.Figure) -> None:
         for c in cases:
             if c.params.get("flops") == flops and c.variant == "sync":
                 ax_stages.axhline(bw(c), ls=":", alpha=0.5, color="grey")
-    ax_stages.set_xlabel("pipeline stages")
-    ax_stages.set_ylabel("bandwidth (GB/s, read + write)")
-    ax_stages.set_title("async: stages (dotted: async/sync)")
-    ax_stages.grid(True, alpha=0.3)
-    if cases:
-        ax_stages.legend(fontsize=6, ncol=2)
+    finish(ax_stages, "pipeline stages", "bandwidth (GB/s, read + write)", "async: stages (dotted: async/sync)", bool(cases), 6, ncol=2)
 
     best: dict[str, dict[int, float]] = defaultdict(dict)
     for c in cases:
@@ -195,12 +190,7 @@ def plot_async(doc: dict, cases: list[mr.Case], fig: plt.Figure) -> None:
         xs = sorted(points)
         ax_flops.plot([x / 8 if x else 0.0 for x in xs], [points[x] for x in xs], "o-", label=f"{label} (best stages)")
     ax_flops.set_xscale("symlog", linthresh=1)
-    ax_flops.set_xlabel("compute intensity (flops per byte moved)")
-    ax_flops.set_ylabel("bandwidth (GB/s, read + write)")
-    ax_flops.set_title("async: where overlap pays")
-    ax_flops.grid(True, alpha=0.3)
-    if best:
-        ax_flops.legend(fontsize=7)
+    finish(ax_flops, "compute intensity (flops per byte moved)", "bandwidth (GB/s, read + write)", "async: where overlap pays", bool(best), 7)
     fig.suptitle(title(doc, "Async copy: sync vs memcpy_async vs pipeline vs bulk"))
 
 
