@@ -87,10 +87,15 @@ void flush_l2(cudaStream_t stream) {
   MEMBENCH_CUDA(launch_l2_flush(s.flush_scratch.get(), s.flush_scratch.size(), s.flush_sink.get(), stream));
 }
 
-// MEMBENCH_PROFILE=1 (set by scripts/ncu_check.py): profile one launch per case.
-bool profiling() {
-  static const bool on = std::getenv("MEMBENCH_PROFILE") != nullptr;
-  return on;
+// MEMBENCH_PROFILE=K (set by scripts/ncu_check.py): profile K launches per
+// case (1 when the value is not a positive number); 0 when unset.
+int profiled_launches() {
+  static const int k = [] {
+    const char* v = std::getenv("MEMBENCH_PROFILE");
+    if (v == nullptr) return 0;
+    return std::max(1, std::atoi(v));
+  }();
+  return k;
 }
 
 // The timing loop. Two event pairs alternate: the next iteration is queued
@@ -100,11 +105,11 @@ void measure(benchmark::State& state, Prepared& p) {
   Session& s = session();
   const cudaStream_t stream = s.stream->get();
   finish_launch(p.launch(stream));  // untimed warm-up
-  if (!p.profiled && profiling()) {
-    // One launch per case inside the profiler's window, with a warm cache
-    // like the timed ones: `ncu --profile-from-start off` sees exactly it.
+  if (!p.profiled && profiled_launches() > 0) {
+    // K launches per case inside the profiler's window, after the warm-up:
+    // `ncu --profile-from-start off` sees exactly them.
     MEMBENCH_CUDA(cudaProfilerStart());
-    finish_launch(p.launch(stream));
+    for (int k = 0; k < profiled_launches(); ++k) finish_launch(p.launch(stream));
     MEMBENCH_CUDA(cudaProfilerStop());
     p.profiled = true;
   }

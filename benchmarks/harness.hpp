@@ -62,7 +62,7 @@ class Prepared {
   Work work;
   int launches_per_iteration = 0;  // decided at the first measurement
   bool batchable = true;           // may short launches be timed as a CUDA-graph batch?
-  bool profiled = false;           // MEMBENCH_PROFILE: the one profiled launch is done
+  bool profiled = false;           // MEMBENCH_PROFILE: the profiled launches are done
 
  private:
   std::vector<DeviceAllocation> memory_;

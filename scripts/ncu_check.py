@@ -1,23 +1,34 @@
 """Model vs hardware counters: every model membench reports, checked with Nsight Compute.
 
     python scripts/ncu_check.py --membench build/test/membench [--out DIR] [-- MEMBENCH ARGS...]
-    python scripts/ncu_check.py --json run.json --csv profile.csv      (check recorded files)
+    python scripts/ncu_check.py --json run.json --csv profile.csv [--timing-json timing.json --time-csv time.csv]
+                                                             (check recorded files)
 
-Runs membench under `ncu --profile-from-start off --clock-control none`; with
-MEMBENCH_PROFILE=1 the suite profiles exactly one warm launch per case, so the
-k-th profiled kernel belongs to the k-th case that ran (checked by kernel
-name). For each case it prints the model next to the counters:
+Three runs of the same cases:
+
+  timing    membench --l2_flush: each launch timed alone with CUDA events,
+            after the L2 has been emptied (timing.json)
+  counters  under `ncu --profile-from-start off --clock-control none
+            --cache-control none`; with MEMBENCH_PROFILE=1 the suite profiles
+            one warm launch per case, so the k-th profiled kernel belongs to the
+            k-th case that ran (checked by kernel name) (run.json, profile.csv)
+  time      under ncu again with `--cache-control all` (ncu empties the caches
+            before each launch) and only gpu__time_duration, one pass, so
+            nothing is saved and restored around the launch; MEMBENCH_PROFILE=K
+            profiles K launches per case and their median is used (time.csv)
+
+For each case it prints the model next to the counters:
 
   sectors_per_request     l1tex global-load sectors / requests
   wavefronts_per_request  shared-load wavefronts / instructions, shared/conflict_degree
   conflict_ways           the same for the 32 x 32 tile kernels (information only:
                           they also store to shared memory, and those stores cost
                           the loads extra wavefronts that no per-request model sees)
-  time (cases >= 64 MiB)  the suite's manual time vs gpu__time_duration
+  time (cases >= 64 MiB)  the timing run's manual time vs gpu__time_duration:
+                          a cold L2 on both sides. (The default, warm run is
+                          not comparable: each back-to-back launch writes back
+                          the dirty lines the one before left in the L2.)
   DRAM bytes              bytes / dram_efficiency vs dram__bytes (information only)
-
-The times come from a plain run of the same cases first: under ncu every launch
-is intercepted, which stretches the suite's own event timing.
 
 Exit status: 1 when a model and its counter differ by more than the tolerance,
 0 when all agree, 2 when ncu is missing or the input cannot be read.
@@ -102,8 +113,10 @@ def create_parser() -> argparse.ArgumentParser:
     p.add_argument("--ncu", default="ncu", help="Nsight Compute command line (default: ncu on PATH)")
     p.add_argument("--out", default="ncu_check", help="directory for run.json, profile.ncu-rep, profile.csv")
     p.add_argument("--json", help="check a recorded membench JSON (with --csv) instead of running")
-    p.add_argument("--timing-json", help="with --json: a plain (not profiled) run for the time check")
+    p.add_argument("--timing-json", help="with --json: the --l2_flush run for the time check")
     p.add_argument("--csv", help="the recorded `ncu --import ... --csv --page raw --print-units base`")
+    p.add_argument("--time-csv", help="with --json: the recorded time pass (K launches per case)")
+    p.add_argument("--launches", type=int, default=5, help="launches per case in the time pass (default 5)")
     p.add_argument("--tolerance", type=float, default=5.0, help="percent for the models (default 5)")
     p.add_argument("--time-tolerance", type=float, default=2.0, help="percent for the time check (default 2)")
     p.add_argument("membench_args", nargs="*", help="arguments for membench (after --)")
@@ -144,20 +157,40 @@ def parse_csv(text: str) -> list[dict]:
     return rows
 
 
-def pair(doc: dict, rows: list[dict]) -> list[tuple[mr.Case, dict]]:
-    """Matches the k-th profiled kernel with the k-th case that launched one."""
-    ran = [c for c in mr.cases(doc).values() if c.error is None and (c.family, c.variant) in KERNEL_OF]
-    if len(ran) != len(rows):
+def launched(doc: dict) -> list[mr.Case]:
+    """The cases that ran one of our kernels, in the order they ran."""
+    return [c for c in mr.cases(doc).values() if c.error is None and (c.family, c.variant) in KERNEL_OF]
+
+
+def pair(doc: dict, rows: list[dict]) -> list[tuple[mr.Case, list[dict]]]:
+    """Matches the profiled kernels with the cases that launched them: the
+    rows come in equal groups, one group per case in the order they ran."""
+    ran = launched(doc)
+    if not ran or not rows or len(rows) % len(ran):
         raise mr.InputError(f"{len(ran)} cases ran but {len(rows)} kernels were profiled; run and profile are out of step")
-    for case, row in zip(ran, rows):
+    k = len(rows) // len(ran)
+    groups = [rows[i * k:(i + 1) * k] for i in range(len(ran))]
+    for case, group in zip(ran, groups):
         expected = KERNEL_OF[(case.family, case.variant)]
-        if expected not in row["kernel"]:
-            raise mr.InputError(f"case {case.name} paired with kernel '{row['kernel']}' (expected {expected})")
-    return list(zip(ran, rows))
+        for row in group:
+            if expected not in row["kernel"]:
+                raise mr.InputError(f"case {case.name} paired with kernel '{row['kernel']}' (expected {expected})")
+    return list(zip(ran, groups))
+
+
+def median_time(group: list[dict]) -> float | None:
+    times = sorted(r["gpu__time_duration.sum"] for r in group if r.get("gpu__time_duration.sum"))
+    if not times:
+        return None
+    mid = len(times) // 2
+    return times[mid] if len(times) % 2 else (times[mid - 1] + times[mid]) / 2
 
 
 def checks_for(case: mr.Case, row: dict, tolerance: float, time_tolerance: float,
-               timed: mr.Case | None = None) -> list[Check]:
+               timed: mr.Case | None = None, duration: float | None = None) -> list[Check]:
+    """The checks of one case: `row` holds its counters; `timed` is the case in
+    the timing run and `duration` its ncu time (both default to the counters
+    run's own)."""
     out = []
     model_sectors = case.median("sectors_per_request")
     requests = row.get("l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum")
@@ -174,7 +207,7 @@ def checks_for(case: mr.Case, row: dict, tolerance: float, time_tolerance: float
             out.append(Check(case.name, "conflict_ways", case.median("conflict_ways"), per_request, None))
     launches = case.median("launches_per_iteration") or 1.0
     bytes_ = case.median("bytes") / launches if case.median("bytes") is not None else None
-    duration = row.get("gpu__time_duration.sum")
+    duration = duration if duration is not None else row.get("gpu__time_duration.sum")
     timed = timed or case
     if bytes_ is not None and bytes_ >= MIB64 and duration and timed.median("real_time"):
         out.append(Check(case.name, "time_ns", timed.median("real_time"), duration, time_tolerance))
@@ -186,12 +219,15 @@ def checks_for(case: mr.Case, row: dict, tolerance: float, time_tolerance: float
 
 
 def evaluate(doc: dict, rows: list[dict], tolerance: float, time_tolerance: float,
-             timing: dict | None = None) -> list[Check]:
-    """Checks of every profiled case; times from `timing` (a plain run) when given."""
+             timing: dict | None = None, time_rows: list[dict] | None = None) -> list[Check]:
+    """Checks of every profiled case; times from `timing` (the timing run) and
+    `time_rows` (the time pass) when given."""
     timed_cases = mr.cases(timing) if timing else {}
+    durations = {c.name: median_time(g) for c, g in pair(doc, time_rows)} if time_rows else {}
     out = []
-    for case, row in pair(doc, rows):
-        out.extend(checks_for(case, row, tolerance, time_tolerance, timed_cases.get(case.name)))
+    for case, group in pair(doc, rows):
+        out.extend(checks_for(case, group[0], tolerance, time_tolerance, timed_cases.get(case.name),
+                              durations.get(case.name)))
     return out
 
 
@@ -203,9 +239,26 @@ def render(checks: list[Check]) -> str:
     return "\n".join(lines)
 
 
-def run_profile(args: argparse.Namespace) -> tuple[Path, Path, Path]:
-    """Runs membench plainly, then under ncu; returns the timing JSON, the
-    profiled run's JSON and the CSV."""
+def quiet(command: list[str], env: dict | None = None) -> None:
+    """Runs a command, keeping its output unless it fails (Google Benchmark
+    1.8 warns on stderr about plain-seconds --benchmark_min_time)."""
+    done = subprocess.run(command, capture_output=True, text=True, env=env)
+    if done.returncode != 0:
+        tail = (done.stderr or done.stdout).strip().splitlines()[-1:] or ["no output"]
+        raise mr.InputError(f"{Path(command[0]).name} exited with {done.returncode}: {tail[0]}")
+
+
+def export_csv(ncu: str, report: Path, table: Path) -> None:
+    text = subprocess.run(
+        [ncu, "--import", f"{report}.ncu-rep", "--csv", "--page", "raw", "--print-units", "base"],
+        check=True, capture_output=True, text=True,
+    ).stdout
+    table.write_text(text)
+
+
+def run_profile(args: argparse.Namespace) -> tuple[Path, Path, Path, Path]:
+    """Runs the timing run, the counters pass and the time pass; returns the
+    timing JSON, the counters run's JSON, its CSV and the time pass's CSV."""
     ncu = shutil.which(args.ncu)
     if ncu is None:
         raise FileNotFoundError(f"Nsight Compute not found ('{args.ncu}'); install it or pass --ncu")
@@ -213,25 +266,32 @@ def run_profile(args: argparse.Namespace) -> tuple[Path, Path, Path]:
         raise mr.InputError(f"membench binary not found: {args.membench}")
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    run_json, report, table = out / "run.json", out / "profile", out / "profile.csv"
-    timing_json = out / "timing.json"
+    timing_json, run_json = out / "timing.json", out / "run.json"
     membench_args = args.membench_args or DEFAULT_MEMBENCH_ARGS
-    subprocess.run([args.membench, *membench_args, f"--benchmark_out={timing_json}", "--benchmark_out_format=json"],
-                   check=True, stdout=subprocess.DEVNULL)
-    command = [
-        ncu, "--profile-from-start", "off", "--clock-control", "none", "--cache-control", "none",
-        "--metrics", ",".join(METRICS), "--export", str(report), "--force-overwrite",
-        args.membench, *membench_args,
-        f"--benchmark_out={run_json}", "--benchmark_out_format=json",
-    ]
-    env = dict(os.environ, MEMBENCH_PROFILE="1")
-    subprocess.run(command, check=True, env=env)
-    csv_text = subprocess.run(
-        [ncu, "--import", f"{report}.ncu-rep", "--csv", "--page", "raw", "--print-units", "base"],
-        check=True, capture_output=True, text=True,
-    ).stdout
-    table.write_text(csv_text)
-    return timing_json, run_json, table
+    quiet([args.membench, *membench_args, "--l2_flush", f"--benchmark_out={timing_json}", "--benchmark_out_format=json"])
+
+    def profile(name: str, cache: str, metrics: list[str], launches: int) -> Path:
+        report = out / name
+        command = [
+            ncu, "--profile-from-start", "off", "--clock-control", "none", "--cache-control", cache,
+            "--metrics", ",".join(metrics), "--export", str(report), "--force-overwrite",
+            args.membench, *membench_args, f"--benchmark_out={out / (name + '.json')}", "--benchmark_out_format=json",
+        ]
+        quiet(command, env=dict(os.environ, MEMBENCH_PROFILE=str(launches)))
+        export_csv(ncu, report, out / f"{name}.csv")
+        return out / f"{name}.csv"
+
+    table = profile("profile", "none", METRICS, 1)
+    (out / "profile.json").replace(run_json)
+    time_table = profile("time", "all", ["gpu__time_duration.sum"], args.launches)
+    return timing_json, run_json, table, time_table
+
+
+def read_text(path: Path) -> str:
+    try:
+        return path.read_text()
+    except OSError as e:
+        raise mr.InputError(f"{path}: cannot read ({e.strerror})") from e
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -242,15 +302,13 @@ def main(argv: list[str] | None = None) -> int:
                 raise mr.InputError("--json and --csv go together")
             run_json, table = Path(args.json), Path(args.csv)
             timing = mr.load(args.timing_json) if args.timing_json else None
+            time_table = Path(args.time_csv) if args.time_csv else None
         else:
-            timing_json, run_json, table = run_profile(args)
+            timing_json, run_json, table, time_table = run_profile(args)
             timing = mr.load(timing_json)
         doc = mr.load(run_json)
-        try:
-            csv_text = table.read_text()
-        except OSError as e:
-            raise mr.InputError(f"{table}: cannot read ({e.strerror})") from e
-        results = evaluate(doc, parse_csv(csv_text), args.tolerance, args.time_tolerance, timing)
+        time_rows = parse_csv(read_text(time_table)) if time_table else None
+        results = evaluate(doc, parse_csv(read_text(table)), args.tolerance, args.time_tolerance, timing, time_rows)
     except FileNotFoundError as e:
         print(f"ncu_check.py: {e}", file=sys.stderr)
         return 2

@@ -23,7 +23,7 @@ TEST(AsyncAccounting, BytesAndFlops) {
   EXPECT_DOUBLE_EQ(async_flops(1000, 64), 64000.0);
   EXPECT_EQ(async_smem_bytes({AsyncVariant::pipeline, 1024, 3, 0}), 3u * 1024 * 4);
   EXPECT_EQ(async_smem_bytes({AsyncVariant::sync, 1024, 3, 0}), 1024u * 4);
-  EXPECT_EQ(async_smem_bytes({AsyncVariant::pipeline, 1024, 1, 0}), 2u * 1024 * 4);  // two slots
+  EXPECT_EQ(async_smem_bytes({AsyncVariant::pipeline, 1024, 1, 0}), 1u * 1024 * 4);
   EXPECT_EQ(async_smem_bytes({AsyncVariant::bulk, 1024, 1, 0}), 1024u * 4);
 }
 

@@ -123,8 +123,7 @@ bool async_variant_available(AsyncVariant v, std::string* why) {
 
 std::size_t async_smem_bytes(const AsyncConfig& c) {
   int buffers = 1;
-  if (c.variant == AsyncVariant::bulk) buffers = c.stages;
-  if (c.variant == AsyncVariant::pipeline) buffers = c.stages < 2 ? 2 : c.stages;  // see kPipelineSlots
+  if (c.variant == AsyncVariant::pipeline || c.variant == AsyncVariant::bulk) buffers = c.stages;
   return static_cast<std::size_t>(buffers) * c.tile * sizeof(float);
 }
 

@@ -12,6 +12,8 @@ from conftest import FIXTURES, load
 
 REAL_JSON = FIXTURES / "h200_ncu_run.json"
 REAL_CSV = FIXTURES / "h200_ncu_profile.csv"
+REAL_TIMING = FIXTURES / "h200_ncu_timing.json"  # the --l2_flush run
+REAL_TIME_CSV = FIXTURES / "h200_ncu_time.csv"  # ncu --cache-control all, 5 launches per case
 
 
 def make_csv(rows: list[dict]) -> str:
@@ -91,6 +93,42 @@ def test_time_is_checked_only_for_cases_of_64_mib_and_more(tmp_path):
     assert times[0].ok is False  # 3% off, tolerance 2%
 
 
+def time_rows(times_per_case: list[list[float]]) -> list[dict]:
+    """A time pass: K launches of the strided kernel per case."""
+    kernel = "membench::kernels::strided_scale(const float *, float *, unsigned long, unsigned long)"
+    return [{"kernel": kernel, "gpu__time_duration.sum": t} for times in times_per_case for t in times]
+
+
+def test_time_pass_median_of_k_launches_against_the_timing_run(tmp_path, capsys):
+    doc = strided_doc([1, 2])  # both >= 64 MiB
+    timing = copy.deepcopy(doc)
+    timing["benchmarks"][0]["real_time"] = 50.5  # us, cold-L2 run
+    timing["benchmarks"][1]["real_time"] = 40.0
+    counters = strided_rows([1, 2], time_ns=99_000)  # the counters pass's own time is not used
+    times = time_rows([[50_000, 49_000, 80_000, 50_200, 50_100], [45_000, 45_100, 44_900, 45_000, 45_050]])
+    for name, text in (("run.json", json.dumps(doc)), ("timing.json", json.dumps(timing)),
+                       ("p.csv", make_csv(counters)), ("t.csv", make_csv(times))):
+        (tmp_path / name).write_text(text)
+    code = ncu_check.main(["--json", str(tmp_path / "run.json"), "--csv", str(tmp_path / "p.csv"),
+                           "--timing-json", str(tmp_path / "timing.json"), "--time-csv", str(tmp_path / "t.csv")])
+    out = capsys.readouterr().out
+    assert code == 1
+    # median 50100 ns, not the outlier and not the counters pass's 99000
+    assert "stride:1/manual_time | time_ns | 5.05e+04 | 5.01e+04 | -0.79 | ok" in out
+    assert "stride:2/manual_time | time_ns | 4e+04 | 4.5e+04 | +12.50 | MISMATCH" in out
+
+
+def test_time_pass_groups_must_match_the_cases(tmp_path):
+    doc = strided_doc([1, 2])
+    rows = strided_rows([1, 2])
+    with pytest.raises(ncu_check.mr.InputError, match="out of step"):
+        ncu_check.evaluate(doc, rows, 5, 2, None, time_rows([[1.0, 2.0, 3.0], [1.0, 2.0]]))
+    wrong = time_rows([[1.0, 2.0], [1.0, 2.0]])
+    wrong[3]["kernel"] = "membench::kernels::coalesced_scale(const float *, float *, unsigned long)"
+    with pytest.raises(ncu_check.mr.InputError, match="expected strided_scale"):
+        ncu_check.evaluate(doc, rows, 5, 2, None, wrong)
+
+
 def test_out_of_step_profiles_are_refused(tmp_path, capsys):
     (tmp_path / "run.json").write_text(json.dumps(strided_doc([1, 2])))
     (tmp_path / "p.csv").write_text(make_csv(strided_rows([1])))
@@ -117,8 +155,24 @@ def test_not_a_csv_exits_2(tmp_path, capsys):
 
 @pytest.mark.skipif(not REAL_CSV.exists(), reason="no recorded H200 profile")
 def test_recorded_h200_profile(capsys):
-    code = ncu_check.main(["--json", str(REAL_JSON), "--csv", str(REAL_CSV)])
+    code = ncu_check.main(["--json", str(REAL_JSON), "--csv", str(REAL_CSV), "--timing-json", str(REAL_TIMING),
+                           "--time-csv", str(REAL_TIME_CSV)])
     out = capsys.readouterr().out
     assert code in (0, 1)
     assert "global/strided/n:16777216/stride:2/manual_time | sectors_per_request | 8 | 8 |" in out
     assert "shared/column/n:4096/pad:0/manual_time | conflict_ways | 32 |" in out
+    times = [line for line in out.splitlines() if "| time_ns |" in line]
+    assert len(times) == 40  # every case of 64 MiB and more
+    # a 4.2 ms launch: the suite's cold-L2 time and ncu's median agree
+    row = next(line for line in times if "conflict_degree/shared_stride:32/width:4/" in line)
+    assert row.endswith("| ok |")
+
+
+def test_a_failing_run_is_one_line_and_exit_2(tmp_path, capsys):
+    fake = tmp_path / "membench"
+    fake.write_text("#!/bin/sh\necho 'membench: no CUDA device' >&2\nexit 1\n")
+    fake.chmod(0o755)
+    code = ncu_check.main(["--ncu", "true", "--membench", str(fake), "--out", str(tmp_path / "o")])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2
+    assert err == ["ncu_check.py: membench exited with 1: membench: no CUDA device"]
