@@ -14,10 +14,11 @@ namespace membench::bench {
 
 namespace {
 
-// Launches shorter than this are timed in batches captured in a CUDA graph.
-// An event pair around one launch also times the GPU's launch latency (a few
-// microseconds on an H200, 5-10% of a 50 us kernel), so batching pays well
-// beyond the tiny kernels; a batch aims at kBatchTarget of GPU time.
+// Launches shorter than this are timed in batches, captured in a CUDA graph
+// where the case allows it, else enqueued back to back. An event pair around
+// one launch also times the GPU's launch latency (a few microseconds on an
+// H200, 5-10% of a 50 us kernel), so batching pays well beyond the tiny
+// kernels; a batch aims at kBatchTarget of GPU time.
 constexpr double kShortLaunchSeconds = 1e-3;
 constexpr double kBatchTargetSeconds = 2e-3;
 constexpr int kMaxBatch = 1000;
@@ -117,14 +118,19 @@ void measure(benchmark::State& state, Prepared& p) {
   if (p.launches_per_iteration == 0) {
     const double one = seconds_of_one_launch(p.launch, stream);
     p.launches_per_iteration =
-        (one < kShortLaunchSeconds && !s.l2_flush && p.batchable)
+        (one < kShortLaunchSeconds && !s.l2_flush)
             ? std::clamp(static_cast<int>(std::ceil(kBatchTargetSeconds / std::max(one, 1e-7))), 2, kMaxBatch)
             : 1;
   }
   const int per_iteration = p.launches_per_iteration;
   std::unique_ptr<Batch> batch;
-  if (per_iteration > 1) batch = std::make_unique<Batch>(p.launch, per_iteration, stream);
-  const auto timed = [&](cudaStream_t st) { return batch ? batch->launch(st) : p.launch(st); };
+  if (per_iteration > 1 && p.graphable) batch = std::make_unique<Batch>(p.launch, per_iteration, stream);
+  const auto timed = [&](cudaStream_t st) {
+    if (batch) return batch->launch(st);
+    cudaError_t rc = cudaSuccess;
+    for (int k = 0; k < per_iteration && rc == cudaSuccess; ++k) rc = p.launch(st);
+    return rc;
+  };
 
   Event start[2], stop[2];
   const auto enqueue = [&](int slot) {

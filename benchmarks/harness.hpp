@@ -61,7 +61,7 @@ class Prepared {
   Launch launch;
   Work work;
   int launches_per_iteration = 0;  // decided at the first measurement
-  bool batchable = true;           // may short launches be timed as a CUDA-graph batch?
+  bool graphable = true;           // may a batch be captured in a CUDA graph (else: enqueued one by one)?
   bool profiled = false;           // MEMBENCH_PROFILE: the profiled launches are done
 
  private:

@@ -134,6 +134,17 @@ TEST(Suite, GpuRunWritesContextAndCounters) {
   EXPECT_EQ(cases[2].at("sectors_per_request").get<double>(), 8.0);
 }
 
+TEST(Suite, ShortMemcpyIsBatchedToo) {
+  MEMBENCH_REQUIRE_GPU();
+  // memcpy is never captured in a graph; its batches are enqueued one by one.
+  const auto doc = run_json("--n=100003 --benchmark_filter=global/memcpy");
+  const auto& c = doc.at("benchmarks").at(0);
+  EXPECT_FALSE(c.value("error_occurred", false)) << c.value("error_message", "");
+  const double launches = c.at("launches_per_iteration").get<double>();
+  EXPECT_GE(launches, 2.0);
+  EXPECT_EQ(c.at("bytes").get<double>() / launches, 100003 * 8.0);
+}
+
 TEST(Suite, WrongResultIsAnErrorNotABandwidth) {
   MEMBENCH_REQUIRE_GPU();
   const auto doc = run_json("--n=4096 --benchmark_filter=global/coalesced", "MEMBENCH_TEST_CORRUPT=1");
