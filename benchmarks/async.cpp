@@ -14,8 +14,8 @@
 //
 // H200, 2026-11-30, 2^26 floats: with no arithmetic sync = memcpy_async =
 // one-stage pipeline = 4.04 TB/s and extra stages only cost occupancy
-// (3-stage cuda::pipeline 0.86x); at 8 flops per byte the two-stage bulk copy
-// beats sync by 8.9%; at 32 flops per byte every variant is FMA-bound near
+// (3-stage cuda::pipeline 0.87x); at 8 flops per byte the two-stage bulk copy
+// beats sync by 9%; at 32 flops per byte every variant is FMA-bound near
 // 50 TFLOP/s.
 //==============================================================================
 #include <cstdint>

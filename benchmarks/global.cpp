@@ -13,11 +13,11 @@
 // persistent:1 strides a GPU-filling grid over the array (the textbook
 // grid-stride loop); persistent:0 launches enough blocks for one trip each.
 //
-// H200, 2026-11-30: stride 2 gives 0.54-0.55x of coalesced at 2^24 and 2^28
+// H200, 2026-11-30: stride 2 gives 0.54-0.56x of coalesced at 2^24 and 2^28
 // floats, as the model says; from stride 16 the measurement falls below the
 // model's flat 1/8 (DRAM fetches 64 bytes per lone sector). One float per
-// thread reaches 55% of the 4.8 TB/s peak, float4 in a grid-stride loop 82%,
-// float4 with one trip per thread 89%, cudaMemcpy's own speed.
+// thread reaches 54-57% of the 4.8 TB/s peak, float4 in a grid-stride loop
+// 78-82%, float4 with one trip per thread 89% at 2^28, cudaMemcpy's own speed.
 //==============================================================================
 #include <cstdint>
 
