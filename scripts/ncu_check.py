@@ -264,6 +264,8 @@ def run_profile(args: argparse.Namespace) -> tuple[Path, Path, Path, Path]:
         raise FileNotFoundError(f"Nsight Compute not found ('{args.ncu}'); install it or pass --ncu")
     if not args.membench or not Path(args.membench).exists():
         raise mr.InputError(f"membench binary not found: {args.membench}")
+    if args.launches < 1:
+        raise mr.InputError(f"--launches={args.launches}: must be at least 1")
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     timing_json, run_json = out / "timing.json", out / "run.json"

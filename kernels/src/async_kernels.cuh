@@ -106,7 +106,6 @@ __global__ void async_memcpy_async(const float* __restrict__ in, float* __restri
 // One thread's share of a tile copy: 16-byte pieces threadIdx.x,
 // threadIdx.x + kAsyncBlock, ... each an async copy committed to `pipe`. The
 // last piece of a ragged tile may be shorter.
-template <int TILE>
 __device__ __forceinline__ void copy_my_pieces(float* buffer, const float* __restrict__ src, int count,
                                                cuda::pipeline<cuda::thread_scope_thread>& pipe) {
   for (int piece = threadIdx.x; piece * 4 < count; piece += kAsyncBlock) {
@@ -142,7 +141,7 @@ __global__ void async_pipeline(const float* __restrict__ in, float* __restrict__
     pipe.producer_acquire();
     if (j < mine) {
       const TileSpan t = block_tile<TILE>(j, n);
-      copy_my_pieces<TILE>(smem + (j % STAGES) * TILE, in + t.base, t.count, pipe);
+      copy_my_pieces(smem + (j % STAGES) * TILE, in + t.base, t.count, pipe);
     }
     pipe.producer_commit();
   };

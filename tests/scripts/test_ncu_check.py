@@ -176,3 +176,13 @@ def test_a_failing_run_is_one_line_and_exit_2(tmp_path, capsys):
     err = capsys.readouterr().err.strip().splitlines()
     assert code == 2
     assert err == ["ncu_check.py: membench exited with 1: membench: no CUDA device"]
+
+
+def test_launches_below_one_are_refused(tmp_path, capsys):
+    fake = tmp_path / "membench"
+    fake.write_text("#!/bin/sh\nexit 0\n")
+    fake.chmod(0o755)
+    code = ncu_check.main(["--ncu", "true", "--membench", str(fake), "--launches", "0", "--out", str(tmp_path / "o")])
+    assert code == 2
+    assert capsys.readouterr().err.strip() == "ncu_check.py: --launches=0: must be at least 1"
+    assert not (tmp_path / "o").exists()  # refused before anything ran
