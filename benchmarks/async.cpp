@@ -10,20 +10,17 @@
 // time ~ max(bytes / bandwidth, flops / FMA rate) with perfect overlap,
 // their sum with none; flops_per_byte says where a case sits. async/bulk does
 // the same with Hopper's bulk-copy engine (cp.async.bulk on an mbarrier):
-// one thread moves a whole tile, freeing the others' issue slots.
-//
-// H200, 2026-11-30, 2^26 floats: with no arithmetic sync = memcpy_async =
-// one-stage pipeline = 4.04 TB/s and extra stages only cost occupancy
-// (3-stage cuda::pipeline 0.87x); at 8 flops per byte the two-stage bulk copy
-// beats sync by 9%; at 32 flops per byte every variant is FMA-bound near
-// 50 TFLOP/s.
+// one thread moves a whole tile, freeing the others' issue slots. Occupancy
+// (blocks_per_sm, registers, smem_per_block) is reported beside each case, so
+// a difference between stage counts can be told from a difference in
+// resident blocks.
 //==============================================================================
 #include <cstdint>
 #include <string>
 
-#include "families.hpp"
-#include "harness.hpp"
+#include "family.hpp"
 #include "membench/async.hpp"
+#include "membench/cuda.hpp"
 #include "membench/pattern.hpp"
 
 namespace membench::bench {
@@ -32,48 +29,50 @@ namespace {
 
 constexpr std::uint32_t kSeed = 0x41;
 
-void prepare(Prepared& p, const AsyncConfig& c, std::size_t n) {
+CaseDefinition define(const AsyncConfig& c) {
   std::string why;
-  if (!async_config_supported(c, &why)) throw CaseSkipped(why);
-  if (!async_variant_available(c.variant, &why)) throw CaseSkipped(why);
-  if (async_smem_bytes(c) > session().device.smem_per_block_optin)
-    throw CaseSkipped("needs " + std::to_string(async_smem_bytes(c)) + " bytes of shared memory per block; the device allows " +
-                      std::to_string(session().device.smem_per_block_optin));
-  const InOut io = allocate_in_out(p, n, kSeed);
-  const float* in = io.in;
-  float* out = io.out;
-  const cudaStream_t stream = session().stream->get();
-  p.launch = [c, in, out, n](cudaStream_t s) { return launch_async(c, in, out, n, s); };
-  finish_launch(p.launch(stream));
-  verify_output(out, n, "out", [&](std::size_t i) { return async_reference(pattern_value(i, kSeed), c.flops); });
-
-  p.work.bytes = async_bytes(n);
-  p.work.flops = async_flops(n, c.flops);
+  if (!async_config_supported(c, &why) || !async_variant_available(c.variant, &why)) throw CaseSkipped(why);
+  if (async_smem_bytes(c) > session_device().smem_per_block_optin)
+    throw CaseSkipped("needs " + std::to_string(async_smem_bytes(c)) +
+                      " bytes of shared memory per block; the device allows " +
+                      std::to_string(session_device().smem_per_block_optin));
+  CaseDefinition d;
+  d.input_floats = d.output_floats = c.n;
+  d.seed = kSeed;
+  d.launch = [c](const float* in, float* out, cudaStream_t s) { return launch(c, in, out, s); };
+  d.expected = [c](std::size_t i) { return async_reference(pattern_value(i, kSeed), c.flops); };
+  MEMBENCH_CUDA(kernel_shape(c, &d.shape));
+  d.work.bytes = async_bytes(c);
+  d.work.flops = async_flops(c);
+  // Every element is read and written once, coalesced.
+  d.work.model.push_back({"dram_read_bytes", d.work.bytes / 2});
+  d.work.model.push_back({"dram_write_bytes", d.work.bytes / 2});
+  return d;
 }
 
-AsyncConfig config(AsyncVariant v, std::int64_t tile, std::int64_t stages, std::int64_t flops) {
-  return {v, static_cast<int>(tile), static_cast<int>(stages), static_cast<int>(flops)};
+AsyncConfig config(AsyncVariant v, const CaseArgs& a, int stages) {
+  return {v, a.size("n"), a.integer("tile"), stages, a.integer("flops")};
 }
+
+void cases(Family& f) {
+  for (AsyncVariant v : kAsyncVariants.all()) {
+    const std::string name(kAsyncVariants(v));
+    if (async_multi_stage(v))
+      f.add(name, {"n", "tile", "stages", "flops"},
+            [v](const CaseArgs& a) { return define(config(v, a, a.integer("stages"))); });
+    else
+      f.add(name, {"n", "tile", "flops"}, [v](const CaseArgs& a) { return define(config(v, a, 1)); });
+  }
+}
+
+const Registrar registrar{{"async",
+                           {axis("n", "floats", {std::int64_t{1} << 26}),
+                            axis_of<AsyncTiles>("tile", "floats per tile", {1024}),
+                            axis_of<AsyncStages>("stages", "pipeline, bulk: tiles in flight", {1, 2, 3, 4}),
+                            axis("flops", "floating-point operations per element (even)", {0, 16, 64, 256}, 0,
+                                 kAsyncMaxFlops, 2)},
+                           cases}};
 
 }  // namespace
-
-void register_async(const cli::Options& o) {
-  const auto n = o.values("n", {std::int64_t{1} << 26});
-  const auto tile = o.values("tile", {1024});
-  const auto stages = o.values("stages", {1, 2, 3, 4});
-  const auto flops = o.values("flops", {0, 16, 64, 256});
-  for (AsyncVariant v : {AsyncVariant::sync, AsyncVariant::memcpy_async}) {
-    register_case("async/" + to_string(v), {"n", "tile", "flops"}, {n, tile, flops},
-                  [v](Prepared& p, benchmark::State& s) {
-                    prepare(p, config(v, s.range(1), 1, s.range(2)), static_cast<std::size_t>(s.range(0)));
-                  });
-  }
-  for (AsyncVariant v : {AsyncVariant::pipeline, AsyncVariant::bulk}) {
-    register_case("async/" + to_string(v), {"n", "tile", "stages", "flops"}, {n, tile, stages, flops},
-                  [v](Prepared& p, benchmark::State& s) {
-                    prepare(p, config(v, s.range(1), s.range(2), s.range(3)), static_cast<std::size_t>(s.range(0)));
-                  });
-  }
-}
 
 }  // namespace membench::bench

@@ -2,13 +2,16 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <sstream>
 
-#include "membench/async.hpp"
-#include "membench/global.hpp"
-#include "membench/shared.hpp"
+#ifndef MEMBENCH_GBENCH_VERSION
+#define MEMBENCH_GBENCH_VERSION 10800  // major * 10000 + minor * 100 + patch
+#endif
 
 namespace membench::cli {
 
@@ -16,20 +19,38 @@ namespace {
 
 constexpr std::size_t kMaxValues = 10000;
 
-template <class List>
-std::vector<std::int64_t> as_vector(const List& list) {
-  return std::vector<std::int64_t>(std::begin(list), std::end(list));
-}
-
 std::string join(const std::vector<std::int64_t>& values) {
   std::string s;
   for (auto v : values) s += (s.empty() ? "" : ",") + std::to_string(v);
   return s;
 }
 
+// Like join, but a run of three or more consecutive values reads first:last.
+std::string compact(const std::vector<std::int64_t>& values) {
+  std::string s;
+  for (std::size_t i = 0; i < values.size();) {
+    std::size_t j = i;
+    while (j + 1 < values.size() && values[j + 1] == values[j] + 1) ++j;
+    s += (s.empty() ? "" : ",");
+    s += j - i >= 2 ? std::to_string(values[i]) + ":" + std::to_string(values[j]) : std::to_string(values[i]);
+    if (j - i == 1) s += "," + std::to_string(values[j]);
+    i = j + 1;
+  }
+  return s;
+}
+
 [[noreturn]] void refuse(const std::string& flag, const std::string& text, const std::string& why) {
   throw UsageError("--" + flag + "=" + text + ": " + why);
 }
+
+bool starts_with(const std::string& s, const std::string& prefix) { return s.rfind(prefix, 0) == 0; }
+
+std::string lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+// ---- the LIST grammar -------------------------------------------------------
 
 std::int64_t checked_mul(std::int64_t a, std::int64_t b, const std::string& flag, const std::string& text) {
   std::int64_t r = 0;
@@ -43,7 +64,7 @@ std::int64_t checked_add(std::int64_t a, std::int64_t b, const std::string& flag
   return r;
 }
 
-// Digits with an optional leading minus sign; nothing else.
+// Digits with an optional leading sign; nothing else.
 std::int64_t parse_integer(const std::string& s, const std::string& flag, const std::string& text) {
   std::size_t i = 0;
   bool negative = false;
@@ -90,44 +111,43 @@ std::vector<std::string> split(const std::string& s, char sep) {
   return parts;
 }
 
-void check_value(const FlagSpec& flag, const std::string& text, std::int64_t v) {
+void check_value(const AxisSpec& axis, const std::string& text, std::int64_t v) {
   const std::string shown = std::to_string(v);
-  if (!flag.allowed.empty()) {
-    if (std::find(flag.allowed.begin(), flag.allowed.end(), v) == flag.allowed.end())
-      refuse(flag.name, text, shown + " is not supported (one of " + join(flag.allowed) + ")");
+  if (!axis.allowed.empty()) {
+    if (std::find(axis.allowed.begin(), axis.allowed.end(), v) == axis.allowed.end())
+      refuse(axis.name, text, shown + " is not supported (one of " + join(axis.allowed) + ")");
     return;
   }
-  if (v < flag.min) {
+  if (v < axis.min) {
     const std::string what = v == 0 ? "zero" : (v < 0 ? "a negative value" : shown);
-    refuse(flag.name, text, what + " is not allowed (values must be >= " + std::to_string(flag.min) + ")");
+    refuse(axis.name, text, what + " is not allowed (values must be >= " + std::to_string(axis.min) + ")");
   }
-  if (v > flag.max) refuse(flag.name, text, shown + " is too large (at most " + std::to_string(flag.max) + ")");
-  if (v % flag.multiple_of != 0)
-    refuse(flag.name, text, shown + " must be a multiple of " + std::to_string(flag.multiple_of));
+  if (v > axis.max) refuse(axis.name, text, shown + " is too large (at most " + std::to_string(axis.max) + ")");
+  if (v % axis.multiple_of != 0)
+    refuse(axis.name, text, shown + " must be a multiple of " + std::to_string(axis.multiple_of));
 }
 
-void append_range(const FlagSpec& flag, const std::string& text, const std::string& item,
+void append_range(const AxisSpec& axis, const std::string& text, const std::string& item,
                   std::vector<std::int64_t>& out) {
   const auto parts = split(item, ':');
-  if (parts.size() < 2 || parts.size() > 3) refuse(flag.name, text, "'" + item + "' is not VALUE:VALUE[:STEP]");
-  const std::int64_t first = parse_value_text(parts[0], flag.name, text);
-  const std::int64_t last = parse_value_text(parts[1], flag.name, text);
+  if (parts.size() < 2 || parts.size() > 3) refuse(axis.name, text, "'" + item + "' is not VALUE:VALUE[:STEP]");
+  const std::int64_t first = parse_value_text(parts[0], axis.name, text);
+  const std::int64_t last = parse_value_text(parts[1], axis.name, text);
   bool multiply = false;
   std::int64_t step = 1;
   if (parts.size() == 3) {
     const std::string& s = parts[2];
-    if (s.size() < 2 || (s[0] != '+' && s[0] != '*'))
-      refuse(flag.name, text, "step '" + s + "' must be +K or *K");
+    if (s.size() < 2 || (s[0] != '+' && s[0] != '*')) refuse(axis.name, text, "step '" + s + "' must be +K or *K");
     multiply = s[0] == '*';
-    step = parse_value_text(s.substr(1), flag.name, text);
-    if (multiply && step < 2) refuse(flag.name, text, "multiplier in '" + s + "' must be at least 2");
-    if (!multiply && step < 1) refuse(flag.name, text, "step in '" + s + "' must be at least 1");
+    step = parse_value_text(s.substr(1), axis.name, text);
+    if (multiply && step < 2) refuse(axis.name, text, "multiplier in '" + s + "' must be at least 2");
+    if (!multiply && step < 1) refuse(axis.name, text, "step in '" + s + "' must be at least 1");
   }
-  if (first > last) refuse(flag.name, text, "range '" + item + "' is empty (start > end)");
-  if (multiply && first <= 0) refuse(flag.name, text, "a *K range must start above zero");
+  if (first > last) refuse(axis.name, text, "range '" + item + "' is empty (start > end)");
+  if (multiply && first <= 0) refuse(axis.name, text, "a *K range must start above zero");
   for (std::int64_t v = first;;) {
     out.push_back(v);
-    if (out.size() > kMaxValues) refuse(flag.name, text, "expands to more than " + std::to_string(kMaxValues) + " values");
+    if (out.size() > kMaxValues) refuse(axis.name, text, "expands to more than " + std::to_string(kMaxValues) + " values");
     std::int64_t next = 0;
     const bool overflow = multiply ? __builtin_mul_overflow(v, step, &next) : __builtin_add_overflow(v, step, &next);
     if (overflow || next > last) break;
@@ -135,213 +155,418 @@ void append_range(const FlagSpec& flag, const std::string& text, const std::stri
   }
 }
 
+// ---- plain flag values ------------------------------------------------------
+
+std::optional<bool> bool_value(const std::string& text) {
+  const std::string t = lower(text);
+  if (t == "true" || t == "1" || t == "yes" || t == "y" || t == "t" || t == "on") return true;
+  if (t == "false" || t == "0" || t == "no" || t == "n" || t == "f" || t == "off") return false;
+  return std::nullopt;
+}
+
 bool parse_bool(const std::string& flag, const std::string& text) {
-  if (text == "true" || text == "1" || text == "yes") return true;
-  if (text == "false" || text == "0" || text == "no") return false;
+  if (auto b = bool_value(text)) return *b;
   refuse(flag, text, "expects true or false");
 }
 
-int parse_device(const std::string& text) {
-  if (text.find_first_of(",:") != std::string::npos) refuse("device", text, "expects one device ordinal");
-  const std::int64_t v = parse_value_text(text, "device", text);
-  if (v < 0) refuse("device", text, "a negative value is not allowed (ordinals start at 0)");
-  if (v > 1024) refuse("device", text, "no such device ordinal");
+double parse_number(const std::string& flag, const std::string& text, double min, double max) {
+  std::size_t used = 0;
+  double v = 0;
+  try {
+    v = std::stod(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (text.empty() || used != text.size() || !std::isfinite(v)) refuse(flag, text, "'" + text + "' is not a number");
+  if (v < min || v > max) {
+    std::ostringstream os;
+    os << "must be within " << min << ".." << max;
+    refuse(flag, text, os.str());
+  }
+  return v;
+}
+
+int parse_int(const std::string& flag, const std::string& text, std::int64_t min, std::int64_t max) {
+  const std::int64_t v = parse_value_text(text, flag, text);
+  if (v < min || v > max) refuse(flag, text, "must be within " + std::to_string(min) + ".." + std::to_string(max));
   return static_cast<int>(v);
 }
 
-bool starts_with(const std::string& s, const std::string& prefix) { return s.rfind(prefix, 0) == 0; }
+// ---- Google Benchmark's flags -------------------------------------------------
 
-// Google Benchmark's own flags, handed on untouched.
-bool is_benchmark_flag(const std::string& arg) {
-  return starts_with(arg, "--benchmark_") || arg == "--v" || starts_with(arg, "--v=");
+enum class Kind { boolean, integer, number, text, nonempty, regex, duration, format, color, unit, context };
+
+const std::map<std::string, Kind>& benchmark_flags() {
+  static const std::map<std::string, Kind> flags = {
+      {"benchmark_list_tests", Kind::boolean},
+      {"benchmark_filter", Kind::regex},
+      {"benchmark_min_time", Kind::duration},
+      {"benchmark_min_warmup_time", Kind::number},
+      {"benchmark_repetitions", Kind::integer},
+      {"benchmark_enable_random_interleaving", Kind::boolean},
+      {"benchmark_report_aggregates_only", Kind::boolean},
+      {"benchmark_display_aggregates_only", Kind::boolean},
+      {"benchmark_format", Kind::format},
+      {"benchmark_out_format", Kind::format},
+      {"benchmark_out", Kind::nonempty},
+      {"benchmark_color", Kind::color},
+      {"benchmark_counters_tabular", Kind::boolean},
+      {"benchmark_perf_counters", Kind::text},
+      {"benchmark_context", Kind::context},
+      {"benchmark_time_unit", Kind::unit},
+      {"v", Kind::integer},
+  };
+  return flags;
 }
 
-bool is_list_tests(const std::string& arg) {
-  return arg == "--benchmark_list_tests" || arg == "--benchmark_list_tests=true" ||
-         arg == "--benchmark_list_tests=1";
+// --benchmark_min_time: seconds as X or Xs on every version, or Nx iterations
+// where Google Benchmark (>= 1.8) understands it; written in the form the
+// linked version expects (1.7 takes plain seconds, 1.8 warns about them).
+std::string normalize_min_time(const std::string& text) {
+  const std::string flag = "benchmark_min_time";
+  if (!text.empty() && text.back() == 'x') {
+    if (MEMBENCH_GBENCH_VERSION < 10800)
+      refuse(flag, text, "an iteration count (Nx) needs Google Benchmark 1.8 or newer; give seconds");
+    parse_int(flag, text.substr(0, text.size() - 1), 1, INT32_MAX);
+    return text;
+  }
+  const std::string seconds = !text.empty() && text.back() == 's' ? text.substr(0, text.size() - 1) : text;
+  const double v = parse_number(flag, seconds, 0, 1e6);
+  if (v <= 0) refuse(flag, text, "must be more than zero seconds");
+  return MEMBENCH_GBENCH_VERSION >= 10800 ? seconds + "s" : seconds;
+}
+
+// Returns the value to hand on, or throws; `value` is nullopt for --flag.
+std::string check_benchmark_flag(const std::string& name, Kind kind, const std::optional<std::string>& value) {
+  if (kind == Kind::boolean) return value ? (parse_bool(name, *value) ? "true" : "false") : "true";
+  if (!value) throw UsageError("--" + name + ": expects --" + name + "=VALUE");
+  const std::string& v = *value;
+  auto one_of = [&](std::initializer_list<const char*> options) {
+    std::string list;
+    for (const char* o : options) {
+      if (v == o) return v;
+      list += (list.empty() ? "" : ", ") + std::string(o);
+    }
+    refuse(name, v, "expects one of " + list);
+  };
+  switch (kind) {
+    case Kind::integer: return std::to_string(parse_int(name, v, name == "v" ? 0 : 1, INT32_MAX));
+    case Kind::number: parse_number(name, v, 0, 1e6); return v;
+    case Kind::nonempty:
+      if (v.empty()) refuse(name, v, "expects a file name");
+      return v;
+    case Kind::regex: CaseFilter{v}; return v;
+    case Kind::duration: return normalize_min_time(v);
+    case Kind::format: return one_of({"console", "json", "csv"});
+    case Kind::color: {
+      if (v == "auto") return v;
+      if (auto b = bool_value(v)) return *b ? "true" : "false";
+      refuse(name, v, "expects auto, true or false");
+    }
+    case Kind::unit: return one_of({"ns", "us", "ms", "s"});
+    case Kind::context:
+      for (const auto& pair : split(v, ','))
+        if (pair.find('=') == std::string::npos || pair.front() == '=') refuse(name, v, "expects KEY=VALUE[,KEY=VALUE...]");
+      return v;
+    default: return v;
+  }
+}
+
+// ---- sweep files ---------------------------------------------------------------
+
+// The text a JSON value stands for on the command line.
+std::string as_flag_text(const std::string& key, const nlohmann::json& value, bool is_axis) {
+  if (value.is_string()) return value.get<std::string>();
+  if (value.is_boolean()) return value.get<bool>() ? "true" : "false";
+  if (value.is_number_integer()) return std::to_string(value.get<std::int64_t>());
+  if (value.is_number_float() && !is_axis) return value.dump();
+  if (value.is_array() && is_axis) {
+    std::string text;
+    for (const auto& item : value) {
+      if (!item.is_string() && !item.is_number_integer())
+        refuse(key, value.dump(), "list items must be integers or LIST strings");
+      text += (text.empty() ? "" : ",") + (item.is_string() ? item.get<std::string>() : std::to_string(item.get<std::int64_t>()));
+    }
+    return text;
+  }
+  refuse(key, value.dump(), is_axis ? "expects a LIST string, an integer or an array" : "expects a string, a number or true/false");
+}
+
+std::string read_sweep_file(const std::string& path) {
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) throw UsageError("--sweep=" + path + ": no such file");
+  if (!std::filesystem::is_regular_file(path, ec)) throw UsageError("--sweep=" + path + ": not a regular file");
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  if (!in || !(text << in.rdbuf())) throw UsageError("--sweep=" + path + ": cannot read the file");
+  return text.str();
+}
+
+struct Arg {
+  std::string name;
+  std::optional<std::string> value;
+  std::string origin;  // "" for the command line, "--sweep=FILE: " for a file
+};
+
+bool is_axis_key(const std::string& key, const AxisTable& axes) {
+  const auto dot = key.find('.');
+  return dot == std::string::npos ? axes.find(key) != nullptr : axes.find(key.substr(0, dot), key.substr(dot + 1)) != nullptr;
+}
+
+// The file's keys as arguments, in the file's order; a key given twice is refused.
+std::vector<Arg> sweep_file_args(const std::string& path, const AxisTable& axes) {
+  const std::string origin = "--sweep=" + path + ": ";
+  const std::string text = read_sweep_file(path);
+  std::set<std::string> seen;
+  std::string duplicate;
+  const nlohmann::json::parser_callback_t note_keys = [&](int depth, nlohmann::json::parse_event_t event,
+                                                          nlohmann::json& parsed) {
+    if (depth == 1 && event == nlohmann::json::parse_event_t::key && duplicate.empty() &&
+        !seen.insert(parsed.get<std::string>()).second)
+      duplicate = parsed.get<std::string>();
+    return true;
+  };
+  nlohmann::json doc;
+  try {
+    doc = nlohmann::json::parse(text, note_keys);
+  } catch (const nlohmann::json::exception& e) {
+    throw UsageError(origin + "not valid JSON (" + std::string(e.what()) + ")");
+  }
+  if (!doc.is_object()) throw UsageError(origin + "expects a JSON object of flag: value");
+  if (!duplicate.empty()) throw UsageError(origin + "'" + duplicate + "' is given twice");
+  std::vector<Arg> args;
+  for (const auto& [key, value] : doc.items()) {
+    if (key == "sweep") throw UsageError(origin + "a sweep file cannot name another sweep file");
+    try {
+      args.push_back({key, as_flag_text(key, value, is_axis_key(key, axes)), origin});
+    } catch (const UsageError& e) {
+      throw UsageError(origin + e.what());
+    }
+  }
+  return args;
+}
+
+std::vector<Arg> command_line_args(int argc, const char* const* argv) {
+  std::vector<Arg> args;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "-h") {
+      args.push_back({"help", std::nullopt, ""});
+      continue;
+    }
+    if (!starts_with(arg, "--") || arg.size() == 2)
+      throw UsageError("unexpected argument '" + arg + "' (flags look like --name=value)");
+    const auto eq = arg.find('=');
+    if (eq == std::string::npos) args.push_back({arg.substr(2), std::nullopt, ""});
+    else args.push_back({arg.substr(2, eq - 2), arg.substr(eq + 1), ""});
+  }
+  return args;
+}
+
+// Applies one argument to `o`; throws UsageError naming it.
+void apply(const Arg& a, const AxisTable& axes, Options& o, std::map<std::string, std::string>& benchmark) {
+  const std::string& name = a.name;
+  auto need_value = [&]() -> const std::string& {
+    if (!a.value) throw UsageError("--" + name + ": expects --" + name + "=VALUE");
+    return *a.value;
+  };
+  if (name == "help") {
+    o.help = true;
+  } else if (name == "l2_flush") {
+    if (!a.value || parse_bool(name, *a.value)) o.measure.l2 = L2Mode::cold;
+    else o.measure.l2 = L2Mode::warm;
+  } else if (name == "l2") {
+    const std::string& v = need_value();
+    if (v == "warm") o.measure.l2 = L2Mode::warm;
+    else if (v == "cold") o.measure.l2 = L2Mode::cold;
+    else if (v == "both") o.measure.l2 = L2Mode::both;
+    else refuse(name, v, "expects warm, cold or both");
+  } else if (name == "device") {
+    const std::string& v = need_value();
+    if (v.find_first_of(",:") != std::string::npos) refuse(name, v, "expects one device ordinal");
+    o.device = parse_int(name, v, 0, 1024);
+  } else if (name == "min_batches") {
+    o.measure.min_batches = parse_int(name, need_value(), 1, 100000);
+  } else if (name == "max_noise") {
+    o.measure.max_noise_pct = parse_number(name, need_value(), 0, 100);
+  } else if (name == "max_time") {
+    o.measure.max_seconds = parse_number(name, need_value(), 0, 3600);
+  } else if (name == "throttle") {
+    o.measure.throttle_pct = parse_number(name, need_value(), 0, 100);
+  } else if (const auto flag = benchmark_flags().find(name); flag != benchmark_flags().end()) {
+    benchmark[name] = check_benchmark_flag(name, flag->second, a.value);
+  } else if (starts_with(name, "benchmark_")) {
+    throw UsageError("--" + name + ": not a Google Benchmark flag this build knows (see --help)");
+  } else if (const auto dot = name.find('.'); dot != std::string::npos) {
+    const std::string family = name.substr(0, dot), axis = name.substr(dot + 1);
+    const AxisSpec* spec = axes.find(family, axis);
+    if (spec == nullptr) throw UsageError("unknown flag '--" + name + "' (no family '" + family + "' with an axis '" + axis + "')");
+    AxisSpec named = *spec;
+    named.name = name;
+    o.scoped[family][axis] = parse_list(named, need_value());
+  } else if (const AxisSpec* spec = axes.find(name)) {
+    o.sweep[name] = parse_list(*spec, need_value());
+  } else {
+    throw UsageError("unknown flag '--" + name + (a.value ? "=" + *a.value : "") + "' (see --help)");
+  }
 }
 
 }  // namespace
 
-const std::vector<FlagSpec>& sweep_flags() {
-  static const std::vector<FlagSpec> flags = [] {
-    std::vector<FlagSpec> f;
-    auto add = [&](FlagSpec spec) { f.push_back(std::move(spec)); };
-    add({"n", 1, std::int64_t{1} << 40, {}, 1,
-         "elements (global, layout, async) or matrix side (shared row/column/swizzle)"});
-    add({"stride", 1, std::int64_t{1} << 30, {}, 1, "global/strided: element stride between threads"});
-    add({"vec", 1, 4, as_vector(kVectorWidths), 1, "global/vectorized: floats per access"});
-    add({"ilp", 1, 8, as_vector(kIlpDepths), 1, "global/vectorized: independent loads in flight per thread"});
-    add({"persistent", 0, 1, {0, 1}, 1, "global/vectorized: 1 = grid-stride over a resident grid, 0 = one trip"});
-    add({"fields", 1, 4, {1, 2, 3, 4}, 1, "layout: fields of the 4-float struct read and written"});
-    add({"pad", 0, 32, as_vector(kSharedPads), 1, "shared/column: floats of padding per tile row"});
-    add({"shared_stride", 1, 1024, {}, 1, "shared/conflict_degree: element stride between lanes"});
-    add({"width", 4, 16, as_vector(kConflictWidths), 1, "shared/conflict_degree: bytes per access"});
-    add({"tile", 512, 4096, as_vector(kAsyncTiles), 1, "async: floats per tile"});
-    add({"stages", 1, 8, as_vector(kAsyncStages), 1, "async/pipeline, async/bulk: tiles in flight"});
-    add({"flops", 0, kAsyncMaxFlops, {}, 2, "async: floating-point operations per element"});
-    return f;
-  }();
-  return flags;
-}
-
-const FlagSpec* find_sweep_flag(const std::string& name) {
-  for (const auto& f : sweep_flags())
-    if (f.name == name) return &f;
-  return nullptr;
-}
-
-std::vector<std::int64_t> parse_list(const FlagSpec& flag, const std::string& text) {
-  if (text.empty()) refuse(flag.name, text, "empty list");
+std::vector<std::int64_t> parse_list(const AxisSpec& axis, const std::string& text) {
+  if (text.empty()) refuse(axis.name, text, "empty list");
   std::vector<std::int64_t> values;
   for (const auto& item : split(text, ',')) {
-    if (item.empty()) refuse(flag.name, text, "empty item in list");
-    if (item.find(':') != std::string::npos)
-      append_range(flag, text, item, values);
-    else
-      values.push_back(parse_value_text(item, flag.name, text));
-    if (values.size() > kMaxValues) refuse(flag.name, text, "expands to more than " + std::to_string(kMaxValues) + " values");
+    if (item.empty()) refuse(axis.name, text, "empty item in list");
+    if (item.find(':') != std::string::npos) append_range(axis, text, item, values);
+    else values.push_back(parse_value_text(item, axis.name, text));
+    if (values.size() > kMaxValues) refuse(axis.name, text, "expands to more than " + std::to_string(kMaxValues) + " values");
   }
   std::vector<std::int64_t> unique;
   for (auto v : values) {
-    check_value(flag, text, v);
+    check_value(axis, text, v);
     if (std::find(unique.begin(), unique.end(), v) == unique.end()) unique.push_back(v);
   }
   return unique;
 }
 
-std::vector<std::int64_t> Options::values(const std::string& name, const std::vector<std::int64_t>& fallback) const {
-  const auto it = sweep.find(name);
+AxisTable::AxisTable(const std::vector<Use>& declared) {
+  for (const auto& use : declared) {
+    auto it = std::find_if(flags_.begin(), flags_.end(), [&](const auto& f) { return f.first.name == use.axis.name; });
+    if (it == flags_.end()) {
+      flags_.push_back({use.axis, {use}});
+      continue;
+    }
+    const AxisSpec& d = it->first;
+    if (d.min != use.axis.min || d.max != use.axis.max || d.allowed != use.axis.allowed ||
+        d.multiple_of != use.axis.multiple_of)
+      throw std::logic_error("axis '" + use.axis.name + "' of family '" + use.family +
+                             "' accepts other values than family '" + it->second.front().family + "' declared");
+    it->second.push_back(use);
+  }
+}
+
+const AxisSpec* AxisTable::find(const std::string& name) const {
+  for (const auto& f : flags_)
+    if (f.first.name == name) return &f.first;
+  return nullptr;
+}
+
+const AxisSpec* AxisTable::find(const std::string& family, const std::string& name) const {
+  for (const auto& f : flags_)
+    for (const auto& use : f.second)
+      if (use.family == family && use.axis.name == name) return &use.axis;
+  return nullptr;
+}
+
+std::vector<std::int64_t> Options::values(const std::string& family, const std::string& axis,
+                                          const std::vector<std::int64_t>& fallback) const {
+  if (const auto f = scoped.find(family); f != scoped.end())
+    if (const auto a = f->second.find(axis); a != f->second.end()) return a->second;
+  const auto it = sweep.find(axis);
   return it == sweep.end() ? fallback : it->second;
 }
 
-namespace {
-
-std::vector<std::int64_t> json_list(const FlagSpec& flag, const nlohmann::json& value) {
-  if (value.is_string()) return parse_list(flag, value.get<std::string>());
-  if (value.is_number_integer()) return parse_list(flag, std::to_string(value.get<std::int64_t>()));
-  if (value.is_array()) {
-    std::string text;
-    for (const auto& item : value) {
-      if (!item.is_string() && !item.is_number_integer())
-        refuse(flag.name, value.dump(), "list items must be integers or LIST strings");
-      text += (text.empty() ? "" : ",") + (item.is_string() ? item.get<std::string>() : std::to_string(item.get<std::int64_t>()));
-    }
-    return parse_list(flag, text);
+Options parse_command_line(int argc, const char* const* argv, const AxisTable& axes) {
+  const std::vector<Arg> given = command_line_args(argc, argv);
+  std::vector<Arg> args;
+  std::string sweep_file;
+  for (const auto& a : given) {
+    if (a.name != "sweep") continue;
+    if (!a.value || a.value->empty()) throw UsageError("--sweep: expects --sweep=FILE.json");
+    sweep_file = *a.value;
   }
-  refuse(flag.name, value.dump(), "expects a LIST string, an integer or an array");
-}
+  if (!sweep_file.empty()) args = sweep_file_args(sweep_file, axes);  // the file first: the command line wins
+  for (const auto& a : given)
+    if (a.name != "sweep") args.push_back(a);
 
-}  // namespace
-
-Options parse_sweep_file(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw UsageError("--sweep=" + path + ": cannot open the file");
-  nlohmann::json doc;
-  try {
-    doc = nlohmann::json::parse(in);
-  } catch (const nlohmann::json::parse_error& e) {
-    throw UsageError("--sweep=" + path + ": not valid JSON (" + std::string(e.what()) + ")");
-  }
-  if (!doc.is_object()) throw UsageError("--sweep=" + path + ": expects a JSON object of flag: LIST");
-  Options options;
-  for (const auto& [key, value] : doc.items()) {
+  Options o;
+  o.sweep_file = sweep_file;
+  std::map<std::string, std::string> benchmark;
+  for (const auto& a : args) {
     try {
-      if (key == "device") {
-        options.device = parse_device(value.is_string() ? value.get<std::string>() : value.dump());
-      } else if (key == "l2_flush") {
-        if (!value.is_boolean()) refuse("l2_flush", value.dump(), "expects true or false");
-        options.l2_flush = value.get<bool>();
-      } else if (const FlagSpec* flag = find_sweep_flag(key)) {
-        options.sweep[key] = json_list(*flag, value);
-      } else {
-        throw UsageError("'" + key + "' is not a sweep flag");
-      }
+      apply(a, axes, o, benchmark);
     } catch (const UsageError& e) {
-      throw UsageError("--sweep=" + path + ": " + e.what());
+      throw UsageError(a.origin + e.what());
     }
   }
-  return options;
+  if (argc > 0) o.passthrough.emplace_back(argv[0]);
+  for (const auto& [name, value] : benchmark) o.passthrough.push_back("--" + name + "=" + value);
+  o.list_only = benchmark.count("benchmark_list_tests") && benchmark["benchmark_list_tests"] == "true";
+  o.min_time_given = benchmark.count("benchmark_min_time") > 0;
+  // Without --benchmark_min_time the suite's own stopping rule decides how
+  // long a case runs: Google Benchmark is satisfied by the first measurement.
+  if (!o.min_time_given) o.passthrough.push_back("--benchmark_min_time=" + normalize_min_time("0.000001"));
+  if (benchmark.count("benchmark_filter")) o.filter = benchmark["benchmark_filter"];
+  return o;
 }
 
-Options parse_command_line(int argc, const char* const* argv) {
-  Options cli;
-  std::optional<int> device;
-  std::optional<bool> l2_flush;
-  if (argc > 0) cli.passthrough.emplace_back(argv[0]);
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    if (is_benchmark_flag(arg)) {
-      cli.list_only = cli.list_only || is_list_tests(arg);
-      cli.passthrough.push_back(arg);
-      continue;
-    }
-    if (arg == "--help" || arg == "-h") {
-      cli.help = true;
-      continue;
-    }
-    if (!starts_with(arg, "--")) throw UsageError("unexpected argument '" + arg + "' (flags look like --name=value)");
-    const auto eq = arg.find('=');
-    const std::string name = arg.substr(2, eq == std::string::npos ? std::string::npos : eq - 2);
-    const bool has_value = eq != std::string::npos;
-    const std::string value = has_value ? arg.substr(eq + 1) : "";
-    if (name == "l2_flush") {
-      l2_flush = has_value ? parse_bool(name, value) : true;
-    } else if (name == "device") {
-      if (!has_value) throw UsageError("--device: expects --device=N");
-      device = parse_device(value);
-    } else if (name == "sweep") {
-      if (!has_value || value.empty()) throw UsageError("--sweep: expects --sweep=FILE.json");
-      cli.sweep_file = value;
-    } else if (const FlagSpec* flag = find_sweep_flag(name)) {
-      if (!has_value) throw UsageError("--" + name + ": expects --" + name + "=LIST");
-      cli.sweep[name] = parse_list(*flag, value);
-    } else {
-      throw UsageError("unknown flag '" + arg + "' (see --help)");
-    }
-  }
-  if (cli.sweep_file.empty()) {
-    cli.device = device.value_or(0);
-    cli.l2_flush = l2_flush.value_or(false);
-    return cli;
-  }
-  // The file pins a sweep; flags on the command line win, key by key.
-  Options merged = parse_sweep_file(cli.sweep_file);
-  for (auto& [name, values] : cli.sweep) merged.sweep[name] = values;
-  if (device) merged.device = *device;
-  if (l2_flush) merged.l2_flush = *l2_flush;
-  merged.sweep_file = cli.sweep_file;
-  merged.help = cli.help;
-  merged.list_only = cli.list_only;
-  merged.passthrough = cli.passthrough;
-  return merged;
-}
-
-std::string usage() {
+std::string usage(const AxisTable& axes) {
   std::ostringstream os;
-  os << "membench: what GPU memory-access patterns cost, measured with CUDA events.\n\n"
-     << "Sweep flags (LIST := ITEM[,ITEM...], ITEM := VALUE | VALUE:VALUE[:+K|:*K],\n"
-     << "            VALUE := integer | 2^K | integer with K/M/G suffix):\n";
-  for (const auto& f : sweep_flags()) {
-    os << "  --" << f.name << "=LIST";
-    os << std::string(f.name.size() < 14 ? 14 - f.name.size() : 1, ' ') << f.help;
-    if (!f.allowed.empty()) os << " {" << join(f.allowed) << "}";
+  os << "membench: what GPU memory accesses cost, measured with CUDA events and checked against a model.\n\n"
+     << "Axis flags fill the case parameters of the same name (LIST := ITEM[,ITEM...],\n"
+     << "ITEM := VALUE | VALUE:VALUE[:+K|:*K], VALUE := integer | 2^K | integer with K/M/G).\n"
+     << "--AXIS=LIST sets every family's axis; --FAMILY.AXIS=LIST one family's (it wins).\n";
+  for (const auto& [domain, uses] : axes.flags()) {
+    os << "  --" << domain.name << "=LIST";
+    if (!domain.allowed.empty()) os << "  {" << join(domain.allowed) << "}";
     os << '\n';
+    for (const auto& use : uses)
+      os << "      " << use.family << ": " << use.axis.help << " (default " << compact(use.axis.defaults) << ")\n";
   }
-  os << "  --device=N             CUDA device ordinal (default 0)\n"
-     << "  --l2_flush             empty the L2 before every timed launch\n"
-     << "  --sweep=FILE.json      read sweep flags from a JSON object; command-line flags win\n\n"
-     << "Google Benchmark's flags work as usual (--benchmark_filter, --benchmark_out, ...):\n";
+  const MeasureOptions d;
+  os << "\nMeasurement:\n"
+     << "  --l2=warm|cold|both      cold: empty the L2 before every timed launch; both: each case twice\n"
+     << "                           (cold cases are named .../l2:cold/...); --l2_flush is --l2=cold\n"
+     << "  --min_batches=N          timed batches a case needs before it may stop (default " << d.min_batches << ")\n"
+     << "  --max_noise=PCT          stop once the per-launch time's relative std. deviation over the\n"
+     << "                           batches is at most PCT (default " << d.max_noise_pct << ")\n"
+     << "  --max_time=SECONDS       per case: stop there and report noisy = 1 (default " << d.max_seconds << ")\n"
+     << "  --throttle=PCT           discard batches that ran below PCT of the peak SM clock (default "
+     << d.throttle_pct << ")\n"
+     << "  --device=N               CUDA device ordinal (default 0)\n"
+     << "  --sweep=FILE.json        any of these flags as a JSON object (Google Benchmark's too, e.g.\n"
+     << "                           \"benchmark_filter\"); flags on the command line win, key by key\n\n"
+     << "Exit status: 0 every selected case ran and verified (cases this GPU cannot run are skipped\n"
+     << "with their reason); 1 at least one case failed (wrong result, CUDA error); 2 usage: a bad\n"
+     << "flag or value, an unreadable sweep file, a filter that is not a regular expression or\n"
+     << "matches no case.\n\n"
+     << "Google Benchmark's flags work as usual (--benchmark_filter, --benchmark_out, ...;\n"
+     << "--benchmark_min_time takes seconds, X or Xs, on every version):\n";
   return os.str();
 }
 
 std::string describe_sweep(const Options& options) {
   nlohmann::json j = nlohmann::json::object();
   for (const auto& [name, values] : options.sweep) j[name] = values;
-  j["l2_flush"] = options.l2_flush;
+  for (const auto& [family, axes] : options.scoped)
+    for (const auto& [axis, values] : axes) j[family + "." + axis] = values;
+  const char* l2[] = {"warm", "cold", "both"};
+  j["l2"] = l2[static_cast<int>(options.measure.l2)];
+  j["min_batches"] = options.measure.min_batches;
+  j["max_noise"] = options.measure.max_noise_pct;
+  j["max_time"] = options.measure.max_seconds;
+  j["throttle"] = options.measure.throttle_pct;
   j["device"] = options.device;
   if (!options.sweep_file.empty()) j["sweep_file"] = options.sweep_file;
   return j.dump();
 }
+
+CaseFilter::CaseFilter(const std::string& spec) {
+  // Google Benchmark's order: "" and "all" become "." first, then a leading
+  // '-' negates what follows.
+  std::string pattern = spec.empty() || spec == "all" ? "." : spec;
+  if (pattern.front() == '-') {
+    negative_ = true;
+    pattern.erase(0, 1);
+  }
+  try {
+    re_ = std::regex(pattern, std::regex_constants::extended);
+  } catch (const std::regex_error& e) {
+    throw UsageError("--benchmark_filter=" + spec + ": not a valid regular expression (" + e.what() + ")");
+  }
+}
+
+bool CaseFilter::matches(const std::string& name) const { return std::regex_search(name, re_) != negative_; }
 
 }  // namespace membench::cli

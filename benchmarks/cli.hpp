@@ -1,6 +1,9 @@
-// The suite's own flags: sweep lists (DESIGN.md grammar), --device,
-// --l2_flush and --sweep=FILE.json. Parsed before Google Benchmark sees argv;
+// The suite's command line: the sweep-list grammar, the axes the families
+// declared, the suite's own measurement flags, --sweep=FILE.json, and a check
+// of Google Benchmark's flags. Parsed before Google Benchmark sees argv;
 // anything wrong is a UsageError whose message is the one line to print.
+// The CLI knows the grammar, not the families: it validates each axis flag
+// against what the families declared.
 //
 //   LIST  := ITEM[,ITEM...]
 //   ITEM  := VALUE | VALUE:VALUE[:STEP]      inclusive range
@@ -11,8 +14,10 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <regex>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace membench::cli {
@@ -21,49 +26,91 @@ struct UsageError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// One sweep flag: its name (= the ArgName it fills), the values it accepts
-// and one line of help.
-struct FlagSpec {
+// One axis of one family: its name (= the ArgName and the flag it fills), the
+// values it accepts, its default list and one line of help.
+struct AxisSpec {
   std::string name;
+  std::string help;
+  std::vector<std::int64_t> defaults;
   std::int64_t min = 1;
   std::int64_t max = INT64_MAX;
   std::vector<std::int64_t> allowed;  // empty: any value in [min, max]
   std::int64_t multiple_of = 1;
-  std::string help;
 };
-const std::vector<FlagSpec>& sweep_flags();
-const FlagSpec* find_sweep_flag(const std::string& name);
 
-// Expands a LIST for `flag` (used in messages as --flag=text) and checks each
-// value against the flag's spec. Duplicates are dropped, order is kept.
-std::vector<std::int64_t> parse_list(const FlagSpec& flag, const std::string& text);
+// Expands a LIST for `axis` (used in messages as --name=text) and checks each
+// value against it. Duplicates are dropped, order is kept.
+std::vector<std::int64_t> parse_list(const AxisSpec& axis, const std::string& text);
+
+// The axis flags: every axis name the families declared, once, with each
+// family's meaning. Families that share an axis name (n) must accept the same
+// values; only their help and defaults differ.
+class AxisTable {
+ public:
+  struct Use {
+    std::string family;
+    AxisSpec axis;
+  };
+  // Throws std::logic_error when two families declare one name with different values.
+  explicit AxisTable(const std::vector<Use>& declared);
+  const AxisSpec* find(const std::string& name) const;                              // the shared domain
+  const AxisSpec* find(const std::string& family, const std::string& name) const;   // one family's axis
+  const std::vector<std::pair<AxisSpec, std::vector<Use>>>& flags() const { return flags_; }
+
+ private:
+  std::vector<std::pair<AxisSpec, std::vector<Use>>> flags_;
+};
+
+enum class L2Mode { warm, cold, both };
+
+// How each case is measured (the suite's own flags).
+struct MeasureOptions {
+  int min_batches = 10;          // --min_batches: timed batches before the noise may stop a case
+  double max_noise_pct = 0.5;    // --max_noise: stop once the batches' relative std. deviation is this low
+  double max_seconds = 0.5;      // --max_time: per case, then stop and report noisy = 1
+  double throttle_pct = 90;      // --throttle: batches below this % of the peak SM clock are discarded
+  L2Mode l2 = L2Mode::warm;      // --l2 (and --l2_flush = --l2=cold)
+};
 
 struct Options {
-  std::map<std::string, std::vector<std::int64_t>> sweep;  // only the flags given
+  std::map<std::string, std::vector<std::int64_t>> sweep;                          // --axis=LIST
+  std::map<std::string, std::map<std::string, std::vector<std::int64_t>>> scoped;  // --family.axis=LIST
+  MeasureOptions measure;
   int device = 0;
-  bool l2_flush = false;
   std::string sweep_file;
   bool help = false;
-  bool list_only = false;               // --benchmark_list_tests
-  std::vector<std::string> passthrough;  // argv[0] and Google Benchmark's flags
+  bool list_only = false;        // --benchmark_list_tests
+  bool min_time_given = false;   // --benchmark_min_time: Google Benchmark's own iteration rule applies too
+  std::string filter;            // --benchmark_filter (empty: every case)
+  std::vector<std::string> passthrough;  // argv[0] and Google Benchmark's flags, checked and normalized
 
-  // The values of `name`, or `fallback` when the flag was not given.
-  std::vector<std::int64_t> values(const std::string& name, const std::vector<std::int64_t>& fallback) const;
+  // The values of a family's axis: --family.axis, else --axis, else `fallback`.
+  std::vector<std::int64_t> values(const std::string& family, const std::string& axis,
+                                   const std::vector<std::int64_t>& fallback) const;
 };
 
-// Parses argv. Google Benchmark flags (--benchmark_*, --v) pass through;
-// anything else that is not ours is refused.
-Options parse_command_line(int argc, const char* const* argv);
+// Parses argv (and the --sweep file it names; flags on the command line win,
+// key by key). Google Benchmark's flags (--benchmark_*, --v) are checked and
+// passed through; anything else that is not ours is refused.
+Options parse_command_line(int argc, const char* const* argv, const AxisTable& axes);
 
-// Reads a --sweep file: a JSON object whose keys are sweep flag names (or
-// "device", "l2_flush") and whose values are a LIST string, a number, or an
-// array of numbers and LIST strings.
-Options parse_sweep_file(const std::string& path);
-
-// The usage text for --help.
-std::string usage();
+// The usage text for --help, made from the declared axes.
+std::string usage(const AxisTable& axes);
 
 // The flags used, as JSON text (for the benchmark context).
 std::string describe_sweep(const Options& options);
+
+// --benchmark_filter as Google Benchmark applies it: an extended regular
+// expression searched in the case name, negated by a leading '-'; "" and
+// "all" match everything.
+class CaseFilter {
+ public:
+  explicit CaseFilter(const std::string& spec);  // throws UsageError when the expression does not compile
+  bool matches(const std::string& name) const;
+
+ private:
+  bool negative_ = false;
+  std::regex re_;
+};
 
 }  // namespace membench::cli

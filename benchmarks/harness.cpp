@@ -1,52 +1,65 @@
 #include "harness.hpp"
 
-#include <algorithm>
-#include <cmath>
-#include <cstdlib>
-#include <sstream>
-
 #include <cuda_profiler_api.h>
 
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <memory>
+#include <optional>
+#include <sstream>
+
+#include "membench/cuda.hpp"
 #include "membench/fidelity.hpp"
 #include "membench/pattern.hpp"
+#include "membench/verify.hpp"
+#include "stopping.hpp"
+
+#ifndef MEMBENCH_GBENCH_VERSION
+#define MEMBENCH_GBENCH_VERSION 10800
+#endif
 
 namespace membench::bench {
 
 namespace {
 
-// Launches shorter than this are timed in batches, captured in a CUDA graph
-// where the case allows it, else enqueued back to back. An event pair around
-// one launch also times the GPU's launch latency (a few microseconds on an
-// H200, 5-10% of a 50 us kernel), so batching pays well beyond the tiny
-// kernels; a batch aims at kBatchTarget of GPU time.
-constexpr double kShortLaunchSeconds = 1e-3;
-constexpr double kBatchTargetSeconds = 2e-3;
+// A batch is the launches between one pair of CUDA events. It aims at
+// kBatchTargetSeconds of GPU time, so the events' own cost and resolution
+// weigh little against it and the noise estimate gets many samples quickly.
+constexpr double kBatchTargetSeconds = 0.5e-3;
 constexpr int kMaxBatch = 1000;
-constexpr long long kClockProbeNs = 200'000;
 
+// ---- the session ----------------------------------------------------------------
+
+struct Session {
+  DeviceInfo device;
+  cli::MeasureOptions measure;
+  std::unique_ptr<Stream> stream;
+  DeviceBuffer<float> flush_scratch;  // twice the L2, zeroed; read before every cold launch
+  DeviceBuffer<float> flush_sink;
+  MappedBuffer<ClockStamp> stamps;    // two batch slots x (before, after)
+  std::string lost;                   // set once a CUDA error has left the context unusable
+  RunSummary summary;
+};
 Session g_session;
 
-// The prepared state of the case being run, kept across Google Benchmark's
-// repeated calls of the same case.
-struct CaseCache {
-  std::string key;
-  std::unique_ptr<Prepared> prepared;
-  std::string failure;
-} g_cache;
+cudaStream_t session_stream() { return g_session.stream->get(); }
 
-std::string case_key(const std::string& base, const benchmark::State& state, std::size_t args) {
-  std::string key = base;
-  for (std::size_t i = 0; i < args; ++i) key += "/" + std::to_string(state.range(i));
-  return key;
+StopRule stop_rule() {
+  const cli::MeasureOptions& m = g_session.measure;
+  return {m.min_batches, m.max_noise_pct, m.max_seconds, m.throttle_pct / 100.0, g_session.device.sm_clock_khz / 1e3};
 }
 
+// ---- a case, prepared and verified once --------------------------------------
+
 // Owns an instantiated graph of `count` back-to-back launches.
-class Batch {
+class Graph {
  public:
-  Batch(const Launch& launch, int count, cudaStream_t stream) {
+  Graph(const CaseDefinition& def, const float* in, float* out, int count, cudaStream_t stream) {
     MEMBENCH_CUDA(cudaStreamBeginCapture(stream, cudaStreamCaptureModeRelaxed));
     cudaError_t rc = cudaSuccess;
-    for (int i = 0; i < count && rc == cudaSuccess; ++i) rc = launch(stream);
+    for (int i = 0; i < count && rc == cudaSuccess; ++i) rc = def.launch(in, out, stream);
     cudaGraph_t graph = nullptr;
     const cudaError_t end = cudaStreamEndCapture(stream, &graph);
     MEMBENCH_CUDA(rc);
@@ -55,158 +68,41 @@ class Batch {
     cudaGraphDestroy(graph);
     MEMBENCH_CUDA(inst);
   }
-  ~Batch() {
+  ~Graph() {
     if (exec_ != nullptr) cudaGraphExecDestroy(exec_);
   }
-  Batch(const Batch&) = delete;
-  Batch& operator=(const Batch&) = delete;
+  Graph(const Graph&) = delete;
+  Graph& operator=(const Graph&) = delete;
   cudaError_t launch(cudaStream_t stream) const { return cudaGraphLaunch(exec_, stream); }
 
  private:
   cudaGraphExec_t exec_ = nullptr;
 };
 
-double seconds_of_one_launch(const Launch& launch, cudaStream_t stream) {
-  Event start, stop;
-  MEMBENCH_CUDA(cudaEventRecord(start.get(), stream));
-  MEMBENCH_CUDA(launch(stream));
-  MEMBENCH_CUDA(cudaEventRecord(stop.get(), stream));
-  return elapsed_ms(start, stop) * 1e-3;
-}
+struct Prepared {
+  CaseDefinition def;
+  DeviceAllocation input, output;
+  std::optional<KernelFacts> facts;
+  int batch_launches = 0;  // decided at the first measurement
+  std::unique_ptr<Graph> graph;
+  bool profiled = false;
 
-double probe_sm_clock_mhz(cudaStream_t stream) {
-  DeviceBuffer<ClockSample> sample(1);
-  MEMBENCH_CUDA(launch_clock_probe(sample.get(), kClockProbeNs, stream));
-  ClockSample host;
-  MEMBENCH_CUDA(cudaMemcpyAsync(&host, sample.get(), sizeof host, cudaMemcpyDeviceToHost, stream));
-  MEMBENCH_CUDA(cudaStreamSynchronize(stream));
-  return clock_mhz(host);
-}
+  const float* in() const { return input.as<float>(); }
+  float* out() const { return output.as<float>(); }
+  cudaError_t launch(cudaStream_t s) const { return def.launch(in(), out(), s); }
+};
 
-void flush_l2(cudaStream_t stream) {
-  const Session& s = session();
-  MEMBENCH_CUDA(launch_l2_flush(s.flush_scratch.get(), s.flush_scratch.size(), s.flush_sink.get(), stream));
-}
+// The case being run, kept across Google Benchmark's repeated calls of it.
+struct CaseCache {
+  std::string key;
+  std::unique_ptr<Prepared> prepared;
+  std::string skip, failure;
+  bool counted = false;
+} g_cache;
 
-// MEMBENCH_PROFILE=K (set by scripts/ncu_check.py): profile K launches per
-// case (1 when the value is not a positive number); 0 when unset.
-int profiled_launches() {
-  static const int k = [] {
-    const char* v = std::getenv("MEMBENCH_PROFILE");
-    if (v == nullptr) return 0;
-    return std::max(1, std::atoi(v));
-  }();
-  return k;
-}
-
-// The timing loop. Two event pairs alternate: the next iteration is queued
-// before the host waits for the current one, so the GPU never idles between
-// a start event and its launch waiting for the host.
-void measure(benchmark::State& state, Prepared& p) {
-  Session& s = session();
-  const cudaStream_t stream = s.stream->get();
-  finish_launch(p.launch(stream));  // untimed warm-up
-  if (!p.profiled && profiled_launches() > 0) {
-    // K launches per case inside the profiler's window, after the warm-up:
-    // `ncu --profile-from-start off` sees exactly them.
-    MEMBENCH_CUDA(cudaProfilerStart());
-    for (int k = 0; k < profiled_launches(); ++k) finish_launch(p.launch(stream));
-    MEMBENCH_CUDA(cudaProfilerStop());
-    p.profiled = true;
-  }
-
-  if (p.launches_per_iteration == 0) {
-    const double one = seconds_of_one_launch(p.launch, stream);
-    p.launches_per_iteration =
-        (one < kShortLaunchSeconds && !s.l2_flush)
-            ? std::clamp(static_cast<int>(std::ceil(kBatchTargetSeconds / std::max(one, 1e-7))), 2, kMaxBatch)
-            : 1;
-  }
-  const int per_iteration = p.launches_per_iteration;
-  std::unique_ptr<Batch> batch;
-  if (per_iteration > 1 && p.graphable) batch = std::make_unique<Batch>(p.launch, per_iteration, stream);
-  const auto timed = [&](cudaStream_t st) {
-    if (batch) return batch->launch(st);
-    cudaError_t rc = cudaSuccess;
-    for (int k = 0; k < per_iteration && rc == cudaSuccess; ++k) rc = p.launch(st);
-    return rc;
-  };
-
-  Event start[2], stop[2];
-  const auto enqueue = [&](int slot) {
-    if (s.l2_flush) flush_l2(stream);
-    MEMBENCH_CUDA(cudaEventRecord(start[slot].get(), stream));
-    MEMBENCH_CUDA(timed(stream));
-    MEMBENCH_CUDA(cudaEventRecord(stop[slot].get(), stream));
-  };
-
-  double total_seconds = 0;
-  std::int64_t iterations = 0;
-  int current = 0;
-  enqueue(current);
-  for (auto _ : state) {
-    enqueue(1 - current);
-    // The whole batch is the iteration, so Google Benchmark sizes its
-    // iteration count on the GPU time it really spends.
-    const double seconds = elapsed_ms(start[current], stop[current]) * 1e-3;
-    state.SetIterationTime(seconds);
-    total_seconds += seconds;
-    ++iterations;
-    current = 1 - current;
-  }
-  MEMBENCH_CUDA(cudaStreamSynchronize(stream));
-  const double mhz = probe_sm_clock_mhz(stream);
-
-  const double launches = static_cast<double>(iterations) * per_iteration;
-  const double rate = total_seconds > 0 ? p.work.bytes * launches / total_seconds : 0;
-  const double peak = p.work.peak_bytes_per_second > 0 ? p.work.peak_bytes_per_second
-                                                       : s.device.dram_peak_bytes_per_second;
-  state.counters["bytes"] = p.work.bytes * per_iteration;  // per iteration, as real_time
-  state.counters["bytes_per_second"] = rate;
-  state.counters["pct_of_peak"] = peak > 0 ? 100.0 * rate / peak : 0;
-  if (p.work.flops >= 0) {
-    state.counters["flops_per_byte"] = p.work.flops / p.work.bytes;
-    state.counters["gflops_per_second"] = total_seconds > 0 ? p.work.flops * launches / total_seconds * 1e-9 : 0;
-  }
-  for (const auto& m : p.work.model) state.counters[m.name] = m.value;
-  state.counters["sm_clock_mhz"] = mhz;
-  state.counters["throttled"] = is_throttled(mhz, s.device.sm_clock_khz / 1e3) ? 1 : 0;
-  state.counters["launches_per_iteration"] = per_iteration;
-}
-
-double cv(const std::vector<double>& v) {
-  if (v.size() < 2) return 0;
-  double mean = 0;
-  for (double x : v) mean += x;
-  mean /= static_cast<double>(v.size());
-  if (mean == 0) return 0;
-  double var = 0;
-  for (double x : v) var += (x - mean) * (x - mean);
-  var /= static_cast<double>(v.size() - 1);
-  return std::sqrt(var) / mean;
-}
-
-}  // namespace
-
-Session& session() { return g_session; }
-
-void start_session(int device, bool l2_flush) {
-  MEMBENCH_CUDA(cudaSetDevice(device));
-  g_session.device = query_device(device);
-  g_session.l2_flush = l2_flush;
-  g_session.stream = std::make_unique<Stream>();
-  if (l2_flush) {
-    // Twice the L2, zeroed: reading it leaves the L2 full of clean lines.
-    const std::size_t floats = 2 * g_session.device.l2_bytes / sizeof(float);
-    g_session.flush_scratch = DeviceBuffer<float>(floats);
-    g_session.flush_sink = DeviceBuffer<float>(1);
-    MEMBENCH_CUDA(cudaMemset(g_session.flush_scratch.get(), 0, g_session.flush_scratch.bytes()));
-  }
-}
-
-void end_session() {
-  g_cache = CaseCache{};
-  g_session = Session{};
+void finish(cudaError_t launched) {
+  MEMBENCH_CUDA(launched);
+  MEMBENCH_CUDA(cudaStreamSynchronize(session_stream()));
 }
 
 void require_device_memory(double bytes) {
@@ -217,69 +113,339 @@ void require_device_memory(double bytes) {
     std::ostringstream os;
     os.precision(3);
     os << "does not fit: needs " << bytes / (1 << 30) << " GiB of device memory, "
-       << static_cast<double>(free_bytes) / (1 << 30) << " GiB free of "
-       << static_cast<double>(total_bytes) / (1 << 30) << " GiB";
+       << static_cast<double>(free_bytes) / (1 << 30) << " GiB free of " << static_cast<double>(total_bytes) / (1 << 30)
+       << " GiB";
     throw CaseSkipped(os.str());
   }
 }
 
-InOut allocate_in_out(Prepared& p, std::size_t count, std::uint32_t seed) {
-  require_device_memory(2.0 * sizeof(float) * static_cast<double>(count));
-  InOut io{p.allocate<float>(count), p.allocate<float>(count)};
-  const cudaStream_t stream = session().stream->get();
-  MEMBENCH_CUDA(launch_fill_pattern(io.in, count, seed, stream));
-  MEMBENCH_CUDA(launch_poison(io.out, count * sizeof(float), stream));
-  return io;
-}
-
-void corrupt_for_test(const float* device, std::size_t count) {
+// Test hook: MEMBENCH_TEST_CORRUPT=1 zeroes the middle output element before
+// the copy-back, so the tests can prove that a wrong result becomes an error.
+void corrupt_for_test(float* device, std::size_t count) {
   static const bool corrupt = std::getenv("MEMBENCH_TEST_CORRUPT") != nullptr;
-  if (corrupt && count > 0) MEMBENCH_CUDA(cudaMemset(const_cast<float*>(device) + count / 2, 0, sizeof(float)));
+  if (corrupt && count > 0) MEMBENCH_CUDA(cudaMemset(device + count / 2, 0, sizeof(float)));
 }
 
-void finish_launch(cudaError_t launched) {
-  MEMBENCH_CUDA(launched);
-  MEMBENCH_CUDA(cudaStreamSynchronize(session().stream->get()));
+void verify(const Prepared& p) {
+  corrupt_for_test(p.out(), p.def.output_floats);
+  const std::vector<float> got = copy_to_host(p.out(), p.def.output_floats);
+  if (auto bad = all_mismatches(got, p.def.expected)) throw CaseFailed(describe(*bad, "out"));
 }
 
-void run_case(benchmark::State& state, const std::string& key,
-              const std::function<void(Prepared&, benchmark::State&)>& prepare) {
+// Allocate, fill, poison, launch once, verify.
+std::unique_ptr<Prepared> prepare(const Define& define, const CaseArgs& args) {
+  auto p = std::make_unique<Prepared>();
+  p->def = define(args);
+  const CaseDefinition& def = p->def;
+  require_device_memory(sizeof(float) * static_cast<double>(def.input_floats + def.output_floats));
+  p->input = DeviceAllocation(def.input_floats * sizeof(float));
+  p->output = DeviceAllocation(def.output_floats * sizeof(float));
+  const cudaStream_t stream = session_stream();
+  MEMBENCH_CUDA(launch_fill_pattern(p->input.as<float>(), def.input_floats, def.seed, stream));
+  MEMBENCH_CUDA(launch_poison(p->out(), p->output.bytes(), stream));
+  finish(p->launch(stream));
+  verify(*p);
+  if (def.shape.function != nullptr) {
+    KernelFacts facts;
+    MEMBENCH_CUDA(kernel_facts(def.shape, &facts));
+    p->facts = facts;
+  }
+  return p;
+}
+
+// ---- timing --------------------------------------------------------------------
+
+// MEMBENCH_PROFILE=K (set by scripts/ncu_check.py): K launches per case inside
+// cudaProfilerStart/Stop, after the warm-up, so `ncu --profile-from-start off`
+// sees exactly them; 0 when unset.
+int profiled_launches() {
+  static const int k = [] {
+    const char* v = std::getenv("MEMBENCH_PROFILE");
+    return v == nullptr ? 0 : std::max(1, std::atoi(v));
+  }();
+  return k;
+}
+
+void warm_up(Prepared& p) {
+  finish(p.launch(session_stream()));
+  if (p.profiled || profiled_launches() == 0) return;
+  MEMBENCH_CUDA(cudaProfilerStart());
+  for (int k = 0; k < profiled_launches(); ++k) finish(p.launch(session_stream()));
+  MEMBENCH_CUDA(cudaProfilerStop());
+  p.profiled = true;
+}
+
+// Launches per batch: enough for kBatchTargetSeconds, one when every launch
+// must start with a cold L2; batches of several launches replay a CUDA graph
+// where the case allows it.
+void size_batches(Prepared& p, bool cold) {
+  if (p.batch_launches > 0) return;
+  const cudaStream_t stream = session_stream();
+  int launches = 1;
+  if (!cold) {
+    Event start, stop;
+    MEMBENCH_CUDA(cudaEventRecord(start.get(), stream));
+    MEMBENCH_CUDA(p.launch(stream));
+    MEMBENCH_CUDA(cudaEventRecord(stop.get(), stream));
+    const double one = std::max(elapsed_ms(start, stop) * 1e-3, 1e-7);
+    launches = std::clamp(static_cast<int>(std::ceil(kBatchTargetSeconds / one)), 1, kMaxBatch);
+  }
+  if (launches > 1 && p.def.graphable) p.graph = std::make_unique<Graph>(p.def, p.in(), p.out(), launches, stream);
+  p.batch_launches = launches;
+}
+
+// Enqueues batches into two alternating slots, so the next batch is queued
+// before the host waits for the current one. Per slot: [flush,] clock stamp,
+// start event, the launches, stop event, clock stamp, done event.
+class BatchTimer {
+ public:
+  BatchTimer(const Prepared& p, bool cold) : p_(p), cold_(cold) {}
+
+  void enqueue(int slot) {
+    const cudaStream_t stream = session_stream();
+    ClockStamp* stamps = g_session.stamps.device() + 2 * slot;
+    g_session.stamps.host()[2 * slot] = ClockStamp{};
+    g_session.stamps.host()[2 * slot + 1] = ClockStamp{};
+    if (cold_) {
+      MEMBENCH_CUDA(launch_l2_flush(g_session.flush_scratch.get(), g_session.flush_scratch.size(),
+                                    g_session.flush_sink.get(), stream));
+    }
+    MEMBENCH_CUDA(launch_clock_stamp(stamps, g_session.device.sm_count, stream));
+    MEMBENCH_CUDA(cudaEventRecord(start_[slot].get(), stream));
+    if (p_.graph) {
+      MEMBENCH_CUDA(p_.graph->launch(stream));
+    } else {
+      for (int k = 0; k < p_.batch_launches; ++k) MEMBENCH_CUDA(p_.launch(stream));
+    }
+    MEMBENCH_CUDA(cudaEventRecord(stop_[slot].get(), stream));
+    MEMBENCH_CUDA(launch_clock_stamp(stamps + 1, g_session.device.sm_count, stream));
+    MEMBENCH_CUDA(cudaEventRecord(done_[slot].get(), stream));
+  }
+
+  BatchSample wait(int slot) {
+    MEMBENCH_CUDA(cudaEventSynchronize(done_[slot].get()));
+    const ClockStamp* stamps = g_session.stamps.host() + 2 * slot;
+    return {elapsed_ms(start_[slot], stop_[slot]) * 1e-3, p_.batch_launches, clock_mhz(stamps[0], stamps[1])};
+  }
+
+ private:
+  const Prepared& p_;
+  bool cold_;
+  Event start_[2], stop_[2], done_[2];
+};
+
+// Timed batches until Google Benchmark has its `target` launches and the
+// noise or the time limit says stop.
+std::vector<BatchSample> collect(const Prepared& p, bool cold, std::int64_t target) {
+  const StopRule rule = stop_rule();
+  const auto began = std::chrono::steady_clock::now();
+  BatchTimer timer(p, cold);
+  std::vector<BatchSample> batches;
+  std::int64_t launches = 0;
+  int slot = 0;
+  timer.enqueue(slot);
+  for (bool stop = false; !stop;) {
+    const BatchSample done = timer.wait(slot);
+    batches.push_back(done);
+    launches += done.launches;
+    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
+    stop = should_stop(summarize(batches, rule), launches, target, elapsed, rule);
+    slot = 1 - slot;
+    if (!stop) timer.enqueue(slot);
+  }
+  return batches;
+}
+
+// ---- reporting -----------------------------------------------------------------
+
+void report_skip(benchmark::State& state, const std::string& why) {
+#if MEMBENCH_GBENCH_VERSION >= 10800
+  state.SkipWithMessage(why.c_str());
+#else
+  state.SkipWithError(("skipped: " + why).c_str());  // Google Benchmark 1.7 knows no other kind of skip
+#endif
+}
+
+std::string describe_throttle(const BatchSummary& s, const StopRule& rule) {
+  std::ostringstream os;
+  os.precision(4);
+  os << "throttled: " << s.throttled_batches << " of " << s.throttled_batches + s.clean_batches
+     << " batches ran below " << rule.throttle_fraction * 100 << "% of the " << rule.peak_mhz << " MHz peak SM clock";
+  return os.str();
+}
+
+void set_counters(benchmark::State& state, const Prepared& p, const BatchSummary& s, const StopRule& rule) {
+  const Work& w = p.def.work;
+  const double rate = s.clean_seconds > 0 ? w.bytes * static_cast<double>(s.clean_launches) / s.clean_seconds : 0;
+  const double peak = w.peak_bytes_per_second > 0 ? w.peak_bytes_per_second : g_session.device.dram_peak_bytes_per_second;
+  auto& c = state.counters;
+  c["bytes"] = w.bytes;  // per launch, like real_time
+  c["bytes_per_second"] = rate;
+  c["pct_of_peak"] = peak > 0 ? 100.0 * rate / peak : 0;
+  if (w.flops >= 0) {
+    c["flops_per_byte"] = w.flops / w.bytes;
+    c["gflops_per_second"] = s.clean_seconds > 0 ? w.flops * static_cast<double>(s.clean_launches) / s.clean_seconds * 1e-9 : 0;
+  }
+  for (const auto& m : w.model) c[m.name] = m.value;
+  c["noise_pct"] = std::isfinite(s.noise_pct) ? s.noise_pct : -1;
+  c["noisy"] = converged(s, rule) ? 0 : 1;
+  c["batches"] = s.clean_batches;
+  c["batch_launches"] = p.batch_launches;
+  c["throttled_batches"] = s.throttled_batches;
+  c["sm_clock_mhz"] = s.clock_mhz;
+  if (p.facts) {
+    c["grid"] = p.def.shape.grid;
+    c["block"] = p.def.shape.block;
+    c["blocks_per_sm"] = p.facts->blocks_per_sm;
+    c["registers"] = p.facts->registers;
+    c["smem_per_block"] = static_cast<double>(p.facts->smem_per_block);
+  }
+  if (s.throttled_batches > 0 && s.clean_batches < rule.min_batches) state.SetLabel(describe_throttle(s, rule));
+}
+
+// Google Benchmark sees one iteration per launch: the first KeepRunningBatch
+// starts its timers, the batches run, and the rest of the launches are
+// accounted in one more batch, so `iterations` is the number of launches and
+// real_time (the CUDA-event time) and cpu_time are per launch.
+void measure(benchmark::State& state, Prepared& p, bool cold) {
+  warm_up(p);
+  size_batches(p, cold);
+  const benchmark::IterationCount target = state.max_iterations;
+  if (!state.KeepRunningBatch(1)) return;
+  const StopRule rule = stop_rule();
+  const BatchSummary s = summarize(collect(p, cold, target), rule);
+  if (s.clean_launches == 0) {
+    report_skip(state, describe_throttle(s, rule) + "; no batch is left to report");
+    return;
+  }
+  // Throttled batches are dropped; if fewer launches than Google Benchmark
+  // asked for are left, the time is scaled so the per-launch time holds.
+  const benchmark::IterationCount reported = std::max<benchmark::IterationCount>(s.clean_launches, target);
+  state.SetIterationTime(s.clean_seconds * static_cast<double>(reported) / static_cast<double>(s.clean_launches));
+  if (reported > 1) state.KeepRunningBatch(reported - 1);
+  while (state.KeepRunningBatch(1)) {
+  }
+  set_counters(state, p, s, rule);
+}
+
+std::string case_key(const std::string& name, const CaseArgs& args, const std::vector<std::string>& arg_names) {
+  std::string key = name;
+  for (const auto& a : arg_names) key += "/" + a + ":" + std::to_string(args[a]);
+  return key;
+}
+
+// A CUDA error that survives a synchronize has left the context unusable:
+// every later case would fail for this one's reason.
+void note_failure(const std::string& key, const std::string& message) {
+  if (!g_cache.counted) g_session.summary.failures.push_back(key + ": " + message);
+  g_cache.counted = true;
+  cudaGetLastError();
+  if (cudaDeviceSynchronize() != cudaSuccess && g_session.lost.empty()) g_session.lost = key + ": " + message;
+}
+
+void run_case(benchmark::State& state, const std::string& name, const std::vector<std::string>& arg_names,
+              const Define& define, bool cold) {
+  const CaseArgs args(arg_names, state);
+  const std::string key = case_key(name, args, arg_names);
   try {
     if (g_cache.key != key) {
       g_cache = CaseCache{};  // frees the previous case's buffers first
       g_cache.key = key;
-      auto prepared = std::make_unique<Prepared>();
-      try {
-        prepare(*prepared, state);
-        g_cache.prepared = std::move(prepared);
-      } catch (const CaseSkipped& e) {
-        g_cache.failure = e.what();
+      if (!g_session.lost.empty()) {
+        g_cache.failure = "not run: the CUDA context was lost after " + g_session.lost;
+      } else {
+        try {
+          g_cache.prepared = prepare(define, args);
+        } catch (const CaseSkipped& e) {
+          g_cache.skip = e.what();
+        } catch (const CaseFailed& e) {
+          g_cache.failure = e.what();
+        }
       }
+    }
+    if (!g_cache.skip.empty()) {
+      if (!g_cache.counted) ++g_session.summary.skipped;
+      g_cache.counted = true;
+      report_skip(state, g_cache.skip);
+      return;
     }
     if (!g_cache.failure.empty()) {
       state.SkipWithError(g_cache.failure.c_str());
+      note_failure(key, g_cache.failure);
       return;
     }
-    measure(state, *g_cache.prepared);
+    measure(state, *g_cache.prepared, cold);
+    if (!g_cache.counted) ++g_session.summary.measured;
+    g_cache.counted = true;
   } catch (const std::exception& e) {
-    g_cache = CaseCache{};
-    cudaGetLastError();  // clear a non-sticky error so later cases can run
     const std::string message = std::string("CUDA failure: ") + e.what();
+    g_cache.prepared.reset();
+    g_cache.failure = message;
     state.SkipWithError(message.c_str());
+    note_failure(key, message);
   }
 }
 
-void register_case(const std::string& name, const std::vector<std::string>& arg_names,
-                   const std::vector<std::vector<std::int64_t>>& axes,
-                   const std::function<void(Prepared&, benchmark::State&)>& prepare) {
-  const std::size_t args = axes.size();
-  auto* b = benchmark::RegisterBenchmark(name.c_str(), [name, args, prepare](benchmark::State& state) {
-    run_case(state, case_key(name, state, args), prepare);
-  });
-  b->ArgsProduct(axes)->ArgNames(arg_names)->UseManualTime()->Unit(benchmark::kMicrosecond);
-#if !MEMBENCH_BENCHMARK_HAS_CV
-  b->ComputeStatistics("cv", cv, benchmark::StatisticUnit::kPercentage);
-#endif
+}  // namespace
+
+std::int64_t CaseArgs::operator[](const std::string& name) const {
+  for (std::size_t i = 0; i < names_.size(); ++i)
+    if (names_[i] == name) return state_.range(i);
+  throw std::logic_error("case has no axis '" + name + "'");
 }
+
+std::vector<std::string> register_case(const std::string& name, const std::vector<std::string>& arg_names,
+                                       const std::vector<std::vector<std::int64_t>>& axes, const Define& define,
+                                       const cli::Options& options) {
+  std::vector<bool> modes;
+  if (options.measure.l2 != cli::L2Mode::cold) modes.push_back(false);
+  if (options.measure.l2 != cli::L2Mode::warm) modes.push_back(true);
+  std::vector<std::string> names;
+  for (const bool cold : modes) {
+    const std::string full = cold ? name + "/l2:cold" : name;
+    auto* b = benchmark::RegisterBenchmark(full.c_str(), [full, arg_names, define, cold](benchmark::State& state) {
+      run_case(state, full, arg_names, define, cold);
+    });
+    b->ArgsProduct(axes)->ArgNames(arg_names)->UseManualTime()->Unit(benchmark::kMicrosecond);
+    // The names Google Benchmark gives them (its ArgsProduct varies the first axis fastest).
+    std::vector<std::size_t> index(axes.size(), 0);
+    for (bool more = !axes.empty(); more;) {
+      std::string case_name = full;
+      for (std::size_t a = 0; a < axes.size(); ++a) case_name += "/" + arg_names[a] + ":" + std::to_string(axes[a][index[a]]);
+      names.push_back(case_name + "/manual_time");
+      std::size_t a = 0;
+      while (a < axes.size() && ++index[a] == axes[a].size()) index[a++] = 0;
+      more = a < axes.size();
+    }
+  }
+  return names;
+}
+
+void start_session(int device, const cli::MeasureOptions& measure) {
+  MEMBENCH_CUDA(cudaSetDevice(device));
+  g_session.device = query_device(device);
+  g_session.measure = measure;
+  g_session.stream = std::make_unique<Stream>();
+  g_session.stamps = MappedBuffer<ClockStamp>(4);
+  if (measure.l2 != cli::L2Mode::warm) {
+    // Twice the L2, zeroed: reading it leaves the L2 full of clean lines.
+    const std::size_t floats = 2 * g_session.device.l2_bytes / sizeof(float);
+    g_session.flush_scratch = DeviceBuffer<float>(floats);
+    g_session.flush_sink = DeviceBuffer<float>(1);
+    MEMBENCH_CUDA(cudaMemset(g_session.flush_scratch.get(), 0, g_session.flush_scratch.bytes()));
+  }
+}
+
+void end_session() {
+  g_cache = CaseCache{};
+  g_session.stream.reset();
+  g_session.flush_scratch = DeviceBuffer<float>();
+  g_session.flush_sink = DeviceBuffer<float>();
+  g_session.stamps = MappedBuffer<ClockStamp>();
+}
+
+const DeviceInfo& session_device() { return g_session.device; }
+
+const RunSummary& run_summary() { return g_session.summary; }
 
 }  // namespace membench::bench

@@ -1,8 +1,9 @@
-// The measuring harness every family uses: one session (device, stream,
-// flush buffer), a per-case cache of prepared and verified buffers, and one
-// timing loop that owns CUDA events, L2 flushing, batching of short launches,
-// the clock probe and every counter. Bandwidth is computed here and nowhere
-// else.
+// The measuring harness every family uses. A family describes a case (what
+// to allocate, how to launch, the host reference, bytes and model counters);
+// the harness owns the skeleton: allocate, fill, poison, launch once, verify,
+// then time batches of launches with CUDA events until the noise is low
+// enough, watch the SM clock over each batch, and report per-launch numbers
+// and every counter. Bandwidth is computed here and nowhere else.
 #pragma once
 
 #include <benchmark/benchmark.h>
@@ -11,31 +12,28 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
-#include <memory>
 #include <stdexcept>
 #include <string>
-#include <utility>
 #include <vector>
 
-#include "membench/cuda.hpp"
+#include "cli.hpp"
 #include "membench/device_info.hpp"
-#include "membench/verify.hpp"
+#include "membench/kernel_shape.hpp"
 
 namespace membench::bench {
 
-// Process-wide state, set up by main once a device is chosen.
-struct Session {
-  DeviceInfo device;
-  bool l2_flush = false;
-  std::unique_ptr<Stream> stream;
-  DeviceBuffer<float> flush_scratch;
-  DeviceBuffer<float> flush_sink;
+// A case that cannot run on this GPU or build (too large, feature missing):
+// reported as skipped with the message, the run goes on, the exit status is
+// not affected.
+struct CaseSkipped : std::runtime_error {
+  using std::runtime_error::runtime_error;
 };
-Session& session();
-void start_session(int device, bool l2_flush);
-void end_session();
 
-using Launch = std::function<cudaError_t(cudaStream_t)>;
+// A case that ran and is wrong (verification mismatch): reported as an error,
+// and the exit status becomes 1.
+struct CaseFailed : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
 
 struct ModelCounter {
   std::string name;
@@ -50,69 +48,56 @@ struct Work {
   std::vector<ModelCounter> model;   // reported as counters beside the measurement
 };
 
-// A case ready to time.
-class Prepared {
- public:
-  template <class T>
-  T* allocate(std::size_t count) {
-    memory_.emplace_back(count * sizeof(T));
-    return memory_.back().as<T>();
-  }
-  Launch launch;
+// Everything the harness needs to run one case. `launch` reads `in` (input
+// floats filled with pattern_value(i, seed)) and writes `out` (output floats,
+// poisoned first); out[i] must then equal expected(i) bit for bit (poison for
+// elements that must stay unwritten). `expected` must be a pure function: it
+// is called from several threads.
+struct CaseDefinition {
+  std::size_t input_floats = 0;
+  std::size_t output_floats = 0;
+  std::uint32_t seed = 1;
+  std::function<cudaError_t(const float* in, float* out, cudaStream_t)> launch;
+  std::function<float(std::size_t i)> expected;
+  KernelShape shape;      // for the occupancy counters (function == nullptr: none)
+  bool graphable = true;  // may a batch of launches be captured in a CUDA graph?
   Work work;
-  int launches_per_iteration = 0;  // decided at the first measurement
-  bool graphable = true;           // may a batch be captured in a CUDA graph (else: enqueued one by one)?
-  bool profiled = false;           // MEMBENCH_PROFILE: the profiled launches are done
+};
+
+// The values of a case's axes, by name.
+class CaseArgs {
+ public:
+  CaseArgs(const std::vector<std::string>& names, const benchmark::State& state) : names_(names), state_(state) {}
+  std::int64_t operator[](const std::string& name) const;
+  std::size_t size(const std::string& name) const { return static_cast<std::size_t>((*this)[name]); }
+  int integer(const std::string& name) const { return static_cast<int>((*this)[name]); }
 
  private:
-  std::vector<DeviceAllocation> memory_;
+  const std::vector<std::string>& names_;
+  const benchmark::State& state_;
 };
 
-// Thrown by a prepare function for a case that cannot or must not be timed;
-// the message becomes the case's error_message in the JSON.
-struct CaseSkipped : std::runtime_error {
-  using std::runtime_error::runtime_error;
+using Define = std::function<CaseDefinition(const CaseArgs&)>;
+
+// Registers `name` (family/variant) over the product of `axes` with these
+// ArgNames, manual time and per-launch iterations, once for the warm L2 and,
+// with --l2=cold|both, once more as name/l2:cold. Returns the full names of
+// the cases registered (what --benchmark_filter sees).
+std::vector<std::string> register_case(const std::string& name, const std::vector<std::string>& arg_names,
+                                       const std::vector<std::vector<std::int64_t>>& axes, const Define& define,
+                                       const cli::Options& options);
+
+// Process-wide state, set up by main once a device is chosen.
+void start_session(int device, const cli::MeasureOptions& measure);
+void end_session();
+const DeviceInfo& session_device();
+
+// What the run came to: failed cases make the exit status 1.
+struct RunSummary {
+  int measured = 0;
+  int skipped = 0;
+  std::vector<std::string> failures;  // "case: message"
 };
-
-// Skips the case unless `bytes` of device memory are free (with headroom).
-void require_device_memory(double bytes);
-
-// The usual pair: `count` floats of input filled with pattern_value(i, seed)
-// and `count` floats of poisoned output, owned by `p` (the case is skipped
-// when they do not fit).
-struct InOut {
-  float* in;
-  float* out;
-};
-InOut allocate_in_out(Prepared& p, std::size_t count, std::uint32_t seed);
-
-// Copies `count` floats back and compares them bit for bit with expected(i);
-// throws CaseSkipped naming the first bad index and both values.
-// Test hook: MEMBENCH_TEST_CORRUPT=1 zeroes the middle element before the
-// copy-back, so the tests can prove that a wrong result becomes an error.
-void corrupt_for_test(const float* device, std::size_t count);
-
-template <class Expected>
-void verify_output(const float* device, std::size_t count, const std::string& array_name, Expected&& expected) {
-  corrupt_for_test(device, count);
-  const std::vector<float> got = copy_to_host(device, count);
-  if (auto bad = first_mismatch(got, std::forward<Expected>(expected))) throw CaseSkipped(describe(*bad, array_name));
-}
-
-// Runs one case. `prepare` allocates, fills the input, poisons the output,
-// launches once and verifies; it runs once per case (Google Benchmark calls a
-// case several times while it sizes the iteration count) and its buffers are
-// freed when the next case starts. Then the launch is timed.
-void run_case(benchmark::State& state, const std::string& base_name,
-              const std::function<void(Prepared&, benchmark::State&)>& prepare);
-
-// Registers `name` over the product of `axes` with these ArgNames, manual
-// time, microseconds, and (where Google Benchmark lacks it) a cv statistic.
-void register_case(const std::string& name, const std::vector<std::string>& arg_names,
-                   const std::vector<std::vector<std::int64_t>>& axes,
-                   const std::function<void(Prepared&, benchmark::State&)>& prepare);
-
-// Synchronizes the session stream and surfaces any launch error.
-void finish_launch(cudaError_t launched);
+const RunSummary& run_summary();
 
 }  // namespace membench::bench

@@ -1,14 +1,17 @@
-// membench: parses the suite's sweep flags, registers every family's cases,
-// and hands the rest of argv to Google Benchmark. Bad flags are refused with
-// one line and exit code 2 before anything touches the GPU.
+// membench: reads the command line against the axes the families declared,
+// registers every family's cases, and hands the rest of argv to Google
+// Benchmark. Exit status: 0 every selected case ran and verified (skips
+// included), 1 a case failed, 2 usage. Usage errors are refused with one line
+// before anything touches the GPU.
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
 #include <iostream>
 #include <string>
 #include <vector>
 
 #include "cli.hpp"
-#include "families.hpp"
+#include "family.hpp"
 #include "harness.hpp"
 #include "membench/cuda.hpp"
 #include "membench/device_info.hpp"
@@ -19,77 +22,111 @@
 
 namespace {
 
-void add_context(const membench::cli::Options& options) {
-  const membench::DeviceInfo& d = membench::bench::session().device;
-  benchmark::AddCustomContext("membench_version", MEMBENCH_VERSION);
-  benchmark::AddCustomContext("gpu_name", d.name);
-  benchmark::AddCustomContext("gpu_ordinal", std::to_string(d.ordinal));
-  benchmark::AddCustomContext("compute_capability", std::to_string(d.cc_major) + "." + std::to_string(d.cc_minor));
-  benchmark::AddCustomContext("sm_count", std::to_string(d.sm_count));
-  benchmark::AddCustomContext("l2_bytes", std::to_string(d.l2_bytes));
-  benchmark::AddCustomContext("global_memory_bytes", std::to_string(d.global_mem_bytes));
-  benchmark::AddCustomContext("memory_clock_khz", std::to_string(d.mem_clock_khz));
-  benchmark::AddCustomContext("memory_bus_bits", std::to_string(d.bus_width_bits));
-  benchmark::AddCustomContext("dram_peak_bytes_per_second", std::to_string(d.dram_peak_bytes_per_second));
-  benchmark::AddCustomContext("smem_peak_bytes_per_second", std::to_string(d.smem_peak_bytes_per_second));
-  benchmark::AddCustomContext("sm_clock_peak_mhz", std::to_string(d.sm_clock_khz / 1000));
-  benchmark::AddCustomContext("driver_version", membench::cuda_version_string(d.driver_version));
-  benchmark::AddCustomContext("runtime_version", membench::cuda_version_string(d.runtime_version));
-  benchmark::AddCustomContext("l2_flush", options.l2_flush ? "true" : "false");
-  benchmark::AddCustomContext("sweep", membench::cli::describe_sweep(options));
+namespace mb = membench;
+
+constexpr int kUsage = 2;
+constexpr int kFailed = 1;
+
+void add_context(const mb::cli::Options& options) {
+  const mb::DeviceInfo& d = mb::bench::session_device();
+  const auto add = [](const char* key, const std::string& value) { benchmark::AddCustomContext(key, value); };
+  add("membench_version", MEMBENCH_VERSION);
+  add("gpu_name", d.name);
+  add("gpu_ordinal", std::to_string(d.ordinal));
+  add("compute_capability", std::to_string(d.cc_major) + "." + std::to_string(d.cc_minor));
+  add("sm_count", std::to_string(d.sm_count));
+  add("l2_bytes", std::to_string(d.l2_bytes));
+  add("global_memory_bytes", std::to_string(d.global_mem_bytes));
+  add("memory_clock_khz", std::to_string(d.mem_clock_khz));
+  add("memory_bus_bits", std::to_string(d.bus_width_bits));
+  add("dram_peak_bytes_per_second", std::to_string(d.dram_peak_bytes_per_second));
+  add("smem_peak_bytes_per_second", std::to_string(d.smem_peak_bytes_per_second));
+  add("sm_clock_peak_mhz", std::to_string(d.sm_clock_khz / 1000));
+  add("driver_version", mb::cuda_version_string(d.driver_version));
+  add("runtime_version", mb::cuda_version_string(d.runtime_version));
+  add("sweep", mb::cli::describe_sweep(options));
+}
+
+std::vector<char*> as_argv(std::vector<std::string>& args) {
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  return argv;
+}
+
+// The run's verdict on stderr, and the exit status it stands for.
+int summarize(std::size_t selected) {
+  const mb::bench::RunSummary& s = mb::bench::run_summary();
+  if (!s.failures.empty()) {
+    std::cerr << "membench: " << s.failures.size() << " of " << selected << " cases failed; first: " << s.failures.front()
+              << '\n';
+    return kFailed;
+  }
+  if (s.skipped > 0) std::cerr << "membench: " << s.skipped << " of " << selected << " cases skipped (see their messages)\n";
+  return 0;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  namespace mb = membench;
   mb::cli::Options options;
+  const mb::cli::AxisTable axes = mb::bench::axis_table();
   try {
-    options = mb::cli::parse_command_line(argc, argv);
+    options = mb::cli::parse_command_line(argc, argv, axes);
   } catch (const mb::cli::UsageError& e) {
     std::cerr << "membench: " << e.what() << '\n';
-    return 2;
+    return kUsage;
   }
-
-  mb::bench::register_global(options);
-  mb::bench::register_layout(options);
-  mb::bench::register_shared(options);
-  mb::bench::register_async(options);
+  const std::vector<std::string> names = mb::bench::register_families(options);
 
   std::vector<std::string> args = options.passthrough;
   if (options.help) {
-    std::cout << mb::cli::usage();
-    args.emplace_back("--help");
+    std::cout << mb::cli::usage(axes);
+    args.emplace_back("--help");  // Google Benchmark prints its own flags and exits 0
   }
-  std::vector<char*> argv_bm;
-  for (auto& a : args) argv_bm.push_back(a.data());
-  int argc_bm = static_cast<int>(argv_bm.size());
-  argv_bm.push_back(nullptr);
+  std::vector<char*> argv_bm = as_argv(args);
+  int argc_bm = static_cast<int>(argv_bm.size()) - 1;
   benchmark::Initialize(&argc_bm, argv_bm.data());
-  if (benchmark::ReportUnrecognizedArguments(argc_bm, argv_bm.data())) return 2;
+  if (benchmark::ReportUnrecognizedArguments(argc_bm, argv_bm.data())) return kUsage;
 
-  if (!options.list_only) {
-    std::string why;
-    const int devices = mb::visible_devices(&why);
-    if (devices == 0) {
-      std::cerr << "membench: no CUDA device visible (" << why << "); nothing to measure\n";
-      return 1;
-    }
-    if (options.device >= devices) {
-      std::cerr << "membench: --device=" << options.device << ": only " << devices << " device(s) visible\n";
-      return 2;
-    }
-    try {
-      mb::bench::start_session(options.device, options.l2_flush);
-    } catch (const std::exception& e) {
-      std::cerr << "membench: cannot use device " << options.device << ": " << e.what() << '\n';
-      return 1;
-    }
-    add_context(options);
+  // The filter as Google Benchmark will apply it (flag or environment).
+  std::size_t selected = 0;
+  try {
+    const mb::cli::CaseFilter filter(benchmark::GetBenchmarkFilter());
+    selected = static_cast<std::size_t>(std::count_if(names.begin(), names.end(), [&](const auto& n) { return filter.matches(n); }));
+  } catch (const mb::cli::UsageError& e) {
+    std::cerr << "membench: " << e.what() << '\n';
+    return kUsage;
+  }
+  if (selected == 0) {
+    std::cerr << "membench: --benchmark_filter=" << benchmark::GetBenchmarkFilter()
+              << " matches no case (see --benchmark_list_tests)\n";
+    return kUsage;
+  }
+  if (options.list_only) {
+    benchmark::RunSpecifiedBenchmarks();
+    return 0;
   }
 
+  std::string why;
+  const int devices = mb::visible_devices(&why);
+  if (devices == 0) {
+    std::cerr << "membench: no CUDA device visible: " << why << "; nothing to measure\n";
+    return kFailed;
+  }
+  if (options.device >= devices) {
+    std::cerr << "membench: --device=" << options.device << ": only " << devices << " device(s) visible\n";
+    return kUsage;
+  }
+  try {
+    mb::bench::start_session(options.device, options.measure);
+  } catch (const std::exception& e) {
+    std::cerr << "membench: cannot use device " << options.device << ": " << e.what() << '\n';
+    return kFailed;
+  }
+  add_context(options);
   benchmark::RunSpecifiedBenchmarks();
   mb::bench::end_session();
   benchmark::Shutdown();
-  return 0;
+  return summarize(selected);
 }

@@ -1,15 +1,25 @@
 # Default CUDA architectures: the compute capability of every GPU that
 # nvidia-smi sees, so a plain configure on a GPU machine builds that GPU's own
-# machine code (sm_90 on an H200). Without a visible GPU the compiler's default
-# is kept: the build still links and the GPU-free tests run.
+# machine code (sm_90 on an H200). Without a visible GPU (a CI machine, a build
+# host) the build carries machine code for the GPUs users most likely run it on
+# -- Turing, Ampere/Ada (sm_80 code runs on 8.6 and 8.9), Hopper -- and
+# compute_90 PTX that newer GPUs compile at load, instead of the compiler's
+# default (sm_75 alone), whose code would run on a Hopper only JIT-compiled and
+# without Hopper's instructions.
 # Override with -DCMAKE_CUDA_ARCHITECTURES=... or the CUDAARCHS environment variable.
 if(DEFINED CMAKE_CUDA_ARCHITECTURES OR DEFINED ENV{CUDAARCHS})
   return()
 endif()
 
+set(MEMBENCH_PORTABLE_ARCHITECTURES "75-real;80-real;90-real;90-virtual")
+macro(membench_portable_architectures why)
+  set(CMAKE_CUDA_ARCHITECTURES "${MEMBENCH_PORTABLE_ARCHITECTURES}" CACHE STRING "CUDA architectures (no GPU visible)")
+  message(STATUS "membench: ${why}; CUDA architectures ${MEMBENCH_PORTABLE_ARCHITECTURES}")
+endmacro()
+
 find_program(MEMBENCH_NVIDIA_SMI nvidia-smi)
 if(NOT MEMBENCH_NVIDIA_SMI)
-  message(STATUS "membench: no nvidia-smi; CUDA architectures left to the compiler's default")
+  membench_portable_architectures("no nvidia-smi")
   return()
 endif()
 
@@ -19,7 +29,7 @@ execute_process(
   RESULT_VARIABLE _membench_rc
   ERROR_QUIET OUTPUT_STRIP_TRAILING_WHITESPACE)
 if(NOT _membench_rc EQUAL 0 OR _membench_caps STREQUAL "")
-  message(STATUS "membench: no GPU visible; CUDA architectures left to the compiler's default")
+  membench_portable_architectures("no GPU visible")
   return()
 endif()
 
@@ -36,4 +46,6 @@ list(REMOVE_DUPLICATES _membench_archs)
 if(_membench_archs)
   set(CMAKE_CUDA_ARCHITECTURES "${_membench_archs}" CACHE STRING "CUDA architectures (detected)")
   message(STATUS "membench: CUDA architectures from the visible GPUs: ${_membench_archs}")
+else()
+  membench_portable_architectures("no GPU visible")
 endif()

@@ -1,44 +1,75 @@
 """Reading the JSON that membench writes (Google Benchmark's JSON format).
 
-Pure functions over the parsed document; the scripts share them.
+Pure functions over the parsed document; the scripts share them. Anything a
+script cannot read raises InputError, whose message is the one line to print.
 """
 from __future__ import annotations
 
+import argparse
 import json
+import math
 import re
 import statistics
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NoReturn
 
 TIME_UNIT_NS = {"ns": 1.0, "us": 1e3, "ms": 1e6, "s": 1e9}
-_PARAM = re.compile(r"^([A-Za-z_]+):(-?\d+)$")
+TIMES = ("real_time", "cpu_time")
+PER_ITERATION = (*TIMES, "bytes")
+_PARAM = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*):(-?\d+|[A-Za-z_]+)$")
+_SKIPPED_PREFIX = "skipped: "  # how Google Benchmark 1.7, which has no skip, shows membench's skips
 
 
 class InputError(Exception):
     """The input is not something these scripts can read."""
 
 
+def missing_package(script: str, error: ModuleNotFoundError) -> NoReturn:
+    """One line naming the package and how to install the pinned set; exit 2."""
+    print(f"{script}: needs the Python package '{error.name}': "
+          "python -m pip install -r scripts/requirements.txt", file=sys.stderr)
+    sys.exit(2)
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse, but a usage error is one line (and exit status 2)."""
+
+    def error(self, message: str) -> NoReturn:
+        print(f"{self.prog}: {message}", file=sys.stderr)
+        sys.exit(2)
+
+
 @dataclass
 class Case:
-    """One benchmark case: its iteration runs (one per repetition) or its error."""
+    """One benchmark case: its iteration runs (one per repetition), or why it did not run."""
 
     name: str
     family: str
     variant: str
-    params: dict[str, int]
+    params: dict[str, int | str]
     runs: list[dict] = field(default_factory=list)
-    error: str | None = None
+    error: str | None = None    # failed: a wrong result or a CUDA error
+    skipped: str | None = None  # could not run on this GPU, with the reason
 
     def values(self, metric: str) -> list[float]:
-        """The metric of every repetition; times are converted to nanoseconds."""
+        """The metric of every repetition, as numbers; times (in nanoseconds) and bytes per launch."""
         out = []
         for run in self.runs:
-            if metric in ("real_time", "cpu_time"):
-                # Per launch: an iteration of a short case is a batch of launches.
-                launches = float(run.get("launches_per_iteration", 1.0)) or 1.0
-                out.append(float(run[metric]) * TIME_UNIT_NS.get(run.get("time_unit", "ns"), 1.0) / launches)
-            elif metric in run:
-                out.append(float(run[metric]))
+            if metric not in run:
+                continue
+            value = number(run[metric], f"{self.name}: '{metric}'")
+            if metric in TIMES:
+                unit = run.get("time_unit", "ns")
+                if unit not in TIME_UNIT_NS:
+                    raise InputError(f"{self.name}: unknown time_unit '{unit}'")
+                value *= TIME_UNIT_NS[unit]
+            # Files written before one iteration was one launch: an iteration
+            # (and its bytes) was a batch of launches_per_iteration launches.
+            if metric in PER_ITERATION and "launches_per_iteration" in run:
+                value /= number(run["launches_per_iteration"], f"{self.name}: 'launches_per_iteration'") or 1.0
+            out.append(value)
         return out
 
     def median(self, metric: str) -> float | None:
@@ -46,12 +77,21 @@ class Case:
         return statistics.median(values) if values else None
 
 
+def number(value: object, what: str) -> float:
+    """A JSON number as float; anything else is an InputError."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise InputError(f"{what} is not a number ({json.dumps(value)[:40]})")
+    return float(value)
+
+
 def load(path: str | Path) -> dict:
     """Reads and checks a Google Benchmark JSON file; raises InputError."""
     try:
         text = Path(path).read_text()
-    except OSError as e:
-        raise InputError(f"{path}: cannot read ({e.strerror})") from e
+    except IsADirectoryError as e:
+        raise InputError(f"{path}: is a directory, not a JSON file") from e
+    except (OSError, UnicodeDecodeError) as e:
+        raise InputError(f"{path}: cannot read ({getattr(e, 'strerror', None) or e})") from e
     try:
         doc = json.loads(text)
     except json.JSONDecodeError as e:
@@ -60,17 +100,22 @@ def load(path: str | Path) -> dict:
         doc.get("context"), dict
     ):
         raise InputError(f"{path}: not Google Benchmark JSON (no 'context' and 'benchmarks')")
+    for i, entry in enumerate(doc["benchmarks"]):
+        if not isinstance(entry, dict) or not isinstance(entry.get("name"), str):
+            raise InputError(f"{path}: benchmarks[{i}] is not a benchmark (an object with a 'name')")
     return doc
 
 
-def parse_name(name: str) -> tuple[str, str, dict[str, int]]:
-    """'global/strided/n:1024/stride:2/manual_time' -> ('global', 'strided', {'n': 1024, 'stride': 2})."""
+def parse_name(name: str) -> tuple[str, str, dict[str, int | str]]:
+    """'global/strided/l2:cold/n:1024/stride:2/manual_time' ->
+    ('global', 'strided', {'l2': 'cold', 'n': 1024, 'stride': 2})."""
     parts = name.split("/")
-    params = {}
+    params: dict[str, int | str] = {}
     for part in parts[2:]:
         m = _PARAM.match(part)
         if m:
-            params[m.group(1)] = int(m.group(2))
+            value = m.group(2)
+            params[m.group(1)] = int(value) if value.lstrip("-").isdigit() else value
     family = parts[0]
     variant = parts[1] if len(parts) > 1 else ""
     return family, variant, params
@@ -82,16 +127,34 @@ def cases(doc: dict) -> dict[str, Case]:
     for entry in doc["benchmarks"]:
         if entry.get("run_type", "iteration") != "iteration":
             continue
-        name = entry.get("run_name", entry.get("name", ""))
+        name = entry.get("run_name", entry["name"])
+        if not isinstance(name, str):
+            raise InputError(f"{entry['name']}: 'run_name' is not a string")
         if name not in out:
             family, variant, params = parse_name(name)
             out[name] = Case(name, family, variant, params)
         case = out[name]
-        if entry.get("error_occurred") or entry.get("skipped"):
-            case.error = entry.get("error_message") or entry.get("skip_message") or "error"
+        message = str(entry.get("error_message") or entry.get("skip_message") or "")
+        if entry.get("skipped"):
+            case.skipped = message or "skipped"
+        elif entry.get("error_occurred"):
+            if message.startswith(_SKIPPED_PREFIX):
+                case.skipped = message[len(_SKIPPED_PREFIX):]
+            else:
+                case.error = message or "error"
         else:
             case.runs.append(entry)
     return out
+
+
+def metrics(doc: dict) -> list[str]:
+    """The numeric keys the measured runs carry (counters and times), sorted."""
+    found = set()
+    for case in cases(doc).values():
+        for run in case.runs:
+            found.update(k for k, v in run.items() if isinstance(v, (int, float)) and not isinstance(v, bool))
+    skip = {"family_index", "per_family_instance_index", "repetitions", "repetition_index", "threads", "iterations"}
+    return sorted(found - skip)
 
 
 def gpu_name(doc: dict) -> str:

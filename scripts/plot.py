@@ -8,23 +8,27 @@ Works on files holding any subset of families.
 """
 from __future__ import annotations
 
-import argparse
 import sys
 from collections import defaultdict
 from pathlib import Path
 
-import matplotlib
+import membench_families as families
+import membench_results as mr
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
+try:
+    import matplotlib
 
-import membench_results as mr  # noqa: E402
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.backend_bases import FigureCanvasBase
+except ModuleNotFoundError as error:
+    mr.missing_package("plot.py", error)
 
 GB = 1e9
 
 
-def create_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+def create_parser() -> mr.Parser:
+    p = mr.Parser(prog="plot.py", description=__doc__.split("\n\n")[0])
     p.add_argument("results", help="Google Benchmark JSON written by membench")
     p.add_argument("--out", required=True, help="directory for the figures")
     p.add_argument("--formats", default="png,svg", help="comma-separated image formats (default png,svg)")
@@ -59,23 +63,38 @@ def title(doc: dict, what: str) -> str:
     return f"{what}\n{mr.gpu_name(doc)}" + (f", {date}" if date else "")
 
 
+def dram_bound(case: mr.Case, copy_rate: float) -> float | None:
+    """GB/s of useful bytes if the case moved its modelled DRAM bytes at `copy_rate`."""
+    dram = (case.median("dram_read_bytes") or 0) + (case.median("dram_write_bytes") or 0)
+    useful = case.median("bytes")
+    return copy_rate * useful / dram / GB if dram and useful else None
+
+
 def plot_global(doc: dict, cases: list[mr.Case], fig: plt.Figure) -> None:
     ax_stride, ax_n = fig.subplots(1, 2)
-    strided = [c for c in cases if c.variant == "strided"]
+    geometries = {"strided": "o-", "strided_full_grid": "s--"}
+    strided = [c for c in cases if c.variant in geometries]
     for n in sorted({c.params["n"] for c in strided}):
-        row = sorted((c for c in strided if c.params["n"] == n), key=lambda c: c.params["stride"])
-        strides = [c.params["stride"] for c in row]
-        ax_stride.plot(strides, [bw(c) for c in row], "o-", label=f"measured, n = {n:,}")
-        base = next((bw(c) for c in row if c.params["stride"] == 1), None)
-        if base:
-            model = [base * (c.median("dram_efficiency") or 0) for c in row]
-            ax_stride.plot(strides, model, "k--", alpha=0.6, label=f"model: stride-1 x dram_efficiency (n = {n:,})")
+        copy = next((c for c in cases if c.variant == "memcpy" and c.params.get("n") == n), None)
+        for variant, style in geometries.items():
+            row = sorted((c for c in strided if c.params["n"] == n and c.variant == variant),
+                         key=lambda c: c.params["stride"])
+            if row:
+                ax_stride.plot([c.params["stride"] for c in row], [bw(c) for c in row], style,
+                               label=f"{variant}, n = {n:,}")
+        row = sorted((c for c in strided if c.params["n"] == n and c.variant == "strided"), key=lambda c: c.params["stride"])
+        if copy and row:
+            rate = copy.median("bytes_per_second") or 0
+            ax_stride.plot([c.params["stride"] for c in row], [dram_bound(c, rate) for c in row], "k:", alpha=0.7,
+                           label=f"model: memcpy rate x useful / DRAM bytes (n = {n:,})")
     ax_stride.set_xscale("log", base=2)
-    finish(ax_stride, "stride (floats between neighbouring threads)", "effective bandwidth (GB/s, useful bytes)", "global/strided", bool(strided), 7)
+    ax_stride.set_yscale("log")
+    finish(ax_stride, "stride (floats between neighbouring threads)", "effective bandwidth (GB/s, useful bytes)",
+           "global/strided: two launch geometries", bool(strided), 7)
 
     series: dict[str, list[tuple[int, float]]] = defaultdict(list)
     for c in cases:
-        if c.variant == "strided":
+        if c.variant in geometries:
             continue
         label = c.variant
         if c.variant == "vectorized":
@@ -94,35 +113,45 @@ def plot_global(doc: dict, cases: list[mr.Case], fig: plt.Figure) -> None:
         ax_n.axhline(peak / GB, color="red", ls="--", alpha=0.5, label="theoretical DRAM peak")
     ax_n.set_xscale("log", base=2)
     finish(ax_n, "n (floats)", "bandwidth (GB/s, read + write)", "global: bandwidth vs n", bool(series), 7)
-    fig.suptitle(title(doc, "Global memory: stride and size"))
+    fig.suptitle(title(doc, families.title_of("global")))
 
 
 def plot_layout(doc: dict, cases: list[mr.Case], fig: plt.Figure) -> None:
+    """Bars per (n, fields); the marker is what the DRAM model predicts when the
+    case moves its modelled DRAM bytes at the rate AoS reaches with every field
+    (where that case and the DRAM counters are present), else SoA x dram_efficiency."""
     ax = fig.subplots()
     groups = sorted({(c.params.get("n", 0), c.params.get("fields", 0)) for c in cases})
     variants = sorted({c.variant for c in cases})
     width = 0.8 / max(len(variants), 1)
-    index = {c.name: c for c in cases}
+
+    def find(variant: str, n: int, fields: int) -> mr.Case | None:
+        return next((c for c in cases if c.variant == variant and c.params.get("n") == n and c.params.get("fields") == fields), None)
+
     for i, v in enumerate(variants):
         xs, heights, models = [], [], []
         for g, (n, fields) in enumerate(groups):
-            case = next((c for c in index.values() if c.variant == v and c.params.get("n") == n and c.params.get("fields") == fields), None)
+            case = find(v, n, fields)
             if case is None:
                 continue
-            soa = next((c for c in cases if c.variant == "soa" and c.params.get("n") == n and c.params.get("fields") == fields), None)
+            full = find("aos", n, 4)
+            soa = find("soa", n, fields)
             xs.append(g + i * width)
             heights.append(bw(case))
-            models.append(bw(soa) * (case.median("dram_efficiency") or 0) if soa else None)
+            if full is not None and case.median("dram_read_bytes") is not None:
+                models.append(dram_bound(case, full.median("bytes_per_second") or 0))
+            else:
+                models.append(bw(soa) * (case.median("dram_efficiency") or 0) if soa else None)
         ax.bar(xs, heights, width, label=v)
         mx = [x for x, m in zip(xs, models) if m is not None]
         ax.plot(mx, [m for m in models if m is not None], "k_", markersize=20, mew=2,
-                label="model: SoA x dram_efficiency" if i == 0 else None)
+                label="model (see the figure's note)" if i == 0 else None)
     ax.set_xticks([g + width * (len(variants) - 1) / 2 for g in range(len(groups))])
     ax.set_xticklabels([f"n = {n:,}\n{fields} field(s)" for n, fields in groups])
     ax.set_ylabel("effective bandwidth (GB/s, useful bytes)")
     ax.grid(True, axis="y", alpha=0.3)
     ax.legend()
-    fig.suptitle(title(doc, "Layout: AoS vs SoA"))
+    fig.suptitle(title(doc, families.title_of("layout") + " (model: the AoS all-fields rate x useful / modelled DRAM bytes)"))
 
 
 def plot_shared(doc: dict, cases: list[mr.Case], fig: plt.Figure) -> None:
@@ -161,7 +190,7 @@ def plot_shared(doc: dict, cases: list[mr.Case], fig: plt.Figure) -> None:
     ax_curve.grid(True, alpha=0.3)
     if degree:
         ax_curve.legend(fontsize=7)
-    fig.suptitle(title(doc, "Shared memory: bank conflicts"))
+    fig.suptitle(title(doc, families.title_of("shared")))
 
 
 def plot_async(doc: dict, cases: list[mr.Case], fig: plt.Figure) -> None:
@@ -191,7 +220,7 @@ def plot_async(doc: dict, cases: list[mr.Case], fig: plt.Figure) -> None:
         ax_flops.plot([x / 8 if x else 0.0 for x in xs], [points[x] for x in xs], "o-", label=f"{label} (best stages)")
     ax_flops.set_xscale("symlog", linthresh=1)
     finish(ax_flops, "compute intensity (flops per byte moved)", "bandwidth (GB/s, read + write)", "async: where overlap pays", bool(best), 7)
-    fig.suptitle(title(doc, "Async copy: sync vs memcpy_async vs pipeline vs bulk"))
+    fig.suptitle(title(doc, families.title_of("async")))
 
 
 PLOTTERS = {"global": plot_global, "layout": plot_layout, "shared": plot_shared, "async": plot_async}
@@ -199,7 +228,6 @@ PLOTTERS = {"global": plot_global, "layout": plot_layout, "shared": plot_shared,
 
 def make_figures(doc: dict, out_dir: Path, formats: list[str]) -> list[Path]:
     """Writes one figure per family present; returns the paths written."""
-    out_dir.mkdir(parents=True, exist_ok=True)
     written = []
     for family, cases in by_family(doc).items():
         plotter = PLOTTERS.get(family)
@@ -215,15 +243,36 @@ def make_figures(doc: dict, out_dir: Path, formats: list[str]) -> list[Path]:
     return written
 
 
+def check_output(out: str, formats: str) -> tuple[Path, list[str]]:
+    """The output directory and image formats, or InputError before anything is drawn."""
+    chosen = [f.strip() for f in formats.split(",") if f.strip()]
+    supported = FigureCanvasBase.get_supported_filetypes()
+    unknown = [f for f in chosen if f not in supported]
+    if not chosen or unknown:
+        raise mr.InputError(f"--formats {formats}: not an image format matplotlib writes "
+                            f"(one or more of {', '.join(sorted(supported))})")
+    out_dir = Path(out)
+    if out_dir.exists() and not out_dir.is_dir():
+        raise mr.InputError(f"--out {out}: exists and is not a directory")
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise mr.InputError(f"--out {out}: cannot create the directory ({e.strerror})") from e
+    return out_dir, chosen
+
+
 def main(argv: list[str] | None = None) -> int:
     args = create_parser().parse_args(argv)
     try:
+        out_dir, formats = check_output(args.out, args.formats)
         doc = mr.load(args.results)
+        written = make_figures(doc, out_dir, formats)
     except mr.InputError as e:
         print(f"plot.py: {e}", file=sys.stderr)
         return 2
-    formats = [f.strip() for f in args.formats.split(",") if f.strip()]
-    written = make_figures(doc, Path(args.out), formats)
+    except (KeyError, TypeError, ValueError) as e:  # a file whose cases lack what a figure needs
+        print(f"plot.py: {args.results}: cannot draw its figures ({type(e).__name__}: {e})", file=sys.stderr)
+        return 2
     if not written:
         print("plot.py: no case of a known family ran in this file", file=sys.stderr)
         return 2

@@ -19,38 +19,46 @@ TEST(AsyncReference, ClosedFormEqualsTheFmaChain) {
 }
 
 TEST(AsyncAccounting, BytesAndFlops) {
-  EXPECT_DOUBLE_EQ(async_bytes(1000), 8000.0);
-  EXPECT_DOUBLE_EQ(async_flops(1000, 64), 64000.0);
-  EXPECT_EQ(async_smem_bytes({AsyncVariant::pipeline, 1024, 3, 0}), 3u * 1024 * 4);
-  EXPECT_EQ(async_smem_bytes({AsyncVariant::sync, 1024, 3, 0}), 1024u * 4);
-  EXPECT_EQ(async_smem_bytes({AsyncVariant::pipeline, 1024, 1, 0}), 1u * 1024 * 4);
-  EXPECT_EQ(async_smem_bytes({AsyncVariant::bulk, 1024, 1, 0}), 1024u * 4);
+  EXPECT_DOUBLE_EQ(async_bytes({AsyncVariant::sync, 1000}), 8000.0);
+  EXPECT_DOUBLE_EQ(async_flops({AsyncVariant::sync, 1000, 1024, 1, 64}), 64000.0);
+  EXPECT_EQ(async_smem_bytes({AsyncVariant::pipeline, 0, 1024, 3, 0}), 3u * 1024 * 4);
+  EXPECT_EQ(async_smem_bytes({AsyncVariant::sync, 0, 1024, 3, 0}), 1024u * 4);
+  EXPECT_EQ(async_smem_bytes({AsyncVariant::pipeline, 0, 1024, 1, 0}), 1u * 1024 * 4);
+  EXPECT_EQ(async_smem_bytes({AsyncVariant::bulk, 0, 1024, 1, 0}), 1024u * 4);
 }
 
 TEST(AsyncConfig, RefusesWhatIsNotBuilt) {
   std::string why;
-  EXPECT_TRUE(async_config_supported({AsyncVariant::pipeline, 1024, 3, 64}, &why));
-  EXPECT_FALSE(async_config_supported({AsyncVariant::pipeline, 1000, 3, 64}, &why));
+  EXPECT_TRUE(async_config_supported({AsyncVariant::pipeline, 0, 1024, 3, 64}, &why));
+  EXPECT_FALSE(async_config_supported({AsyncVariant::pipeline, 0, 1000, 3, 64}, &why));
   EXPECT_NE(why.find("tile"), std::string::npos);
-  EXPECT_FALSE(async_config_supported({AsyncVariant::bulk, 1024, 5, 64}, &why));
+  EXPECT_FALSE(async_config_supported({AsyncVariant::bulk, 0, 1024, 5, 64}, &why));
   EXPECT_NE(why.find("stages"), std::string::npos);
-  EXPECT_FALSE(async_config_supported({AsyncVariant::sync, 1024, 1, 3}, &why));
-  EXPECT_TRUE(async_config_supported({AsyncVariant::sync, 1024, 5, 2}, &why));  // stages unused
+  EXPECT_FALSE(async_config_supported({AsyncVariant::sync, 0, 1024, 1, 3}, &why));
+  EXPECT_TRUE(async_config_supported({AsyncVariant::sync, 0, 1024, 5, 2}, &why));  // stages unused
+}
+
+TEST(CompiledArch, IsTheOlderOfPtxAndMachineCode) {
+  // A build with only compute_75 PTX, JIT-compiled on an sm_90 GPU, reports
+  // binaryVersion 90 and ptxVersion 75: its body was compiled for sm_75.
+  EXPECT_EQ(compiled_arch(75, 90), 75);
+  EXPECT_EQ(compiled_arch(90, 90), 90);
+  EXPECT_EQ(compiled_arch(0, 80), 80);  // no PTX version reported
 }
 
 class AsyncKernels : public ::testing::Test {
  protected:
   void SetUp() override { MEMBENCH_REQUIRE_GPU(); }
 
-  void check(const AsyncConfig& c, std::size_t n) {
-    SCOPED_TRACE(to_string(c.variant) + " tile=" + std::to_string(c.tile) + " stages=" + std::to_string(c.stages) +
-                 " flops=" + std::to_string(c.flops) + " n=" + std::to_string(n));
-    DeviceBuffer<float> in(n), out(n);
-    MEMBENCH_CUDA(launch_fill_pattern(in.get(), n, 9, nullptr));
+  void check(const AsyncConfig& c) {
+    SCOPED_TRACE(std::string(kAsyncVariants(c.variant)) + " tile=" + std::to_string(c.tile) + " stages=" +
+                 std::to_string(c.stages) + " flops=" + std::to_string(c.flops) + " n=" + std::to_string(c.n));
+    DeviceBuffer<float> in(c.n), out(c.n);
+    MEMBENCH_CUDA(launch_fill_pattern(in.get(), c.n, 9, nullptr));
     MEMBENCH_CUDA(launch_poison(out.get(), out.bytes(), nullptr));
-    MEMBENCH_CUDA(launch_async(c, in.get(), out.get(), n, nullptr));
+    MEMBENCH_CUDA(launch(c, in.get(), out.get(), nullptr));
     MEMBENCH_CUDA(cudaDeviceSynchronize());
-    const auto bad = first_mismatch(copy_to_host(out.get(), n),
+    const auto bad = first_mismatch(copy_to_host(out.get(), c.n),
                                     [&](std::size_t i) { return async_reference(pattern_value(i, 9), c.flops); });
     EXPECT_FALSE(bad) << describe(*bad, "out");
   }
@@ -58,14 +66,13 @@ class AsyncKernels : public ::testing::Test {
   void check_variant(AsyncVariant v) {
     std::string why;
     if (!async_variant_available(v, &why)) GTEST_SKIP() << why;
-    const bool staged = v == AsyncVariant::pipeline || v == AsyncVariant::bulk;
-    for (int tile : kAsyncTiles)
-      for (int stages : kAsyncStages) {
-        if (!staged && stages > 1) break;
+    for (int tile : AsyncTiles::values)
+      for (int stages : AsyncStages::values) {
+        if (!async_multi_stage(v) && stages > 1) break;
         for (int flops : {0, 2, 64})
           // ragged sizes: shorter than a tile, one and a bit, many tiles + 3
           for (std::size_t n : {std::size_t{1}, std::size_t{5}, std::size_t(tile) + 7, std::size_t(tile) * 300 + 3})
-            check({v, tile, stages, flops}, n);
+            check({v, n, tile, stages, flops});
       }
   }
 };
@@ -75,12 +82,25 @@ TEST_F(AsyncKernels, MemcpyAsync) { check_variant(AsyncVariant::memcpy_async); }
 TEST_F(AsyncKernels, PipelineEveryStageCount) { check_variant(AsyncVariant::pipeline); }
 TEST_F(AsyncKernels, BulkEveryStageCount) { check_variant(AsyncVariant::bulk); }
 
-TEST_F(AsyncKernels, ManyTilesPerBlockAtEveryStageCount) {
-  // More tiles than resident blocks, so every block cycles its stages.
-  for (int stages : kAsyncStages) {
-    check({AsyncVariant::pipeline, 512, stages, 16}, (std::size_t{1} << 22) + 1);
+TEST_F(AsyncKernels, EveryBlockReusesEveryStageBufferTwice) {
+  // n from the resident grid: each block gets at least 2 x stages tiles (plus
+  // a ragged last one), so every buffer of every block is refilled twice.
+  for (AsyncVariant v : {AsyncVariant::pipeline, AsyncVariant::bulk}) {
     std::string why;
-    if (async_variant_available(AsyncVariant::bulk, &why)) check({AsyncVariant::bulk, 512, stages, 16}, (std::size_t{1} << 22) + 1);
+    if (!async_variant_available(v, &why)) continue;
+    for (int stages : AsyncStages::values) {
+      AsyncConfig c{v, 0, 512, stages, 16};
+      KernelShape shape;
+      c.n = std::size_t{1} << 30;  // more tiles than any GPU holds blocks, to read the full resident grid
+      MEMBENCH_CUDA(kernel_shape(c, &shape));
+      const std::size_t tiles_per_block = 2 * static_cast<std::size_t>(stages) + 1;
+      c.n = std::size_t{shape.grid} * tiles_per_block * c.tile + 3;
+      KernelShape used;
+      MEMBENCH_CUDA(kernel_shape(c, &used));
+      ASSERT_EQ(used.grid, shape.grid);
+      ASSERT_GE((c.n / c.tile) / used.grid, 2u * static_cast<std::size_t>(stages));
+      check(c);
+    }
   }
 }
 

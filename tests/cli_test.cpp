@@ -1,7 +1,10 @@
-// The sweep-flag grammar of DESIGN.md, every valid and invalid form.
+// The command line on its own: the LIST grammar, axes declared by (here:
+// made-up) families, the suite's flags, sweep files and the check of Google
+// Benchmark's flags. Every valid and invalid form.
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -13,18 +16,45 @@ namespace {
 
 using Values = std::vector<std::int64_t>;
 
-Values parse(const std::string& flag, const std::string& text) { return parse_list(*find_sweep_flag(flag), text); }
+AxisSpec spec(std::string name, Values defaults, std::int64_t min = 1, std::int64_t max = std::int64_t{1} << 40,
+              Values allowed = {}, std::int64_t multiple_of = 1) {
+  return {std::move(name), "help for it", std::move(defaults), min, max, std::move(allowed), multiple_of};
+}
+
+// Two families that share `n`, as the real ones do.
+const AxisTable& axes() {
+  static const AxisTable table({
+      {"alpha", spec("n", {1 << 24})},
+      {"alpha", spec("stride", {1, 2}, 1, std::int64_t{1} << 30)},
+      {"alpha", spec("vec", {2, 4}, 1, 4, {1, 2, 4})},
+      {"beta", spec("n", {4096})},
+      {"beta", spec("pad", {0, 1}, 0, 32, {0, 1, 2, 4, 8, 16, 32})},
+      {"beta", spec("flops", {0}, 0, 65536, {}, 2)},
+  });
+  return table;
+}
+
+Values parse(const std::string& flag, const std::string& text) { return parse_list(*axes().find(flag), text); }
 
 Options parse_args(std::vector<std::string> args) {
   args.insert(args.begin(), "membench");
   std::vector<const char*> argv;
   for (auto& a : args) argv.push_back(a.c_str());
-  return parse_command_line(static_cast<int>(argv.size()), argv.data());
+  return parse_command_line(static_cast<int>(argv.size()), argv.data(), axes());
 }
 
 std::string refusal(const std::string& flag, const std::string& text) {
   try {
     parse(flag, text);
+  } catch (const UsageError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+std::string args_refusal(std::vector<std::string> args) {
+  try {
+    parse_args(std::move(args));
   } catch (const UsageError& e) {
     return e.what();
   }
@@ -40,9 +70,7 @@ TEST(Grammar, SingleValues) {
   EXPECT_EQ(parse("n", "2k"), Values({2048}));
 }
 
-TEST(Grammar, ListsKeepOrderAndDropDuplicates) {
-  EXPECT_EQ(parse("stride", "4,1,2,1"), Values({4, 1, 2}));
-}
+TEST(Grammar, ListsKeepOrderAndDropDuplicates) { EXPECT_EQ(parse("stride", "4,1,2,1"), Values({4, 1, 2})); }
 
 TEST(Grammar, InclusiveRanges) {
   EXPECT_EQ(parse("stride", "1:32:*2"), Values({1, 2, 4, 8, 16, 32}));
@@ -54,7 +82,7 @@ TEST(Grammar, InclusiveRanges) {
   EXPECT_EQ(parse("stride", "1:2,8:16:*2"), Values({1, 2, 8, 16}));
 }
 
-TEST(Grammar, ZeroAllowedOnlyWhereMeaningful) {
+TEST(Grammar, ZeroAllowedOnlyWhereDeclared) {
   EXPECT_EQ(parse("pad", "0,1"), Values({0, 1}));
   EXPECT_EQ(parse("flops", "0:64:+32"), Values({0, 32, 64}));
   EXPECT_NE(refusal("flops", "0:64:*4").find("start above zero"), std::string::npos);
@@ -79,19 +107,32 @@ TEST(Grammar, RefusesOverflow) {
   EXPECT_NE(refusal("n", "2^64").find("does not fit in 64 bits"), std::string::npos);
   EXPECT_NE(refusal("n", "99999999999999999999").find("does not fit"), std::string::npos);
   EXPECT_NE(refusal("n", "9223372036854775807K").find("does not fit"), std::string::npos);
-  EXPECT_NE(refusal("n", "2^41").find("too large"), std::string::npos);  // past the flag's limit
+  EXPECT_NE(refusal("n", "2^41").find("too large"), std::string::npos);  // past the axis' limit
 }
 
-TEST(Grammar, RefusesHugeExpansions) {
-  EXPECT_NE(refusal("stride", "1:1000000").find("more than"), std::string::npos);
-}
+TEST(Grammar, RefusesHugeExpansions) { EXPECT_NE(refusal("stride", "1:1000000").find("more than"), std::string::npos); }
 
-TEST(Grammar, RefusesValuesTheSuiteDoesNotBuild) {
+TEST(Grammar, RefusesValuesTheFamilyDoesNotBuild) {
   EXPECT_NE(refusal("pad", "3").find("one of 0,1,2,4,8,16,32"), std::string::npos);
-  EXPECT_NE(refusal("width", "12").find("not supported"), std::string::npos);
-  EXPECT_NE(refusal("stages", "5").find("not supported"), std::string::npos);
-  EXPECT_NE(refusal("flops", "3").find("multiple of 2"), std::string::npos);
   EXPECT_NE(refusal("vec", "3").find("not supported"), std::string::npos);
+  EXPECT_NE(refusal("flops", "3").find("multiple of 2"), std::string::npos);
+}
+
+TEST(Axes, SharedNamesAreOneFlagWithEveryFamilysMeaning) {
+  const auto& flags = axes().flags();
+  const auto n = std::find_if(flags.begin(), flags.end(), [](const auto& f) { return f.first.name == "n"; });
+  ASSERT_NE(n, flags.end());
+  ASSERT_EQ(n->second.size(), 2u);
+  EXPECT_EQ(n->second[0].family, "alpha");
+  EXPECT_EQ(n->second[1].family, "beta");
+  EXPECT_EQ(axes().find("beta", "n")->defaults, Values({4096}));
+  EXPECT_EQ(axes().find("alpha", "pad"), nullptr);
+}
+
+TEST(Axes, ASharedNameMustAcceptTheSameValues) {
+  EXPECT_THROW(AxisTable({{"alpha", spec("n", {1})}, {"beta", spec("n", {1}, 0)}}), std::logic_error);
+  EXPECT_THROW(AxisTable({{"alpha", spec("w", {4}, 4, 16, {4, 8, 16})}, {"beta", spec("w", {4}, 4, 16, {4, 16})}}),
+               std::logic_error);
 }
 
 TEST(CommandLine, SplitsOwnFlagsFromGoogleBenchmarks) {
@@ -99,31 +140,87 @@ TEST(CommandLine, SplitsOwnFlagsFromGoogleBenchmarks) {
                                 "--benchmark_out=x.json", "--l2_flush"});
   EXPECT_EQ(o.sweep.at("stride"), Values({1, 2, 4}));
   EXPECT_EQ(o.sweep.at("n"), Values({1024}));
-  EXPECT_TRUE(o.l2_flush);
+  EXPECT_EQ(o.measure.l2, L2Mode::cold);
   EXPECT_EQ(o.device, 0);
-  EXPECT_EQ(o.passthrough, std::vector<std::string>({"membench", "--benchmark_filter=strided", "--benchmark_out=x.json"}));
-  EXPECT_EQ(o.values("stride", {9}), Values({1, 2, 4}));
-  EXPECT_EQ(o.values("pad", {9}), Values({9}));
+  EXPECT_EQ(o.filter, "strided");
+  EXPECT_EQ(o.passthrough.at(0), "membench");
+  EXPECT_NE(std::find(o.passthrough.begin(), o.passthrough.end(), "--benchmark_filter=strided"), o.passthrough.end());
+  EXPECT_NE(std::find(o.passthrough.begin(), o.passthrough.end(), "--benchmark_out=x.json"), o.passthrough.end());
   EXPECT_FALSE(o.list_only);
   EXPECT_TRUE(parse_args({"--benchmark_list_tests"}).list_only);
   EXPECT_TRUE(parse_args({"--benchmark_list_tests=true"}).list_only);
+  EXPECT_FALSE(parse_args({"--benchmark_list_tests=false"}).list_only);
+}
+
+TEST(CommandLine, FamilyScopedAxesWinOverSharedOnes) {
+  const Options o = parse_args({"--n=2^20", "--beta.n=4K"});
+  EXPECT_EQ(o.values("alpha", "n", {9}), Values({1 << 20}));
+  EXPECT_EQ(o.values("beta", "n", {9}), Values({4096}));
+  EXPECT_EQ(o.values("beta", "pad", {9}), Values({9}));
+  EXPECT_NE(args_refusal({"--alpha.pad=1"}).find("no family 'alpha' with an axis 'pad'"), std::string::npos);
+  EXPECT_NE(args_refusal({"--beta.pad=3"}).find("--beta.pad=3: 3 is not supported"), std::string::npos);
+}
+
+TEST(CommandLine, MeasurementFlags) {
+  const Options o = parse_args({"--min_batches=20", "--max_noise=0.25", "--max_time=2", "--throttle=75", "--l2=both"});
+  EXPECT_EQ(o.measure.min_batches, 20);
+  EXPECT_DOUBLE_EQ(o.measure.max_noise_pct, 0.25);
+  EXPECT_DOUBLE_EQ(o.measure.max_seconds, 2.0);
+  EXPECT_DOUBLE_EQ(o.measure.throttle_pct, 75.0);
+  EXPECT_EQ(o.measure.l2, L2Mode::both);
+  EXPECT_EQ(parse_args({"--l2_flush=false"}).measure.l2, L2Mode::warm);
+  for (const char* bad : {"--min_batches=0", "--max_noise=-1", "--max_noise=x", "--max_time=1e9", "--throttle=101",
+                          "--l2=lukewarm", "--l2", "--min_batches=1.5"})
+    EXPECT_FALSE(args_refusal({bad}).empty()) << bad;
 }
 
 TEST(CommandLine, RefusesUnknownAndMalformedFlags) {
-  EXPECT_THROW(parse_args({"--strde=2"}), UsageError);
-  EXPECT_THROW(parse_args({"--n"}), UsageError);
-  EXPECT_THROW(parse_args({"stride=2"}), UsageError);
-  EXPECT_THROW(parse_args({"-n=2"}), UsageError);
-  EXPECT_THROW(parse_args({"--device=-1"}), UsageError);
-  EXPECT_THROW(parse_args({"--device=0,1"}), UsageError);
-  EXPECT_THROW(parse_args({"--l2_flush=maybe"}), UsageError);
-  EXPECT_THROW(parse_args({"--sweep="}), UsageError);
-  try {
-    parse_args({"--bogus=1"});
-    FAIL() << "--bogus=1 was accepted";
-  } catch (const UsageError& e) {
-    EXPECT_EQ(std::string(e.what()), "unknown flag '--bogus=1' (see --help)");
-  }
+  for (const char* bad : {"--strde=2", "--n", "stride=2", "-n=2", "--", "--device=-1", "--device=0,1", "--l2_flush=maybe",
+                          "--sweep="})
+    EXPECT_FALSE(args_refusal({bad}).empty()) << bad;
+  EXPECT_EQ(args_refusal({"--bogus=1"}), "unknown flag '--bogus=1' (see --help)");
+}
+
+TEST(BenchmarkFlags, BadValuesAreRefusedBeforeGoogleBenchmarkSeesThem) {
+  // Google Benchmark itself would print its usage and exit 0 on some of these.
+  EXPECT_EQ(args_refusal({"--benchmark_format=xml"}), "--benchmark_format=xml: expects one of console, json, csv");
+  for (const char* bad : {"--benchmark_out_format=yaml", "--benchmark_color=", "--benchmark_color=purple",
+                          "--benchmark_time_unit=min", "--benchmark_repetitions=0", "--benchmark_repetitions=x",
+                          "--benchmark_min_time=fast", "--benchmark_min_time=0", "--benchmark_min_time=-1s",
+                          "--benchmark_out=", "--benchmark_filter=(", "--benchmark_context=nokey",
+                          "--benchmark_counters_tabular=perhaps", "--benchmark_nonsense=1", "--v=x"})
+    EXPECT_FALSE(args_refusal({bad}).empty()) << bad;
+  EXPECT_NE(args_refusal({"--benchmark_filter=("}).find("not a valid regular expression"), std::string::npos);
+}
+
+TEST(BenchmarkFlags, MinTimeIsWrittenForTheLinkedVersion) {
+  const auto min_time = [](const Options& o) {
+    for (const auto& a : o.passthrough)
+      if (a.rfind("--benchmark_min_time=", 0) == 0) return a.substr(21);
+    return std::string("absent");
+  };
+  const Options given = parse_args({"--benchmark_min_time=0.25s"});
+  EXPECT_TRUE(given.min_time_given);
+  EXPECT_EQ(min_time(given), MEMBENCH_GBENCH_VERSION >= 10800 ? "0.25s" : "0.25");
+  EXPECT_EQ(min_time(parse_args({"--benchmark_min_time=0.25"})), min_time(given));
+  // Without it, Google Benchmark is told a tiny time: the suite's own stopping rule decides.
+  const Options defaulted = parse_args({});
+  EXPECT_FALSE(defaulted.min_time_given);
+  EXPECT_NE(min_time(defaulted), "absent");
+  if (MEMBENCH_GBENCH_VERSION >= 10800) EXPECT_EQ(min_time(parse_args({"--benchmark_min_time=100x"})), "100x");
+  else EXPECT_NE(args_refusal({"--benchmark_min_time=100x"}).find("1.8"), std::string::npos);
+}
+
+TEST(Filter, FollowsGoogleBenchmarksRules) {
+  EXPECT_TRUE(CaseFilter("").matches("a/b"));
+  EXPECT_TRUE(CaseFilter("all").matches("a/b"));
+  EXPECT_TRUE(CaseFilter("^global/(coalesced|strided)").matches("global/strided/n:1/manual_time"));
+  EXPECT_FALSE(CaseFilter("^global/(coalesced|strided)").matches("layout/aos/n:1/manual_time"));
+  EXPECT_TRUE(CaseFilter("stride:2/").matches("global/strided/n:1/stride:2/manual_time"));
+  EXPECT_FALSE(CaseFilter("-strided").matches("global/strided/n:1/manual_time"));
+  EXPECT_TRUE(CaseFilter("-strided").matches("global/coalesced/n:1/manual_time"));
+  EXPECT_THROW(CaseFilter("a(b"), UsageError);
+  EXPECT_THROW(CaseFilter("[z-a]"), UsageError);
 }
 
 class SweepFile : public ::testing::Test {
@@ -134,47 +231,64 @@ class SweepFile : public ::testing::Test {
     return path_;
   }
   void TearDown() override { std::remove(path_.c_str()); }
+  std::string refusal_of(const std::string& text) { return args_refusal({"--sweep=" + write(text)}); }
   std::string path_;
   static inline int counter_ = 0;
 };
 
 TEST_F(SweepFile, ReadsListsInEveryForm) {
-  const std::string f = write(R"({"stride": "1:8:*2", "n": [1024, "2^12"], "pad": 1, "l2_flush": true})");
+  const std::string f = write(R"({"stride": "1:8:*2", "n": [1024, "2^12"], "pad": 1, "l2_flush": true,
+                                  "beta.n": 64, "min_batches": 5, "max_noise": 0.5,
+                                  "benchmark_filter": "^alpha/", "benchmark_repetitions": 3})");
   const Options o = parse_args({"--sweep=" + f});
   EXPECT_EQ(o.sweep.at("stride"), Values({1, 2, 4, 8}));
   EXPECT_EQ(o.sweep.at("n"), Values({1024, 4096}));
   EXPECT_EQ(o.sweep.at("pad"), Values({1}));
-  EXPECT_TRUE(o.l2_flush);
+  EXPECT_EQ(o.values("beta", "n", {}), Values({64}));
+  EXPECT_EQ(o.measure.l2, L2Mode::cold);
+  EXPECT_EQ(o.measure.min_batches, 5);
+  EXPECT_EQ(o.filter, "^alpha/");
+  EXPECT_NE(std::find(o.passthrough.begin(), o.passthrough.end(), "--benchmark_repetitions=3"), o.passthrough.end());
   EXPECT_EQ(o.sweep_file, f);
 }
 
 TEST_F(SweepFile, CommandLineWinsKeyByKey) {
-  const std::string f = write(R"({"stride": "1:8:*2", "n": 4096})");
-  const Options o = parse_args({"--stride=3", "--sweep=" + f});
+  const std::string f = write(R"({"stride": "1:8:*2", "n": 4096, "benchmark_filter": "alpha"})");
+  const Options o = parse_args({"--stride=3", "--sweep=" + f, "--benchmark_filter=beta"});
   EXPECT_EQ(o.sweep.at("stride"), Values({3}));
   EXPECT_EQ(o.sweep.at("n"), Values({4096}));
+  EXPECT_EQ(o.filter, "beta");
+  EXPECT_EQ(std::count_if(o.passthrough.begin(), o.passthrough.end(),
+                          [](const std::string& a) { return a.rfind("--benchmark_filter=", 0) == 0; }),
+            1);
 }
 
 TEST_F(SweepFile, RefusesBadFiles) {
-  EXPECT_THROW(parse_args({"--sweep=/nonexistent/membench.json"}), UsageError);
-  EXPECT_THROW(parse_args({"--sweep=" + write("{not json")}), UsageError);
-  EXPECT_THROW(parse_args({"--sweep=" + write("[1, 2]")}), UsageError);
-  EXPECT_THROW(parse_args({"--sweep=" + write(R"({"strde": 2})")}), UsageError);
-  EXPECT_THROW(parse_args({"--sweep=" + write(R"({"stride": 0})")}), UsageError);
-  EXPECT_THROW(parse_args({"--sweep=" + write(R"({"stride": 1.5})")}), UsageError);
-  EXPECT_THROW(parse_args({"--sweep=" + write(R"({"stride": [[1]]})")}), UsageError);
-  try {
-    parse_args({"--sweep=" + write(R"({"stride": "0"})")});
-    FAIL();
-  } catch (const UsageError& e) {
-    EXPECT_NE(std::string(e.what()).find("--sweep="), std::string::npos);
-    EXPECT_NE(std::string(e.what()).find("--stride=0"), std::string::npos);
-  }
+  EXPECT_NE(args_refusal({"--sweep=/nonexistent/membench.json"}).find("no such file"), std::string::npos);
+  EXPECT_NE(args_refusal({"--sweep=" + ::testing::TempDir()}).find("not a regular file"), std::string::npos);
+  EXPECT_NE(refusal_of("{not json").find("not valid JSON"), std::string::npos);
+  EXPECT_NE(refusal_of("[1, 2]").find("expects a JSON object"), std::string::npos);
+  EXPECT_NE(refusal_of(R"({"strde": 2})").find("unknown flag"), std::string::npos);
+  EXPECT_NE(refusal_of(R"({"stride": 1, "stride": 2})").find("'stride' is given twice"), std::string::npos);
+  EXPECT_NE(refusal_of(R"({"sweep": "other.json"})").find("another sweep file"), std::string::npos);
+  EXPECT_NE(refusal_of(R"({"benchmark_format": "xml"})").find("expects one of"), std::string::npos);
+  for (const char* text : {R"({"stride": 0})", R"({"stride": 1.5})", R"({"stride": [[1]]})", R"({"stride": null})",
+                           R"({"min_batches": [1]})", R"({"l2": "lukewarm"})"})
+    EXPECT_FALSE(refusal_of(text).empty()) << text;
+  const std::string message = refusal_of(R"({"stride": "0"})");
+  EXPECT_EQ(message.rfind("--sweep=", 0), 0u) << message;
+  EXPECT_NE(message.find("--stride=0"), std::string::npos) << message;
 }
 
-TEST(Usage, NamesEverySweepFlag) {
-  const std::string text = usage();
-  for (const auto& f : sweep_flags()) EXPECT_NE(text.find("--" + f.name + "=LIST"), std::string::npos) << f.name;
+TEST(Usage, NamesEveryAxisEveryFamilyAndTheExitStatus) {
+  const std::string text = usage(axes());
+  for (const auto& [domain, uses] : axes().flags()) {
+    EXPECT_NE(text.find("--" + domain.name + "=LIST"), std::string::npos) << domain.name;
+    for (const auto& use : uses) EXPECT_NE(text.find(use.family + ": help for it"), std::string::npos);
+  }
+  for (const char* flag : {"--l2=warm|cold|both", "--min_batches", "--max_noise", "--max_time", "--throttle", "--sweep"})
+    EXPECT_NE(text.find(flag), std::string::npos) << flag;
+  EXPECT_NE(text.find("Exit status: 0"), std::string::npos);
 }
 
 }  // namespace

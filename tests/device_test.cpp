@@ -1,9 +1,11 @@
-// Device facts, peaks and the fidelity helpers (clock probe, L2 flush).
+// Device facts, peaks, the no-device messages, and the fidelity helpers
+// (clock stamps, L2 flush, kernel facts).
 #include <gtest/gtest.h>
 
 #include "gpu.hpp"
 #include "membench/device_info.hpp"
 #include "membench/fidelity.hpp"
+#include "membench/global.hpp"
 
 namespace membench {
 namespace {
@@ -23,12 +25,22 @@ TEST(Versions, CudaEncoding) {
   EXPECT_EQ(cuda_version_string(12080), "12.8");
 }
 
-TEST(Clock, MegahertzAndThrottling) {
-  EXPECT_DOUBLE_EQ(clock_mhz({1'980'000, 1'000'000}), 1980.0);
-  EXPECT_DOUBLE_EQ(clock_mhz({5, 0}), 0.0);
-  EXPECT_FALSE(is_throttled(1900, 1980));
-  EXPECT_TRUE(is_throttled(1500, 1980));
-  EXPECT_FALSE(is_throttled(1500, 0));
+TEST(NoDevice, TellsNoDriverFromOldDriverFromNoGpu) {
+  const std::string none = explain_no_device(cudaErrorInsufficientDriver, 0, 13000);
+  EXPECT_NE(none.find("no NVIDIA driver"), std::string::npos) << none;
+  EXPECT_EQ(none.find("update"), std::string::npos) << none;
+  const std::string old = explain_no_device(cudaErrorInsufficientDriver, 12020, 13000);
+  EXPECT_NE(old.find("supports CUDA 12.2, older than the CUDA 13.0 runtime"), std::string::npos) << old;
+  const std::string no_gpu = explain_no_device(cudaErrorNoDevice, 13000, 13000);
+  EXPECT_NE(no_gpu.find("sees no GPU"), std::string::npos) << no_gpu;
+}
+
+TEST(NoDevice, ThisMachinesReasonIsOneOfThem) {
+  std::string why;
+  if (visible_devices(&why) > 0) GTEST_SKIP() << "a GPU is visible";
+  EXPECT_TRUE(why.find("no NVIDIA driver") != std::string::npos || why.find("older than") != std::string::npos ||
+              why.find("sees no GPU") != std::string::npos)
+      << why;
 }
 
 TEST(DeviceInfo, QueriesTheDevice) {
@@ -41,16 +53,20 @@ TEST(DeviceInfo, QueriesTheDevice) {
   EXPECT_GT(d.sm_clock_khz, 0);
 }
 
-TEST(ClockProbe, ReadsAPlausibleClock) {
+TEST(ClockStamp, TwoStampsAroundKnownWorkGiveAPlausibleClock) {
   MEMBENCH_REQUIRE_GPU();
-  DeviceBuffer<ClockSample> sample(1);
-  MEMBENCH_CUDA(launch_clock_probe(sample.get(), 100'000, nullptr));
-  ClockSample host;
-  MEMBENCH_CUDA(cudaMemcpy(&host, sample.get(), sizeof host, cudaMemcpyDeviceToHost));
-  EXPECT_GE(host.nanoseconds, 100'000);
-  const double mhz = clock_mhz(host);
+  const DeviceInfo d = query_device(0);
+  MappedBuffer<ClockStamp> stamps(2);
+  stamps.host()[0] = stamps.host()[1] = ClockStamp{};
+  MEMBENCH_CUDA(launch_clock_stamp(stamps.device(), d.sm_count, nullptr));
+  MEMBENCH_CUDA(launch_spin(200'000, nullptr));
+  MEMBENCH_CUDA(launch_clock_stamp(stamps.device() + 1, d.sm_count, nullptr));
+  MEMBENCH_CUDA(cudaDeviceSynchronize());
+  ASSERT_GT(stamps.host()[0].nanoseconds, 0u) << "no block ran on SM 0";
+  EXPECT_GE(stamps.host()[1].nanoseconds - stamps.host()[0].nanoseconds, 200'000u);
+  const double mhz = clock_mhz(stamps.host()[0], stamps.host()[1]);
   EXPECT_GT(mhz, 100.0);
-  EXPECT_LT(mhz, 5000.0);
+  EXPECT_LT(mhz, 1.2 * d.sm_clock_khz / 1e3);
 }
 
 TEST(L2Flush, ReadsScratchWithoutWriting) {
@@ -62,6 +78,21 @@ TEST(L2Flush, ReadsScratchWithoutWriting) {
   float host = 0;
   MEMBENCH_CUDA(cudaMemcpy(&host, sink.get(), sizeof host, cudaMemcpyDeviceToHost));
   EXPECT_TRUE(host != host);  // still the NaN poison: the flush wrote nothing
+}
+
+TEST(KernelFacts, OccupancyRegistersAndArchitecture) {
+  MEMBENCH_REQUIRE_GPU();
+  const DeviceInfo d = query_device(0);
+  KernelShape shape;
+  ASSERT_EQ(kernel_shape(GlobalConfig{GlobalVariant::coalesced, 1 << 20}, &shape), cudaSuccess);
+  KernelFacts facts;
+  ASSERT_EQ(kernel_facts(shape, &facts), cudaSuccess);
+  EXPECT_GE(facts.blocks_per_sm, 1);
+  EXPECT_LE(facts.blocks_per_sm * static_cast<int>(shape.block), 2048);
+  EXPECT_GT(facts.registers, 0);
+  EXPECT_GT(facts.compiled_arch, 0);
+  EXPECT_LE(facts.compiled_arch, d.cc_major * 10 + d.cc_minor);
+  EXPECT_EQ(kernel_facts(KernelShape{}, &facts), cudaErrorInvalidDeviceFunction);
 }
 
 }  // namespace

@@ -1,5 +1,5 @@
-// Global-memory experiment: the sectors model and byte accounting on the host,
-// every kernel variant against the host reference on the GPU.
+// Global-memory experiment: the sector and DRAM models and byte accounting on
+// the host, every kernel variant against the host reference on the GPU.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -13,6 +13,12 @@
 
 namespace membench {
 namespace {
+
+GlobalConfig strided(std::size_t n, std::size_t stride, GlobalVariant v = GlobalVariant::strided) {
+  GlobalConfig c{v, n};
+  c.stride = stride;
+  return c;
+}
 
 TEST(SectorsModel, StudyNumbers) {
   // 32 lanes x 4 bytes, consecutive: 128 bytes = 4 sectors.
@@ -42,39 +48,94 @@ TEST(SectorsModel, EfficiencyIsUsefulOverFetched) {
   EXPECT_DOUBLE_EQ(request_efficiency(16, 16), 1.0);
 }
 
+TEST(DramModel, TouchedUnitsOfAPattern) {
+  // Three contiguous floats: one sector, one 64-byte unit.
+  EXPECT_DOUBLE_EQ(touched_bytes({3, 4, 4}, 32), 32.0);
+  EXPECT_DOUBLE_EQ(touched_bytes({3, 4, 4}, 64), 64.0);
+  // 1000 floats 36 bytes apart: each in a sector of its own, but every 64-byte unit is hit.
+  EXPECT_DOUBLE_EQ(touched_bytes({1000, 4, 36}, 32), 1000 * 32.0);
+  EXPECT_DOUBLE_EQ(touched_bytes({1000, 4, 36}, 64), (999 * 36 / 64 + 1) * 64.0);
+  // 16-byte accesses 16 bytes apart: contiguous.
+  EXPECT_DOUBLE_EQ(touched_bytes({1024, 16, 16}, 32), 1024 * 16.0);
+  EXPECT_DOUBLE_EQ(touched_bytes({0, 4, 4}, 32), 0.0);
+}
+
+TEST(DramModel, PartialSectors) {
+  EXPECT_DOUBLE_EQ(partial_sectors({8, 4, 4}), 0.0);   // one full sector
+  EXPECT_DOUBLE_EQ(partial_sectors({9, 4, 4}), 1.0);   // and one float of the next
+  EXPECT_DOUBLE_EQ(partial_sectors({64, 4, 8}), 16.0); // every other float: all 16 sectors in part
+  EXPECT_DOUBLE_EQ(partial_sectors({100, 12, 16}), 50.0);  // AoS x, y, z of 100 structs: 50 sectors, none full
+  EXPECT_DOUBLE_EQ(partial_sectors({100, 16, 16}), 0.0);
+}
+
+TEST(DramModel, GlobalVariants) {
+  const std::size_t n = std::size_t{1} << 24;
+  const double a = 4.0 * n;  // one array, 64 MiB
+  auto traffic = [](const GlobalConfig& c) { return global_dram_traffic(c); };
+  for (GlobalVariant v : {GlobalVariant::coalesced, GlobalVariant::vectorized, GlobalVariant::memcpy}) {
+    EXPECT_DOUBLE_EQ(traffic({v, n}).read_bytes, a);
+    EXPECT_DOUBLE_EQ(traffic({v, n}).write_bytes, a);
+  }
+  EXPECT_DOUBLE_EQ(traffic(strided(n, 1)).read_bytes, a);
+  // Stride 2 .. 8: every sector of the output is written in part, so it is
+  // also read: twice the array read, once written.
+  for (std::size_t s : {2, 3, 8}) {
+    EXPECT_DOUBLE_EQ(traffic(strided(n, s)).read_bytes, 2 * a) << s;
+    EXPECT_DOUBLE_EQ(traffic(strided(n, s)).write_bytes, a) << s;
+  }
+  // Stride 16 (64 bytes): reads still fetch 64 bytes per float, the output one sector each.
+  EXPECT_DOUBLE_EQ(traffic(strided(n, 16)).read_bytes, a + a / 2);
+  EXPECT_DOUBLE_EQ(traffic(strided(n, 16)).write_bytes, a / 2);
+  EXPECT_DOUBLE_EQ(traffic(strided(n, 32)).read_bytes, a / 2 + a / 4);
+  EXPECT_DOUBLE_EQ(traffic(strided(n, 32)).write_bytes, a / 4);
+  // Stride 9 (36 bytes): every 64-byte unit of the input, one sector per output float.
+  const double floats = static_cast<double>((n + 8) / 9);
+  EXPECT_DOUBLE_EQ(traffic(strided(n, 9)).read_bytes, a + 32 * floats);
+  EXPECT_DOUBLE_EQ(traffic(strided(n, 9)).write_bytes, 32 * floats);
+  // The two geometries touch the same elements.
+  EXPECT_DOUBLE_EQ(traffic(strided(n, 4, GlobalVariant::strided_full_grid)).read_bytes, traffic(strided(n, 4)).read_bytes);
+}
+
 TEST(GlobalBytes, CountsUsefulElementsReadAndWritten) {
-  EXPECT_DOUBLE_EQ(global_bytes(GlobalVariant::coalesced, 1000, 1), 8000.0);
-  EXPECT_DOUBLE_EQ(global_bytes(GlobalVariant::memcpy, 1000, 1), 8000.0);
-  EXPECT_DOUBLE_EQ(global_bytes(GlobalVariant::vectorized, 1000, 1), 8000.0);
-  // ceil(1000 / 3) = 334 elements touched.
-  EXPECT_EQ(global_elements_touched(GlobalVariant::strided, 1000, 3), 334u);
-  EXPECT_DOUBLE_EQ(global_bytes(GlobalVariant::strided, 1000, 3), 334 * 8.0);
-  EXPECT_DOUBLE_EQ(global_bytes(GlobalVariant::strided, 1 << 24, 2), (1 << 23) * 8.0);
+  EXPECT_DOUBLE_EQ(global_bytes({GlobalVariant::coalesced, 1000}), 8000.0);
+  EXPECT_DOUBLE_EQ(global_bytes({GlobalVariant::memcpy, 1000}), 8000.0);
+  EXPECT_DOUBLE_EQ(global_bytes({GlobalVariant::vectorized, 1000}), 8000.0);
+  // ceil(1000 / 3) = 334 elements touched, in both geometries.
+  EXPECT_EQ(global_elements_touched(strided(1000, 3)), 334u);
+  EXPECT_DOUBLE_EQ(global_bytes(strided(1000, 3)), 334 * 8.0);
+  EXPECT_DOUBLE_EQ(global_bytes(strided(1000, 3, GlobalVariant::strided_full_grid)), 334 * 8.0);
+  EXPECT_DOUBLE_EQ(global_bytes(strided(1 << 24, 2)), (1 << 23) * 8.0);
 }
 
 TEST(GlobalModel, AccessShapePerVariant) {
-  EXPECT_EQ(global_access_bytes(GlobalVariant::vectorized, 4), 16);
-  EXPECT_EQ(global_access_bytes(GlobalVariant::strided, 4), 4);
-  EXPECT_EQ(global_lane_stride_bytes(GlobalVariant::strided, 8, 1), 32u);
-  EXPECT_EQ(global_lane_stride_bytes(GlobalVariant::vectorized, 1, 2), 8u);
+  GlobalConfig float4{GlobalVariant::vectorized, 1024};
+  float4.vec = 4;
+  EXPECT_EQ(global_access_bytes(float4), 16);
+  EXPECT_EQ(global_lane_stride_bytes(float4), 16u);
+  EXPECT_EQ(global_access_bytes(strided(1024, 8)), 4);
+  EXPECT_EQ(global_lane_stride_bytes(strided(1024, 8)), 32u);
+}
+
+TEST(GlobalModel, NamesOfTheVariants) {
+  EXPECT_EQ(kGlobalVariants(GlobalVariant::strided_full_grid), "strided_full_grid");
+  EXPECT_EQ(kGlobalVariants.all().size(), 5u);
 }
 
 class GlobalKernels : public ::testing::Test {
  protected:
   void SetUp() override { MEMBENCH_REQUIRE_GPU(); }
 
-  // Runs `launch` on an n-float pattern and checks out against the reference.
-  template <class Launch>
-  void check(std::size_t n, std::size_t stride, GlobalVariant v, Launch&& launch) {
-    SCOPED_TRACE("n=" + std::to_string(n) + " stride=" + std::to_string(stride));
-    DeviceBuffer<float> in(n), out(n);
-    MEMBENCH_CUDA(launch_fill_pattern(in.get(), n, 7, nullptr));
+  void check(const GlobalConfig& c) {
+    SCOPED_TRACE(std::string(kGlobalVariants(c.variant)) + " n=" + std::to_string(c.n) + " stride=" +
+                 std::to_string(c.stride) + " vec=" + std::to_string(c.vec) + " ilp=" + std::to_string(c.ilp) +
+                 " persistent=" + std::to_string(c.persistent));
+    DeviceBuffer<float> in(c.n), out(c.n);
+    MEMBENCH_CUDA(launch_fill_pattern(in.get(), c.n, 7, nullptr));
     MEMBENCH_CUDA(launch_poison(out.get(), out.bytes(), nullptr));
-    MEMBENCH_CUDA(launch(in.get(), out.get(), n));
+    MEMBENCH_CUDA(launch(c, in.get(), out.get(), nullptr));
     MEMBENCH_CUDA(cudaDeviceSynchronize());
-    const auto got = copy_to_host(out.get(), n);
-    const auto bad = first_mismatch(got, [&](std::size_t i) {
-      return global_writes(v, i, stride) ? global_reference(v, pattern_value(i, 7)) : poison_value();
+    const auto bad = first_mismatch(copy_to_host(out.get(), c.n), [&](std::size_t i) {
+      return global_writes(c, i) ? global_reference(c, pattern_value(i, 7)) : poison_value();
     });
     EXPECT_FALSE(bad) << describe(*bad, "out");
   }
@@ -84,44 +145,56 @@ class GlobalKernels : public ::testing::Test {
 };
 
 TEST_F(GlobalKernels, Coalesced) {
-  for (auto n : sizes_)
-    check(n, 1, GlobalVariant::coalesced,
-          [](const float* in, float* out, std::size_t count) { return launch_global_coalesced(in, out, count, nullptr); });
+  for (auto n : sizes_) check({GlobalVariant::coalesced, n});
 }
 
-TEST_F(GlobalKernels, StridedTouchesOnlyMultiplesOfStride) {
+TEST_F(GlobalKernels, StridedTouchesOnlyMultiplesOfStrideInBothGeometries) {
   for (auto n : sizes_)
     for (std::size_t stride : {1, 2, 3, 7, 8, 32, 4096})
-      check(n, stride, GlobalVariant::strided, [stride](const float* in, float* out, std::size_t count) {
-        return launch_global_strided(in, out, count, stride, nullptr);
-      });
+      for (GlobalVariant v : {GlobalVariant::strided, GlobalVariant::strided_full_grid}) check(strided(n, stride, v));
 }
 
 TEST_F(GlobalKernels, VectorizedEveryWidthAndDepth) {
   for (auto n : sizes_)
-    for (int vec : kVectorWidths)
-      for (int ilp : kIlpDepths)
-        for (int persistent : {0, 1}) {
-          SCOPED_TRACE("vec=" + std::to_string(vec) + " ilp=" + std::to_string(ilp) +
-                       " persistent=" + std::to_string(persistent));
-          check(n, 1, GlobalVariant::vectorized, [vec, ilp, persistent](const float* in, float* out, std::size_t count) {
-            return launch_global_vectorized(in, out, count, vec, ilp, persistent, nullptr);
-          });
+    for (int vec : VectorWidths::values)
+      for (int ilp : IlpDepths::values)
+        for (bool persistent : {false, true}) {
+          GlobalConfig c{GlobalVariant::vectorized, n};
+          c.vec = vec;
+          c.ilp = ilp;
+          c.persistent = persistent;
+          check(c);
         }
 }
 
 TEST_F(GlobalKernels, Memcpy) {
-  for (auto n : sizes_)
-    check(n, 1, GlobalVariant::memcpy,
-          [](const float* in, float* out, std::size_t count) { return launch_global_memcpy(in, out, count, nullptr); });
+  for (auto n : sizes_) check({GlobalVariant::memcpy, n});
 }
 
-TEST_F(GlobalKernels, LaunchersRefuseBadArguments) {
+TEST_F(GlobalKernels, ShapesMatchTheGeometry) {
+  KernelShape compact, full;
+  ASSERT_EQ(kernel_shape(strided(1 << 20, 4), &compact), cudaSuccess);
+  ASSERT_EQ(kernel_shape(strided(1 << 20, 4, GlobalVariant::strided_full_grid), &full), cudaSuccess);
+  EXPECT_EQ(compact.function, full.function);  // one kernel, two grids
+  EXPECT_EQ(compact.grid, (1u << 18) / kGlobalBlock);
+  EXPECT_EQ(full.grid, (1u << 20) / kGlobalBlock);
+  KernelShape copy;
+  ASSERT_EQ(kernel_shape({GlobalVariant::memcpy, 1024}, &copy), cudaSuccess);
+  EXPECT_EQ(copy.function, nullptr);
+}
+
+TEST_F(GlobalKernels, LauncherRefusesBadArguments) {
   DeviceBuffer<float> buf(64);
-  EXPECT_EQ(launch_global_strided(buf.get(), buf.get(), 64, 0, nullptr), cudaErrorInvalidValue);
-  EXPECT_EQ(launch_global_vectorized(buf.get(), buf.get(), 64, 3, 1, 1, nullptr), cudaErrorInvalidValue);
-  EXPECT_EQ(launch_global_vectorized(buf.get(), buf.get(), 64, 4, 1, 2, nullptr), cudaErrorInvalidValue);
-  EXPECT_EQ(launch_global_vectorized(buf.get() + 1, buf.get(), 60, 4, 1, 1, nullptr), cudaErrorMisalignedAddress);
+  EXPECT_EQ(launch(strided(64, 0), buf.get(), buf.get(), nullptr), cudaErrorInvalidValue);
+  GlobalConfig c{GlobalVariant::vectorized, 64};
+  c.vec = 3;
+  EXPECT_EQ(launch(c, buf.get(), buf.get(), nullptr), cudaErrorInvalidValue);
+  c.vec = 4;
+  c.ilp = 3;
+  EXPECT_EQ(launch(c, buf.get(), buf.get(), nullptr), cudaErrorInvalidValue);
+  c.ilp = 1;
+  c.n = 60;
+  EXPECT_EQ(launch(c, buf.get() + 1, buf.get(), nullptr), cudaErrorMisalignedAddress);
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <numeric>
+#include <set>
 
 #include "gpu.hpp"
 #include "membench/pattern.hpp"
@@ -41,18 +42,44 @@ TEST(ConflictModel, WideAccessesAreServedInHalfAndQuarterWarps) {
 }
 
 TEST(ConflictModel, MatrixVariants) {
-  EXPECT_EQ(shared_variant_conflict_ways(SharedVariant::row, 0), 1);
-  EXPECT_EQ(shared_variant_conflict_ways(SharedVariant::column, 0), 32);
-  EXPECT_EQ(shared_variant_conflict_ways(SharedVariant::column, 1), 1);
-  EXPECT_EQ(shared_variant_conflict_ways(SharedVariant::column, 2), 2);
-  EXPECT_EQ(shared_variant_conflict_ways(SharedVariant::column, 8), 8);
-  EXPECT_EQ(shared_variant_conflict_ways(SharedVariant::swizzle, 0), 1);
+  EXPECT_EQ(shared_conflict_ways({SharedVariant::row, 64}), 1);
+  EXPECT_EQ(shared_conflict_ways({SharedVariant::column, 64, 0}), 32);
+  EXPECT_EQ(shared_conflict_ways({SharedVariant::column, 64, 1}), 1);
+  EXPECT_EQ(shared_conflict_ways({SharedVariant::column, 64, 2}), 2);
+  EXPECT_EQ(shared_conflict_ways({SharedVariant::column, 64, 8}), 8);
+  EXPECT_EQ(shared_conflict_ways({SharedVariant::swizzle, 64}), 1);
+  SharedConfig degree{SharedVariant::conflict_degree};
+  degree.stride = 12;
+  degree.width = 8;
+  EXPECT_EQ(shared_conflict_ways(degree), 4);  // gcd(12, 16)
 }
 
 TEST(SharedBytes, MatrixAndConflictDegree) {
-  EXPECT_DOUBLE_EQ(shared_matrix_bytes(4096), 2.0 * 4 * 4096.0 * 4096.0);
-  EXPECT_DOUBLE_EQ(conflict_degree_bytes(10, 16, 100), 10.0 * kConflictBlock * 100 * 16);
+  EXPECT_DOUBLE_EQ(shared_bytes({SharedVariant::row, 4096}, 0), 2.0 * 4 * 4096.0 * 4096.0);
+  SharedConfig degree{SharedVariant::conflict_degree};
+  degree.width = 16;
+  degree.reps = 100;
+  EXPECT_DOUBLE_EQ(shared_bytes(degree, 10), 10.0 * kConflictBlock * 100 * 16);
   EXPECT_EQ(conflict_smem_bytes(33, 16), (31u * 33 + 1) * 16);
+  EXPECT_EQ(shared_input_floats(degree), 0u);
+  EXPECT_EQ(shared_input_floats({SharedVariant::column, 100}), 10000u);
+}
+
+TEST(ConflictPattern, NoShortPeriodSoAWrongLaneCannotVerifyByLuck) {
+  // The values lanes read must not repeat with a short period, or a kernel
+  // reading the wrong word could still produce the expected sum.
+  for (std::uint64_t period = 1; period <= 1024; ++period) {
+    int same = 0;
+    for (std::uint64_t i = 0; i < 4096; ++i) same += small_int_value(i) == small_int_value(i + period);
+    EXPECT_LT(same, 4096 / 4) << "period " << period;
+  }
+  // At every stride of the default sweep, the 32 lanes expect many different sums.
+  for (int width : ConflictWidths::values)
+    for (int stride = 1; stride <= 33; ++stride) {
+      std::set<float> sums;
+      for (std::size_t lane = 0; lane < 32; ++lane) sums.insert(conflict_degree_expected(lane, stride, width, 1));
+      EXPECT_GE(sums.size(), 6u) << "stride " << stride << " width " << width;
+    }
 }
 
 TEST(ConflictDegreeReference, SumsWhatTheLaneReads) {
@@ -66,19 +93,19 @@ class SharedKernels : public ::testing::Test {
  protected:
   void SetUp() override { MEMBENCH_REQUIRE_GPU(); }
 
-  template <class Launch>
-  void check_matrix(int n, bool transposed, Launch&& launch) {
-    SCOPED_TRACE("n=" + std::to_string(n));
-    const std::size_t count = static_cast<std::size_t>(n) * n;
-    DeviceBuffer<float> in(count), out(count);
-    MEMBENCH_CUDA(launch_fill_pattern(in.get(), count, 11, nullptr));
+  void check(const SharedConfig& c) {
+    SCOPED_TRACE(std::string(kSharedVariants(c.variant)) + " n=" + std::to_string(c.n) + " pad=" +
+                 std::to_string(c.pad) + " stride=" + std::to_string(c.stride) + " width=" + std::to_string(c.width));
+    std::size_t outputs = 0;
+    MEMBENCH_CUDA(shared_output_floats(c, &outputs));
+    ASSERT_GT(outputs, 0u);
+    const std::size_t inputs = shared_input_floats(c);
+    DeviceBuffer<float> in(inputs), out(outputs);
+    MEMBENCH_CUDA(launch_fill_pattern(in.get(), inputs, 11, nullptr));
     MEMBENCH_CUDA(launch_poison(out.get(), out.bytes(), nullptr));
-    MEMBENCH_CUDA(launch(in.get(), out.get(), n));
+    MEMBENCH_CUDA(launch(c, in.get(), out.get(), nullptr));
     MEMBENCH_CUDA(cudaDeviceSynchronize());
-    const auto side = static_cast<std::size_t>(n);
-    const auto bad = first_mismatch(copy_to_host(out.get(), count), [&](std::size_t i) {
-      return 2.0f * pattern_value(transposed ? (i % side) * side + i / side : i, 11);
-    });
+    const auto bad = first_mismatch(copy_to_host(out.get(), outputs), [&](std::size_t i) { return shared_reference(c, i, 11); });
     EXPECT_FALSE(bad) << describe(*bad, "out");
   }
 
@@ -87,48 +114,33 @@ class SharedKernels : public ::testing::Test {
 };
 
 TEST_F(SharedKernels, RowCopiesScaled) {
-  for (int n : sides_)
-    check_matrix(n, false, [](const float* in, float* out, int side) { return launch_shared_row(in, out, side, nullptr); });
+  for (int n : sides_) check({SharedVariant::row, n});
 }
 
 TEST_F(SharedKernels, ColumnTransposesForEveryPad) {
-  for (int pad : kSharedPads) {
-    SCOPED_TRACE("pad=" + std::to_string(pad));
-    for (int n : sides_)
-      check_matrix(n, true, [pad](const float* in, float* out, int side) {
-        return launch_shared_column(in, out, side, pad, nullptr);
-      });
-  }
+  for (int pad : SharedPads::values)
+    for (int n : sides_) check({SharedVariant::column, n, pad});
 }
 
 TEST_F(SharedKernels, SwizzleTransposes) {
-  for (int n : sides_)
-    check_matrix(n, true, [](const float* in, float* out, int side) { return launch_shared_swizzle(in, out, side, nullptr); });
+  for (int n : sides_) check({SharedVariant::swizzle, n});
 }
 
 TEST_F(SharedKernels, RefusesUnsupportedPadAndSide) {
   DeviceBuffer<float> buf(4);
-  EXPECT_EQ(launch_shared_column(buf.get(), buf.get(), 2, 3, nullptr), cudaErrorInvalidValue);
-  EXPECT_EQ(launch_shared_row(buf.get(), buf.get(), 0, nullptr), cudaErrorInvalidValue);
+  EXPECT_EQ(launch({SharedVariant::column, 2, 3}, buf.get(), buf.get(), nullptr), cudaErrorInvalidValue);
+  EXPECT_EQ(launch({SharedVariant::row, 0}, buf.get(), buf.get(), nullptr), cudaErrorInvalidValue);
 }
 
 TEST_F(SharedKernels, ConflictDegreeSumsMatchTheReference) {
-  for (int width : kConflictWidths) {
-    for (int stride : {1, 2, 7, 32, 33, 96}) {
-      SCOPED_TRACE("width=" + std::to_string(width) + " stride=" + std::to_string(stride));
-      unsigned grid = 0;
-      MEMBENCH_CUDA(conflict_degree_grid(stride, width, &grid));
-      ASSERT_GT(grid, 0u);
-      const std::size_t threads = static_cast<std::size_t>(grid) * kConflictBlock;
-      DeviceBuffer<float> out(threads);
-      MEMBENCH_CUDA(launch_poison(out.get(), out.bytes(), nullptr));
-      MEMBENCH_CUDA(launch_conflict_degree(out.get(), stride, width, 64, grid, nullptr));
-      MEMBENCH_CUDA(cudaDeviceSynchronize());
-      const auto bad = first_mismatch(copy_to_host(out.get(), threads),
-                                      [&](std::size_t t) { return conflict_degree_expected(t, stride, width, 64); });
-      EXPECT_FALSE(bad) << describe(*bad, "out");
+  for (int width : ConflictWidths::values)
+    for (int stride : {1, 2, 7, 13, 26, 32, 33, 96}) {
+      SharedConfig c{SharedVariant::conflict_degree};
+      c.stride = stride;
+      c.width = width;
+      c.reps = 64;
+      check(c);
     }
-  }
 }
 
 }  // namespace

@@ -1,94 +1,254 @@
+// The async-copy experiment's kernels and launcher. See async.hpp.
+//
+// Every kernel walks the tiles of [0, n) grid-stride: block b takes tiles
+// b, b + grid, b + 2 grid, ... Its j-th tile is `block_tile(j)`.
+#include <cooperative_groups.h>
+#include <cooperative_groups/memcpy_async.h>
+
+#include <algorithm>
 #include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <cuda/barrier>
+#include <cuda/pipeline>
+#include <cuda/ptx>
 #include <string>
 
-#include "async_kernels.cuh"
 #include "launch_utils.cuh"
 #include "membench/async.hpp"
 
 namespace membench {
 
-const std::vector<AsyncVariant>& async_variants() {
-  static const std::vector<AsyncVariant> all = {AsyncVariant::sync, AsyncVariant::memcpy_async,
-                                                AsyncVariant::pipeline, AsyncVariant::bulk};
-  return all;
-}
+namespace kernels {
 
-std::string to_string(AsyncVariant v) {
-  switch (v) {
-    case AsyncVariant::sync: return "sync";
-    case AsyncVariant::memcpy_async: return "memcpy_async";
-    case AsyncVariant::pipeline: return "pipeline";
-    case AsyncVariant::bulk: return "bulk";
-  }
-  return "?";
-}
+namespace cg = cooperative_groups;
 
-namespace {
+struct TileSpan {
+  std::size_t base;  // first element
+  int count;         // elements in this tile (< TILE only for the last one)
+};
 
-template <class List>
-bool contains(const List& list, int value) {
-  for (int x : list)
-    if (x == value) return true;
-  return false;
-}
-
-template <class List>
-std::string join(const List& list) {
-  std::string s;
-  for (int x : list) s += (s.empty() ? "" : ",") + std::to_string(x);
-  return s;
-}
-
-bool multi_stage(AsyncVariant v) { return v == AsyncVariant::pipeline || v == AsyncVariant::bulk; }
-
-template <int TILE, int STAGES>
-cudaError_t launch_kernel(AsyncVariant v, const float* in, float* out, std::size_t n, int fmas,
-                          cudaStream_t stream) {
-  using Kernel = void (*)(const float*, float*, std::size_t, int, float, float);
-  Kernel kernel = nullptr;
-  switch (v) {
-    case AsyncVariant::sync: kernel = kernels::async_sync<TILE>; break;
-    case AsyncVariant::memcpy_async: kernel = kernels::async_memcpy_async<TILE>; break;
-    case AsyncVariant::pipeline: kernel = kernels::async_pipeline<TILE, STAGES>; break;
-    case AsyncVariant::bulk: kernel = kernels::async_bulk<TILE, STAGES>; break;
-  }
-  const std::size_t smem = async_smem_bytes({v, TILE, STAGES, 0});
-  cudaError_t rc = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem));
-  if (rc != cudaSuccess) return rc;
-  unsigned grid = 0;
-  rc = detail::resident_grid(kernel, kAsyncBlock, smem, &grid);
-  if (rc != cudaSuccess) return rc;
-  const std::size_t tiles = detail::ceil_div(n, TILE);
-  if (tiles < grid) grid = static_cast<unsigned>(tiles);
-  kernel<<<grid, kAsyncBlock, smem, stream>>>(in, out, n, fmas, kAsyncFmaA, kAsyncFmaB);
-  return detail::last_launch_error();
+template <int TILE>
+__device__ __forceinline__ TileSpan block_tile(std::size_t j, std::size_t n) {
+  const std::size_t tile = blockIdx.x + j * gridDim.x;
+  const std::size_t base = tile * TILE;
+  const std::size_t left = n - base;
+  return {base, static_cast<int>(left < TILE ? left : TILE)};
 }
 
 template <int TILE>
-cudaError_t dispatch_stages(const AsyncConfig& c, const float* in, float* out, std::size_t n, cudaStream_t s) {
-  const int fmas = c.flops / 2;
-  if (!multi_stage(c.variant)) return launch_kernel<TILE, 1>(c.variant, in, out, n, fmas, s);
-  switch (c.stages) {
-    case 1: return launch_kernel<TILE, 1>(c.variant, in, out, n, fmas, s);
-    case 2: return launch_kernel<TILE, 2>(c.variant, in, out, n, fmas, s);
-    case 3: return launch_kernel<TILE, 3>(c.variant, in, out, n, fmas, s);
-    case 4: return launch_kernel<TILE, 4>(c.variant, in, out, n, fmas, s);
-    case 6: return launch_kernel<TILE, 6>(c.variant, in, out, n, fmas, s);
-    case 8: return launch_kernel<TILE, 8>(c.variant, in, out, n, fmas, s);
-    default: return cudaErrorInvalidValue;
+__device__ __forceinline__ std::size_t tiles_of_block(std::size_t n) {
+  const std::size_t tiles = (n + TILE - 1) / TILE;
+  return tiles > blockIdx.x ? (tiles - blockIdx.x + gridDim.x - 1) / gridDim.x : 0;
+}
+
+// The compute phase on one tile: element j comes from shared memory when
+// j < from_shared, else straight from global memory (the bulk copy's sub-16-
+// byte tail). Each thread runs TILE / 256 independent FMA chains.
+template <int TILE>
+__device__ __forceinline__ void compute_tile(const float* tile_smem, const float* __restrict__ src,
+                                             float* __restrict__ dst, int count, int from_shared, int fmas,
+                                             float a, float b) {
+  constexpr int kPer = TILE / kAsyncBlock;
+  float v[kPer];
+#pragma unroll
+  for (int p = 0; p < kPer; ++p) {
+    const int j = threadIdx.x + p * kAsyncBlock;
+    v[p] = j < from_shared ? tile_smem[j] : (j < count ? src[j] : 0.0f);
+  }
+  for (int k = 0; k < fmas; ++k) {
+#pragma unroll
+    for (int p = 0; p < kPer; ++p) v[p] = fmaf(v[p], a, b);
+  }
+#pragma unroll
+  for (int p = 0; p < kPer; ++p) {
+    const int j = threadIdx.x + p * kAsyncBlock;
+    if (j < count) dst[j] = v[p];
   }
 }
 
+// Plain loads into shared memory, barrier, compute, barrier.
+template <int TILE>
+__global__ void async_sync(const float* __restrict__ in, float* __restrict__ out, std::size_t n, int fmas,
+                           float a, float b) {
+  extern __shared__ __align__(128) float smem[];
+  constexpr int kPer = TILE / kAsyncBlock;
+  const std::size_t mine = tiles_of_block<TILE>(n);
+  for (std::size_t j = 0; j < mine; ++j) {
+    const TileSpan t = block_tile<TILE>(j, n);
+#pragma unroll
+    for (int p = 0; p < kPer; ++p) {
+      const int e = threadIdx.x + p * kAsyncBlock;
+      if (e < t.count) smem[e] = in[t.base + e];
+    }
+    __syncthreads();
+    compute_tile<TILE>(smem, in + t.base, out + t.base, t.count, t.count, fmas, a, b);
+    __syncthreads();
+  }
+}
+
+// The study's single-stage version: the block copies a tile with
+// cg::memcpy_async, waits for it, computes.
+template <int TILE>
+__global__ void async_memcpy_async(const float* __restrict__ in, float* __restrict__ out, std::size_t n, int fmas,
+                                   float a, float b) {
+  extern __shared__ __align__(128) float smem[];
+  auto block = cg::this_thread_block();
+  const std::size_t mine = tiles_of_block<TILE>(n);
+  for (std::size_t j = 0; j < mine; ++j) {
+    const TileSpan t = block_tile<TILE>(j, n);
+    if (t.count == TILE)
+      cg::memcpy_async(block, smem, in + t.base, cuda::aligned_size_t<16>(sizeof(float) * TILE));
+    else
+      cg::memcpy_async(block, smem, in + t.base, sizeof(float) * t.count);
+    cg::wait(block);
+    compute_tile<TILE>(smem, in + t.base, out + t.base, t.count, t.count, fmas, a, b);
+    block.sync();
+  }
+}
+
+// One thread's share of a tile copy: 16-byte pieces threadIdx.x,
+// threadIdx.x + kAsyncBlock, ... each an async copy committed to `pipe`. The
+// last piece of a ragged tile may be shorter.
+__device__ __forceinline__ void copy_my_pieces(float* buffer, const float* __restrict__ src, int count,
+                                               cuda::pipeline<cuda::thread_scope_thread>& pipe) {
+  for (int piece = threadIdx.x; piece * 4 < count; piece += kAsyncBlock) {
+    const int first = piece * 4;
+    if (first + 4 <= count)
+      cuda::memcpy_async(buffer + first, src + first, cuda::aligned_size_t<16>(16), pipe);
+    else
+      cuda::memcpy_async(buffer + first, src + first, sizeof(float) * (count - first), pipe);
+  }
+}
+
+// cuda::pipeline with STAGES buffers: while tile i is computed, the copies of
+// tiles i + 1 .. i + STAGES - 1 are in flight; consumer_wait waits only for
+// the stage being consumed. The pipeline is thread-scoped: each thread
+// commits its pieces of a tile as one stage (cp.async groups), and a block
+// barrier after consumer_wait makes every thread's pieces visible. Threads
+// commit a stage for every tile, empty past the end, so all agree on which
+// stage is the oldest.
+//
+// Why not the block-scoped pipeline (pipeline_shared_state, stages completing
+// on mbarriers)? On the H200, compute-sanitizer 13.0 synccheck reports
+// "Missing wait" on its stage barriers and aborts the kernel (seen with one
+// and with two stages); the thread-scoped form is synccheck-clean and issues
+// the same 16-byte cp.async copies.
+template <int TILE, int STAGES>
+__global__ void async_pipeline(const float* __restrict__ in, float* __restrict__ out, std::size_t n, int fmas,
+                               float a, float b) {
+  extern __shared__ __align__(128) float smem[];
+  cuda::pipeline<cuda::thread_scope_thread> pipe = cuda::make_pipeline();
+  const std::size_t mine = tiles_of_block<TILE>(n);
+
+  auto fetch = [&](std::size_t j) {
+    pipe.producer_acquire();
+    if (j < mine) {
+      const TileSpan t = block_tile<TILE>(j, n);
+      copy_my_pieces(smem + (j % STAGES) * TILE, in + t.base, t.count, pipe);
+    }
+    pipe.producer_commit();
+  };
+
+  for (std::size_t j = 0; j + 1 < STAGES; ++j) fetch(j);
+  for (std::size_t i = 0; i < mine; ++i) {
+    fetch(i + STAGES - 1);  // into the buffer computed last iteration
+    pipe.consumer_wait();   // my pieces of tile i have landed
+    __syncthreads();        // everyone's have
+    const TileSpan t = block_tile<TILE>(i, n);
+    compute_tile<TILE>(smem + (i % STAGES) * TILE, in + t.base, out + t.base, t.count, t.count, fmas, a, b);
+    pipe.consumer_release();
+    __syncthreads();  // buffer i % STAGES is free for the copy issued next iteration
+  }
+}
+
+// Hopper's bulk-copy engine: one thread issues cp.async.bulk for a whole tile,
+// completing on that stage's mbarrier; everyone waits on the barrier's phase.
+// Same schedule as async_pipeline. The last (< 16-byte) part of a ragged
+// final tile is read straight from global memory.
+template <int TILE, int STAGES>
+__global__ void async_bulk(const float* __restrict__ in, float* __restrict__ out, std::size_t n, int fmas,
+                           float a, float b) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  extern __shared__ __align__(128) float smem[];
+  __shared__ __align__(8) std::uint64_t full[STAGES];
+  const std::size_t mine = tiles_of_block<TILE>(n);
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < STAGES; ++s) cuda::ptx::mbarrier_init(&full[s], 1);
+  }
+  __syncthreads();
+
+  auto fetch = [&](std::size_t j) {
+    if (threadIdx.x != 0) return;
+    const TileSpan t = block_tile<TILE>(j, n);
+    const std::uint32_t bytes = static_cast<std::uint32_t>(t.count / 4 * 4 * sizeof(float));
+    std::uint64_t* bar = &full[j % STAGES];
+    // Order this block's earlier generic-proxy reads of the buffer before the
+    // async-proxy writes that overwrite it.
+    cuda::ptx::fence_proxy_async(cuda::ptx::space_shared);
+    (void)cuda::ptx::mbarrier_arrive_expect_tx(cuda::ptx::sem_release, cuda::ptx::scope_cta,
+                                               cuda::ptx::space_shared, bar, bytes);
+    if (bytes > 0)
+      cuda::ptx::cp_async_bulk(cuda::ptx::space_cluster, cuda::ptx::space_global, smem + (j % STAGES) * TILE,
+                               in + t.base, bytes, bar);
+  };
+
+  for (std::size_t j = 0; j + 1 < STAGES && j < mine; ++j) fetch(j);
+  for (std::size_t i = 0; i < mine; ++i) {
+    if (i + STAGES - 1 < mine) fetch(i + STAGES - 1);
+    const auto parity = static_cast<std::uint32_t>((i / STAGES) & 1);
+    while (!cuda::ptx::mbarrier_try_wait_parity(&full[i % STAGES], parity)) {
+    }
+    const TileSpan t = block_tile<TILE>(i, n);
+    compute_tile<TILE>(smem + (i % STAGES) * TILE, in + t.base, out + t.base, t.count, t.count / 4 * 4, fmas, a,
+                       b);
+    __syncthreads();  // the buffer is free for the copy issued next iteration
+  }
+#elif defined(__CUDA_ARCH__)
+  __trap();  // built without sm_90 code; the host refuses to launch this
+#endif
+}
+
+}  // namespace kernels
+
+namespace {
+
+using Kernel = void (*)(const float*, float*, std::size_t, int, float, float);
+
+template <int TILE, int STAGES>
+Kernel kernel_of(AsyncVariant v) {
+  switch (v) {
+    case AsyncVariant::sync: return kernels::async_sync<TILE>;
+    case AsyncVariant::memcpy_async: return kernels::async_memcpy_async<TILE>;
+    case AsyncVariant::pipeline: return kernels::async_pipeline<TILE, STAGES>;
+    case AsyncVariant::bulk: return kernels::async_bulk<TILE, STAGES>;
+  }
+  return nullptr;
+}
+
+// The kernel of this variant, tile and stage count (single-stage variants
+// ignore c.stages).
+Kernel select_kernel(const AsyncConfig& c) {
+  const int stages = async_multi_stage(c.variant) ? c.stages : 1;
+  return AsyncTiles::dispatch(c.tile, [&](auto tile) {
+    return AsyncStages::dispatch(stages, [&](auto st) {
+      return kernel_of<decltype(tile)::value, decltype(st)::value>(c.variant);
+    }, Kernel{nullptr});
+  }, Kernel{nullptr});
+}
+
 }  // namespace
+
+bool async_multi_stage(AsyncVariant v) { return v == AsyncVariant::pipeline || v == AsyncVariant::bulk; }
 
 bool async_config_supported(const AsyncConfig& c, std::string* why) {
   auto refuse = [&](const std::string& reason) {
     if (why != nullptr) *why = reason;
     return false;
   };
-  if (!contains(kAsyncTiles, c.tile)) return refuse("tile must be one of " + join(kAsyncTiles));
-  if (multi_stage(c.variant) && !contains(kAsyncStages, c.stages))
-    return refuse("stages must be one of " + join(kAsyncStages));
+  if (!AsyncTiles::contains(c.tile)) return refuse("tile must be one of " + AsyncTiles::joined());
+  if (async_multi_stage(c.variant) && !AsyncStages::contains(c.stages))
+    return refuse("stages must be one of " + AsyncStages::joined());
   if (c.flops < 0 || c.flops > kAsyncMaxFlops || c.flops % 2 != 0)
     return refuse("flops must be even and within 0.." + std::to_string(kAsyncMaxFlops));
   return true;
@@ -96,47 +256,61 @@ bool async_config_supported(const AsyncConfig& c, std::string* why) {
 
 bool async_variant_available(AsyncVariant v, std::string* why) {
   if (v != AsyncVariant::bulk) return true;
-  int device = 0;
-  int major = 0;
+  auto refuse = [&](const std::string& reason) {
+    if (why != nullptr) *why = reason;
+    return false;
+  };
+  int device = 0, major = 0, minor = 0;
   if (cudaGetDevice(&device) != cudaSuccess ||
-      cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) != cudaSuccess) {
-    if (why != nullptr) *why = "no CUDA device";
-    return false;
-  }
-  if (major < 9) {
-    if (why != nullptr) *why = "the bulk-copy engine needs compute capability 9.0 or newer";
-    return false;
-  }
+      cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) != cudaSuccess ||
+      cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device) != cudaSuccess)
+    return refuse("no CUDA device");
+  if (major * 10 + minor < kBulkArch)
+    return refuse("the bulk-copy engine needs compute capability 9.0 or newer (this GPU is " + std::to_string(major) +
+                  "." + std::to_string(minor) + ")");
   cudaFuncAttributes attr{};
-  if (cudaFuncGetAttributes(&attr, kernels::async_bulk<1024, 1>) != cudaSuccess) {
-    if (why != nullptr) *why = "no machine code for the bulk kernel on this device";
-    return false;
-  }
-  if (attr.binaryVersion < 90) {
-    if (why != nullptr)
-      *why = "this binary holds no sm_90 code for the bulk kernel (built for sm_" + std::to_string(attr.binaryVersion) +
-             "); rebuild with CMAKE_CUDA_ARCHITECTURES=90";
-    return false;
-  }
+  if (cudaFuncGetAttributes(&attr, kernels::async_bulk<1024, 1>) != cudaSuccess)
+    return refuse("this binary holds no code for the bulk kernel that this GPU can run");
+  const int arch = compiled_arch(attr.ptxVersion, attr.binaryVersion);
+  if (arch < kBulkArch)
+    return refuse("the bulk kernel was compiled for sm_" + std::to_string(arch) +
+                  " (JIT-compiled on this GPU), which has no bulk copy; rebuild with CMAKE_CUDA_ARCHITECTURES "
+                  "including 90");
   return true;
 }
 
 std::size_t async_smem_bytes(const AsyncConfig& c) {
-  int buffers = 1;
-  if (c.variant == AsyncVariant::pipeline || c.variant == AsyncVariant::bulk) buffers = c.stages;
+  const int buffers = async_multi_stage(c.variant) ? c.stages : 1;
   return static_cast<std::size_t>(buffers) * c.tile * sizeof(float);
 }
 
-cudaError_t launch_async(const AsyncConfig& c, const float* in, float* out, std::size_t n, cudaStream_t stream) {
+cudaError_t kernel_shape(const AsyncConfig& c, KernelShape* shape) {
   if (!async_config_supported(c, nullptr)) return cudaErrorInvalidValue;
-  if (n == 0) return cudaSuccess;
+  const Kernel kernel = select_kernel(c);
+  if (kernel == nullptr) return cudaErrorInvalidValue;
+  const std::size_t smem = async_smem_bytes(c);
+  cudaError_t rc = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem));
+  if (rc != cudaSuccess) return rc;
+  unsigned grid = 0;
+  rc = detail::resident_grid(kernel, kAsyncBlock, smem, &grid);
+  if (rc != cudaSuccess) return rc;
+  const std::size_t tiles = std::max<std::size_t>(1, detail::ceil_div(c.n, static_cast<std::size_t>(c.tile)));
+  if (tiles < grid) grid = static_cast<unsigned>(tiles);
+  *shape = detail::shape_of(kernel, grid, kAsyncBlock, smem);
+  return cudaSuccess;
+}
+
+cudaError_t launch(const AsyncConfig& c, const float* in, float* out, cudaStream_t stream) {
+  if (!async_config_supported(c, nullptr)) return cudaErrorInvalidValue;
   if (c.variant == AsyncVariant::bulk && !async_variant_available(c.variant, nullptr)) return cudaErrorNotSupported;
-  switch (c.tile) {
-    case 512: return dispatch_stages<512>(c, in, out, n, stream);
-    case 1024: return dispatch_stages<1024>(c, in, out, n, stream);
-    case 2048: return dispatch_stages<2048>(c, in, out, n, stream);
-    default: return dispatch_stages<4096>(c, in, out, n, stream);
-  }
+  if (c.n == 0) return cudaSuccess;
+  KernelShape shape;
+  if (const cudaError_t rc = kernel_shape(c, &shape); rc != cudaSuccess) return rc;
+  int fmas = c.flops / 2;
+  float a = kAsyncFmaA, b = kAsyncFmaB;
+  void* args[] = {&in, &out, const_cast<std::size_t*>(&c.n), &fmas, &a, &b};
+  const cudaError_t rc = cudaLaunchKernel(shape.function, dim3(shape.grid), dim3(shape.block), args, shape.dynamic_smem, stream);
+  return rc != cudaSuccess ? rc : detail::last_launch_error();
 }
 
 float async_reference(float x, int flops) {
@@ -150,8 +324,8 @@ float async_reference_chain(float x, int flops) {
   return x;
 }
 
-double async_bytes(std::size_t n) { return 2.0 * sizeof(float) * static_cast<double>(n); }
+double async_bytes(const AsyncConfig& c) { return 2.0 * sizeof(float) * static_cast<double>(c.n); }
 
-double async_flops(std::size_t n, int flops) { return static_cast<double>(n) * flops; }
+double async_flops(const AsyncConfig& c) { return static_cast<double>(c.n) * c.flops; }
 
 }  // namespace membench

@@ -57,16 +57,33 @@ float elapsed_ms(const Event& start, const Event& stop) {
   return ms;
 }
 
+std::string cuda_version_string(int version) {
+  return std::to_string(version / 1000) + "." + std::to_string((version % 1000) / 10);
+}
+
+std::string explain_no_device(cudaError_t rc, int driver_version, int runtime_version) {
+  const std::string code = std::string(" (") + cudaGetErrorName(rc) + ")";
+  if (driver_version == 0) return "no NVIDIA driver is installed or loadable (libcuda.so.1 not found)" + code;
+  const std::string driver = "the NVIDIA driver supports CUDA " + cuda_version_string(driver_version);
+  if (rc == cudaErrorInsufficientDriver || driver_version < runtime_version)
+    return driver + ", older than the CUDA " + cuda_version_string(runtime_version) +
+           " runtime this build uses; update the driver" + code;
+  if (rc == cudaErrorNoDevice || rc == cudaSuccess) return driver + " but sees no GPU" + code;
+  return driver + "; " + cudaGetErrorString(rc) + code;
+}
+
 int visible_devices(std::string* why) {
   int count = 0;
   const cudaError_t rc = cudaGetDeviceCount(&count);
-  if (rc != cudaSuccess) {
-    if (why != nullptr) *why = std::string(cudaGetErrorName(rc)) + ": " + cudaGetErrorString(rc);
-    cudaGetLastError();  // clear, so later calls are not poisoned by this probe
-    return 0;
+  if (rc == cudaSuccess && count > 0) return count;
+  cudaGetLastError();  // clear, so later calls are not poisoned by this probe
+  if (why != nullptr) {
+    int driver = 0, runtime = 0;
+    if (cudaDriverGetVersion(&driver) != cudaSuccess) driver = 0;
+    if (cudaRuntimeGetVersion(&runtime) != cudaSuccess) runtime = 0;
+    *why = explain_no_device(rc, driver, runtime);
   }
-  if (count == 0 && why != nullptr) *why = "cudaGetDeviceCount reported 0 devices";
-  return count;
+  return 0;
 }
 
 }  // namespace membench

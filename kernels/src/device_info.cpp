@@ -14,10 +14,6 @@ double smem_peak_bytes_per_second(int sm_count, double sm_clock_khz) {
   return static_cast<double>(sm_count) * kBanks * kBankBytes * sm_clock_khz * 1e3;
 }
 
-std::string cuda_version_string(int version) {
-  return std::to_string(version / 1000) + "." + std::to_string((version % 1000) / 10);
-}
-
 DeviceInfo query_device(int ordinal) {
   DeviceInfo info;
   info.ordinal = ordinal;

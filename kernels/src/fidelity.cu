@@ -15,20 +15,30 @@ __global__ void l2_flush(const float4* __restrict__ scratch, std::size_t count4,
   if (sum == -1.0f) *sink = sum;  // never with zeroed scratch
 }
 
-__device__ __forceinline__ long long global_ns() {
-  long long t;
+__device__ __forceinline__ std::uint64_t global_ns() {
+  std::uint64_t t;
   asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
   return t;
 }
 
-__global__ void clock_probe(ClockSample* sample, long long spin_ns) {
-  const long long t0 = global_ns();
-  const long long c0 = clock64();
-  long long t = t0;
-  while (t - t0 < spin_ns) t = global_ns();
-  const long long c1 = clock64();
-  sample->cycles = c1 - c0;
-  sample->nanoseconds = t - t0;
+__device__ __forceinline__ unsigned sm_id() {
+  unsigned id;
+  asm volatile("mov.u32 %0, %%smid;" : "=r"(id));
+  return id;
+}
+
+__global__ void clock_stamp(ClockStamp* stamp) {
+  if (sm_id() != 0) return;
+  const std::uint64_t ns = global_ns();
+  const long long cycles = clock64();
+  stamp->cycles = cycles;
+  stamp->nanoseconds = ns;
+}
+
+__global__ void spin(long long spin_ns) {
+  const std::uint64_t t0 = global_ns();
+  while (static_cast<long long>(global_ns() - t0) < spin_ns) {
+  }
 }
 
 }  // namespace kernels
@@ -42,16 +52,25 @@ cudaError_t launch_l2_flush(const float* scratch, std::size_t count, float* sink
   return detail::last_launch_error();
 }
 
-cudaError_t launch_clock_probe(ClockSample* sample, long long spin_ns, cudaStream_t stream) {
-  kernels::clock_probe<<<1, 1, 0, stream>>>(sample, spin_ns);
+cudaError_t launch_clock_stamp(ClockStamp* stamp, int sm_count, cudaStream_t stream) {
+  if (sm_count < 1) return cudaErrorInvalidValue;
+  kernels::clock_stamp<<<static_cast<unsigned>(sm_count), 1, 0, stream>>>(stamp);
   return detail::last_launch_error();
 }
 
-double clock_mhz(const ClockSample& s) {
-  if (s.nanoseconds <= 0) return 0.0;
-  return static_cast<double>(s.cycles) / static_cast<double>(s.nanoseconds) * 1e3;
+cudaError_t launch_spin(long long ns, cudaStream_t stream) {
+  kernels::spin<<<1, 1, 0, stream>>>(ns);
+  return detail::last_launch_error();
 }
 
-bool is_throttled(double measured_mhz, double peak_mhz) { return peak_mhz > 0 && measured_mhz < 0.9 * peak_mhz; }
+double clock_mhz(const ClockStamp& start, const ClockStamp& stop) {
+  if (start.nanoseconds == 0 || stop.nanoseconds <= start.nanoseconds || stop.cycles <= start.cycles) return 0.0;
+  const double ns = static_cast<double>(stop.nanoseconds - start.nanoseconds);
+  return static_cast<double>(stop.cycles - start.cycles) / ns * 1e3;
+}
+
+bool is_throttled(double measured_mhz, double peak_mhz, double threshold) {
+  return peak_mhz > 0 && measured_mhz > 0 && measured_mhz < threshold * peak_mhz;
+}
 
 }  // namespace membench

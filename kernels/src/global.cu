@@ -1,114 +1,166 @@
+// The global-memory experiment's kernels and launcher. See global.hpp.
 #include <algorithm>
 #include <cstdint>
 
-#include "global_kernels.cuh"
 #include "launch_utils.cuh"
 #include "membench/global.hpp"
-#include "membench/models.hpp"
 
 namespace membench {
 
-const std::vector<GlobalVariant>& global_variants() {
-  static const std::vector<GlobalVariant> all = {GlobalVariant::coalesced, GlobalVariant::strided,
-                                                 GlobalVariant::vectorized, GlobalVariant::memcpy};
-  return all;
+namespace kernels {
+
+__global__ void coalesced_scale(const float* __restrict__ in, float* __restrict__ out, std::size_t n) {
+  const std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = 2.0f * in[i];
 }
 
-std::string to_string(GlobalVariant v) {
-  switch (v) {
-    case GlobalVariant::coalesced: return "coalesced";
-    case GlobalVariant::strided: return "strided";
-    case GlobalVariant::vectorized: return "vectorized";
-    case GlobalVariant::memcpy: return "memcpy";
-  }
-  return "?";
-}
-
-cudaError_t launch_global_coalesced(const float* in, float* out, std::size_t n, cudaStream_t stream) {
-  if (n == 0) return cudaSuccess;
-  const auto grid = static_cast<unsigned>(detail::ceil_div(n, kGlobalBlock));
-  kernels::coalesced_scale<<<grid, kGlobalBlock, 0, stream>>>(in, out, n);
-  return detail::last_launch_error();
-}
-
-cudaError_t launch_global_strided(const float* in, float* out, std::size_t n, std::size_t stride,
-                                  cudaStream_t stream) {
-  if (stride == 0) return cudaErrorInvalidValue;
-  if (n == 0) return cudaSuccess;
-  const std::size_t threads = detail::ceil_div(n, stride);
-  const auto grid = static_cast<unsigned>(detail::ceil_div(threads, kGlobalBlock));
-  kernels::strided_scale<<<grid, kGlobalBlock, 0, stream>>>(in, out, n, stride);
-  return detail::last_launch_error();
-}
-
-namespace {
-template <int VEC, int ILP>
-cudaError_t launch_vectorized(const float* in, float* out, std::size_t n, bool persistent, cudaStream_t stream) {
-  unsigned grid = 0;
-  if (persistent) {
-    const cudaError_t rc = detail::resident_grid(kernels::vectorized_scale<VEC, ILP>, kGlobalBlock, 0, &grid);
-    if (rc != cudaSuccess) return rc;
-  } else {
-    grid = static_cast<unsigned>(std::max<std::size_t>(1, detail::ceil_div(n / VEC, std::size_t{kGlobalBlock} * ILP)));
-  }
-  kernels::vectorized_scale<VEC, ILP><<<grid, kGlobalBlock, 0, stream>>>(in, out, n);
-  return detail::last_launch_error();
+// Both strided geometries run this kernel; they differ only in the grid.
+__global__ void strided_scale(const float* __restrict__ in, float* __restrict__ out, std::size_t n,
+                              std::size_t stride) {
+  const std::size_t i = (static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x) * stride;
+  if (i < n) out[i] = 2.0f * in[i];
 }
 
 template <int VEC>
-cudaError_t dispatch_ilp(const float* in, float* out, std::size_t n, int ilp, bool persistent, cudaStream_t stream) {
-  switch (ilp) {
-    case 1: return launch_vectorized<VEC, 1>(in, out, n, persistent, stream);
-    case 2: return launch_vectorized<VEC, 2>(in, out, n, persistent, stream);
-    case 4: return launch_vectorized<VEC, 4>(in, out, n, persistent, stream);
-    case 8: return launch_vectorized<VEC, 8>(in, out, n, persistent, stream);
-    default: return cudaErrorInvalidValue;
-  }
+struct VectorOf;
+template <>
+struct VectorOf<1> {
+  using type = float;
+};
+template <>
+struct VectorOf<2> {
+  using type = float2;
+};
+template <>
+struct VectorOf<4> {
+  using type = float4;
+};
+
+__device__ __forceinline__ float twice(float v) { return 2.0f * v; }
+__device__ __forceinline__ float2 twice(float2 v) { return make_float2(2.0f * v.x, 2.0f * v.y); }
+__device__ __forceinline__ float4 twice(float4 v) {
+  return make_float4(2.0f * v.x, 2.0f * v.y, 2.0f * v.z, 2.0f * v.w);
 }
+
+// Grid-stride over VEC-float vectors; each trip issues ILP independent loads
+// before the first store, so ILP x VEC x 4 bytes per thread are in flight.
+template <int VEC, int ILP>
+__global__ void vectorized_scale(const float* __restrict__ in, float* __restrict__ out, std::size_t n) {
+  using V = typename VectorOf<VEC>::type;
+  const V* __restrict__ vin = reinterpret_cast<const V*>(in);
+  V* __restrict__ vout = reinterpret_cast<V*>(out);
+  const std::size_t vectors = n / VEC;
+  const std::size_t step = static_cast<std::size_t>(gridDim.x) * blockDim.x;
+  const std::size_t first = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+
+  std::size_t i = first;
+  for (; i + (ILP - 1) * step < vectors; i += ILP * step) {
+    V v[ILP];
+#pragma unroll
+    for (int k = 0; k < ILP; ++k) v[k] = vin[i + k * step];
+#pragma unroll
+    for (int k = 0; k < ILP; ++k) vout[i + k * step] = twice(v[k]);
+  }
+  for (; i < vectors; i += step) vout[i] = twice(vin[i]);
+
+  // The last n % VEC floats, one per thread of the first block(s).
+  const std::size_t tail = vectors * VEC + first;
+  if (tail < n) out[tail] = 2.0f * in[tail];
+}
+
+}  // namespace kernels
+
+namespace {
+
+using detail::ceil_div;
+
+bool is_strided(GlobalVariant v) { return v == GlobalVariant::strided || v == GlobalVariant::strided_full_grid; }
+
+template <int VEC, int ILP>
+cudaError_t vectorized_shape(const GlobalConfig& c, KernelShape* shape) {
+  const auto kernel = kernels::vectorized_scale<VEC, ILP>;
+  unsigned grid = 0;
+  if (c.persistent) {
+    const cudaError_t rc = detail::resident_grid(kernel, kGlobalBlock, 0, &grid);
+    if (rc != cudaSuccess) return rc;
+  } else {
+    grid = static_cast<unsigned>(std::max<std::size_t>(1, ceil_div(c.n / VEC, std::size_t{kGlobalBlock} * ILP)));
+  }
+  *shape = detail::shape_of(kernel, grid, kGlobalBlock);
+  return cudaSuccess;
+}
+
+cudaError_t check(const GlobalConfig& c) {
+  if (is_strided(c.variant) && c.stride == 0) return cudaErrorInvalidValue;
+  if (c.variant == GlobalVariant::vectorized && (!VectorWidths::contains(c.vec) || !IlpDepths::contains(c.ilp)))
+    return cudaErrorInvalidValue;
+  return cudaSuccess;
+}
+
 }  // namespace
 
-bool vectorized_supported(int vec, int ilp) {
-  const bool vec_ok = vec == 1 || vec == 2 || vec == 4;
-  const bool ilp_ok = ilp == 1 || ilp == 2 || ilp == 4 || ilp == 8;
-  return vec_ok && ilp_ok;
-}
-
-cudaError_t launch_global_vectorized(const float* in, float* out, std::size_t n, int vec, int ilp, int persistent,
-                                     cudaStream_t stream) {
-  if (!vectorized_supported(vec, ilp) || (persistent != 0 && persistent != 1)) return cudaErrorInvalidValue;
-  const auto misaligned = [](const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 != 0; };
-  if (misaligned(in) || misaligned(out)) return cudaErrorMisalignedAddress;
-  if (n == 0) return cudaSuccess;
-  switch (vec) {
-    case 1: return dispatch_ilp<1>(in, out, n, ilp, persistent == 1, stream);
-    case 2: return dispatch_ilp<2>(in, out, n, ilp, persistent == 1, stream);
-    default: return dispatch_ilp<4>(in, out, n, ilp, persistent == 1, stream);
+cudaError_t kernel_shape(const GlobalConfig& c, KernelShape* shape) {
+  if (const cudaError_t rc = check(c); rc != cudaSuccess) return rc;
+  const std::size_t threads = std::max<std::size_t>(1, c.variant == GlobalVariant::strided ? ceil_div(c.n, c.stride) : c.n);
+  const auto grid = static_cast<unsigned>(ceil_div(threads, kGlobalBlock));
+  switch (c.variant) {
+    case GlobalVariant::coalesced: *shape = detail::shape_of(kernels::coalesced_scale, grid, kGlobalBlock); break;
+    case GlobalVariant::strided:
+    case GlobalVariant::strided_full_grid: *shape = detail::shape_of(kernels::strided_scale, grid, kGlobalBlock); break;
+    case GlobalVariant::memcpy: *shape = KernelShape{}; break;
+    case GlobalVariant::vectorized:
+      return VectorWidths::dispatch(c.vec, [&](auto vec) {
+        return IlpDepths::dispatch(
+            c.ilp, [&](auto ilp) { return vectorized_shape<decltype(vec)::value, decltype(ilp)::value>(c, shape); },
+            cudaErrorInvalidValue);
+      }, cudaErrorInvalidValue);
   }
+  return cudaSuccess;
 }
 
-cudaError_t launch_global_memcpy(const float* in, float* out, std::size_t n, cudaStream_t stream) {
-  return cudaMemcpyAsync(out, in, n * sizeof(float), cudaMemcpyDeviceToDevice, stream);
-}
-
-std::size_t global_elements_touched(GlobalVariant v, std::size_t n, std::size_t stride) {
-  if (v == GlobalVariant::strided) return stride == 0 ? 0 : detail::ceil_div(n, stride);
-  return n;
-}
-
-double global_bytes(GlobalVariant v, std::size_t n, std::size_t stride) {
-  return 2.0 * sizeof(float) * static_cast<double>(global_elements_touched(v, n, stride));
-}
-
-int global_access_bytes(GlobalVariant v, int vec) {
-  return v == GlobalVariant::vectorized ? vec * static_cast<int>(sizeof(float)) : static_cast<int>(sizeof(float));
-}
-
-std::size_t global_lane_stride_bytes(GlobalVariant v, std::size_t stride, int vec) {
-  switch (v) {
-    case GlobalVariant::strided: return stride * sizeof(float);
-    case GlobalVariant::vectorized: return static_cast<std::size_t>(vec) * sizeof(float);
-    default: return sizeof(float);
+cudaError_t launch(const GlobalConfig& c, const float* in, float* out, cudaStream_t stream) {
+  if (const cudaError_t rc = check(c); rc != cudaSuccess) return rc;
+  if (c.n == 0) return cudaSuccess;
+  if (c.variant == GlobalVariant::memcpy)
+    return cudaMemcpyAsync(out, in, c.n * sizeof(float), cudaMemcpyDeviceToDevice, stream);
+  if (c.variant == GlobalVariant::vectorized) {
+    const auto misaligned = [](const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 != 0; };
+    if (misaligned(in) || misaligned(out)) return cudaErrorMisalignedAddress;
   }
+  KernelShape shape;
+  if (const cudaError_t rc = kernel_shape(c, &shape); rc != cudaSuccess) return rc;
+  void* args_strided[] = {&in, &out, const_cast<std::size_t*>(&c.n), const_cast<std::size_t*>(&c.stride)};
+  void* args_plain[] = {&in, &out, const_cast<std::size_t*>(&c.n)};
+  void** args = is_strided(c.variant) ? args_strided : args_plain;
+  const cudaError_t rc = cudaLaunchKernel(shape.function, dim3(shape.grid), dim3(shape.block), args, 0, stream);
+  return rc != cudaSuccess ? rc : detail::last_launch_error();
+}
+
+bool global_writes(const GlobalConfig& c, std::size_t i) { return !is_strided(c.variant) || i % c.stride == 0; }
+
+std::size_t global_elements_touched(const GlobalConfig& c) {
+  if (is_strided(c.variant)) return c.stride == 0 ? 0 : ceil_div(c.n, c.stride);
+  return c.n;
+}
+
+double global_bytes(const GlobalConfig& c) {
+  return 2.0 * sizeof(float) * static_cast<double>(global_elements_touched(c));
+}
+
+int global_access_bytes(const GlobalConfig& c) {
+  return c.variant == GlobalVariant::vectorized ? c.vec * static_cast<int>(sizeof(float)) : static_cast<int>(sizeof(float));
+}
+
+std::size_t global_lane_stride_bytes(const GlobalConfig& c) {
+  if (is_strided(c.variant)) return c.stride * sizeof(float);
+  return static_cast<std::size_t>(global_access_bytes(c));
+}
+
+DramTraffic global_dram_traffic(const GlobalConfig& c) {
+  const AccessPattern pattern{global_elements_touched(c), sizeof(float), is_strided(c.variant) ? c.stride * sizeof(float) : sizeof(float)};
+  DramTraffic t = dram_read(pattern);
+  t += dram_write(pattern);
+  return t;
 }
 
 }  // namespace membench

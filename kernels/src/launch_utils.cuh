@@ -1,10 +1,12 @@
-// Small helpers shared by the launchers: grid arithmetic and the size of a
-// grid that just fills the GPU for grid-stride kernels.
+// Small helpers shared by the launchers: grid arithmetic, the size of a grid
+// that just fills the GPU for grid-stride kernels, and the shape record.
 #pragma once
 
 #include <cuda_runtime.h>
 
 #include <cstddef>
+
+#include "membench/kernel_shape.hpp"
 
 namespace membench::detail {
 
@@ -25,6 +27,11 @@ cudaError_t resident_grid(Kernel kernel, int block, std::size_t dynamic_smem, un
   if (per_sm < 1) return cudaErrorInvalidConfiguration;
   *grid = static_cast<unsigned>(sms * per_sm);
   return cudaSuccess;
+}
+
+template <class Kernel>
+KernelShape shape_of(Kernel kernel, dim3 grid, dim3 block, std::size_t dynamic_smem = 0) {
+  return {reinterpret_cast<const void*>(kernel), grid.x * grid.y * grid.z, block.x * block.y * block.z, dynamic_smem};
 }
 
 // Launch-time errors (bad configuration) surface here, without synchronizing.

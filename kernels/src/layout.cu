@@ -1,76 +1,84 @@
+// The layout experiment's kernels and launcher. See layout.hpp.
+#include <algorithm>
+
 #include "launch_utils.cuh"
-#include "layout_kernels.cuh"
 #include "membench/layout.hpp"
-#include "membench/models.hpp"
 
 namespace membench {
 
-const std::vector<LayoutVariant>& layout_variants() {
-  static const std::vector<LayoutVariant> all = {LayoutVariant::aos, LayoutVariant::soa};
-  return all;
-}
+namespace kernels {
 
-std::string to_string(LayoutVariant v) { return v == LayoutVariant::aos ? "aos" : "soa"; }
-
-namespace {
+// One element per thread; the field loads are separate 4-byte accesses (the
+// struct is only 4-byte aligned), each spanning 512 bytes across a warp.
 template <int FIELDS>
-cudaError_t launch_aos(const float* in, float* out, std::size_t n, cudaStream_t stream) {
-  const auto grid = static_cast<unsigned>(detail::ceil_div(n, kLayoutBlock));
-  kernels::aos_scale<FIELDS><<<grid, kLayoutBlock, 0, stream>>>(reinterpret_cast<const Particle*>(in),
-                                                                 reinterpret_cast<Particle*>(out), n);
-  return detail::last_launch_error();
+__global__ void aos_scale(const Particle* __restrict__ in, Particle* __restrict__ out, std::size_t n) {
+  const std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  out[i].x = 2.0f * in[i].x;
+  if constexpr (FIELDS > 1) out[i].y = 2.0f * in[i].y;
+  if constexpr (FIELDS > 2) out[i].z = 2.0f * in[i].z;
+  if constexpr (FIELDS > 3) out[i].w = 2.0f * in[i].w;
 }
 
 template <int FIELDS>
-cudaError_t launch_soa(const float* in, float* out, std::size_t n, cudaStream_t stream) {
-  const auto grid = static_cast<unsigned>(detail::ceil_div(n, kLayoutBlock));
-  kernels::soa_scale<FIELDS><<<grid, kLayoutBlock, 0, stream>>>(in, out, n);
-  return detail::last_launch_error();
-}
-}  // namespace
-
-cudaError_t launch_layout_aos(const float* in, float* out, std::size_t n, int fields, cudaStream_t stream) {
-  if (n == 0) return cudaSuccess;
-  switch (fields) {
-    case 1: return launch_aos<1>(in, out, n, stream);
-    case 2: return launch_aos<2>(in, out, n, stream);
-    case 3: return launch_aos<3>(in, out, n, stream);
-    case 4: return launch_aos<4>(in, out, n, stream);
-    default: return cudaErrorInvalidValue;
-  }
+__global__ void soa_scale(const float* __restrict__ in, float* __restrict__ out, std::size_t n) {
+  const std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+#pragma unroll
+  for (int f = 0; f < FIELDS; ++f) out[f * n + i] = 2.0f * in[f * n + i];
 }
 
-cudaError_t launch_layout_soa(const float* in, float* out, std::size_t n, int fields, cudaStream_t stream) {
-  if (n == 0) return cudaSuccess;
-  switch (fields) {
-    case 1: return launch_soa<1>(in, out, n, stream);
-    case 2: return launch_soa<2>(in, out, n, stream);
-    case 3: return launch_soa<3>(in, out, n, stream);
-    case 4: return launch_soa<4>(in, out, n, stream);
-    default: return cudaErrorInvalidValue;
-  }
+}  // namespace kernels
+
+cudaError_t kernel_shape(const LayoutConfig& c, KernelShape* shape) {
+  const auto grid = static_cast<unsigned>(std::max<std::size_t>(1, detail::ceil_div(c.n, kLayoutBlock)));
+  return LayoutFieldCounts::dispatch(c.fields, [&](auto fields) {
+    constexpr int F = decltype(fields)::value;
+    *shape = c.variant == LayoutVariant::aos ? detail::shape_of(kernels::aos_scale<F>, grid, kLayoutBlock)
+                                             : detail::shape_of(kernels::soa_scale<F>, grid, kLayoutBlock);
+    return cudaSuccess;
+  }, cudaErrorInvalidValue);
 }
 
-cudaError_t launch_layout(LayoutVariant v, const float* in, float* out, std::size_t n, int fields,
-                          cudaStream_t stream) {
-  return v == LayoutVariant::aos ? launch_layout_aos(in, out, n, fields, stream)
-                                 : launch_layout_soa(in, out, n, fields, stream);
+cudaError_t launch(const LayoutConfig& c, const float* in, float* out, cudaStream_t stream) {
+  KernelShape shape;
+  if (const cudaError_t rc = kernel_shape(c, &shape); rc != cudaSuccess) return rc;
+  if (c.n == 0) return cudaSuccess;
+  // Particle* and float* are both passed as the raw buffer address.
+  void* args[] = {&in, &out, const_cast<std::size_t*>(&c.n)};
+  const cudaError_t rc = cudaLaunchKernel(shape.function, dim3(shape.grid), dim3(shape.block), args, 0, stream);
+  return rc != cudaSuccess ? rc : detail::last_launch_error();
 }
 
-double layout_bytes(std::size_t n, int fields) {
-  return 2.0 * sizeof(float) * static_cast<double>(n) * fields;
-}
+double layout_bytes(const LayoutConfig& c) { return 2.0 * sizeof(float) * static_cast<double>(c.n) * c.fields; }
 
-int layout_sectors_per_request(LayoutVariant v) {
-  const std::size_t lane_stride = v == LayoutVariant::aos ? sizeof(Particle) : sizeof(float);
+int layout_sectors_per_request(const LayoutConfig& c) {
+  const std::size_t lane_stride = c.variant == LayoutVariant::aos ? sizeof(Particle) : sizeof(float);
   return sectors_per_request(sizeof(float), lane_stride);
 }
 
-double layout_dram_efficiency(LayoutVariant v, int fields) {
+double layout_dram_efficiency(const LayoutConfig& c) {
   // A warp's loads of the different fields of AoS hit the same sectors (the
   // later ones in L1), so DRAM moves all 16 bytes of every element once.
-  if (v == LayoutVariant::aos) return static_cast<double>(fields) / kLayoutFields;
+  if (c.variant == LayoutVariant::aos) return static_cast<double>(c.fields) / kLayoutFields;
   return 1.0;
+}
+
+DramTraffic layout_dram_traffic(const LayoutConfig& c) {
+  const std::size_t field_bytes = sizeof(float) * static_cast<std::size_t>(c.fields);
+  DramTraffic t;
+  if (c.variant == LayoutVariant::aos) {
+    const AccessPattern elements{c.n, field_bytes, sizeof(Particle)};
+    t += dram_read(elements);
+    t += dram_write(elements);
+  } else {
+    const AccessPattern field{c.n, sizeof(float), sizeof(float)};
+    for (int f = 0; f < c.fields; ++f) {
+      t += dram_read(field);
+      t += dram_write(field);
+    }
+  }
+  return t;
 }
 
 }  // namespace membench

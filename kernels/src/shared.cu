@@ -1,76 +1,189 @@
-#include <numeric>
+// The shared-memory experiment's kernels and launcher. See shared.hpp.
+#include <algorithm>
 #include <set>
 
 #include "launch_utils.cuh"
+#include "membench/pattern.hpp"
 #include "membench/shared.hpp"
-#include "shared_kernels.cuh"
 
 namespace membench {
 
-const std::vector<SharedVariant>& shared_variants() {
-  static const std::vector<SharedVariant> all = {SharedVariant::row, SharedVariant::column,
-                                                 SharedVariant::swizzle, SharedVariant::conflict_degree};
-  return all;
+namespace kernels {
+
+// Every matrix kernel reads a tile coalesced. A warp is one row ty of the
+// block (tx = 0..31).
+__global__ void shared_row(const float* __restrict__ in, float* __restrict__ out, int n) {
+  __shared__ float tile[kSharedTile][kSharedTile];
+  const int x = blockIdx.x * kSharedTile + threadIdx.x;
+  const int y = blockIdx.y * kSharedTile + threadIdx.y;
+  const bool inside = x < n && y < n;
+  if (inside) tile[threadIdx.y][threadIdx.x] = in[static_cast<std::size_t>(y) * n + x];
+  __syncthreads();
+  if (inside) out[static_cast<std::size_t>(y) * n + x] = 2.0f * tile[threadIdx.y][threadIdx.x];
 }
 
-std::string to_string(SharedVariant v) {
-  switch (v) {
-    case SharedVariant::row: return "row";
-    case SharedVariant::column: return "column";
-    case SharedVariant::swizzle: return "swizzle";
-    case SharedVariant::conflict_degree: return "conflict_degree";
-  }
-  return "?";
+// The warp reads column ty of the tile: word address tx * (32 + PAD) + ty,
+// a stride of 32 + PAD words, so gcd(32 + PAD, 32) lanes share a bank.
+template <int PAD>
+__global__ void shared_column(const float* __restrict__ in, float* __restrict__ out, int n) {
+  __shared__ float tile[kSharedTile][kSharedTile + PAD];
+  const int x = blockIdx.x * kSharedTile + threadIdx.x;
+  const int y = blockIdx.y * kSharedTile + threadIdx.y;
+  if (x < n && y < n) tile[threadIdx.y][threadIdx.x] = in[static_cast<std::size_t>(y) * n + x];
+  __syncthreads();
+  const int out_x = blockIdx.y * kSharedTile + threadIdx.x;
+  const int out_y = blockIdx.x * kSharedTile + threadIdx.y;
+  if (out_x < n && out_y < n)
+    out[static_cast<std::size_t>(out_y) * n + out_x] = 2.0f * tile[threadIdx.x][threadIdx.y];
 }
+
+// Element (r, c) of the tile is stored at column c ^ r: a row still spans all
+// 32 banks, and so does a column, without a word of padding.
+__global__ void shared_swizzle(const float* __restrict__ in, float* __restrict__ out, int n) {
+  __shared__ float tile[kSharedTile][kSharedTile];
+  const int x = blockIdx.x * kSharedTile + threadIdx.x;
+  const int y = blockIdx.y * kSharedTile + threadIdx.y;
+  if (x < n && y < n) tile[threadIdx.y][threadIdx.x ^ threadIdx.y] = in[static_cast<std::size_t>(y) * n + x];
+  __syncthreads();
+  const int out_x = blockIdx.y * kSharedTile + threadIdx.x;
+  const int out_y = blockIdx.x * kSharedTile + threadIdx.y;
+  if (out_x < n && out_y < n)
+    out[static_cast<std::size_t>(out_y) * n + out_x] = 2.0f * tile[threadIdx.x][threadIdx.y ^ threadIdx.x];
+}
+
+// One shared load of WIDTH bytes that neither the compiler nor ptxas may
+// drop, merge or hoist: `asm volatile` binds the compiler, `.volatile` ptxas
+// (which would otherwise fold repeated loads of one address into one).
+template <int WIDTH>
+__device__ __forceinline__ float shared_load_sum(unsigned address);
+template <>
+__device__ __forceinline__ float shared_load_sum<4>(unsigned address) {
+  float a;
+  asm volatile("ld.volatile.shared.f32 %0, [%1];" : "=f"(a) : "r"(address) : "memory");
+  return a;
+}
+template <>
+__device__ __forceinline__ float shared_load_sum<8>(unsigned address) {
+  float a, b;
+  asm volatile("ld.volatile.shared.v2.f32 {%0, %1}, [%2];" : "=f"(a), "=f"(b) : "r"(address) : "memory");
+  return a + b;
+}
+template <>
+__device__ __forceinline__ float shared_load_sum<16>(unsigned address) {
+  float a, b, c, d;
+  asm volatile("ld.volatile.shared.v4.f32 {%0, %1, %2, %3}, [%4];"
+               : "=f"(a), "=f"(b), "=f"(c), "=f"(d)
+               : "r"(address)
+               : "memory");
+  return (a + b) + (c + d);
+}
+
+template <int WIDTH>
+__global__ void conflict_degree(float* __restrict__ out, int stride, int reps) {
+  extern __shared__ float words[];
+  constexpr int kWords = WIDTH / 4;
+  const int count = (31 * stride + 1) * kWords;
+  for (int j = threadIdx.x; j < count; j += blockDim.x) words[j] = small_int_value(static_cast<unsigned>(j));
+  __syncthreads();
+
+  const int lane = threadIdx.x % 32;
+  const unsigned address =
+      static_cast<unsigned>(__cvta_generic_to_shared(words)) + static_cast<unsigned>(lane * stride * WIDTH);
+  float sum = 0.0f;
+#pragma unroll 8
+  for (int r = 0; r < reps; ++r) sum += shared_load_sum<WIDTH>(address);
+  out[static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x] = sum;
+}
+
+}  // namespace kernels
 
 namespace {
+
+bool is_matrix(SharedVariant v) { return v != SharedVariant::conflict_degree; }
+
 dim3 matrix_grid(int n) {
   const auto tiles = static_cast<unsigned>(detail::ceil_div(static_cast<std::size_t>(n), kSharedTile));
   return dim3(tiles, tiles);
 }
-const dim3 kMatrixBlock(kSharedTile, kSharedTile);
 
-template <int PAD>
-cudaError_t launch_column(const float* in, float* out, int n, cudaStream_t stream) {
-  kernels::shared_column<PAD><<<matrix_grid(n), kMatrixBlock, 0, stream>>>(in, out, n);
-  return detail::last_launch_error();
-}
-}  // namespace
-
-cudaError_t launch_shared_row(const float* in, float* out, int n, cudaStream_t stream) {
-  if (n <= 0) return cudaErrorInvalidValue;
-  kernels::shared_row<<<matrix_grid(n), kMatrixBlock, 0, stream>>>(in, out, n);
-  return detail::last_launch_error();
-}
-
-bool shared_pad_supported(int pad) {
-  for (int p : kSharedPads)
-    if (p == pad) return true;
-  return false;
-}
-
-cudaError_t launch_shared_column(const float* in, float* out, int n, int pad, cudaStream_t stream) {
-  if (n <= 0) return cudaErrorInvalidValue;
-  switch (pad) {
-    case 0: return launch_column<0>(in, out, n, stream);
-    case 1: return launch_column<1>(in, out, n, stream);
-    case 2: return launch_column<2>(in, out, n, stream);
-    case 4: return launch_column<4>(in, out, n, stream);
-    case 8: return launch_column<8>(in, out, n, stream);
-    case 16: return launch_column<16>(in, out, n, stream);
-    case 32: return launch_column<32>(in, out, n, stream);
-    default: return cudaErrorInvalidValue;
+cudaError_t matrix_shape(const SharedConfig& c, KernelShape* shape) {
+  if (c.n <= 0 || c.n > kSharedMaxSide) return cudaErrorInvalidValue;
+  const dim3 block(kSharedTile, kSharedTile);
+  switch (c.variant) {
+    case SharedVariant::row: *shape = detail::shape_of(kernels::shared_row, matrix_grid(c.n), block); return cudaSuccess;
+    case SharedVariant::swizzle:
+      *shape = detail::shape_of(kernels::shared_swizzle, matrix_grid(c.n), block);
+      return cudaSuccess;
+    default:
+      return SharedPads::dispatch(c.pad, [&](auto pad) {
+        *shape = detail::shape_of(kernels::shared_column<decltype(pad)::value>, matrix_grid(c.n), block);
+        return cudaSuccess;
+      }, cudaErrorInvalidValue);
   }
 }
 
-cudaError_t launch_shared_swizzle(const float* in, float* out, int n, cudaStream_t stream) {
-  if (n <= 0) return cudaErrorInvalidValue;
-  kernels::shared_swizzle<<<matrix_grid(n), kMatrixBlock, 0, stream>>>(in, out, n);
-  return detail::last_launch_error();
+// One resident wave of blocks, after raising the kernel's dynamic shared
+// memory limit to what this stride needs.
+cudaError_t conflict_shape(const SharedConfig& c, KernelShape* shape) {
+  if (c.stride <= 0 || c.reps <= 0) return cudaErrorInvalidValue;
+  return ConflictWidths::dispatch(c.width, [&](auto width) {
+    const auto kernel = kernels::conflict_degree<decltype(width)::value>;
+    const std::size_t smem = conflict_smem_bytes(c.stride, c.width);
+    cudaError_t rc = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem));
+    if (rc != cudaSuccess) return rc;
+    unsigned grid = 0;
+    rc = detail::resident_grid(kernel, kConflictBlock, smem, &grid);
+    if (rc != cudaSuccess) return rc;
+    *shape = detail::shape_of(kernel, grid, kConflictBlock, smem);
+    return cudaSuccess;
+  }, cudaErrorInvalidValue);
 }
 
-double shared_matrix_bytes(int n) {
-  return 2.0 * sizeof(float) * static_cast<double>(n) * static_cast<double>(n);
+}  // namespace
+
+cudaError_t kernel_shape(const SharedConfig& c, KernelShape* shape) {
+  return is_matrix(c.variant) ? matrix_shape(c, shape) : conflict_shape(c, shape);
+}
+
+cudaError_t launch(const SharedConfig& c, const float* in, float* out, cudaStream_t stream) {
+  KernelShape shape;
+  if (const cudaError_t rc = kernel_shape(c, &shape); rc != cudaSuccess) return rc;
+  cudaError_t rc = cudaSuccess;
+  if (is_matrix(c.variant)) {
+    void* args[] = {&in, &out, const_cast<int*>(&c.n)};
+    rc = cudaLaunchKernel(shape.function, matrix_grid(c.n), dim3(kSharedTile, kSharedTile), args, 0, stream);
+  } else {
+    void* args[] = {&out, const_cast<int*>(&c.stride), const_cast<int*>(&c.reps)};
+    rc = cudaLaunchKernel(shape.function, dim3(shape.grid), dim3(shape.block), args, shape.dynamic_smem, stream);
+  }
+  return rc != cudaSuccess ? rc : detail::last_launch_error();
+}
+
+std::size_t shared_input_floats(const SharedConfig& c) {
+  return is_matrix(c.variant) ? static_cast<std::size_t>(c.n) * static_cast<std::size_t>(c.n) : 0;
+}
+
+cudaError_t shared_output_floats(const SharedConfig& c, std::size_t* floats) {
+  if (is_matrix(c.variant)) {
+    *floats = shared_input_floats(c);
+    return cudaSuccess;
+  }
+  KernelShape shape;
+  const cudaError_t rc = conflict_shape(c, &shape);
+  if (rc == cudaSuccess) *floats = static_cast<std::size_t>(shape.grid) * shape.block;
+  return rc;
+}
+
+float shared_reference(const SharedConfig& c, std::size_t i, std::uint32_t seed) {
+  if (!is_matrix(c.variant)) return conflict_degree_expected(i, c.stride, c.width, c.reps);
+  const auto side = static_cast<std::size_t>(c.n);
+  const std::size_t source = c.variant == SharedVariant::row ? i : (i % side) * side + i / side;
+  return 2.0f * pattern_value(source, seed);
+}
+
+double shared_bytes(const SharedConfig& c, unsigned grid) {
+  if (is_matrix(c.variant)) return 2.0 * sizeof(float) * static_cast<double>(shared_input_floats(c));
+  return static_cast<double>(grid) * kConflictBlock * static_cast<double>(c.reps) * c.width;
 }
 
 int conflict_wavefronts(int stride_elems, int width_bytes) {
@@ -95,58 +208,16 @@ int conflict_ways(int stride_elems, int width_bytes) {
   return conflict_wavefronts(stride_elems, width_bytes) / phases;
 }
 
-int shared_variant_conflict_ways(SharedVariant v, int pad) {
-  return v == SharedVariant::column ? conflict_ways(kSharedTile + pad, kBankBytes) : 1;
-}
-
-bool conflict_width_supported(int width_bytes) {
-  return width_bytes == 4 || width_bytes == 8 || width_bytes == 16;
+int shared_conflict_ways(const SharedConfig& c) {
+  switch (c.variant) {
+    case SharedVariant::column: return conflict_ways(kSharedTile + c.pad, kBankBytes);
+    case SharedVariant::conflict_degree: return conflict_ways(c.stride, c.width);
+    default: return 1;
+  }
 }
 
 std::size_t conflict_smem_bytes(int stride_elems, int width_bytes) {
   return static_cast<std::size_t>(31 * static_cast<long long>(stride_elems) + 1) * width_bytes;
-}
-
-namespace {
-template <int WIDTH>
-cudaError_t conflict_kernel_setup(int stride, unsigned* grid) {
-  const std::size_t smem = conflict_smem_bytes(stride, WIDTH);
-  cudaError_t rc = cudaFuncSetAttribute(kernels::conflict_degree<WIDTH>,
-                                        cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem));
-  if (rc != cudaSuccess) return rc;
-  return detail::resident_grid(kernels::conflict_degree<WIDTH>, kConflictBlock, smem, grid);
-}
-
-template <int WIDTH>
-cudaError_t launch_conflict(float* out, int stride, int reps, unsigned grid, cudaStream_t stream) {
-  const std::size_t smem = conflict_smem_bytes(stride, WIDTH);
-  const cudaError_t rc = cudaFuncSetAttribute(kernels::conflict_degree<WIDTH>,
-                                              cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem));
-  if (rc != cudaSuccess) return rc;
-  kernels::conflict_degree<WIDTH><<<grid, kConflictBlock, smem, stream>>>(out, stride, reps);
-  return detail::last_launch_error();
-}
-}  // namespace
-
-cudaError_t conflict_degree_grid(int stride_elems, int width_bytes, unsigned* grid) {
-  if (stride_elems <= 0) return cudaErrorInvalidValue;
-  switch (width_bytes) {
-    case 4: return conflict_kernel_setup<4>(stride_elems, grid);
-    case 8: return conflict_kernel_setup<8>(stride_elems, grid);
-    case 16: return conflict_kernel_setup<16>(stride_elems, grid);
-    default: return cudaErrorInvalidValue;
-  }
-}
-
-cudaError_t launch_conflict_degree(float* out, int stride_elems, int width_bytes, int reps, unsigned grid,
-                                   cudaStream_t stream) {
-  if (stride_elems <= 0 || reps <= 0 || grid == 0) return cudaErrorInvalidValue;
-  switch (width_bytes) {
-    case 4: return launch_conflict<4>(out, stride_elems, reps, grid, stream);
-    case 8: return launch_conflict<8>(out, stride_elems, reps, grid, stream);
-    case 16: return launch_conflict<16>(out, stride_elems, reps, grid, stream);
-    default: return cudaErrorInvalidValue;
-  }
 }
 
 float conflict_degree_expected(std::size_t thread, int stride_elems, int width_bytes, int reps) {
@@ -156,10 +227,6 @@ float conflict_degree_expected(std::size_t thread, int stride_elems, int width_b
   float one_read = 0.0f;
   for (int w = 0; w < words_per_access; ++w) one_read += small_int_value(first + w);
   return one_read * static_cast<float>(reps);  // exact: small integers
-}
-
-double conflict_degree_bytes(unsigned grid, int width_bytes, int reps) {
-  return static_cast<double>(grid) * kConflictBlock * static_cast<double>(reps) * width_bytes;
 }
 
 }  // namespace membench

@@ -17,9 +17,14 @@ def run(capsys, *argv):
     return code, out, err
 
 
+def row_of(out: str, case: str) -> list[str]:
+    line = next(line for line in out.splitlines() if line.startswith(f"| {case} |"))
+    return [cell.strip() for cell in line.split("|")[1:-1]]
+
+
 def verdict(out: str, case: str) -> str:
-    row = next(line for line in out.splitlines() if line.startswith(f"| {case} |"))
-    return row.split("|")[-2].strip()
+    """The verdict without the "(threshold only)" note of an untestable sample."""
+    return row_of(out, case)[-1].removesuffix(" (threshold only)")
 
 
 def test_identical_files_pass(capsys, h200_global, write_json):
@@ -62,8 +67,7 @@ def test_significant_regression_over_repetitions(capsys, h200_global, write_json
     code, out, _ = run(capsys, write_json(base), write_json(cont))
     assert code == 1
     assert verdict(out, CASE) == "REGRESSION"
-    p_value = float(next(line for line in out.splitlines() if CASE in line).split("|")[5])
-    assert p_value < 0.01
+    assert float(row_of(out, CASE)[4]) < 0.01
 
 
 def test_noisy_difference_is_not_a_regression(capsys, h200_global, write_json):
@@ -144,3 +148,119 @@ def test_no_common_cases_exits_2(capsys, h200_global, write_json):
     code, _, err = run(capsys, write_json(h200_global), write_json(other))
     assert code == 2
     assert "no case in common" in err
+
+
+# ---- the gate cannot fail open --------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "base, cont, code, expected",
+    [
+        # 3 vs 3 at -50%: the exact test cannot go below p = 0.1, so the threshold decides.
+        ([100, 101, 99], [50, 50.5, 49.5], 1, "REGRESSION"),
+        # 2 vs 2 at -30%.
+        ([100, 101], [70, 70.7], 1, "REGRESSION"),
+        # 1 vs 1: no test at all.
+        ([100], [80], 1, "REGRESSION"),
+        ([100], [99], 0, "same"),
+        # 5 vs 5, noisy but equal: medians within the threshold.
+        ([100, 104, 96, 101, 99], [99, 103, 97, 100, 102], 0, "same"),
+    ],
+)
+def test_small_samples_are_judged_on_the_threshold(capsys, h200_global, write_json, base, cont, code, expected):
+    got, out, _ = run(capsys, write_json(with_repetitions(h200_global, CASE, base)),
+                      write_json(with_repetitions(h200_global, CASE, cont)))
+    assert got == code
+    assert verdict(out, CASE) == expected
+    if min(len(base), len(cont)) < 4:
+        assert row_of(out, CASE)[-1].endswith("(threshold only)")
+        assert row_of(out, CASE)[4] == "untestable"
+        assert "verdicts rest on the threshold alone" in out
+
+
+def test_smallest_p_of_the_exact_test():
+    assert compare.smallest_p(3, 3) == pytest.approx(0.1)
+    assert compare.smallest_p(4, 4) == pytest.approx(2 / 70)
+    assert compare.smallest_p(2, 2) == pytest.approx(1 / 3)
+    assert compare.smallest_p(1, 1) == 1.0
+
+
+def test_four_against_four_is_tested(capsys, h200_global, write_json):
+    base = with_repetitions(h200_global, CASE, [100, 101, 99, 100.5])
+    cont = with_repetitions(h200_global, CASE, [50, 51, 49, 50.5])
+    code, out, _ = run(capsys, write_json(base), write_json(cont))
+    assert code == 1
+    assert row_of(out, CASE)[-1] == "REGRESSION"
+    assert float(row_of(out, CASE)[4]) < 0.05
+
+
+def test_unknown_metric_is_refused_with_the_metrics_present(capsys, h200_global, write_json):
+    code, out, err = run(capsys, write_json(h200_global), write_json(h200_global), "--metric", "bytes_per_secnd")
+    assert code == 2
+    assert out == ""
+    assert len(err.strip().splitlines()) == 1
+    assert "--metric bytes_per_secnd: not in these files; they have:" in err
+    assert "bytes_per_second" in err and "real_time" in err
+
+
+@pytest.mark.parametrize(
+    "mutate, message",
+    [
+        (lambda d: d["benchmarks"].append(7), "benchmarks[" ),
+        (lambda d: d["benchmarks"].append({"no_name": 1}), "is not a benchmark"),
+        (lambda d: d["benchmarks"][0].update(bytes_per_second="fast"), "is not a number"),
+        (lambda d: d["benchmarks"][0].update(bytes_per_second=None), "is not a number"),
+        (lambda d: d["benchmarks"][0].update(real_time=[1]), "is not a number"),
+        (lambda d: d["benchmarks"][0].update(time_unit="fortnight"), "unknown time_unit"),
+    ],
+)
+def test_malformed_content_is_one_line_and_exit_2(capsys, h200_global, write_json, mutate, message):
+    bad = copy.deepcopy(h200_global)
+    mutate(bad)
+    for metric in ("bytes_per_second", "real_time"):
+        code, out, err = run(capsys, write_json(h200_global), write_json(bad), "--metric", metric)
+        if code == 0:  # the damage is in a field this metric does not read
+            continue
+        assert code == 2, err
+        assert out == ""
+        assert len(err.strip().splitlines()) == 1 and message in err, err
+        break
+    else:
+        pytest.fail(f"no metric noticed: {message}")
+
+
+def test_a_directory_and_bad_flags_are_one_line(capsys, tmp_path, h200_global, write_json):
+    code, _, err = run(capsys, write_json(h200_global), tmp_path)
+    assert code == 2 and "is a directory" in err and len(err.strip().splitlines()) == 1
+    with pytest.raises(SystemExit) as exit_info:
+        compare.main([write_json(h200_global), write_json(h200_global), "--threshold", "lots"])
+    assert exit_info.value.code == 2
+    assert len(capsys.readouterr().err.strip().splitlines()) == 1
+
+
+def test_skipped_in_contender_fails_unless_ignored(capsys, h200_global, write_json):
+    skipped = copy.deepcopy(h200_global)
+    entry = next(b for b in skipped["benchmarks"] if b["name"] == CASE)
+    for key in [k for k in entry if k not in ("name", "run_name", "run_type", "family_index")]:
+        del entry[key]
+    entry.update(skipped=True, skip_message="does not fit: needs 2 GiB")
+    code, out, _ = run(capsys, write_json(h200_global), write_json(skipped))
+    assert code == 1
+    assert verdict(out, CASE) == "SKIPPED in contender: does not fit: needs 2 GiB"
+    code, _, _ = run(capsys, write_json(h200_global), write_json(skipped), "--ignore-missing")
+    assert code == 0
+    # Google Benchmark 1.7 has no skip: membench writes it as an error whose message starts "skipped: ".
+    old_style = copy.deepcopy(h200_global)
+    entry = next(b for b in old_style["benchmarks"] if b["name"] == CASE)
+    entry.update(error_occurred=True, error_message="skipped: the bulk kernel was compiled for sm_75")
+    code, out, _ = run(capsys, write_json(h200_global), write_json(old_style))
+    assert code == 1
+    assert verdict(out, CASE) == "SKIPPED in contender: the bulk kernel was compiled for sm_75"
+
+
+def test_per_launch_time_from_old_batched_files(h200_global):
+    # Recordings from before one iteration was one launch carry launches_per_iteration.
+    case = compare.mr.cases(h200_global)[CASE]
+    run_ = case.runs[0]
+    per_batch_ns = run_["real_time"] * compare.mr.TIME_UNIT_NS[run_["time_unit"]]
+    assert case.values("real_time")[0] == pytest.approx(per_batch_ns / run_.get("launches_per_iteration", 1))

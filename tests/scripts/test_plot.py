@@ -43,3 +43,32 @@ def test_bad_input_and_empty_files_exit_2(tmp_path, write_json, capsys):
     empty = {"context": {}, "benchmarks": []}
     assert plot.main([write_json(empty), "--out", str(tmp_path)]) == 2
     assert "no case" in capsys.readouterr().err
+
+
+def test_an_existing_file_as_out_is_refused(tmp_path, write_json, capsys):
+    taken = tmp_path / "figures"
+    taken.write_text("not a directory")
+    assert plot.main([write_json(load("h200_global_layout.json")), "--out", str(taken)]) == 2
+    err = capsys.readouterr().err
+    assert err.strip() == f"plot.py: --out {taken}: exists and is not a directory"
+
+
+def test_an_unknown_format_is_refused_before_drawing(tmp_path, write_json, capsys):
+    out = tmp_path / "figures"
+    assert plot.main([write_json(load("h200_global_layout.json")), "--out", str(out), "--formats", "png,bmpx"]) == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and "--formats png,bmpx: not an image format" in err
+    assert not any(out.glob("*.png"))
+
+
+@pytest.mark.parametrize("damage", [
+    lambda d: d["benchmarks"].append(3),
+    lambda d: d["benchmarks"][0].update(bytes_per_second="fast"),
+    lambda d: d.update(context=[]),
+])
+def test_malformed_content_is_one_line_and_exit_2(tmp_path, write_json, capsys, damage):
+    doc = copy.deepcopy(load("h200_global_2p28.json"))
+    damage(doc)
+    assert plot.main([write_json(doc), "--out", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and err.startswith("plot.py: "), err

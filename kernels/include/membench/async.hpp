@@ -8,18 +8,20 @@
 
 #include <cstddef>
 #include <string>
-#include <vector>
+
+#include "membench/int_list.hpp"
+#include "membench/kernel_shape.hpp"
 
 namespace membench {
 
 enum class AsyncVariant { sync, memcpy_async, pipeline, bulk };
-const std::vector<AsyncVariant>& async_variants();
-std::string to_string(AsyncVariant v);
+inline constexpr auto kAsyncVariants = enum_names<AsyncVariant>("sync", "memcpy_async", "pipeline", "bulk");
 
 inline constexpr int kAsyncBlock = 256;
-inline constexpr int kAsyncTiles[] = {512, 1024, 2048, 4096};  // floats per tile
-inline constexpr int kAsyncStages[] = {1, 2, 3, 4, 6, 8};
+using AsyncTiles = IntList<512, 1024, 2048, 4096>;  // floats per tile
+using AsyncStages = IntList<1, 2, 3, 4, 6, 8>;
 inline constexpr int kAsyncMaxFlops = 65536;
+inline constexpr int kBulkArch = 90;  // cp.async.bulk needs sm_90 code
 
 // The compute phase: flops / 2 dependent FMAs per element, v = fma(v, a, b)
 // with a = 1 and b = 1/2 passed at run time (so the compiler must issue every
@@ -29,31 +31,37 @@ inline constexpr float kAsyncFmaB = 0.5f;
 
 struct AsyncConfig {
   AsyncVariant variant = AsyncVariant::sync;
-  int tile = 1024;  // floats per tile
-  int stages = 1;   // pipeline and bulk only; sync and memcpy_async are single-stage
-  int flops = 0;    // floating-point operations per element (even)
+  std::size_t n = 0;  // floats
+  int tile = 1024;    // floats per tile
+  int stages = 1;     // pipeline and bulk only; sync and memcpy_async are single-stage
+  int flops = 0;      // floating-point operations per element (even)
 };
+
+bool async_multi_stage(AsyncVariant v);
 
 // Whether the suite instantiates this tile / stage count / flops value;
 // otherwise `why` says what is allowed.
 bool async_config_supported(const AsyncConfig& c, std::string* why);
 
-// Whether the variant can run on the current device with this binary's
-// machine code (bulk needs sm_90 code on a compute capability >= 9.0 GPU).
+// Whether the variant can run on the current device with this binary: bulk
+// needs a compute capability >= 9.0 device and a kernel body compiled for
+// sm_90 or newer (not older PTX that the driver JIT-compiled).
 bool async_variant_available(AsyncVariant v, std::string* why);
 
 // Dynamic shared memory one block uses.
 std::size_t async_smem_bytes(const AsyncConfig& c);
 
 // out[i] = async_reference(in[i], flops) for i < n; any n >= 1.
-cudaError_t launch_async(const AsyncConfig& c, const float* in, float* out, std::size_t n, cudaStream_t stream);
+cudaError_t launch(const AsyncConfig& c, const float* in, float* out, cudaStream_t stream);
+// The kernel and its resident grid (at most one block per tile).
+cudaError_t kernel_shape(const AsyncConfig& c, KernelShape* shape);
 
 // Host reference (closed form) and the literal FMA chain it stands for.
 float async_reference(float x, int flops);
 float async_reference_chain(float x, int flops);
 
 // Useful bytes (each element read and written once) and flops per launch.
-double async_bytes(std::size_t n);
-double async_flops(std::size_t n, int flops);
+double async_bytes(const AsyncConfig& c);
+double async_flops(const AsyncConfig& c);
 
 }  // namespace membench

@@ -97,6 +97,52 @@ class Event {
 float elapsed_ms(const Event& start, const Event& stop);
 
 // Number of visible CUDA devices; 0 (and `why` filled) when none can be used.
+// `why` tells "no driver" apart from "driver older than the runtime" and from
+// "driver but no device".
 int visible_devices(std::string* why = nullptr);
+
+// The reason text of visible_devices, from the error and the two versions
+// (cudaDriverGetVersion reports 0 when no driver can be loaded).
+std::string explain_no_device(cudaError_t rc, int driver_version, int runtime_version);
+
+// 13000 -> "13.0" (the encoding of cudaDriverGetVersion / cudaRuntimeGetVersion).
+std::string cuda_version_string(int version);
+
+// Pinned host memory mapped into the device's address space: kernels write
+// it, the host reads it once an event after the kernel has completed.
+template <class T>
+class MappedBuffer {
+ public:
+  MappedBuffer() = default;
+  explicit MappedBuffer(std::size_t count) : count_(count) {
+    if (count_ > 0) {
+      MEMBENCH_CUDA(cudaHostAlloc(reinterpret_cast<void**>(&host_), count_ * sizeof(T), cudaHostAllocMapped));
+      MEMBENCH_CUDA(cudaHostGetDevicePointer(reinterpret_cast<void**>(&device_), host_, 0));
+    }
+  }
+  ~MappedBuffer() {
+    if (host_ != nullptr) cudaFreeHost(host_);
+  }
+  MappedBuffer(MappedBuffer&& other) noexcept
+      : host_(std::exchange(other.host_, nullptr)), device_(std::exchange(other.device_, nullptr)),
+        count_(std::exchange(other.count_, 0)) {}
+  MappedBuffer& operator=(MappedBuffer&& other) noexcept {
+    std::swap(host_, other.host_);
+    std::swap(device_, other.device_);
+    std::swap(count_, other.count_);
+    return *this;
+  }
+  MappedBuffer(const MappedBuffer&) = delete;
+  MappedBuffer& operator=(const MappedBuffer&) = delete;
+
+  T* host() const noexcept { return host_; }
+  T* device() const noexcept { return device_; }
+  std::size_t size() const noexcept { return count_; }
+
+ private:
+  T* host_ = nullptr;
+  T* device_ = nullptr;
+  std::size_t count_ = 0;
+};
 
 }  // namespace membench

@@ -34,7 +34,4 @@ double dram_peak_bytes_per_second(double mem_clock_khz, int bus_width_bits);
 // Shared-memory peak: every SM serves 32 banks x 4 bytes each clock.
 double smem_peak_bytes_per_second(int sm_count, double sm_clock_khz);
 
-// 13000 -> "13.0" (the encoding of cudaDriverGetVersion / cudaRuntimeGetVersion).
-std::string cuda_version_string(int version);
-
 }  // namespace membench

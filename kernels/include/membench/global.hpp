@@ -1,59 +1,60 @@
 // Global-memory experiment: how coalescing, stride and access width set the
-// bandwidth a kernel gets from DRAM. Launchers never synchronize.
+// bandwidth a kernel gets from DRAM. Every variant computes out[i] = 2 * in[i]
+// (memcpy copies) over n floats; the launcher never synchronizes.
 #pragma once
 
 #include <cuda_runtime_api.h>
 
 #include <cstddef>
-#include <string>
-#include <vector>
+
+#include "membench/int_list.hpp"
+#include "membench/kernel_shape.hpp"
+#include "membench/models.hpp"
 
 namespace membench {
 
-enum class GlobalVariant { coalesced, strided, vectorized, memcpy };
-const std::vector<GlobalVariant>& global_variants();
-std::string to_string(GlobalVariant v);
+//   coalesced          one float per thread (the study's kernel)
+//   strided            thread t handles element t * stride: ceil(n / stride) threads
+//   strided_full_grid  the study's launch of the same kernel: n threads, those
+//                      with t * stride >= n exit at once
+//   vectorized         vec-float accesses, ilp loads in flight, grid-stride or one trip
+//   memcpy             cudaMemcpyAsync device to device, the ceiling
+enum class GlobalVariant { coalesced, strided, strided_full_grid, vectorized, memcpy };
+inline constexpr auto kGlobalVariants =
+    enum_names<GlobalVariant>("coalesced", "strided", "strided_full_grid", "vectorized", "memcpy");
 
 inline constexpr int kGlobalBlock = 256;  // threads per block, as in the study
+using VectorWidths = IntList<1, 2, 4>;    // floats per access
+using IlpDepths = IntList<1, 2, 4, 8>;    // independent loads in flight per thread
 
-// out[i] = 2 * in[i], one float per thread (the study's kernel).
-cudaError_t launch_global_coalesced(const float* in, float* out, std::size_t n, cudaStream_t stream);
+struct GlobalConfig {
+  GlobalVariant variant = GlobalVariant::coalesced;
+  std::size_t n = 0;        // floats
+  std::size_t stride = 1;   // strided variants
+  int vec = 1;              // vectorized
+  int ilp = 1;              // vectorized
+  bool persistent = true;   // vectorized: a GPU-filling grid strides over the array; else one trip per thread
+};
 
-// Thread t handles element t * stride of an n-element array: out[i] = 2 * in[i]
-// for i a multiple of stride; the other elements stay untouched.
-cudaError_t launch_global_strided(const float* in, float* out, std::size_t n, std::size_t stride,
-                                  cudaStream_t stream);
+// out[i] = 2 * in[i] for every element the variant touches (memcpy: out = in);
+// the others stay untouched. Vectorized needs 16-byte aligned pointers.
+cudaError_t launch(const GlobalConfig& c, const float* in, float* out, cudaStream_t stream);
+// The kernel and grid `launch` uses (function == nullptr for memcpy).
+cudaError_t kernel_shape(const GlobalConfig& c, KernelShape* shape);
 
-// out[i] = 2 * in[i] with `vec`-float accesses (1, 2 or 4) and `ilp`
-// independent loads in flight per thread (1, 2, 4 or 8), in a grid-stride
-// loop. persistent = 1: a grid that just fills the GPU strides over the array;
-// persistent = 0: enough blocks that every thread makes one trip. Pointers
-// must be 16-byte aligned.
-cudaError_t launch_global_vectorized(const float* in, float* out, std::size_t n, int vec, int ilp, int persistent,
-                                     cudaStream_t stream);
-bool vectorized_supported(int vec, int ilp);
-inline constexpr int kVectorWidths[] = {1, 2, 4};
-inline constexpr int kIlpDepths[] = {1, 2, 4, 8};
+// Whether the variant writes element i, and what the host reference says it holds.
+bool global_writes(const GlobalConfig& c, std::size_t i);
+inline float global_reference(const GlobalConfig& c, float x) { return c.variant == GlobalVariant::memcpy ? x : 2.0f * x; }
 
-// cudaMemcpyAsync device to device: the ceiling the kernels are compared with.
-cudaError_t launch_global_memcpy(const float* in, float* out, std::size_t n, cudaStream_t stream);
-
-// Elements a case reads (and writes): n, or ceil(n / stride) for strided.
-std::size_t global_elements_touched(GlobalVariant v, std::size_t n, std::size_t stride);
-
+// Elements a case reads (and writes): n, or ceil(n / stride) for the strided variants.
+std::size_t global_elements_touched(const GlobalConfig& c);
 // Useful bytes per launch: each touched element read once and written once.
-double global_bytes(GlobalVariant v, std::size_t n, std::size_t stride);
+double global_bytes(const GlobalConfig& c);
 
-// Whether element i is written by the variant (all of them, except strided).
-inline bool global_writes(GlobalVariant v, std::size_t i, std::size_t stride) {
-  return v != GlobalVariant::strided || i % stride == 0;
-}
-
-// The host reference for a written element: the kernels double, memcpy copies.
-inline float global_reference(GlobalVariant v, float x) { return v == GlobalVariant::memcpy ? x : 2.0f * x; }
-
-// The model: bytes per access and byte stride between lanes of a warp load.
-int global_access_bytes(GlobalVariant v, int vec);
-std::size_t global_lane_stride_bytes(GlobalVariant v, std::size_t stride, int vec);
+// The model of one warp load: bytes per access and byte stride between lanes.
+int global_access_bytes(const GlobalConfig& c);
+std::size_t global_lane_stride_bytes(const GlobalConfig& c);
+// DRAM bytes one launch moves when the arrays are far larger than the L2.
+DramTraffic global_dram_traffic(const GlobalConfig& c);
 
 }  // namespace membench

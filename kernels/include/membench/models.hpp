@@ -20,4 +20,38 @@ int sectors_per_request(int access_bytes, std::size_t byte_stride);
 // 32 x access_bytes / (sectors x 32). 1 when coalesced, 1/2 at stride 2.
 double request_efficiency(int access_bytes, std::size_t byte_stride);
 
+// ---- DRAM traffic ---------------------------------------------------------
+// What reaches DRAM when a kernel streams arrays much larger than the L2, per
+// launch, in the steady state of back-to-back launches:
+//  - a read miss fetches kDramReadBytes (two sectors), so a lone 4-byte read
+//    costs 64 bytes;
+//  - a written sector is written back whole (32 bytes);
+//  - a sector the kernel writes only in part is first read from DRAM (the L2
+//    must merge the bytes the kernel did not write), one sector at a time.
+inline constexpr int kDramReadBytes = 64;
+
+// One array's access pattern: `count` accesses of `access_bytes` each,
+// `stride_bytes` apart from a base aligned to 64 bytes (access_bytes <= stride_bytes).
+struct AccessPattern {
+  std::size_t count = 0;
+  std::size_t access_bytes = 4;
+  std::size_t stride_bytes = 4;
+};
+
+// Bytes in the `granularity`-byte units the accesses touch (exact: counts one
+// period of the pattern and multiplies).
+double touched_bytes(const AccessPattern& p, std::size_t granularity);
+// Sectors the pattern writes only in part.
+double partial_sectors(const AccessPattern& p);
+
+struct DramTraffic {
+  double read_bytes = 0;
+  double write_bytes = 0;
+};
+DramTraffic& operator+=(DramTraffic& a, const DramTraffic& b);
+
+// An array read with this pattern, and an array written with it.
+DramTraffic dram_read(const AccessPattern& p);
+DramTraffic dram_write(const AccessPattern& p);
+
 }  // namespace membench

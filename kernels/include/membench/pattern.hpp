@@ -29,9 +29,15 @@ MEMBENCH_HOST_DEVICE inline float pattern_value(std::uint64_t i, std::uint32_t s
   return 1.0f + static_cast<float>(h & 0x3FFu) * 0.25f;
 }
 
-// Small positive integers (1..13): sums of a few million of them stay exact.
+// Small positive integers (1..16) hashed from i, so no short period: lanes
+// that read different words almost always read different values, and a
+// wrong address cannot verify by luck. Sums of 2^20 of them stay exact.
 MEMBENCH_HOST_DEVICE inline float small_int_value(std::uint64_t i) {
-  return static_cast<float>(1u + static_cast<std::uint32_t>((i * 37u + 11u) % 13u));
+  std::uint32_t h = static_cast<std::uint32_t>(i) * 0x9E3779B1u ^ static_cast<std::uint32_t>(i >> 32);
+  h ^= h >> 16;
+  h *= 0x85EBCA6Bu;
+  h ^= h >> 13;
+  return static_cast<float>(1u + (h & 0xFu));
 }
 
 // Poison: every byte 0xFF, which makes every float a NaN.

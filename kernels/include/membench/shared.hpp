@@ -5,32 +5,54 @@
 #include <cuda_runtime_api.h>
 
 #include <cstddef>
-#include <string>
-#include <vector>
+#include <cstdint>
+
+#include "membench/int_list.hpp"
+#include "membench/kernel_shape.hpp"
 
 namespace membench {
 
+//   row      tile[ty][tx] written and read back        -> out = 2 * in
+//   column   tile[ty][tx] written, tile[tx][ty] read    -> out = 2 * transpose(in),
+//            through tile[32][32 + pad]
+//   swizzle  the column read through tile[r][c ^ r]     -> out = 2 * transpose(in)
+//   conflict_degree  every warp of a resident grid reads shared memory `reps`
+//            times, lane l at element l * stride of `width` bytes, and writes
+//            the sum of what it read to out[thread] (no input)
 enum class SharedVariant { row, column, swizzle, conflict_degree };
-const std::vector<SharedVariant>& shared_variants();
-std::string to_string(SharedVariant v);
+inline constexpr auto kSharedVariants = enum_names<SharedVariant>("row", "column", "swizzle", "conflict_degree");
 
 inline constexpr int kSharedTile = 32;  // 32 x 32 tile, block dim3(32, 32)
 inline constexpr int kSharedBanks = 32;
 inline constexpr int kBankBytes = 4;
+inline constexpr long long kSharedMaxSide = 65535LL * kSharedTile;  // a 2-D grid's y limit
+using SharedPads = IntList<0, 1, 2, 4, 8, 16, 32>;
+using ConflictWidths = IntList<4, 8, 16>;
+inline constexpr int kConflictBlock = 256;
+inline constexpr int kConflictReps = 4096;
 
-// On an n x n float matrix (any n >= 1; edge tiles are guarded):
-//   row:     tile[ty][tx] written and read back       -> out = 2 * in
-//   column:  tile[ty][tx] written, tile[tx][ty] read   -> out = 2 * transpose(in)
-//            through tile[32][32 + pad]
-//   swizzle: the column read through tile[r][c ^ r]    -> out = 2 * transpose(in)
-cudaError_t launch_shared_row(const float* in, float* out, int n, cudaStream_t stream);
-cudaError_t launch_shared_column(const float* in, float* out, int n, int pad, cudaStream_t stream);
-cudaError_t launch_shared_swizzle(const float* in, float* out, int n, cudaStream_t stream);
-inline constexpr int kSharedPads[] = {0, 1, 2, 4, 8, 16, 32};
-bool shared_pad_supported(int pad);
+struct SharedConfig {
+  SharedVariant variant = SharedVariant::row;
+  int n = 0;                  // matrix side (row, column, swizzle)
+  int pad = 0;                // column
+  int stride = 1;             // conflict_degree: elements between lanes
+  int width = 4;              // conflict_degree: bytes per access
+  int reps = kConflictReps;   // conflict_degree
+};
 
-// Useful global bytes per launch: n^2 floats read and written.
-double shared_matrix_bytes(int n);
+// in/out are n x n floats for the matrix variants; conflict_degree reads no
+// input and writes one float per thread of its grid (shared_output_floats).
+cudaError_t launch(const SharedConfig& c, const float* in, float* out, cudaStream_t stream);
+cudaError_t kernel_shape(const SharedConfig& c, KernelShape* shape);
+std::size_t shared_input_floats(const SharedConfig& c);
+cudaError_t shared_output_floats(const SharedConfig& c, std::size_t* floats);
+
+// Host reference for out[i] (in[j] = pattern_value(j, seed) for the matrix variants).
+float shared_reference(const SharedConfig& c, std::size_t i, std::uint32_t seed);
+
+// Useful bytes per launch: global bytes read + written for the matrix
+// variants, shared bytes read for conflict_degree.
+double shared_bytes(const SharedConfig& c, unsigned grid);
 
 // Bank-conflict model. A warp request in which lane l reads `width_bytes`
 // bytes at element l * stride_elems (elements of width_bytes) is served in
@@ -42,26 +64,12 @@ double shared_matrix_bytes(int n);
 int conflict_ways(int stride_elems, int width_bytes);
 // Wavefronts of one warp request under the same model.
 int conflict_wavefronts(int stride_elems, int width_bytes);
+// conflict_ways of a case's shared reads (row: 1; column: that of a word
+// stride of 32 + pad; swizzle: 1; conflict_degree: of its stride and width).
+int shared_conflict_ways(const SharedConfig& c);
 
-// conflict_ways of the matrix kernels' shared read (row: 1; column: that of
-// a word stride of 32 + pad; swizzle: 1).
-int shared_variant_conflict_ways(SharedVariant v, int pad);
-
-// conflict_degree: every warp of a resident grid reads shared memory `reps`
-// times, lane l at element l * stride of `width` bytes (4, 8 or 16), and
-// writes the sum of what it read to out[thread].
-inline constexpr int kConflictBlock = 256;
-inline constexpr int kConflictReps = 4096;
-inline constexpr int kConflictWidths[] = {4, 8, 16};
-bool conflict_width_supported(int width_bytes);
 std::size_t conflict_smem_bytes(int stride_elems, int width_bytes);
-// Blocks the launcher will use (one resident wave).
-cudaError_t conflict_degree_grid(int stride_elems, int width_bytes, unsigned* grid);
-cudaError_t launch_conflict_degree(float* out, int stride_elems, int width_bytes, int reps, unsigned grid,
-                                   cudaStream_t stream);
-// Host reference for out[thread].
+// Host reference for out[thread] of conflict_degree.
 float conflict_degree_expected(std::size_t thread, int stride_elems, int width_bytes, int reps);
-// Shared bytes read per launch.
-double conflict_degree_bytes(unsigned grid, int width_bytes, int reps);
 
 }  // namespace membench

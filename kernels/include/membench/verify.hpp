@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -12,9 +13,11 @@
 namespace membench {
 
 struct Mismatch {
-  std::size_t index = 0;
+  std::size_t index = 0;   // the first element that differs
   float got = 0;
   float expected = 0;
+  std::size_t count = 1;   // elements that differ in all
+  std::size_t total = 0;   // elements checked
 };
 
 // Copies `count` floats from device memory (synchronously).
@@ -25,12 +28,16 @@ template <class Expected>
 std::optional<Mismatch> first_mismatch(const std::vector<float>& got, Expected&& expected) {
   for (std::size_t i = 0; i < got.size(); ++i) {
     const float want = expected(i);
-    if (std::memcmp(&got[i], &want, sizeof(float)) != 0) return Mismatch{i, got[i], want};
+    if (std::memcmp(&got[i], &want, sizeof(float)) != 0) return Mismatch{i, got[i], want, 1, got.size()};
   }
   return std::nullopt;
 }
 
-// "out[12] = nan, expected 4.5 (2 of 1024 elements differ)"-style text.
+// The whole check split across the host's cores (`expected` must be a pure
+// function of i): the lowest bad index and how many elements differ.
+std::optional<Mismatch> all_mismatches(const std::vector<float>& got, const std::function<float(std::size_t)>& expected);
+
+// "verification failed: out[12] = poison (never written), expected 4.5 (2 of 1024 elements differ)".
 std::string describe(const Mismatch& m, const std::string& array_name);
 
 }  // namespace membench

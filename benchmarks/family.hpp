@@ -1,0 +1,73 @@
+// How an experiment joins the suite. A family declares its axes (name, help,
+// default list, the values it accepts) and a function that adds its cases;
+// a static Registrar in the family's own file puts it on the list. main and
+// the command line name no family: they read the list.
+//
+//   void cases(Family& f) {
+//     f.add("coalesced", {"n"}, [](const CaseArgs& a) { return ...; });
+//   }
+//   const Registrar registrar{{"global", {axis("n", "elements", {1 << 24})}, cases}};
+#pragma once
+
+#include <algorithm>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "cli.hpp"
+#include "harness.hpp"
+
+namespace membench::bench {
+
+class Family;
+
+struct FamilySpec {
+  std::string name;
+  std::vector<cli::AxisSpec> axes;
+  std::function<void(Family&)> cases;
+};
+
+// Puts a family on the list (at static-initialisation time).
+struct Registrar {
+  explicit Registrar(FamilySpec spec);
+};
+const std::vector<FamilySpec>& registered_families();
+
+// An axis that takes any value in [min, max] that is a multiple of `multiple_of`.
+cli::AxisSpec axis(std::string name, std::string help, std::vector<std::int64_t> defaults, std::int64_t min = 1,
+                   std::int64_t max = std::int64_t{1} << 40, std::int64_t multiple_of = 1);
+// An axis whose values are the list a template is instantiated for.
+template <class List>
+cli::AxisSpec axis_of(std::string name, std::string help, std::vector<std::int64_t> defaults) {
+  cli::AxisSpec a;
+  a.name = std::move(name);
+  a.help = std::move(help);
+  a.defaults = std::move(defaults);
+  a.allowed.assign(List::values.begin(), List::values.end());
+  a.min = *std::min_element(a.allowed.begin(), a.allowed.end());
+  a.max = *std::max_element(a.allowed.begin(), a.allowed.end());
+  return a;
+}
+
+// What a family's `cases` function gets: the sweep for its axes, and `add`.
+class Family {
+ public:
+  Family(const FamilySpec& spec, const cli::Options& options) : spec_(spec), options_(options) {}
+  // The values of this family's axis: from the command line or the sweep file, else its default.
+  std::vector<std::int64_t> values(const std::string& axis) const;
+  // Registers family/variant over the product of the named axes' values.
+  void add(const std::string& variant, const std::vector<std::string>& axes, Define define);
+  const std::vector<std::string>& case_names() const { return names_; }
+
+ private:
+  const FamilySpec& spec_;
+  const cli::Options& options_;
+  std::vector<std::string> names_;
+};
+
+// Every family's axes, for the command line.
+cli::AxisTable axis_table();
+// Registers every family's cases with Google Benchmark; returns their names.
+std::vector<std::string> register_families(const cli::Options& options);
+
+}  // namespace membench::bench

@@ -1,0 +1,48 @@
+// When a case has been measured enough, in the manner of nvbench: timed
+// batches are collected until the per-launch time's relative standard
+// deviation over them (the noise) is low enough, or a per-case time limit
+// passes. Batches that ran below a threshold of the peak SM clock are
+// discarded and counted. Pure arithmetic, tested on the CPU.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+namespace membench::bench {
+
+struct BatchSample {
+  double seconds = 0;    // GPU time of the batch (CUDA events)
+  std::int64_t launches = 0;
+  double clock_mhz = 0;  // SM clock over the batch; 0 = not known
+};
+
+struct StopRule {
+  int min_batches = 10;
+  double max_noise_pct = 0.5;
+  double max_seconds = 0.5;  // per case
+  double throttle_fraction = 0.9;
+  double peak_mhz = 0;       // 0: no throttle check
+};
+
+struct BatchSummary {
+  int clean_batches = 0;
+  int throttled_batches = 0;
+  std::int64_t clean_launches = 0;
+  double clean_seconds = 0;
+  double noise_pct = 0;  // relative standard deviation of per-launch time over clean batches (needs 2)
+  double clock_mhz = 0;  // time-weighted over the clean batches whose clock is known
+  double min_clock_mhz = 0;
+};
+
+BatchSummary summarize(const std::vector<BatchSample>& batches, const StopRule& rule);
+
+// Whether the batches so far settle the case: noise at most max_noise over at
+// least min_batches clean batches.
+bool converged(const BatchSummary& s, const StopRule& rule);
+
+// Whether to stop collecting: Google Benchmark must get at least `target`
+// launches, and then the case stops once converged or past the time limit.
+bool should_stop(const BatchSummary& s, std::int64_t launches, std::int64_t target, double elapsed_seconds,
+                 const StopRule& rule);
+
+}  // namespace membench::bench

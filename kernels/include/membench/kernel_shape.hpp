@@ -1,0 +1,37 @@
+// What a launcher will launch: the kernel, its grid and block, its dynamic
+// shared memory. The harness turns it into occupancy facts (blocks per SM,
+// registers, shared memory per block) reported beside every measurement,
+// and the support checks read from it what the kernel was compiled for.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+
+namespace membench {
+
+struct KernelShape {
+  const void* function = nullptr;  // nullptr: the case launches no kernel of ours (a copy engine)
+  unsigned grid = 0;               // blocks in all (x * y * z)
+  unsigned block = 0;              // threads per block
+  std::size_t dynamic_smem = 0;    // bytes
+};
+
+struct KernelFacts {
+  int blocks_per_sm = 0;           // resident blocks per SM, from the occupancy API
+  int registers = 0;               // per thread
+  std::size_t smem_per_block = 0;  // static + dynamic bytes
+  int compiled_arch = 0;           // e.g. 90: the architecture the kernel body was compiled for
+};
+
+// Reads the facts of `shape` on the current device.
+cudaError_t kernel_facts(const KernelShape& shape, KernelFacts* facts);
+
+// The architecture the code that runs was compiled for (`__CUDA_ARCH__` / 10):
+// the smaller of the PTX and the machine-code versions. A build that carries
+// only PTX for an older architecture runs JIT-compiled machine code of the
+// device's own version, but its body was compiled for the older one, so the
+// machine-code version alone would overstate it.
+int compiled_arch(int ptx_version, int binary_version);
+
+}  // namespace membench
