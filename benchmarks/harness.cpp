@@ -303,28 +303,25 @@ void set_counters(benchmark::State& state, const Prepared& p, const BatchSummary
   if (s.throttled_batches > 0 && s.clean_batches < rule.min_batches) state.SetLabel(describe_throttle(s, rule));
 }
 
-// Google Benchmark sees one iteration per launch: the first KeepRunningBatch
-// starts its timers, the batches run, and the rest of the launches are
-// accounted in one more batch, so `iterations` is the number of launches and
-// real_time (the CUDA-event time) and cpu_time are per launch.
+// Google Benchmark sees one iteration per launch. Its first call of a case
+// asks for one iteration, and the count of a timed loop is fixed by its first
+// KeepRunningBatch: so the batches run first, until the stopping rule (and
+// Google Benchmark's own --benchmark_min_time, through `target`) is met, and
+// the launches are then reported in one KeepRunningBatch with their GPU time.
+// `iterations` is the number of launches, real_time the CUDA-event time per
+// launch; cpu_time is Google Benchmark's CPU timer over that report, which
+// holds no work, and means nothing here.
 void measure(benchmark::State& state, Prepared& p, bool cold) {
   warm_up(p);
   size_batches(p, cold);
   const benchmark::IterationCount target = state.max_iterations;
-  if (!state.KeepRunningBatch(1)) return;
   const StopRule rule = stop_rule();
   const BatchSummary s = summarize(collect(p, cold, target), rule);
   if (s.clean_launches == 0) {
     report_skip(state, describe_throttle(s, rule) + "; no batch is left to report");
     return;
   }
-  // Throttled batches are dropped; if fewer launches than Google Benchmark
-  // asked for are left, the time is scaled so the per-launch time holds.
-  const benchmark::IterationCount reported = std::max<benchmark::IterationCount>(s.clean_launches, target);
-  state.SetIterationTime(s.clean_seconds * static_cast<double>(reported) / static_cast<double>(s.clean_launches));
-  if (reported > 1) state.KeepRunningBatch(reported - 1);
-  while (state.KeepRunningBatch(1)) {
-  }
+  report_launches(state, s.clean_launches, s.clean_seconds);
   set_counters(state, p, s, rule);
 }
 
@@ -387,6 +384,17 @@ void run_case(benchmark::State& state, const std::string& name, const std::vecto
 }
 
 }  // namespace
+
+void report_launches(benchmark::State& state, std::int64_t launches, double seconds) {
+  // Throttled batches are dropped; if fewer launches than Google Benchmark
+  // asked for are left, the time is scaled so the per-launch time holds.
+  const benchmark::IterationCount reported = std::max<benchmark::IterationCount>(launches, state.max_iterations);
+  if (state.KeepRunningBatch(reported)) {
+    state.SetIterationTime(seconds * static_cast<double>(reported) / static_cast<double>(launches));
+    while (state.KeepRunningBatch(1)) {
+    }
+  }
+}
 
 std::int64_t CaseArgs::operator[](const std::string& name) const {
   for (std::size_t i = 0; i < names_.size(); ++i)

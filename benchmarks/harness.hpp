@@ -87,6 +87,12 @@ std::vector<std::string> register_case(const std::string& name, const std::vecto
                                        const std::vector<std::vector<std::int64_t>>& axes, const Define& define,
                                        const cli::Options& options);
 
+// Reports `launches` launches that took `seconds` of GPU time as that many
+// iterations of a manual-time case; must be the case's only use of
+// KeepRunning / KeepRunningBatch (it fixes the iteration count on the first
+// call, before which the work has been done).
+void report_launches(benchmark::State& state, std::int64_t launches, double seconds);
+
 // Process-wide state, set up by main once a device is chosen.
 void start_session(int device, const cli::MeasureOptions& measure);
 void end_session();
