@@ -27,7 +27,7 @@ namespace {
 // A batch is the launches between one pair of CUDA events. It aims at
 // kBatchTargetSeconds of GPU time, so the events' own cost and resolution
 // weigh little against it and the noise estimate gets many samples quickly.
-constexpr double kBatchTargetSeconds = 0.5e-3;
+constexpr double kBatchTargetSeconds = 1e-3;
 constexpr int kMaxBatch = 1000;
 
 // ---- the session ----------------------------------------------------------------
@@ -194,9 +194,9 @@ void size_batches(Prepared& p, bool cold) {
   p.batch_launches = launches;
 }
 
-// Enqueues batches into two alternating slots, so the next batch is queued
-// before the host waits for the current one. Per slot: [flush,] clock stamp,
-// start event, the launches, stop event, clock stamp, done event.
+// Enqueues a batch into one of two slots. Per slot: [flush,] clock stamp,
+// start event, the launches, stop event, clock stamp, done event. A slot is
+// enqueued again only after wait() has read it.
 class BatchTimer {
  public:
   BatchTimer(const Prepared& p, bool cold) : p_(p), cold_(cold) {}
@@ -235,25 +235,28 @@ class BatchTimer {
 };
 
 // Timed batches until Google Benchmark has its `target` launches and the
-// noise or the time limit says stop.
+// noise or the time limit says stop. Two batches are kept in flight, so the
+// GPU never waits for the host between them; the one still in flight when the
+// rule says stop is waited for and kept.
 std::vector<BatchSample> collect(const Prepared& p, bool cold, std::int64_t target) {
   const StopRule rule = stop_rule();
   const auto began = std::chrono::steady_clock::now();
   BatchTimer timer(p, cold);
   std::vector<BatchSample> batches;
   std::int64_t launches = 0;
-  int slot = 0;
-  timer.enqueue(slot);
-  for (bool stop = false; !stop;) {
+  timer.enqueue(0);
+  timer.enqueue(1);
+  for (int slot = 0;; slot = 1 - slot) {
     const BatchSample done = timer.wait(slot);
     batches.push_back(done);
     launches += done.launches;
     const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
-    stop = should_stop(summarize(batches, rule), launches, target, elapsed, rule);
-    slot = 1 - slot;
-    if (!stop) timer.enqueue(slot);
+    if (should_stop(summarize(batches, rule), launches, target, elapsed, rule)) {
+      batches.push_back(timer.wait(1 - slot));
+      return batches;
+    }
+    timer.enqueue(slot);
   }
-  return batches;
 }
 
 // ---- reporting -----------------------------------------------------------------

@@ -121,6 +121,11 @@ def parse_name(name: str) -> tuple[str, str, dict[str, int | str]]:
     return family, variant, params
 
 
+def warm_name(name: str) -> str:
+    """The name of the warm-L2 case a cold one repeats: without its "/l2:cold" part."""
+    return name.replace("/l2:cold/", "/")
+
+
 def cases(doc: dict) -> dict[str, Case]:
     """The cases of a document, in run order, keyed by run name (aggregates ignored)."""
     out: dict[str, Case] = {}

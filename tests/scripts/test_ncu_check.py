@@ -251,3 +251,18 @@ def test_launches_below_one_are_refused(tmp_path, capsys):
     assert code == 2
     assert capsys.readouterr().err.strip() == "ncu_check.py: --launches=0: must be at least 1"
     assert not (tmp_path / "o").exists()  # refused before anything ran
+
+
+def test_the_cold_timing_run_is_matched_to_the_warm_profile(tmp_path, capsys):
+    # membench --l2=cold names its cases .../l2:cold/...; the profile run's are warm.
+    doc = strided_doc([1])
+    timing = copy.deepcopy(doc)
+    for b in timing["benchmarks"]:
+        b["name"] = b["run_name"] = b["name"].replace("global/strided/", "global/strided/l2:cold/")
+        b["real_time"] = 50.9
+    checks = ncu_check.evaluate(doc, strided_rows([1], time_ns=99_000), 5, 2, timing, time_rows([[49_000, 49_100]]))
+    times = [c for c in checks if c.quantity == "time_ns"]
+    assert len(times) == 1
+    assert times[0].model == pytest.approx(50_900)  # the cold run's time, not the profile run's 50 us
+    assert times[0].measured == pytest.approx(49_050)
+    assert times[0].ok is True  # 1.85 us
