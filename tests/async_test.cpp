@@ -53,14 +53,9 @@ class AsyncKernels : public ::testing::Test {
   void check(const AsyncConfig& c) {
     SCOPED_TRACE(std::string(kAsyncVariants(c.variant)) + " tile=" + std::to_string(c.tile) + " stages=" +
                  std::to_string(c.stages) + " flops=" + std::to_string(c.flops) + " n=" + std::to_string(c.n));
-    DeviceBuffer<float> in(c.n), out(c.n);
-    MEMBENCH_CUDA(launch_fill_pattern(in.get(), c.n, 9, nullptr));
-    MEMBENCH_CUDA(launch_poison(out.get(), out.bytes(), nullptr));
-    MEMBENCH_CUDA(launch(c, in.get(), out.get(), nullptr));
-    MEMBENCH_CUDA(cudaDeviceSynchronize());
-    const auto bad = first_mismatch(copy_to_host(out.get(), c.n),
-                                    [&](std::size_t i) { return async_reference(pattern_value(i, 9), c.flops); });
-    EXPECT_FALSE(bad) << describe(*bad, "out");
+    test::expect_output(
+        c.n, c.n, 9, [&](const float* in, float* out) { return launch(c, in, out, nullptr); },
+        [&](std::size_t i) { return async_reference(pattern_value(i, 9), c.flops); });
   }
 
   void check_variant(AsyncVariant v) {

@@ -129,15 +129,9 @@ class GlobalKernels : public ::testing::Test {
     SCOPED_TRACE(std::string(kGlobalVariants(c.variant)) + " n=" + std::to_string(c.n) + " stride=" +
                  std::to_string(c.stride) + " vec=" + std::to_string(c.vec) + " ilp=" + std::to_string(c.ilp) +
                  " persistent=" + std::to_string(c.persistent));
-    DeviceBuffer<float> in(c.n), out(c.n);
-    MEMBENCH_CUDA(launch_fill_pattern(in.get(), c.n, 7, nullptr));
-    MEMBENCH_CUDA(launch_poison(out.get(), out.bytes(), nullptr));
-    MEMBENCH_CUDA(launch(c, in.get(), out.get(), nullptr));
-    MEMBENCH_CUDA(cudaDeviceSynchronize());
-    const auto bad = first_mismatch(copy_to_host(out.get(), c.n), [&](std::size_t i) {
-      return global_writes(c, i) ? global_reference(c, pattern_value(i, 7)) : poison_value();
-    });
-    EXPECT_FALSE(bad) << describe(*bad, "out");
+    test::expect_output(
+        c.n, c.n, 7, [&](const float* in, float* out) { return launch(c, in, out, nullptr); },
+        [&](std::size_t i) { return global_writes(c, i) ? global_reference(c, pattern_value(i, 7)) : poison_value(); });
   }
 
   // Sizes around the block size (256) and the vector widths.

@@ -6,6 +6,8 @@
 #include <string>
 
 #include "membench/cuda.hpp"
+#include "membench/pattern.hpp"
+#include "membench/verify.hpp"
 
 namespace membench::test {
 
@@ -14,6 +16,19 @@ inline bool gpu_available(std::string* why = nullptr) {
   static const bool available = visible_devices(&reason) > 0;
   if (why != nullptr) *why = reason;
   return available;
+}
+
+// Fills `inputs` floats with pattern_value(i, seed), poisons `outputs`,
+// runs launch(in, out) and expects out[i] == expected(i) bit for bit.
+template <class Launch, class Expected>
+void expect_output(std::size_t inputs, std::size_t outputs, std::uint32_t seed, Launch&& launch, Expected&& expected) {
+  DeviceBuffer<float> in(inputs), out(outputs);
+  MEMBENCH_CUDA(launch_fill_pattern(in.get(), inputs, seed, nullptr));
+  MEMBENCH_CUDA(launch_poison(out.get(), out.bytes(), nullptr));
+  MEMBENCH_CUDA(launch(in.get(), out.get()));
+  MEMBENCH_CUDA(cudaDeviceSynchronize());
+  const auto bad = first_mismatch(copy_to_host(out.get(), outputs), expected);
+  EXPECT_FALSE(bad) << describe(*bad, "out");
 }
 
 }  // namespace membench::test

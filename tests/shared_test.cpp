@@ -99,14 +99,9 @@ class SharedKernels : public ::testing::Test {
     std::size_t outputs = 0;
     MEMBENCH_CUDA(shared_output_floats(c, &outputs));
     ASSERT_GT(outputs, 0u);
-    const std::size_t inputs = shared_input_floats(c);
-    DeviceBuffer<float> in(inputs), out(outputs);
-    MEMBENCH_CUDA(launch_fill_pattern(in.get(), inputs, 11, nullptr));
-    MEMBENCH_CUDA(launch_poison(out.get(), out.bytes(), nullptr));
-    MEMBENCH_CUDA(launch(c, in.get(), out.get(), nullptr));
-    MEMBENCH_CUDA(cudaDeviceSynchronize());
-    const auto bad = first_mismatch(copy_to_host(out.get(), outputs), [&](std::size_t i) { return shared_reference(c, i, 11); });
-    EXPECT_FALSE(bad) << describe(*bad, "out");
+    test::expect_output(
+        shared_input_floats(c), outputs, 11, [&](const float* in, float* out) { return launch(c, in, out, nullptr); },
+        [&](std::size_t i) { return shared_reference(c, i, 11); });
   }
 
   // 4096 is the study's size; the others leave ragged edge tiles.
