@@ -37,9 +37,9 @@ CaseDefinition define(const AsyncConfig& c) {
                       " bytes of shared memory per block; the device allows " +
                       std::to_string(session_device().smem_per_block_optin));
   CaseDefinition d;
-  d.input_floats = d.output_floats = c.n;
+  d.input_elements = d.output_elements = c.n;
   d.seed = kSeed;
-  d.launch = [c](const float* in, float* out, cudaStream_t s) { return launch(c, in, out, s); };
+  d.launch = float_launch(c);
   d.expected = [c](std::size_t i) { return async_reference(pattern_value(i, kSeed), c.flops); };
   MEMBENCH_CUDA(kernel_shape(c, &d.shape));
   d.work.bytes = async_bytes(c);

@@ -413,8 +413,30 @@ void apply(const Arg& a, const AxisTable& axes, Options& o, std::map<std::string
 
 }  // namespace
 
+namespace {
+
+std::string joined_names(const AxisSpec& axis) {
+  std::string s;
+  for (const auto& n : axis.names) s += (s.empty() ? "" : ", ") + n;
+  return s;
+}
+
+std::vector<std::int64_t> parse_names(const AxisSpec& axis, const std::string& text) {
+  std::vector<std::int64_t> values;
+  for (const auto& item : split(text, ',')) {
+    const auto it = std::find(axis.names.begin(), axis.names.end(), item);
+    if (it == axis.names.end()) refuse(axis.name, text, "'" + item + "' is not one of " + joined_names(axis));
+    const auto v = static_cast<std::int64_t>(it - axis.names.begin());
+    if (std::find(values.begin(), values.end(), v) == values.end()) values.push_back(v);
+  }
+  return values;
+}
+
+}  // namespace
+
 std::vector<std::int64_t> parse_list(const AxisSpec& axis, const std::string& text) {
   if (text.empty()) refuse(axis.name, text, "empty list");
+  if (!axis.names.empty()) return parse_names(axis, text);
   std::vector<std::int64_t> values;
   for (const auto& item : split(text, ',')) {
     if (item.empty()) refuse(axis.name, text, "empty item in list");
@@ -439,7 +461,7 @@ AxisTable::AxisTable(const std::vector<Use>& declared) {
     }
     const AxisSpec& d = it->first;
     if (d.min != use.axis.min || d.max != use.axis.max || d.allowed != use.axis.allowed ||
-        d.multiple_of != use.axis.multiple_of)
+        d.multiple_of != use.axis.multiple_of || d.names != use.axis.names)
       throw std::logic_error("axis '" + use.axis.name + "' of family '" + use.family +
                              "' accepts other values than family '" + it->second.front().family + "' declared");
     it->second.push_back(use);
@@ -509,10 +531,17 @@ std::string usage(const AxisTable& axes) {
      << "--AXIS=LIST sets every family's axis; --FAMILY.AXIS=LIST one family's (it wins).\n";
   for (const auto& [domain, uses] : axes.flags()) {
     os << "  --" << domain.name << "=LIST";
-    if (!domain.allowed.empty()) os << "  {" << join(domain.allowed) << "}";
+    if (!domain.names.empty()) os << "  {" << joined_names(domain) << "}";
+    else if (!domain.allowed.empty()) os << "  {" << join(domain.allowed) << "}";
     os << '\n';
-    for (const auto& use : uses)
-      os << "      " << use.family << ": " << use.axis.help << " (default " << compact(use.axis.defaults) << ")\n";
+    for (const auto& use : uses) {
+      std::string defaults = compact(use.axis.defaults);
+      if (!use.axis.names.empty()) {
+        defaults.clear();
+        for (auto v : use.axis.defaults) defaults += (defaults.empty() ? "" : ",") + use.axis.names[static_cast<std::size_t>(v)];
+      }
+      os << "      " << use.family << ": " << use.axis.help << " (default " << defaults << ")\n";
+    }
   }
   const MeasureOptions d;
   os << "\nMeasurement:\n"
@@ -536,11 +565,20 @@ std::string usage(const AxisTable& axes) {
   return os.str();
 }
 
-std::string describe_sweep(const Options& options) {
+std::string describe_sweep(const Options& options, const AxisTable& axes) {
+  // Named axes by their names, the others by their values.
+  auto as_json = [&](const AxisSpec* axis, const std::vector<std::int64_t>& values) {
+    nlohmann::json list = nlohmann::json::array();
+    for (auto v : values) {
+      if (axis != nullptr && !axis->names.empty()) list.push_back(axis->names.at(static_cast<std::size_t>(v)));
+      else list.push_back(v);
+    }
+    return list;
+  };
   nlohmann::json j = nlohmann::json::object();
-  for (const auto& [name, values] : options.sweep) j[name] = values;
-  for (const auto& [family, axes] : options.scoped)
-    for (const auto& [axis, values] : axes) j[family + "." + axis] = values;
+  for (const auto& [name, values] : options.sweep) j[name] = as_json(axes.find(name), values);
+  for (const auto& [family, list] : options.scoped)
+    for (const auto& [axis, values] : list) j[family + "." + axis] = as_json(axes.find(family, axis), values);
   const char* l2[] = {"warm", "cold", "both"};
   j["l2"] = l2[static_cast<int>(options.measure.l2)];
   j["min_batches"] = options.measure.min_batches;

@@ -27,7 +27,9 @@ struct UsageError : std::runtime_error {
 };
 
 // One axis of one family: its name (= the ArgName and the flag it fills), the
-// values it accepts, its default list and one line of help.
+// values it accepts, its default list and one line of help. A named axis
+// (`names` not empty, e.g. type: float, double) takes names on the command
+// line; its values are their indices, and a case shows it as axis:name.
 struct AxisSpec {
   std::string name;
   std::string help;
@@ -36,6 +38,7 @@ struct AxisSpec {
   std::int64_t max = INT64_MAX;
   std::vector<std::int64_t> allowed;  // empty: any value in [min, max]
   std::int64_t multiple_of = 1;
+  std::vector<std::string> names;     // a named axis: value i is names[i]
 };
 
 // Expands a LIST for `axis` (used in messages as --name=text) and checks each
@@ -98,7 +101,7 @@ Options parse_command_line(int argc, const char* const* argv, const AxisTable& a
 std::string usage(const AxisTable& axes);
 
 // The flags used, as JSON text (for the benchmark context).
-std::string describe_sweep(const Options& options);
+std::string describe_sweep(const Options& options, const AxisTable& axes);
 
 // --benchmark_filter as Google Benchmark applies it: an extended regular
 // expression searched in the case name, negated by a leading '-'; "" and

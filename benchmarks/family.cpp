@@ -25,20 +25,58 @@ const std::vector<FamilySpec>& registered_families() { return families(); }
 
 cli::AxisSpec axis(std::string name, std::string help, std::vector<std::int64_t> defaults, std::int64_t min,
                    std::int64_t max, std::int64_t multiple_of) {
-  return {std::move(name), std::move(help), std::move(defaults), min, max, {}, multiple_of};
+  return {std::move(name), std::move(help), std::move(defaults), min, max, {}, multiple_of, {}};
+}
+
+cli::AxisSpec axis_named(std::string name, std::string help, std::vector<std::string> names,
+                         std::vector<std::int64_t> defaults) {
+  cli::AxisSpec a = axis(std::move(name), std::move(help), std::move(defaults), 0,
+                         static_cast<std::int64_t>(names.size()) - 1);
+  for (std::size_t i = 0; i < names.size(); ++i) a.allowed.push_back(static_cast<std::int64_t>(i));
+  a.names = std::move(names);
+  return a;
 }
 
 std::vector<std::int64_t> Family::values(const std::string& axis) const {
-  for (const auto& a : spec_.axes)
-    if (a.name == axis) return options_.values(spec_.name, axis, a.defaults);
-  throw std::logic_error("family '" + spec_.name + "' declares no axis '" + axis + "'");
+  return options_.values(spec_.name, axis, declared(axis).defaults);
 }
 
 void Family::add(const std::string& variant, const std::vector<std::string>& axes, Define define) {
+  // Numeric axes go to Google Benchmark as arguments; each combination of the
+  // named axes' values is a registration of its own, named in the case name.
+  std::vector<std::string> numeric, named;
   std::vector<std::vector<std::int64_t>> lists;
-  for (const auto& a : axes) lists.push_back(values(a));
-  const auto names = register_case(spec_.name + "/" + variant, axes, lists, define, options_);
-  names_.insert(names_.end(), names.begin(), names.end());
+  for (const auto& a : axes) {
+    const cli::AxisSpec& spec = declared(a);
+    if (spec.names.empty()) {
+      numeric.push_back(a);
+      lists.push_back(values(a));
+    } else {
+      named.push_back(a);
+    }
+  }
+  std::vector<CaseArgs::Fixed> combinations{{}};
+  for (const auto& a : named) {
+    std::vector<CaseArgs::Fixed> next;
+    for (const auto& partial : combinations)
+      for (std::int64_t v : values(a)) {
+        next.push_back(partial);
+        next.back().emplace_back(a, v);
+      }
+    combinations = std::move(next);
+  }
+  for (const auto& fixed : combinations) {
+    std::string name = spec_.name + "/" + variant;
+    for (const auto& [a, v] : fixed) name += "/" + a + ":" + declared(a).names.at(static_cast<std::size_t>(v));
+    const auto names = register_case(name, numeric, lists, define, options_, fixed);
+    names_.insert(names_.end(), names.begin(), names.end());
+  }
+}
+
+const cli::AxisSpec& Family::declared(const std::string& axis) const {
+  for (const auto& a : spec_.axes)
+    if (a.name == axis) return a;
+  throw std::logic_error("family '" + spec_.name + "' declares no axis '" + axis + "'");
 }
 
 cli::AxisTable axis_table() {

@@ -49,17 +49,23 @@ cli::AxisSpec axis_of(std::string name, std::string help, std::vector<std::int64
   return a;
 }
 
+// An axis of names (e.g. type: float, double); a case's value is an index into them.
+cli::AxisSpec axis_named(std::string name, std::string help, std::vector<std::string> names,
+                         std::vector<std::int64_t> defaults);
+
 // What a family's `cases` function gets: the sweep for its axes, and `add`.
 class Family {
  public:
   Family(const FamilySpec& spec, const cli::Options& options) : spec_(spec), options_(options) {}
   // The values of this family's axis: from the command line or the sweep file, else its default.
   std::vector<std::int64_t> values(const std::string& axis) const;
-  // Registers family/variant over the product of the named axes' values.
+  // Registers family/variant over the product of these axes' values (named
+  // axes become part of the name: family/variant/type:double/...).
   void add(const std::string& variant, const std::vector<std::string>& axes, Define define);
   const std::vector<std::string>& case_names() const { return names_; }
 
  private:
+  const cli::AxisSpec& declared(const std::string& axis) const;
   const FamilySpec& spec_;
   const cli::Options& options_;
   std::vector<std::string> names_;

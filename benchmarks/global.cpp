@@ -37,9 +37,9 @@ constexpr std::uint32_t kSeed = 0x61;
 
 CaseDefinition define(const GlobalConfig& c) {
   CaseDefinition d;
-  d.input_floats = d.output_floats = c.n;
+  d.input_elements = d.output_elements = c.n;
   d.seed = kSeed;
-  d.launch = [c](const float* in, float* out, cudaStream_t s) { return launch(c, in, out, s); };
+  d.launch = float_launch(c);
   d.expected = [c](std::size_t i) {
     return global_writes(c, i) ? global_reference(c, pattern_value(i, kSeed)) : poison_value();
   };

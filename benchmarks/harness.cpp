@@ -56,7 +56,7 @@ StopRule stop_rule() {
 // Owns an instantiated graph of `count` back-to-back launches.
 class Graph {
  public:
-  Graph(const CaseDefinition& def, const float* in, float* out, int count, cudaStream_t stream) {
+  Graph(const CaseDefinition& def, const void* in, void* out, int count, cudaStream_t stream) {
     MEMBENCH_CUDA(cudaStreamBeginCapture(stream, cudaStreamCaptureModeRelaxed));
     cudaError_t rc = cudaSuccess;
     for (int i = 0; i < count && rc == cudaSuccess; ++i) rc = def.launch(in, out, stream);
@@ -87,8 +87,8 @@ struct Prepared {
   std::unique_ptr<Graph> graph;
   bool profiled = false;
 
-  const float* in() const { return input.as<float>(); }
-  float* out() const { return output.as<float>(); }
+  const void* in() const { return input.get(); }
+  void* out() const { return output.get(); }
   cudaError_t launch(cudaStream_t s) const { return def.launch(in(), out(), s); }
 };
 
@@ -121,15 +121,28 @@ void require_device_memory(double bytes) {
 
 // Test hook: MEMBENCH_TEST_CORRUPT=1 zeroes the middle output element before
 // the copy-back, so the tests can prove that a wrong result becomes an error.
-void corrupt_for_test(float* device, std::size_t count) {
+void corrupt_for_test(void* device, std::size_t count, std::size_t bytes_each) {
   static const bool corrupt = std::getenv("MEMBENCH_TEST_CORRUPT") != nullptr;
-  if (corrupt && count > 0) MEMBENCH_CUDA(cudaMemset(device + count / 2, 0, sizeof(float)));
+  if (corrupt && count > 0) MEMBENCH_CUDA(cudaMemset(static_cast<char*>(device) + count / 2 * bytes_each, 0, bytes_each));
 }
 
 void verify(const Prepared& p) {
-  corrupt_for_test(p.out(), p.def.output_floats);
-  const std::vector<float> got = copy_to_host(p.out(), p.def.output_floats);
-  if (auto bad = all_mismatches(got, p.def.expected)) throw CaseFailed(describe(*bad, "out"));
+  const CaseDefinition& def = p.def;
+  corrupt_for_test(p.out(), def.output_elements, element_bytes(def.output_type));
+  std::optional<Mismatch> bad;
+  if (def.output_type == Element::f32)
+    bad = all_mismatches(copy_to_host(static_cast<const float*>(p.out()), def.output_elements), def.expected);
+  else
+    bad = all_mismatches(copy_to_host(static_cast<const double*>(p.out()), def.output_elements), def.expected_f64);
+  if (bad) throw CaseFailed(describe(*bad, "out"));
+}
+
+void fill_input(const Prepared& p, cudaStream_t stream) {
+  const CaseDefinition& def = p.def;
+  if (def.input_type == Element::f32)
+    MEMBENCH_CUDA(launch_fill_pattern(static_cast<float*>(p.input.get()), def.input_elements, def.seed, stream));
+  else
+    MEMBENCH_CUDA(launch_fill_pattern(static_cast<double*>(p.input.get()), def.input_elements, def.seed, stream));
 }
 
 // Allocate, fill, poison, launch once, verify.
@@ -137,12 +150,14 @@ std::unique_ptr<Prepared> prepare(const Define& define, const CaseArgs& args) {
   auto p = std::make_unique<Prepared>();
   p->def = define(args);
   const CaseDefinition& def = p->def;
-  require_device_memory(sizeof(float) * static_cast<double>(def.input_floats + def.output_floats));
-  p->input = DeviceAllocation(def.input_floats * sizeof(float));
-  p->output = DeviceAllocation(def.output_floats * sizeof(float));
+  const std::size_t in_bytes = def.input_elements * element_bytes(def.input_type);
+  const std::size_t out_bytes = def.output_elements * element_bytes(def.output_type);
+  require_device_memory(static_cast<double>(in_bytes + out_bytes));
+  p->input = DeviceAllocation(in_bytes);
+  p->output = DeviceAllocation(out_bytes);
   const cudaStream_t stream = session_stream();
-  MEMBENCH_CUDA(launch_fill_pattern(p->input.as<float>(), def.input_floats, def.seed, stream));
-  MEMBENCH_CUDA(launch_poison(p->out(), p->output.bytes(), stream));
+  fill_input(*p, stream);
+  MEMBENCH_CUDA(launch_poison(p->out(), out_bytes, stream));
   finish(p->launch(stream));
   verify(*p);
   if (def.shape.function != nullptr) {
@@ -344,8 +359,8 @@ void note_failure(const std::string& key, const std::string& message) {
 }
 
 void run_case(benchmark::State& state, const std::string& name, const std::vector<std::string>& arg_names,
-              const Define& define, bool cold) {
-  const CaseArgs args(arg_names, state);
+              const CaseArgs::Fixed& fixed, const Define& define, bool cold) {
+  const CaseArgs args(arg_names, state, fixed);
   const std::string key = case_key(name, args, arg_names);
   try {
     if (g_cache.key != key) {
@@ -402,20 +417,24 @@ void report_launches(benchmark::State& state, std::int64_t launches, double seco
 std::int64_t CaseArgs::operator[](const std::string& name) const {
   for (std::size_t i = 0; i < names_.size(); ++i)
     if (names_[i] == name) return state_.range(i);
+  for (const auto& [axis, value] : fixed_)
+    if (axis == name) return value;
   throw std::logic_error("case has no axis '" + name + "'");
 }
 
 std::vector<std::string> register_case(const std::string& name, const std::vector<std::string>& arg_names,
                                        const std::vector<std::vector<std::int64_t>>& axes, const Define& define,
-                                       const cli::Options& options) {
+                                       const cli::Options& options, const CaseArgs::Fixed& fixed) {
   std::vector<bool> modes;
   if (options.measure.l2 != cli::L2Mode::cold) modes.push_back(false);
   if (options.measure.l2 != cli::L2Mode::warm) modes.push_back(true);
   std::vector<std::string> names;
+  const auto variant_end = name.find('/', name.find('/') + 1);  // family/variant[/named:value...]
   for (const bool cold : modes) {
-    const std::string full = cold ? name + "/l2:cold" : name;
-    auto* b = benchmark::RegisterBenchmark(full.c_str(), [full, arg_names, define, cold](benchmark::State& state) {
-      run_case(state, full, arg_names, define, cold);
+    std::string full = name;
+    if (cold) full.insert(variant_end == std::string::npos ? full.size() : variant_end, "/l2:cold");
+    auto* b = benchmark::RegisterBenchmark(full.c_str(), [full, arg_names, fixed, define, cold](benchmark::State& state) {
+      run_case(state, full, arg_names, fixed, define, cold);
     });
     b->ArgsProduct(axes)->ArgNames(arg_names)->UseManualTime()->Unit(benchmark::kMicrosecond);
     // The names Google Benchmark gives them (its ArgsProduct varies the first axis fastest).

@@ -48,26 +48,46 @@ struct Work {
   std::vector<ModelCounter> model;   // reported as counters beside the measurement
 };
 
-// Everything the harness needs to run one case. `launch` reads `in` (input
-// floats filled with pattern_value(i, seed)) and writes `out` (output floats,
-// poisoned first); out[i] must then equal expected(i) bit for bit (poison for
-// elements that must stay unwritten). `expected` must be a pure function: it
-// is called from several threads.
+// Everything the harness needs to run one case. `launch` reads `in`
+// (input_elements values of the input type, filled with pattern_value(i,
+// seed)) and writes `out` (output_elements of the output type, poisoned
+// first); out[i] must then equal expected(i) (float outputs) or
+// expected_f64(i) (double outputs) bit for bit, poison for elements that must
+// stay unwritten. The expectation must be a pure function: it is called from
+// several threads.
+enum class Element { f32, f64 };
+inline std::size_t element_bytes(Element e) { return e == Element::f32 ? 4 : 8; }
+
 struct CaseDefinition {
-  std::size_t input_floats = 0;
-  std::size_t output_floats = 0;
+  std::size_t input_elements = 0;
+  std::size_t output_elements = 0;
+  Element input_type = Element::f32;
+  Element output_type = Element::f32;
   std::uint32_t seed = 1;
-  std::function<cudaError_t(const float* in, float* out, cudaStream_t)> launch;
+  std::function<cudaError_t(const void* in, void* out, cudaStream_t)> launch;
   std::function<float(std::size_t i)> expected;
+  std::function<double(std::size_t i)> expected_f64;
   KernelShape shape;      // for the occupancy counters (function == nullptr: none)
   bool graphable = true;  // may a batch of launches be captured in a CUDA graph?
   Work work;
 };
 
-// The values of a case's axes, by name.
+// The launch of a family whose launcher takes float arrays:
+// launch(config, const float* in, float* out, stream), found by the config's namespace.
+template <class Config>
+auto float_launch(const Config& c) {
+  return [c](const void* in, void* out, cudaStream_t s) {
+    return launch(c, static_cast<const float*>(in), static_cast<float*>(out), s);
+  };
+}
+
+// The values of a case's axes, by name: numeric axes from Google Benchmark's
+// arguments, named axes (whose value is in the case's name) as their index.
 class CaseArgs {
  public:
-  CaseArgs(const std::vector<std::string>& names, const benchmark::State& state) : names_(names), state_(state) {}
+  using Fixed = std::vector<std::pair<std::string, std::int64_t>>;
+  CaseArgs(const std::vector<std::string>& names, const benchmark::State& state, const Fixed& fixed)
+      : names_(names), state_(state), fixed_(fixed) {}
   std::int64_t operator[](const std::string& name) const;
   std::size_t size(const std::string& name) const { return static_cast<std::size_t>((*this)[name]); }
   int integer(const std::string& name) const { return static_cast<int>((*this)[name]); }
@@ -75,17 +95,19 @@ class CaseArgs {
  private:
   const std::vector<std::string>& names_;
   const benchmark::State& state_;
+  const Fixed& fixed_;
 };
 
 using Define = std::function<CaseDefinition(const CaseArgs&)>;
 
-// Registers `name` (family/variant) over the product of `axes` with these
-// ArgNames, manual time and per-launch iterations, once for the warm L2 and,
-// with --l2=cold|both, once more as name/l2:cold. Returns the full names of
-// the cases registered (what --benchmark_filter sees).
+// Registers `name` (family/variant/[named:value/...]) over the product of
+// `axes` with these ArgNames, manual time and per-launch iterations, once for
+// the warm L2 and, with --l2=cold|both, once more with /l2:cold after the
+// variant. `fixed` holds the named axes' values already in the name. Returns
+// the full names of the cases registered (what --benchmark_filter sees).
 std::vector<std::string> register_case(const std::string& name, const std::vector<std::string>& arg_names,
                                        const std::vector<std::vector<std::int64_t>>& axes, const Define& define,
-                                       const cli::Options& options);
+                                       const cli::Options& options, const CaseArgs::Fixed& fixed = {});
 
 // Reports `launches` launches that took `seconds` of GPU time as that many
 // iterations of a manual-time case; must be the case's only use of

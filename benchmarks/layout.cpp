@@ -31,9 +31,9 @@ constexpr std::uint32_t kSeed = 0x4c;
 
 CaseDefinition define(const LayoutConfig& c) {
   CaseDefinition d;
-  d.input_floats = d.output_floats = kLayoutFields * c.n;
+  d.input_elements = d.output_elements = kLayoutFields * c.n;
   d.seed = kSeed;
-  d.launch = [c](const float* in, float* out, cudaStream_t s) { return launch(c, in, out, s); };
+  d.launch = float_launch(c);
   d.expected = [c](std::size_t j) {
     return layout_field_of(c, j) < c.fields ? 2.0f * pattern_value(j, kSeed) : poison_value();
   };

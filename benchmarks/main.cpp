@@ -27,7 +27,7 @@ namespace mb = membench;
 constexpr int kUsage = 2;
 constexpr int kFailed = 1;
 
-void add_context(const mb::cli::Options& options) {
+void add_context(const mb::cli::Options& options, const mb::cli::AxisTable& axes) {
   const mb::DeviceInfo& d = mb::bench::session_device();
   const auto add = [](const char* key, const std::string& value) { benchmark::AddCustomContext(key, value); };
   add("membench_version", MEMBENCH_VERSION);
@@ -44,7 +44,7 @@ void add_context(const mb::cli::Options& options) {
   add("sm_clock_peak_mhz", std::to_string(d.sm_clock_khz / 1000));
   add("driver_version", mb::cuda_version_string(d.driver_version));
   add("runtime_version", mb::cuda_version_string(d.runtime_version));
-  add("sweep", mb::cli::describe_sweep(options));
+  add("sweep", mb::cli::describe_sweep(options, axes));
 }
 
 std::vector<char*> as_argv(std::vector<std::string>& args) {
@@ -124,7 +124,7 @@ int main(int argc, char** argv) {
     std::cerr << "membench: cannot use device " << options.device << ": " << e.what() << '\n';
     return kFailed;
   }
-  add_context(options);
+  add_context(options, axes);
   benchmark::RunSpecifiedBenchmarks();
   mb::bench::end_session();
   benchmark::Shutdown();

@@ -38,9 +38,9 @@ CaseDefinition define(const SharedConfig& c) {
     d.work.model.push_back({"wavefronts_per_request", static_cast<double>(conflict_wavefronts(c.stride, c.width))});
   }
   MEMBENCH_CUDA(kernel_shape(c, &d.shape));
-  d.input_floats = shared_input_floats(c);
-  MEMBENCH_CUDA(shared_output_floats(c, &d.output_floats));
-  d.launch = [c](const float* in, float* out, cudaStream_t s) { return launch(c, in, out, s); };
+  d.input_elements = shared_input_floats(c);
+  MEMBENCH_CUDA(shared_output_floats(c, &d.output_elements));
+  d.launch = float_launch(c);
   d.expected = [c](std::size_t i) { return shared_reference(c, i, kSeed); };
   d.work.bytes = shared_bytes(c, d.shape.grid);
   d.work.model.insert(d.work.model.begin(), {"conflict_ways", static_cast<double>(shared_conflict_ways(c))});

@@ -18,7 +18,13 @@ using Values = std::vector<std::int64_t>;
 
 AxisSpec spec(std::string name, Values defaults, std::int64_t min = 1, std::int64_t max = std::int64_t{1} << 40,
               Values allowed = {}, std::int64_t multiple_of = 1) {
-  return {std::move(name), "help for it", std::move(defaults), min, max, std::move(allowed), multiple_of};
+  return {std::move(name), "help for it", std::move(defaults), min, max, std::move(allowed), multiple_of, {}};
+}
+
+AxisSpec named_spec() {
+  AxisSpec a = spec("type", {0, 1}, 0, 1, {0, 1});
+  a.names = {"float", "double"};
+  return a;
 }
 
 // Two families that share `n`, as the real ones do.
@@ -30,6 +36,7 @@ const AxisTable& axes() {
       {"beta", spec("n", {4096})},
       {"beta", spec("pad", {0, 1}, 0, 32, {0, 1, 2, 4, 8, 16, 32})},
       {"beta", spec("flops", {0}, 0, 65536, {}, 2)},
+      {"beta", named_spec()},
   });
   return table;
 }
@@ -116,6 +123,19 @@ TEST(Grammar, RefusesValuesTheFamilyDoesNotBuild) {
   EXPECT_NE(refusal("pad", "3").find("one of 0,1,2,4,8,16,32"), std::string::npos);
   EXPECT_NE(refusal("vec", "3").find("not supported"), std::string::npos);
   EXPECT_NE(refusal("flops", "3").find("multiple of 2"), std::string::npos);
+}
+
+TEST(Grammar, NamedAxesTakeNames) {
+  EXPECT_EQ(parse("type", "double"), Values({1}));
+  EXPECT_EQ(parse("type", "double,float,double"), Values({1, 0}));
+  EXPECT_EQ(refusal("type", "half"), "--type=half: 'half' is not one of float, double");
+  EXPECT_FALSE(refusal("type", "1").empty());
+  EXPECT_FALSE(refusal("type", "").empty());
+  const Options o = parse_args({"--beta.type=float"});
+  EXPECT_EQ(o.values("beta", "type", {}), Values({0}));
+  EXPECT_NE(describe_sweep(o, axes()).find(R"("beta.type":["float"])"), std::string::npos) << describe_sweep(o, axes());
+  EXPECT_NE(usage(axes()).find("--type=LIST  {float, double}"), std::string::npos);
+  EXPECT_NE(usage(axes()).find("(default float,double)"), std::string::npos);
 }
 
 TEST(Axes, SharedNamesAreOneFlagWithEveryFamilysMeaning) {

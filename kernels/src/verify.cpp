@@ -4,28 +4,23 @@
 #include <sstream>
 #include <thread>
 
-#include "membench/cuda.hpp"
-#include "membench/pattern.hpp"
-
 namespace membench {
 
-std::vector<float> copy_to_host(const float* device, std::size_t count) {
-  std::vector<float> host(count);
-  MEMBENCH_CUDA(cudaMemcpy(host.data(), device, count * sizeof(float), cudaMemcpyDeviceToHost));
-  return host;
-}
+namespace {
 
-std::optional<Mismatch> all_mismatches(const std::vector<float>& got, const std::function<float(std::size_t)>& expected) {
+template <class T>
+std::optional<Mismatch> check_in_parallel(const std::vector<T>& got, const std::function<T(std::size_t)>& expected) {
   constexpr std::size_t kMinChunk = 1 << 20;
-  const std::size_t workers = std::clamp<std::size_t>(got.size() / kMinChunk, 1, std::max(1u, std::thread::hardware_concurrency()));
+  const std::size_t workers =
+      std::clamp<std::size_t>(got.size() / kMinChunk, 1, std::max(1u, std::thread::hardware_concurrency()));
   std::vector<std::optional<Mismatch>> found(workers);
   auto check = [&](std::size_t w) {
     const std::size_t begin = got.size() * w / workers, end = got.size() * (w + 1) / workers;
     for (std::size_t i = begin; i < end; ++i) {
-      const float want = expected(i);
-      if (std::memcmp(&got[i], &want, sizeof(float)) == 0) continue;
+      const T want = expected(i);
+      if (std::memcmp(&got[i], &want, sizeof(T)) == 0) continue;
       if (found[w]) ++found[w]->count;
-      else found[w] = Mismatch{i, got[i], want, 1, got.size()};
+      else found[w] = mismatch_at(i, got[i], want, got.size());
     }
   };
   std::vector<std::thread> threads;
@@ -41,20 +36,28 @@ std::optional<Mismatch> all_mismatches(const std::vector<float>& got, const std:
   return first;
 }
 
-namespace {
-std::string show(float x) {
-  if (is_poison(x)) return "poison (never written)";
+std::string show(double x, bool poison) {
+  if (poison) return "poison (never written)";
   std::ostringstream os;
-  os.precision(9);
+  os.precision(17);
   os << x;
   return os.str();
 }
+
 }  // namespace
+
+std::optional<Mismatch> all_mismatches(const std::vector<float>& got, const std::function<float(std::size_t)>& expected) {
+  return check_in_parallel(got, expected);
+}
+
+std::optional<Mismatch> all_mismatches(const std::vector<double>& got, const std::function<double(std::size_t)>& expected) {
+  return check_in_parallel(got, expected);
+}
 
 std::string describe(const Mismatch& m, const std::string& array_name) {
   std::ostringstream os;
-  os << "verification failed: " << array_name << '[' << m.index << "] = " << show(m.got) << ", expected "
-     << show(m.expected);
+  os << "verification failed: " << array_name << '[' << m.index << "] = " << show(m.got, m.got_poison)
+     << ", expected " << show(m.expected, m.expected_poison);
   if (m.total > 0) os << " (" << m.count << " of " << m.total << " elements differ)";
   return os.str();
 }

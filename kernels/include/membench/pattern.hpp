@@ -43,21 +43,27 @@ MEMBENCH_HOST_DEVICE inline float small_int_value(std::uint64_t i) {
 // Poison: every byte 0xFF, which makes every float a NaN.
 inline constexpr int kPoisonByte = 0xFF;
 
-inline bool is_poison(float x) {
-  std::uint32_t bits = 0;
-  std::memcpy(&bits, &x, sizeof bits);
-  return bits == 0xFFFFFFFFu;
+template <class T>
+inline bool is_poison(T x) {
+  unsigned char bytes[sizeof(T)];
+  std::memcpy(bytes, &x, sizeof(T));
+  for (unsigned char b : bytes)
+    if (b != kPoisonByte) return false;
+  return true;
 }
 
-inline float poison_value() {
-  const std::uint32_t bits = 0xFFFFFFFFu;
-  float x = 0;
-  std::memcpy(&x, &bits, sizeof x);
+template <class T = float>
+inline T poison_value() {
+  unsigned char bytes[sizeof(T)];
+  std::memset(bytes, kPoisonByte, sizeof(T));
+  T x{};
+  std::memcpy(&x, bytes, sizeof(T));
   return x;
 }
 
-// data[i] = pattern_value(i, seed) for i < n.
+// data[i] = pattern_value(i, seed) for i < n (the same values as doubles in the second form).
 cudaError_t launch_fill_pattern(float* data, std::size_t n, std::uint32_t seed, cudaStream_t stream);
+cudaError_t launch_fill_pattern(double* data, std::size_t n, std::uint32_t seed, cudaStream_t stream);
 
 // Fills `bytes` bytes with kPoisonByte.
 cudaError_t launch_poison(void* data, std::size_t bytes, cudaStream_t stream);

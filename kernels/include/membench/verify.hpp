@@ -10,25 +10,40 @@
 #include <string>
 #include <vector>
 
+#include "membench/cuda.hpp"
+#include "membench/pattern.hpp"
+
 namespace membench {
 
 struct Mismatch {
-  std::size_t index = 0;   // the first element that differs
-  float got = 0;
-  float expected = 0;
-  std::size_t count = 1;   // elements that differ in all
-  std::size_t total = 0;   // elements checked
+  std::size_t index = 0;  // the first element that differs
+  double got = 0;
+  double expected = 0;
+  bool got_poison = false;
+  bool expected_poison = false;
+  std::size_t count = 1;  // elements that differ in all
+  std::size_t total = 0;  // elements checked
 };
 
-// Copies `count` floats from device memory (synchronously).
-std::vector<float> copy_to_host(const float* device, std::size_t count);
+// Copies `count` elements from device memory (synchronously).
+template <class T>
+std::vector<T> copy_to_host(const T* device, std::size_t count) {
+  std::vector<T> host(count);
+  MEMBENCH_CUDA(cudaMemcpy(host.data(), device, count * sizeof(T), cudaMemcpyDeviceToHost));
+  return host;
+}
+
+template <class T>
+Mismatch mismatch_at(std::size_t i, T got, T want, std::size_t total) {
+  return {i, static_cast<double>(got), static_cast<double>(want), is_poison(got), is_poison(want), 1, total};
+}
 
 // First index where `got[i]` and `expected(i)` differ in their bits.
-template <class Expected>
-std::optional<Mismatch> first_mismatch(const std::vector<float>& got, Expected&& expected) {
+template <class T, class Expected>
+std::optional<Mismatch> first_mismatch(const std::vector<T>& got, Expected&& expected) {
   for (std::size_t i = 0; i < got.size(); ++i) {
-    const float want = expected(i);
-    if (std::memcmp(&got[i], &want, sizeof(float)) != 0) return Mismatch{i, got[i], want, 1, got.size()};
+    const T want = expected(i);
+    if (std::memcmp(&got[i], &want, sizeof(T)) != 0) return mismatch_at(i, got[i], want, got.size());
   }
   return std::nullopt;
 }
@@ -36,6 +51,7 @@ std::optional<Mismatch> first_mismatch(const std::vector<float>& got, Expected&&
 // The whole check split across the host's cores (`expected` must be a pure
 // function of i): the lowest bad index and how many elements differ.
 std::optional<Mismatch> all_mismatches(const std::vector<float>& got, const std::function<float(std::size_t)>& expected);
+std::optional<Mismatch> all_mismatches(const std::vector<double>& got, const std::function<double(std::size_t)>& expected);
 
 // "verification failed: out[12] = poison (never written), expected 4.5 (2 of 1024 elements differ)".
 std::string describe(const Mismatch& m, const std::string& array_name);
