@@ -1,0 +1,266 @@
+// The stream family's kernels and launcher. See stream.hpp.
+//
+// Every kernel walks "slots": slot s < n / L is the 16-byte vector s (L
+// elements), the slots after it are the last n % L elements one by one. An
+// elementwise kernel gives each thread one slot; a reduction gives each block
+// kStreamReduceUnroll x BLOCK consecutive slots, thread t taking every
+// BLOCK-th, all loads issued before the first add.
+#include <cub/block/block_reduce.cuh>
+
+#include <algorithm>
+#include <cstring>
+
+#include "launch_utils.cuh"
+#include "membench/pattern.hpp"
+#include "membench/stream.hpp"
+
+namespace membench {
+
+namespace {
+
+template <class T>
+constexpr std::size_t kLanes = kStreamVectorBytes / sizeof(T);
+
+template <class T>
+constexpr std::size_t padded(std::size_t n) {  // each input array starts 16-byte aligned
+  return (n + kLanes<T> - 1) / kLanes<T> * kLanes<T>;
+}
+
+}  // namespace
+
+namespace kernels {
+
+template <class T>
+struct alignas(16) Pack {
+  T x[kLanes<T>];
+};
+
+// One 16-byte access, whatever the element type.
+template <class T>
+__device__ __forceinline__ Pack<T> load(const T* p, std::size_t v) {
+  const float4 raw = reinterpret_cast<const float4*>(p)[v];
+  Pack<T> r;
+  memcpy(&r, &raw, sizeof raw);
+  return r;
+}
+
+template <class T>
+__device__ __forceinline__ void store(T* p, std::size_t v, const Pack<T>& r) {
+  float4 raw;
+  memcpy(&raw, &r, sizeof raw);
+  reinterpret_cast<float4*>(p)[v] = raw;
+}
+
+// The elementwise kernels' arithmetic on one element: x from a, y from the second array.
+template <StreamKernel K, class T>
+__device__ __forceinline__ T element(T x, T y, T s, T w) {
+  if constexpr (K == StreamKernel::write) return w;
+  else if constexpr (K == StreamKernel::copy) return x;
+  else if constexpr (K == StreamKernel::scale) return s * x;
+  else if constexpr (K == StreamKernel::add) return x + y;
+  else return x + s * y;  // triad
+}
+
+template <class T, int BLOCK, StreamKernel K>
+__global__ void __launch_bounds__(BLOCK) stream_elementwise(const T* __restrict__ in, T* __restrict__ out,
+                                                            std::size_t n, T s, T w) {
+  constexpr std::size_t L = kLanes<T>;
+  constexpr bool kReadsA = K != StreamKernel::write;
+  constexpr bool kReadsB = K == StreamKernel::add || K == StreamKernel::triad;
+  const T* a = in;
+  const T* b = in + padded<T>(n);
+  const std::size_t vectors = n / L;
+  const std::size_t slot = static_cast<std::size_t>(blockIdx.x) * BLOCK + threadIdx.x;
+  if (slot < vectors) {
+    Pack<T> x{}, y{}, r;
+    if constexpr (kReadsA) x = load(a, slot);
+    if constexpr (kReadsB) y = load(b, slot);
+#pragma unroll
+    for (std::size_t l = 0; l < L; ++l) r.x[l] = element<K>(x.x[l], y.x[l], s, w);
+    store(out, slot, r);
+  } else if (const std::size_t e = vectors * L + (slot - vectors); e < n) {
+    out[e] = element<K>(kReadsA ? a[e] : T{}, kReadsB ? b[e] : T{}, s, w);
+  }
+}
+
+template <class T, int BLOCK, StreamKernel K>
+__global__ void __launch_bounds__(BLOCK) stream_reduce(const T* __restrict__ in, double* __restrict__ partial,
+                                                       std::size_t n) {
+  constexpr std::size_t L = kLanes<T>;
+  constexpr int U = kStreamReduceUnroll;
+  constexpr bool kDot = K == StreamKernel::dot;
+  const T* a = in;
+  const T* b = in + padded<T>(n);
+  const std::size_t vectors = n / L;
+  const std::size_t first = static_cast<std::size_t>(blockIdx.x) * BLOCK * U + threadIdx.x;
+  Pack<T> x[U], y[U];
+#pragma unroll
+  for (int k = 0; k < U; ++k) {
+    const std::size_t slot = first + static_cast<std::size_t>(k) * BLOCK;
+    if (slot < vectors) {
+      x[k] = load(a, slot);
+      if constexpr (kDot) y[k] = load(b, slot);
+    }
+  }
+  double sum = 0.0;
+#pragma unroll
+  for (int k = 0; k < U; ++k) {
+    const std::size_t slot = first + static_cast<std::size_t>(k) * BLOCK;
+    if (slot < vectors) {
+#pragma unroll
+      for (std::size_t l = 0; l < L; ++l) sum += static_cast<double>(kDot ? x[k].x[l] * y[k].x[l] : x[k].x[l]);
+    } else if (const std::size_t e = vectors * L + (slot - vectors); e < n) {
+      sum += static_cast<double>(kDot ? a[e] * b[e] : a[e]);
+    }
+  }
+  using Reduce = cub::BlockReduce<double, BLOCK>;
+  __shared__ typename Reduce::TempStorage scratch;
+  const double total = Reduce(scratch).Sum(sum);
+  if (threadIdx.x == 0) partial[blockIdx.x] = total;
+}
+
+}  // namespace kernels
+
+namespace {
+
+template <class T>
+std::size_t slots(std::size_t n) {
+  return n / kLanes<T> + n % kLanes<T>;
+}
+
+std::size_t slots_per_block(const StreamConfig& c) {
+  return static_cast<std::size_t>(c.block) * (stream_reduces(c.kernel) ? kStreamReduceUnroll : 1);
+}
+
+std::size_t slot_count(const StreamConfig& c) {
+  return c.type == StreamType::f32 ? slots<float>(c.n) : slots<double>(c.n);
+}
+
+unsigned grid_of(const StreamConfig& c) {
+  return static_cast<unsigned>(std::max<std::size_t>(1, detail::ceil_div(slot_count(c), slots_per_block(c))));
+}
+
+template <class T, int BLOCK>
+const void* kernel_of(StreamKernel k) {
+  switch (k) {
+    case StreamKernel::read: return reinterpret_cast<const void*>(kernels::stream_reduce<T, BLOCK, StreamKernel::read>);
+    case StreamKernel::dot: return reinterpret_cast<const void*>(kernels::stream_reduce<T, BLOCK, StreamKernel::dot>);
+    case StreamKernel::write:
+      return reinterpret_cast<const void*>(kernels::stream_elementwise<T, BLOCK, StreamKernel::write>);
+    case StreamKernel::copy:
+      return reinterpret_cast<const void*>(kernels::stream_elementwise<T, BLOCK, StreamKernel::copy>);
+    case StreamKernel::scale:
+      return reinterpret_cast<const void*>(kernels::stream_elementwise<T, BLOCK, StreamKernel::scale>);
+    case StreamKernel::add: return reinterpret_cast<const void*>(kernels::stream_elementwise<T, BLOCK, StreamKernel::add>);
+    case StreamKernel::triad:
+      return reinterpret_cast<const void*>(kernels::stream_elementwise<T, BLOCK, StreamKernel::triad>);
+  }
+  return nullptr;
+}
+
+template <class T>
+cudaError_t launch_typed(const StreamConfig& c, const KernelShape& shape, const void* in, void* out,
+                         cudaStream_t stream) {
+  std::size_t n = c.n;
+  T s = static_cast<T>(kStreamScalar), w = static_cast<T>(kStreamFill);
+  void* elementwise_args[] = {&in, &out, &n, &s, &w};
+  void* reduce_args[] = {&in, &out, &n};
+  return cudaLaunchKernel(shape.function, dim3(shape.grid), dim3(shape.block),
+                          stream_reduces(c.kernel) ? reduce_args : elementwise_args, 0, stream);
+}
+
+}  // namespace
+
+std::size_t stream_element_bytes(StreamType t) { return t == StreamType::f32 ? sizeof(float) : sizeof(double); }
+
+int stream_reads(StreamKernel k) {
+  switch (k) {
+    case StreamKernel::write: return 0;
+    case StreamKernel::add:
+    case StreamKernel::triad:
+    case StreamKernel::dot: return 2;
+    default: return 1;
+  }
+}
+
+int stream_writes(StreamKernel k) { return stream_reduces(k) ? 0 : 1; }
+
+bool stream_reduces(StreamKernel k) { return k == StreamKernel::read || k == StreamKernel::dot; }
+
+std::size_t stream_input_elements(const StreamConfig& c) {
+  const std::size_t array = c.type == StreamType::f32 ? padded<float>(c.n) : padded<double>(c.n);
+  return static_cast<std::size_t>(stream_reads(c.kernel)) * array;
+}
+
+cudaError_t stream_output_elements(const StreamConfig& c, std::size_t* elements) {
+  if (!StreamBlocks::contains(c.block)) return cudaErrorInvalidValue;
+  *elements = stream_reduces(c.kernel) ? grid_of(c) : c.n;
+  return cudaSuccess;
+}
+
+cudaError_t kernel_shape(const StreamConfig& c, KernelShape* shape) {
+  return StreamBlocks::dispatch(c.block, [&](auto block) {
+    constexpr int B = decltype(block)::value;
+    const void* kernel = c.type == StreamType::f32 ? kernel_of<float, B>(c.kernel) : kernel_of<double, B>(c.kernel);
+    *shape = KernelShape{kernel, grid_of(c), static_cast<unsigned>(B), 0};
+    return kernel != nullptr ? cudaSuccess : cudaErrorInvalidValue;
+  }, cudaErrorInvalidValue);
+}
+
+cudaError_t launch(const StreamConfig& c, const void* in, void* out, cudaStream_t stream) {
+  KernelShape shape;
+  if (const cudaError_t rc = kernel_shape(c, &shape); rc != cudaSuccess) return rc;
+  if (c.n == 0) return cudaSuccess;
+  const cudaError_t rc = c.type == StreamType::f32 ? launch_typed<float>(c, shape, in, out, stream)
+                                                   : launch_typed<double>(c, shape, in, out, stream);
+  return rc != cudaSuccess ? rc : detail::last_launch_error();
+}
+
+namespace {
+
+template <class T>
+double expected_typed(const StreamConfig& c, std::size_t i, std::uint32_t seed) {
+  const auto a = [&](std::size_t e) { return static_cast<T>(pattern_value(e, seed)); };
+  const auto b = [&](std::size_t e) { return static_cast<T>(pattern_value(padded<T>(c.n) + e, seed)); };
+  const T s = static_cast<T>(kStreamScalar);
+  switch (c.kernel) {
+    case StreamKernel::write: return kStreamFill;
+    case StreamKernel::copy: return a(i);
+    case StreamKernel::scale: return s * a(i);
+    case StreamKernel::add: return a(i) + b(i);
+    case StreamKernel::triad: return a(i) + s * b(i);
+    default: break;
+  }
+  // Block i's partial sum: its slots, each a vector of L elements or one of the last elements.
+  const std::size_t vectors = c.n / kLanes<T>;
+  const std::size_t per_block = slots_per_block(c);
+  const std::size_t last = std::min(slots<T>(c.n), (i + 1) * per_block);
+  double sum = 0.0;
+  for (std::size_t slot = i * per_block; slot < last; ++slot) {
+    const std::size_t first = slot < vectors ? slot * kLanes<T> : vectors * kLanes<T> + (slot - vectors);
+    const std::size_t count = slot < vectors ? kLanes<T> : 1;
+    for (std::size_t e = first; e < first + count; ++e)
+      sum += static_cast<double>(c.kernel == StreamKernel::dot ? a(e) * b(e) : a(e));
+  }
+  return sum;
+}
+
+}  // namespace
+
+double stream_expected(const StreamConfig& c, std::size_t i, std::uint32_t seed) {
+  return c.type == StreamType::f32 ? expected_typed<float>(c, i, seed) : expected_typed<double>(c, i, seed);
+}
+
+double stream_bytes(const StreamConfig& c) {
+  return static_cast<double>(stream_reads(c.kernel) + stream_writes(c.kernel)) * static_cast<double>(c.n) *
+         static_cast<double>(stream_element_bytes(c.type));
+}
+
+DramTraffic stream_dram_traffic(const StreamConfig& c) {
+  const double array = static_cast<double>(c.n) * static_cast<double>(stream_element_bytes(c.type));
+  DramTraffic t{stream_reads(c.kernel) * array, stream_writes(c.kernel) * array};
+  if (stream_reduces(c.kernel)) t.write_bytes += sizeof(double) * static_cast<double>(grid_of(c));
+  return t;
+}
+
+}  // namespace membench
