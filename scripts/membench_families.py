@@ -35,6 +35,15 @@ FAMILIES: dict[str, Family] = {
         "pipeline": "async_pipeline",
         "bulk": "async_bulk",
     }),
+    "stream": Family("Stream: the traffic mixes against the DRAM peak", {
+        "read": "stream_reduce",
+        "dot": "stream_reduce",
+        "write": "stream_elementwise",
+        "copy": "stream_elementwise",
+        "scale": "stream_elementwise",
+        "add": "stream_elementwise",
+        "triad": "stream_elementwise",
+    }),
 }
 
 

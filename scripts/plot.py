@@ -223,7 +223,38 @@ def plot_async(doc: dict, cases: list[mr.Case], fig: plt.Figure) -> None:
     fig.suptitle(title(doc, families.title_of("async")))
 
 
-PLOTTERS = {"global": plot_global, "layout": plot_layout, "shared": plot_shared, "async": plot_async}
+def plot_stream(doc: dict, cases: list[mr.Case], fig: plt.Figure) -> None:
+    """One bar per kernel and type at the largest n (the best block size where several ran)."""
+    ax = fig.subplots()
+    n = max(c.params.get("n", 0) for c in cases)
+    kernels = ["read", "write", "copy", "scale", "add", "triad", "dot"]
+    types = sorted({str(c.params.get("type")) for c in cases})
+    width = 0.8 / max(len(types), 1)
+    for i, t in enumerate(types):
+        xs, heights = [], []
+        for k, name in enumerate(kernels):
+            runs = [bw(c) for c in cases if c.variant == name and c.params.get("type") == t and c.params.get("n") == n]
+            if runs:
+                xs.append(k + i * width)
+                heights.append(max(runs))
+        bars = ax.bar(xs, heights, width, label=t)
+        for bar in bars:
+            ax.annotate(f"{bar.get_height():.0f}", (bar.get_x() + bar.get_width() / 2, bar.get_height()), ha="center",
+                        va="bottom", fontsize=7)
+    peak = mr.context_number(doc, "dram_peak_bytes_per_second")
+    if peak:
+        ax.axhline(peak / GB, color="red", ls="--", alpha=0.6, label="theoretical DRAM peak")
+    ax.set_xticks([k + width * (len(types) - 1) / 2 for k in range(len(kernels))])
+    ax.set_xticklabels(kernels)
+    ax.set_ylabel("bandwidth (GB/s, bytes as BabelStream counts them)")
+    ax.set_title(f"n = {n:,} elements per array")
+    ax.grid(True, axis="y", alpha=0.3)
+    ax.legend(fontsize=8)
+    fig.suptitle(title(doc, families.title_of("stream")))
+
+
+PLOTTERS = {"global": plot_global, "layout": plot_layout, "shared": plot_shared, "async": plot_async,
+            "stream": plot_stream}
 
 
 def make_figures(doc: dict, out_dir: Path, formats: list[str]) -> list[Path]:

@@ -72,3 +72,14 @@ def test_malformed_content_is_one_line_and_exit_2(tmp_path, write_json, capsys, 
     assert plot.main([write_json(doc), "--out", str(tmp_path)]) == 2
     err = capsys.readouterr().err
     assert len(err.strip().splitlines()) == 1 and err.startswith("plot.py: "), err
+
+
+def test_stream_bars_per_kernel_and_type(tmp_path, write_json):
+    doc = {"context": {"gpu_name": "NVIDIA H200", "dram_peak_bytes_per_second": "4814304000000"}, "benchmarks": []}
+    for kernel in ("read", "write", "copy", "scale", "add", "triad", "dot"):
+        for type_ in ("float", "double"):
+            name = f"stream/{kernel}/type:{type_}/n:134217728/block:256/manual_time"
+            doc["benchmarks"].append({"name": name, "run_name": name, "run_type": "iteration", "real_time": 250.0,
+                                      "time_unit": "us", "bytes": 1.07e9, "bytes_per_second": 4.2e12})
+    assert plot.main([write_json(doc), "--out", str(tmp_path), "--formats", "png"]) == 0
+    assert (tmp_path / "stream.png").stat().st_size > 5_000
