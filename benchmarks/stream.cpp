@@ -27,18 +27,19 @@ constexpr std::uint32_t kSeed = 0x5E;
 
 CaseDefinition define(const StreamConfig& c) {
   CaseDefinition d;
+  MEMBENCH_CUDA(kernel_shape(c, &d.shape));
+  const unsigned grid = d.shape.grid;
   const Element type = c.type == StreamType::f32 ? Element::f32 : Element::f64;
   d.input_elements = stream_input_elements(c);
   d.input_type = type;
-  MEMBENCH_CUDA(stream_output_elements(c, &d.output_elements));
+  d.output_elements = stream_reduces(c.kernel) ? grid : c.n;
   d.output_type = stream_reduces(c.kernel) ? Element::f64 : type;
   d.seed = kSeed;
   d.launch = [c](const void* in, void* out, cudaStream_t s) { return launch(c, in, out, s); };
   d.expected = [c](std::size_t i) { return static_cast<float>(stream_expected(c, i, kSeed)); };
-  d.expected_f64 = [c](std::size_t i) { return stream_expected(c, i, kSeed); };
-  MEMBENCH_CUDA(kernel_shape(c, &d.shape));
+  d.expected_f64 = [c, grid](std::size_t i) { return stream_expected(c, i, kSeed, grid); };
   d.work.bytes = stream_bytes(c);
-  const DramTraffic t = stream_dram_traffic(c);
+  const DramTraffic t = stream_dram_traffic(c, grid);
   d.work.model.push_back({"dram_read_bytes", t.read_bytes});
   d.work.model.push_back({"dram_write_bytes", t.write_bytes});
   return d;

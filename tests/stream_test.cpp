@@ -39,27 +39,25 @@ TEST(StreamModel, DramMovesEveryArrayOnceAndThePartialSums) {
   const auto triad = stream_dram_traffic(config(StreamKernel::triad, StreamType::f64, n));
   EXPECT_DOUBLE_EQ(triad.read_bytes, 2.0 * 8 * n);
   EXPECT_DOUBLE_EQ(triad.write_bytes, 1.0 * 8 * n);
-  const auto dot = stream_dram_traffic(config(StreamKernel::dot, StreamType::f64, n));
-  std::size_t partials = 0;
-  ASSERT_EQ(stream_output_elements(config(StreamKernel::dot, StreamType::f64, n), &partials), cudaSuccess);
-  EXPECT_EQ(partials, n / 2 / (256 * kStreamReduceUnroll));  // 2 doubles a vector, 4 vectors a thread
-  EXPECT_DOUBLE_EQ(dot.write_bytes, 8.0 * static_cast<double>(partials));
+  // 1056 partial sums: each a sector read (the L2 fills the part not written) and written back.
+  const auto dot = stream_dram_traffic(config(StreamKernel::dot, StreamType::f64, n), 1056);
+  EXPECT_DOUBLE_EQ(dot.read_bytes, 2.0 * 8 * n + 32.0 * 1056);
+  EXPECT_DOUBLE_EQ(dot.write_bytes, 32.0 * 1056);
 }
 
 TEST(StreamReference, PartialSumsCoverEveryElementOnce) {
-  // Whatever the block size and type, the blocks' expected partials add up to the whole sum.
+  // Whatever the grid, block size and type, the blocks' expected partials add up to the whole sum.
   for (StreamType t : kStreamTypes.all())
     for (int block : {64, 1024})
-      for (std::size_t n : {std::size_t{1}, std::size_t{7}, std::size_t{100003}}) {
-        const StreamConfig c = config(StreamKernel::read, t, n, block);
-        std::size_t blocks = 0;
-        ASSERT_EQ(stream_output_elements(c, &blocks), cudaSuccess);
-        double total = 0, direct = 0;
-        for (std::size_t b = 0; b < blocks; ++b) total += stream_expected(c, b, 3);
-        for (std::size_t e = 0; e < n; ++e)
-          direct += t == StreamType::f32 ? static_cast<double>(static_cast<float>(pattern_value(e, 3))) : pattern_value(e, 3);
-        EXPECT_EQ(total, direct) << kStreamTypes(t) << " block " << block << " n " << n;
-      }
+      for (unsigned grid : {1u, 7u, 1056u})
+        for (std::size_t n : {std::size_t{1}, std::size_t{7}, std::size_t{100003}}) {
+          const StreamConfig c = config(StreamKernel::read, t, n, block);
+          double total = 0, direct = 0;
+          for (std::size_t b = 0; b < grid; ++b) total += stream_expected(c, b, 3, grid);
+          for (std::size_t e = 0; e < n; ++e)
+            direct += t == StreamType::f32 ? static_cast<double>(static_cast<float>(pattern_value(e, 3))) : pattern_value(e, 3);
+          EXPECT_EQ(total, direct) << kStreamTypes(t) << " block " << block << " grid " << grid << " n " << n;
+        }
 }
 
 TEST(StreamReference, ElementwiseFormulas) {
@@ -75,12 +73,15 @@ TEST(StreamKernels, EveryKernelTypeAndBlockSize) {
   for (StreamKernel k : kStreamKernels.all())
     for (StreamType t : kStreamTypes.all())
       for (int block : StreamBlocks::values)
-        for (std::size_t n : {std::size_t{1}, std::size_t{3}, std::size_t{1000}, (std::size_t{1} << 20) + 5}) {
+        for (std::size_t n : {std::size_t{1}, std::size_t{3}, std::size_t{1000}, (std::size_t{1} << 20) + 5,
+                              (std::size_t{1} << 24) + 3}) {
           const StreamConfig c = config(k, t, n, block);
           SCOPED_TRACE(std::string(kStreamKernels(k)) + " " + std::string(kStreamTypes(t)) + " block " +
                        std::to_string(block) + " n " + std::to_string(n));
           std::size_t outputs = 0;
           ASSERT_EQ(stream_output_elements(c, &outputs), cudaSuccess);
+          KernelShape shape;
+          ASSERT_EQ(kernel_shape(c, &shape), cudaSuccess);
           const bool doubles_out = t == StreamType::f64 || stream_reduces(k);
           const std::size_t inputs = stream_input_elements(c);
           const auto run = [&](auto* in_tag, auto* out_tag) {
@@ -93,7 +94,7 @@ TEST(StreamKernels, EveryKernelTypeAndBlockSize) {
             MEMBENCH_CUDA(launch(c, in.get(), out.get(), nullptr));
             MEMBENCH_CUDA(cudaDeviceSynchronize());
             const auto bad = first_mismatch(copy_to_host(out.get(), outputs),
-                                            [&](std::size_t i) { return static_cast<Out>(stream_expected(c, i, 5)); });
+                                            [&](std::size_t i) { return static_cast<Out>(stream_expected(c, i, 5, shape.grid)); });
             EXPECT_FALSE(bad) << describe(*bad, "out");
           };
           if (t == StreamType::f32) doubles_out ? run((float*)nullptr, (double*)nullptr) : run((float*)nullptr, (float*)nullptr);

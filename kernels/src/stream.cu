@@ -83,6 +83,9 @@ __global__ void __launch_bounds__(BLOCK) stream_elementwise(const T* __restrict_
   }
 }
 
+// A resident grid walks the chunks of kStreamReduceUnroll x BLOCK slots:
+// block b takes chunks b, b + grid, ... and writes one partial sum, so the
+// block reduction's cost is paid once per block, not once per chunk.
 template <class T, int BLOCK, StreamKernel K>
 __global__ void __launch_bounds__(BLOCK) stream_reduce(const T* __restrict__ in, double* __restrict__ partial,
                                                        std::size_t n) {
@@ -92,25 +95,29 @@ __global__ void __launch_bounds__(BLOCK) stream_reduce(const T* __restrict__ in,
   const T* a = in;
   const T* b = in + padded<T>(n);
   const std::size_t vectors = n / L;
-  const std::size_t first = static_cast<std::size_t>(blockIdx.x) * BLOCK * U + threadIdx.x;
-  Pack<T> x[U], y[U];
-#pragma unroll
-  for (int k = 0; k < U; ++k) {
-    const std::size_t slot = first + static_cast<std::size_t>(k) * BLOCK;
-    if (slot < vectors) {
-      x[k] = load(a, slot);
-      if constexpr (kDot) y[k] = load(b, slot);
-    }
-  }
+  const std::size_t chunk_slots = static_cast<std::size_t>(BLOCK) * U;
+  const std::size_t chunks = (vectors + n % L + chunk_slots - 1) / chunk_slots;
   double sum = 0.0;
+  for (std::size_t chunk = blockIdx.x; chunk < chunks; chunk += gridDim.x) {
+    const std::size_t first = chunk * chunk_slots + threadIdx.x;
+    Pack<T> x[U], y[U];
 #pragma unroll
-  for (int k = 0; k < U; ++k) {
-    const std::size_t slot = first + static_cast<std::size_t>(k) * BLOCK;
-    if (slot < vectors) {
+    for (int k = 0; k < U; ++k) {
+      const std::size_t slot = first + static_cast<std::size_t>(k) * BLOCK;
+      if (slot < vectors) {
+        x[k] = load(a, slot);
+        if constexpr (kDot) y[k] = load(b, slot);
+      }
+    }
 #pragma unroll
-      for (std::size_t l = 0; l < L; ++l) sum += static_cast<double>(kDot ? x[k].x[l] * y[k].x[l] : x[k].x[l]);
-    } else if (const std::size_t e = vectors * L + (slot - vectors); e < n) {
-      sum += static_cast<double>(kDot ? a[e] * b[e] : a[e]);
+    for (int k = 0; k < U; ++k) {
+      const std::size_t slot = first + static_cast<std::size_t>(k) * BLOCK;
+      if (slot < vectors) {
+#pragma unroll
+        for (std::size_t l = 0; l < L; ++l) sum += static_cast<double>(kDot ? x[k].x[l] * y[k].x[l] : x[k].x[l]);
+      } else if (const std::size_t e = vectors * L + (slot - vectors); e < n) {
+        sum += static_cast<double>(kDot ? a[e] * b[e] : a[e]);
+      }
     }
   }
   using Reduce = cub::BlockReduce<double, BLOCK>;
@@ -136,8 +143,8 @@ std::size_t slot_count(const StreamConfig& c) {
   return c.type == StreamType::f32 ? slots<float>(c.n) : slots<double>(c.n);
 }
 
-unsigned grid_of(const StreamConfig& c) {
-  return static_cast<unsigned>(std::max<std::size_t>(1, detail::ceil_div(slot_count(c), slots_per_block(c))));
+std::size_t chunk_count(const StreamConfig& c) {
+  return std::max<std::size_t>(1, detail::ceil_div(slot_count(c), slots_per_block(c)));
 }
 
 template <class T, int BLOCK>
@@ -193,17 +200,31 @@ std::size_t stream_input_elements(const StreamConfig& c) {
 }
 
 cudaError_t stream_output_elements(const StreamConfig& c, std::size_t* elements) {
-  if (!StreamBlocks::contains(c.block)) return cudaErrorInvalidValue;
-  *elements = stream_reduces(c.kernel) ? grid_of(c) : c.n;
-  return cudaSuccess;
+  if (!stream_reduces(c.kernel)) {
+    *elements = c.n;
+    return StreamBlocks::contains(c.block) ? cudaSuccess : cudaErrorInvalidValue;
+  }
+  KernelShape shape;
+  const cudaError_t rc = kernel_shape(c, &shape);
+  if (rc == cudaSuccess) *elements = shape.grid;
+  return rc;
 }
 
+// Elementwise kernels: one thread per slot. Reductions: a resident grid, at
+// most one block per chunk.
 cudaError_t kernel_shape(const StreamConfig& c, KernelShape* shape) {
   return StreamBlocks::dispatch(c.block, [&](auto block) {
     constexpr int B = decltype(block)::value;
     const void* kernel = c.type == StreamType::f32 ? kernel_of<float, B>(c.kernel) : kernel_of<double, B>(c.kernel);
-    *shape = KernelShape{kernel, grid_of(c), static_cast<unsigned>(B), 0};
-    return kernel != nullptr ? cudaSuccess : cudaErrorInvalidValue;
+    if (kernel == nullptr) return cudaErrorInvalidValue;
+    std::size_t grid = chunk_count(c);
+    if (stream_reduces(c.kernel)) {
+      unsigned resident = 0;
+      if (const cudaError_t rc = detail::resident_grid(kernel, B, 0, &resident); rc != cudaSuccess) return rc;
+      grid = std::min<std::size_t>(grid, resident);
+    }
+    *shape = KernelShape{kernel, static_cast<unsigned>(grid), static_cast<unsigned>(B), 0};
+    return cudaSuccess;
   }, cudaErrorInvalidValue);
 }
 
@@ -219,7 +240,7 @@ cudaError_t launch(const StreamConfig& c, const void* in, void* out, cudaStream_
 namespace {
 
 template <class T>
-double expected_typed(const StreamConfig& c, std::size_t i, std::uint32_t seed) {
+double expected_typed(const StreamConfig& c, std::size_t i, std::uint32_t seed, unsigned grid) {
   const auto a = [&](std::size_t e) { return static_cast<T>(pattern_value(e, seed)); };
   const auto b = [&](std::size_t e) { return static_cast<T>(pattern_value(padded<T>(c.n) + e, seed)); };
   const T s = static_cast<T>(kStreamScalar);
@@ -231,24 +252,28 @@ double expected_typed(const StreamConfig& c, std::size_t i, std::uint32_t seed) 
     case StreamKernel::triad: return a(i) + s * b(i);
     default: break;
   }
-  // Block i's partial sum: its slots, each a vector of L elements or one of the last elements.
+  // Block i's partial sum: chunks i, i + grid, ...; each slot a vector of L
+  // elements or one of the last elements.
   const std::size_t vectors = c.n / kLanes<T>;
-  const std::size_t per_block = slots_per_block(c);
-  const std::size_t last = std::min(slots<T>(c.n), (i + 1) * per_block);
+  const std::size_t per_chunk = slots_per_block(c);
+  const std::size_t total = slots<T>(c.n);
   double sum = 0.0;
-  for (std::size_t slot = i * per_block; slot < last; ++slot) {
-    const std::size_t first = slot < vectors ? slot * kLanes<T> : vectors * kLanes<T> + (slot - vectors);
-    const std::size_t count = slot < vectors ? kLanes<T> : 1;
-    for (std::size_t e = first; e < first + count; ++e)
-      sum += static_cast<double>(c.kernel == StreamKernel::dot ? a(e) * b(e) : a(e));
+  for (std::size_t chunk = i; chunk * per_chunk < total; chunk += std::max(grid, 1u)) {
+    const std::size_t last = std::min(total, (chunk + 1) * per_chunk);
+    for (std::size_t slot = chunk * per_chunk; slot < last; ++slot) {
+      const std::size_t first = slot < vectors ? slot * kLanes<T> : vectors * kLanes<T> + (slot - vectors);
+      const std::size_t count = slot < vectors ? kLanes<T> : 1;
+      for (std::size_t e = first; e < first + count; ++e)
+        sum += static_cast<double>(c.kernel == StreamKernel::dot ? a(e) * b(e) : a(e));
+    }
   }
   return sum;
 }
 
 }  // namespace
 
-double stream_expected(const StreamConfig& c, std::size_t i, std::uint32_t seed) {
-  return c.type == StreamType::f32 ? expected_typed<float>(c, i, seed) : expected_typed<double>(c, i, seed);
+double stream_expected(const StreamConfig& c, std::size_t i, std::uint32_t seed, unsigned grid) {
+  return c.type == StreamType::f32 ? expected_typed<float>(c, i, seed, grid) : expected_typed<double>(c, i, seed, grid);
 }
 
 double stream_bytes(const StreamConfig& c) {
@@ -256,10 +281,14 @@ double stream_bytes(const StreamConfig& c) {
          static_cast<double>(stream_element_bytes(c.type));
 }
 
-DramTraffic stream_dram_traffic(const StreamConfig& c) {
+DramTraffic stream_dram_traffic(const StreamConfig& c, unsigned grid) {
   const double array = static_cast<double>(c.n) * static_cast<double>(stream_element_bytes(c.type));
   DramTraffic t{stream_reads(c.kernel) * array, stream_writes(c.kernel) * array};
-  if (stream_reduces(c.kernel)) t.write_bytes += sizeof(double) * static_cast<double>(grid_of(c));
+  // Each partial sum is a write to part of a sector: the sector is read, then written back.
+  if (stream_reduces(c.kernel)) {
+    t.read_bytes += static_cast<double>(kSectorBytes) * grid;
+    t.write_bytes += static_cast<double>(kSectorBytes) * grid;
+  }
   return t;
 }
 

@@ -266,3 +266,12 @@ def test_the_cold_timing_run_is_matched_to_the_warm_profile(tmp_path, capsys):
     assert times[0].model == pytest.approx(50_900)  # the cold run's time, not the profile run's 50 us
     assert times[0].measured == pytest.approx(49_050)
     assert times[0].ok is True  # 1.85 us
+
+
+def test_a_tiny_side_of_the_traffic_is_information_only():
+    # A reduction reads 1 GB and writes a few kilobytes of partial sums.
+    doc = strided_doc([2])
+    doc["benchmarks"][0].update(dram_read_bytes=1e9, dram_write_bytes=3.4e4)
+    checks = ncu_check.evaluate(doc, strided_rows([2]), 5, 2, dram_rows=dram_rows([1e9], [5e4]))
+    verdicts = {c.quantity: c.ok for c in checks if c.quantity.startswith("dram")}
+    assert verdicts == {"dram_read_bytes": True, "dram_write_bytes": None}

@@ -46,21 +46,25 @@ bool stream_reduces(StreamKernel k);
 
 // The input buffer holds the arrays the kernel reads, one after another
 // (reads x n elements of the type); the output buffer the array it writes, or
-// for read and dot one double partial sum per block.
+// for read and dot one double partial sum per block of the resident grid.
 std::size_t stream_input_elements(const StreamConfig& c);
 cudaError_t stream_output_elements(const StreamConfig& c, std::size_t* elements);
 
 cudaError_t launch(const StreamConfig& c, const void* in, void* out, cudaStream_t stream);
+// The kernel and its grid: one thread per 16-byte slot, or for read and dot
+// the resident grid (asked of the device).
 cudaError_t kernel_shape(const StreamConfig& c, KernelShape* shape);
 
 // Host reference for out[i] when input element j holds pattern_value(j, seed)
-// in the type: an array element, or block i's exact partial sum.
-double stream_expected(const StreamConfig& c, std::size_t i, std::uint32_t seed);
+// in the type: an array element, or block i's exact partial sum when the
+// reduction ran on `grid` blocks.
+double stream_expected(const StreamConfig& c, std::size_t i, std::uint32_t seed, unsigned grid = 0);
 
 // Useful bytes per launch, as BabelStream counts them: (reads + writes) x n
 // x element size; the reductions' partial sums are not counted.
 double stream_bytes(const StreamConfig& c);
-// DRAM bytes per launch: every array once (the partial sums as well).
-DramTraffic stream_dram_traffic(const StreamConfig& c);
+// DRAM bytes per launch: every array once, and for each of the `grid`
+// partial sums of a reduction a sector read and written back.
+DramTraffic stream_dram_traffic(const StreamConfig& c, unsigned grid = 0);
 
 }  // namespace membench
