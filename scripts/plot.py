@@ -87,8 +87,12 @@ def plot_global(doc: dict, cases: list[mr.Case], fig: plt.Figure) -> None:
             rate = copy.median("bytes_per_second") or 0
             ax_stride.plot([c.params["stride"] for c in row], [dram_bound(c, rate) for c in row], "k:", alpha=0.7,
                            label=f"model: memcpy rate x useful / DRAM bytes (n = {n:,})")
-    ax_stride.set_xscale("log", base=2)
-    ax_stride.set_yscale("log")
+    if not strided:
+        ax_stride.axis("off")
+        ax_stride.text(0.5, 0.5, "no strided cases in this file", ha="center", va="center")
+    else:
+        ax_stride.set_xscale("log", base=2)
+        ax_stride.set_yscale("log")
     finish(ax_stride, "stride (floats between neighbouring threads)", "effective bandwidth (GB/s, useful bytes)",
            "global/strided: two launch geometries", bool(strided), 7)
 
@@ -101,6 +105,8 @@ def plot_global(doc: dict, cases: list[mr.Case], fig: plt.Figure) -> None:
             label += f" vec {c.params.get('vec')} ilp {c.params.get('ilp')}"
             if "persistent" in c.params:
                 label += " grid-stride" if c.params["persistent"] else " one trip"
+        if c.params.get("l2") == "cold":
+            label += ", cold L2"
         series[label].append((c.params["n"], bw(c)))
     for label, points in sorted(series.items()):
         points.sort()

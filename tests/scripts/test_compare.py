@@ -3,6 +3,10 @@ from __future__ import annotations
 
 import copy
 import json
+import os
+import subprocess
+import sys
+from pathlib import Path
 
 import compare
 import pytest
@@ -264,3 +268,18 @@ def test_per_launch_time_from_old_batched_files(h200_global):
     run_ = case.runs[0]
     per_batch_ns = run_["real_time"] * compare.mr.TIME_UNIT_NS[run_["time_unit"]]
     assert case.values("real_time")[0] == pytest.approx(per_batch_ns / run_.get("launches_per_iteration", 1))
+
+
+@pytest.mark.parametrize("script, package", [("compare.py", "scipy"), ("plot.py", "matplotlib")])
+def test_a_missing_package_is_one_line_and_exit_2(tmp_path, script, package):
+    # A package that cannot be imported, ahead of the real one on the path.
+    fake = tmp_path / package
+    fake.mkdir()
+    (fake / "__init__.py").write_text(f"raise ModuleNotFoundError(\"No module named '{package}'\", name='{package}')\n")
+    scripts = Path(compare.__file__).parent
+    done = subprocess.run([sys.executable, str(scripts / script), "a.json", "b.json"], capture_output=True, text=True,
+                          env={**os.environ, "PYTHONPATH": f"{tmp_path}{os.pathsep}{scripts}"})
+    assert done.returncode == 2
+    assert done.stdout == ""
+    assert done.stderr.strip() == (f"{script}: needs the Python package '{package}': "
+                                   "python -m pip install -r scripts/requirements.txt")
