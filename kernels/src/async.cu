@@ -309,8 +309,7 @@ cudaError_t launch(const AsyncConfig& c, const float* in, float* out, cudaStream
   int fmas = c.flops / 2;
   float a = kAsyncFmaA, b = kAsyncFmaB;
   void* args[] = {&in, &out, const_cast<std::size_t*>(&c.n), &fmas, &a, &b};
-  const cudaError_t rc = cudaLaunchKernel(shape.function, dim3(shape.grid), dim3(shape.block), args, shape.dynamic_smem, stream);
-  return rc != cudaSuccess ? rc : detail::last_launch_error();
+  return detail::launch_shape(shape, args, stream);
 }
 
 float async_reference(float x, int flops) {

@@ -132,8 +132,7 @@ cudaError_t launch(const GlobalConfig& c, const float* in, float* out, cudaStrea
   void* args_strided[] = {&in, &out, const_cast<std::size_t*>(&c.n), const_cast<std::size_t*>(&c.stride)};
   void* args_plain[] = {&in, &out, const_cast<std::size_t*>(&c.n)};
   void** args = is_strided(c.variant) ? args_strided : args_plain;
-  const cudaError_t rc = cudaLaunchKernel(shape.function, dim3(shape.grid), dim3(shape.block), args, 0, stream);
-  return rc != cudaSuccess ? rc : detail::last_launch_error();
+  return detail::launch_shape(shape, args, stream);
 }
 
 bool global_writes(const GlobalConfig& c, std::size_t i) { return !is_strided(c.variant) || i % c.stride == 0; }

@@ -37,4 +37,11 @@ KernelShape shape_of(Kernel kernel, dim3 grid, dim3 block, std::size_t dynamic_s
 // Launch-time errors (bad configuration) surface here, without synchronizing.
 inline cudaError_t last_launch_error() { return cudaGetLastError(); }
 
+// Launches what `shape` describes (a 1-D grid) with these kernel arguments.
+inline cudaError_t launch_shape(const KernelShape& shape, void** args, cudaStream_t stream) {
+  const cudaError_t rc =
+      cudaLaunchKernel(shape.function, dim3(shape.grid), dim3(shape.block), args, shape.dynamic_smem, stream);
+  return rc != cudaSuccess ? rc : last_launch_error();
+}
+
 }  // namespace membench::detail

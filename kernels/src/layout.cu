@@ -46,8 +46,7 @@ cudaError_t launch(const LayoutConfig& c, const float* in, float* out, cudaStrea
   if (c.n == 0) return cudaSuccess;
   // Particle* and float* are both passed as the raw buffer address.
   void* args[] = {&in, &out, const_cast<std::size_t*>(&c.n)};
-  const cudaError_t rc = cudaLaunchKernel(shape.function, dim3(shape.grid), dim3(shape.block), args, 0, stream);
-  return rc != cudaSuccess ? rc : detail::last_launch_error();
+  return detail::launch_shape(shape, args, stream);
 }
 
 double layout_bytes(const LayoutConfig& c) { return 2.0 * sizeof(float) * static_cast<double>(c.n) * c.fields; }

@@ -148,14 +148,13 @@ cudaError_t kernel_shape(const SharedConfig& c, KernelShape* shape) {
 cudaError_t launch(const SharedConfig& c, const float* in, float* out, cudaStream_t stream) {
   KernelShape shape;
   if (const cudaError_t rc = kernel_shape(c, &shape); rc != cudaSuccess) return rc;
-  cudaError_t rc = cudaSuccess;
-  if (is_matrix(c.variant)) {
-    void* args[] = {&in, &out, const_cast<int*>(&c.n)};
-    rc = cudaLaunchKernel(shape.function, matrix_grid(c.n), dim3(kSharedTile, kSharedTile), args, 0, stream);
-  } else {
+  if (!is_matrix(c.variant)) {
     void* args[] = {&out, const_cast<int*>(&c.stride), const_cast<int*>(&c.reps)};
-    rc = cudaLaunchKernel(shape.function, dim3(shape.grid), dim3(shape.block), args, shape.dynamic_smem, stream);
+    return detail::launch_shape(shape, args, stream);
   }
+  // The matrix kernels run a 2-D grid of tiles; the shape records only its block count.
+  void* args[] = {&in, &out, const_cast<int*>(&c.n)};
+  const cudaError_t rc = cudaLaunchKernel(shape.function, matrix_grid(c.n), dim3(kSharedTile, kSharedTile), args, 0, stream);
   return rc != cudaSuccess ? rc : detail::last_launch_error();
 }
 

@@ -172,8 +172,7 @@ cudaError_t launch_typed(const StreamConfig& c, const KernelShape& shape, const 
   T s = static_cast<T>(kStreamScalar), w = static_cast<T>(kStreamFill);
   void* elementwise_args[] = {&in, &out, &n, &s, &w};
   void* reduce_args[] = {&in, &out, &n};
-  return cudaLaunchKernel(shape.function, dim3(shape.grid), dim3(shape.block),
-                          stream_reduces(c.kernel) ? reduce_args : elementwise_args, 0, stream);
+  return detail::launch_shape(shape, stream_reduces(c.kernel) ? reduce_args : elementwise_args, stream);
 }
 
 }  // namespace
@@ -232,9 +231,8 @@ cudaError_t launch(const StreamConfig& c, const void* in, void* out, cudaStream_
   KernelShape shape;
   if (const cudaError_t rc = kernel_shape(c, &shape); rc != cudaSuccess) return rc;
   if (c.n == 0) return cudaSuccess;
-  const cudaError_t rc = c.type == StreamType::f32 ? launch_typed<float>(c, shape, in, out, stream)
-                                                   : launch_typed<double>(c, shape, in, out, stream);
-  return rc != cudaSuccess ? rc : detail::last_launch_error();
+  return c.type == StreamType::f32 ? launch_typed<float>(c, shape, in, out, stream)
+                                   : launch_typed<double>(c, shape, in, out, stream);
 }
 
 namespace {
