@@ -253,22 +253,22 @@ class BatchTimer {
 // noise or the time limit says stop. Two batches are kept in flight, so the
 // GPU never waits for the host between them; the one still in flight when the
 // rule says stop is waited for and kept.
-std::vector<BatchSample> collect(const Prepared& p, bool cold, std::int64_t target) {
+BatchSummary collect(const Prepared& p, bool cold, std::int64_t target) {
   const StopRule rule = stop_rule();
   const auto began = std::chrono::steady_clock::now();
   BatchTimer timer(p, cold);
-  std::vector<BatchSample> batches;
+  BatchStats stats(rule);
   std::int64_t launches = 0;
   timer.enqueue(0);
   timer.enqueue(1);
   for (int slot = 0;; slot = 1 - slot) {
     const BatchSample done = timer.wait(slot);
-    batches.push_back(done);
+    stats.add(done);
     launches += done.launches;
     const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
-    if (should_stop(summarize(batches, rule), launches, target, elapsed, rule)) {
-      batches.push_back(timer.wait(1 - slot));
-      return batches;
+    if (should_stop(stats.summary(), launches, target, elapsed, rule)) {
+      stats.add(timer.wait(1 - slot));
+      return stats.summary();
     }
     timer.enqueue(slot);
   }
@@ -334,7 +334,7 @@ void measure(benchmark::State& state, Prepared& p, bool cold) {
   size_batches(p, cold);
   const benchmark::IterationCount target = state.max_iterations;
   const StopRule rule = stop_rule();
-  const BatchSummary s = summarize(collect(p, cold, target), rule);
+  const BatchSummary s = collect(p, cold, target);
   if (s.clean_launches == 0) {
     report_skip(state, describe_throttle(s, rule) + "; no batch is left to report");
     return;

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <vector>
 
 namespace membench::bench {
@@ -32,6 +33,19 @@ struct BatchSummary {
   double noise_pct = 0;  // relative standard deviation of per-launch time over clean batches (needs 2)
   double clock_mhz = 0;  // time-weighted over the clean batches whose clock is known
   double min_clock_mhz = 0;
+};
+
+// The summary kept up to date one batch at a time (constant work per batch).
+class BatchStats {
+ public:
+  explicit BatchStats(const StopRule& rule) : rule_(rule) { summary_.noise_pct = std::numeric_limits<double>::infinity(); }
+  void add(const BatchSample& b);
+  const BatchSummary& summary() const { return summary_; }
+
+ private:
+  StopRule rule_;
+  BatchSummary summary_;
+  double mean_ = 0, squares_ = 0, clock_weighted_ = 0, clock_seconds_ = 0;
 };
 
 BatchSummary summarize(const std::vector<BatchSample>& batches, const StopRule& rule);

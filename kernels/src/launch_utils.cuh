@@ -5,6 +5,8 @@
 #include <cuda_runtime.h>
 
 #include <cstddef>
+#include <map>
+#include <tuple>
 
 #include "membench/kernel_shape.hpp"
 
@@ -12,12 +14,22 @@ namespace membench::detail {
 
 constexpr std::size_t ceil_div(std::size_t a, std::size_t b) { return (a + b - 1) / b; }
 
-// Blocks that fit on the whole GPU at once (occupancy x SM count).
+// Blocks that fit on the whole GPU at once (occupancy x SM count), asked of
+// the device once per kernel, block, shared memory and device: launchers run
+// this on every launch, and a launch outside a CUDA graph must not spend host
+// time on it after its start event.
 template <class Kernel>
 cudaError_t resident_grid(Kernel kernel, int block, std::size_t dynamic_smem, unsigned* grid) {
   int device = 0;
   cudaError_t rc = cudaGetDevice(&device);
   if (rc != cudaSuccess) return rc;
+  using Key = std::tuple<const void*, int, std::size_t, int>;
+  static std::map<Key, unsigned> known;
+  const Key key{reinterpret_cast<const void*>(kernel), block, dynamic_smem, device};
+  if (const auto it = known.find(key); it != known.end()) {
+    *grid = it->second;
+    return cudaSuccess;
+  }
   int sms = 0;
   rc = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
   if (rc != cudaSuccess) return rc;
@@ -25,7 +37,7 @@ cudaError_t resident_grid(Kernel kernel, int block, std::size_t dynamic_smem, un
   rc = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, block, dynamic_smem);
   if (rc != cudaSuccess) return rc;
   if (per_sm < 1) return cudaErrorInvalidConfiguration;
-  *grid = static_cast<unsigned>(sms * per_sm);
+  *grid = known[key] = static_cast<unsigned>(sms * per_sm);
   return cudaSuccess;
 }
 
