@@ -139,10 +139,13 @@ void verify(const Prepared& p) {
 
 void fill_input(const Prepared& p, cudaStream_t stream) {
   const CaseDefinition& def = p.def;
-  if (def.input_type == Element::f32)
+  if (def.fill) MEMBENCH_CUDA(def.fill(p.input.get(), stream));
+  else if (def.input_type == Element::f32)
     MEMBENCH_CUDA(launch_fill_pattern(static_cast<float*>(p.input.get()), def.input_elements, def.seed, stream));
-  else
+  else if (def.input_type == Element::f64)
     MEMBENCH_CUDA(launch_fill_pattern(static_cast<double*>(p.input.get()), def.input_elements, def.seed, stream));
+  else
+    throw std::logic_error("an integer input needs the case's own fill");
 }
 
 // Allocate, fill, poison, launch once, verify.
@@ -182,7 +185,7 @@ int profiled_launches() {
 }
 
 void warm_up(Prepared& p) {
-  finish(p.launch(session_stream()));
+  for (int k = 0; k < std::max(p.def.warm_up_launches, 1); ++k) finish(p.launch(session_stream()));
   if (p.profiled || profiled_launches() == 0) return;
   MEMBENCH_CUDA(cudaProfilerStart());
   for (int k = 0; k < profiled_launches(); ++k) finish(p.launch(session_stream()));
@@ -297,9 +300,16 @@ void set_counters(benchmark::State& state, const Prepared& p, const BatchSummary
   const double rate = s.clean_seconds > 0 ? w.bytes * static_cast<double>(s.clean_launches) / s.clean_seconds : 0;
   const double peak = w.peak_bytes_per_second > 0 ? w.peak_bytes_per_second : g_session.device.dram_peak_bytes_per_second;
   auto& c = state.counters;
-  c["bytes"] = w.bytes;  // per launch, like real_time
-  c["bytes_per_second"] = rate;
-  c["pct_of_peak"] = peak > 0 ? 100.0 * rate / peak : 0;
+  if (w.bytes > 0) {
+    c["bytes"] = w.bytes;  // per launch, like real_time
+    c["bytes_per_second"] = rate;
+    c["pct_of_peak"] = peak > 0 ? 100.0 * rate / peak : 0;
+  }
+  if (w.dependent_loads > 0 && s.clean_launches > 0) {
+    const double ns = s.clean_seconds / static_cast<double>(s.clean_launches) / w.dependent_loads * 1e9;
+    c["latency_ns"] = ns;
+    c["latency_cycles"] = ns * s.clock_mhz * 1e-3;  // at the SM clock measured over the batches
+  }
   if (w.flops >= 0) {
     c["flops_per_byte"] = w.flops / w.bytes;
     c["gflops_per_second"] = s.clean_seconds > 0 ? w.flops * static_cast<double>(s.clean_launches) / s.clean_seconds * 1e-9 : 0;

@@ -42,9 +42,10 @@ struct ModelCounter {
 
 // What one launch of a case moves and computes, and what the model says.
 struct Work {
-  double bytes = 0;                  // useful bytes read + written
+  double bytes = 0;                  // useful bytes read + written (0: no bandwidth is reported)
   double flops = -1;                 // floating-point operations (< 0: not reported)
   double peak_bytes_per_second = 0;  // for pct_of_peak; 0 means the DRAM peak
+  double dependent_loads = 0;        // loads in one chain per launch (> 0: latency_ns and latency_cycles)
   std::vector<ModelCounter> model;   // reported as counters beside the measurement
 };
 
@@ -54,9 +55,11 @@ struct Work {
 // first); out[i] must then equal expected(i) (float outputs) or
 // expected_f64(i) (double outputs) bit for bit, poison for elements that must
 // stay unwritten. The expectation must be a pure function: it is called from
-// several threads.
-enum class Element { f32, f64 };
-inline std::size_t element_bytes(Element e) { return e == Element::f32 ? 4 : 8; }
+// several threads. A family whose input is not the pattern (a pointer chain)
+// supplies `fill`, which writes the whole input; its input type is then u32
+// or u64, which only size the buffer.
+enum class Element { f32, f64, u32, u64 };
+inline std::size_t element_bytes(Element e) { return e == Element::f32 || e == Element::u32 ? 4 : 8; }
 
 struct CaseDefinition {
   std::size_t input_elements = 0;
@@ -67,8 +70,10 @@ struct CaseDefinition {
   std::function<cudaError_t(const void* in, void* out, cudaStream_t)> launch;
   std::function<float(std::size_t i)> expected;
   std::function<double(std::size_t i)> expected_f64;
-  KernelShape shape;      // for the occupancy counters (function == nullptr: none)
-  bool graphable = true;  // may a batch of launches be captured in a CUDA graph?
+  std::function<cudaError_t(void* in, cudaStream_t)> fill;  // empty: the pattern
+  KernelShape shape;         // for the occupancy counters (function == nullptr: none)
+  bool graphable = true;     // may a batch of launches be captured in a CUDA graph?
+  int warm_up_launches = 1;  // before any timing (a chase that must visit its whole working set first)
   Work work;
 };
 

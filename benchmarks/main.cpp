@@ -36,6 +36,8 @@ void add_context(const mb::cli::Options& options, const mb::cli::AxisTable& axes
   add("compute_capability", std::to_string(d.cc_major) + "." + std::to_string(d.cc_minor));
   add("sm_count", std::to_string(d.sm_count));
   add("l2_bytes", std::to_string(d.l2_bytes));
+  add("l1_shared_bytes_per_sm", std::to_string(d.l1_bytes));
+  add("smem_bytes_per_sm", std::to_string(d.smem_per_sm));
   add("global_memory_bytes", std::to_string(d.global_mem_bytes));
   add("memory_clock_khz", std::to_string(d.mem_clock_khz));
   add("memory_bus_bits", std::to_string(d.bus_width_bits));

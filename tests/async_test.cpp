@@ -38,6 +38,16 @@ TEST(AsyncConfig, RefusesWhatIsNotBuilt) {
   EXPECT_TRUE(async_config_supported({AsyncVariant::sync, 0, 1024, 5, 2}, &why));  // stages unused
 }
 
+TEST(AsyncConfig, TmaNeedsWholeRowsOfBoxes) {
+  std::string why;
+  const std::size_t rows_of_boxes = std::size_t{kTmaRowFloats} * (1024 / kTmaBoxCols);
+  EXPECT_TRUE(async_config_supported({AsyncVariant::tma, rows_of_boxes * 3, 1024, 2, 0}, &why));
+  EXPECT_FALSE(async_config_supported({AsyncVariant::tma, rows_of_boxes * 3 + kTmaRowFloats, 1024, 2, 0}, &why));
+  EXPECT_NE(why.find("multiple of " + std::to_string(rows_of_boxes)), std::string::npos);
+  EXPECT_FALSE(async_config_supported({AsyncVariant::tma, 0, 1024, 2, 0}, &why));
+  EXPECT_TRUE(async_multi_stage(AsyncVariant::tma));
+}
+
 TEST(CompiledArch, IsTheOlderOfPtxAndMachineCode) {
   // A build with only compute_75 PTX, JIT-compiled on an sm_90 GPU, reports
   // binaryVersion 90 and ptxVersion 75: its body was compiled for sm_75.
@@ -77,10 +87,20 @@ TEST_F(AsyncKernels, MemcpyAsync) { check_variant(AsyncVariant::memcpy_async); }
 TEST_F(AsyncKernels, PipelineEveryStageCount) { check_variant(AsyncVariant::pipeline); }
 TEST_F(AsyncKernels, BulkEveryStageCount) { check_variant(AsyncVariant::bulk); }
 
+TEST_F(AsyncKernels, TmaEveryTileAndStageCount) {
+  std::string why;
+  if (!async_variant_available(AsyncVariant::tma, &why)) GTEST_SKIP() << why;
+  for (int tile : AsyncTiles::values)
+    for (int stages : AsyncStages::values)
+      for (int flops : {0, 2, 64})
+        // one row of boxes (fewer tiles than blocks), and several
+        for (std::size_t rows : {1, 5}) check({AsyncVariant::tma, rows * kTmaRowFloats * (tile / kTmaBoxCols), tile, stages, flops});
+}
+
 TEST_F(AsyncKernels, EveryBlockReusesEveryStageBufferTwice) {
   // n from the resident grid: each block gets at least 2 x stages tiles (plus
   // a ragged last one), so every buffer of every block is refilled twice.
-  for (AsyncVariant v : {AsyncVariant::pipeline, AsyncVariant::bulk}) {
+  for (AsyncVariant v : {AsyncVariant::pipeline, AsyncVariant::bulk, AsyncVariant::tma}) {
     std::string why;
     if (!async_variant_available(v, &why)) continue;
     for (int stages : AsyncStages::values) {
@@ -90,6 +110,10 @@ TEST_F(AsyncKernels, EveryBlockReusesEveryStageBufferTwice) {
       MEMBENCH_CUDA(kernel_shape(c, &shape));
       const std::size_t tiles_per_block = 2 * static_cast<std::size_t>(stages) + 1;
       c.n = std::size_t{shape.grid} * tiles_per_block * c.tile + 3;
+      if (v == AsyncVariant::tma) {  // whole rows of boxes instead of a ragged end
+        const std::size_t rows_of_boxes = std::size_t{kTmaRowFloats} * (c.tile / kTmaBoxCols);
+        c.n = (c.n + rows_of_boxes - 1) / rows_of_boxes * rows_of_boxes;
+      }
       KernelShape used;
       MEMBENCH_CUDA(kernel_shape(c, &used));
       ASSERT_EQ(used.grid, shape.grid);

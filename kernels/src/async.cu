@@ -9,6 +9,9 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <cuda.h>  // CUtensorMap (types only: the driver is reached through the runtime's entry point)
+#include <cudaTypedefs.h>
+
 #include <cuda/barrier>
 #include <cuda/pipeline>
 #include <cuda/ptx>
@@ -42,19 +45,30 @@ __device__ __forceinline__ std::size_t tiles_of_block(std::size_t n) {
   return tiles > blockIdx.x ? (tiles - blockIdx.x + gridDim.x - 1) / gridDim.x : 0;
 }
 
+// Where element j of a tile lies, from the tile's first element: a 1-D
+// tile is contiguous; a tma box is kTmaBoxCols-wide pieces of successive rows.
+struct Contiguous {
+  __device__ std::size_t operator()(int j) const { return static_cast<std::size_t>(j); }
+};
+struct BoxRows {
+  __device__ std::size_t operator()(int j) const {
+    return static_cast<std::size_t>(j / kTmaBoxCols) * kTmaRowFloats + j % kTmaBoxCols;
+  }
+};
+
 // The compute phase on one tile: element j comes from shared memory when
 // j < from_shared, else straight from global memory (the bulk copy's sub-16-
 // byte tail). Each thread runs TILE / 256 independent FMA chains.
-template <int TILE>
+template <int TILE, class At = Contiguous>
 __device__ __forceinline__ void compute_tile(const float* tile_smem, const float* __restrict__ src,
                                              float* __restrict__ dst, int count, int from_shared, int fmas,
-                                             float a, float b) {
+                                             float a, float b, At at = {}) {
   constexpr int kPer = TILE / kAsyncBlock;
   float v[kPer];
 #pragma unroll
   for (int p = 0; p < kPer; ++p) {
     const int j = threadIdx.x + p * kAsyncBlock;
-    v[p] = j < from_shared ? tile_smem[j] : (j < count ? src[j] : 0.0f);
+    v[p] = j < from_shared ? tile_smem[j] : (j < count ? src[at(j)] : 0.0f);
   }
   for (int k = 0; k < fmas; ++k) {
 #pragma unroll
@@ -63,7 +77,7 @@ __device__ __forceinline__ void compute_tile(const float* tile_smem, const float
 #pragma unroll
   for (int p = 0; p < kPer; ++p) {
     const int j = threadIdx.x + p * kAsyncBlock;
-    if (j < count) dst[j] = v[p];
+    if (j < count) dst[at(j)] = v[p];
   }
 }
 
@@ -209,37 +223,128 @@ __global__ void async_bulk(const float* __restrict__ in, float* __restrict__ out
 #endif
 }
 
+// The tensor-memory accelerator: the same schedule as async_bulk, but each
+// copy is one 2-D box of the matrix view (see async.hpp), addressed by its
+// coordinates through the tensor map; the copy engine gathers the box's row
+// pieces. Tiles are numbered along the rows of boxes: kTmaRowFloats /
+// kTmaBoxCols tiles side by side make one band of TILE / kTmaBoxCols rows.
+template <int TILE, int STAGES>
+__global__ void async_tma(const float* __restrict__ in, float* __restrict__ out, std::size_t n, int fmas, float a,
+                          float b, const __grid_constant__ CUtensorMap map) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  extern __shared__ __align__(128) float smem[];
+  __shared__ __align__(8) std::uint64_t full[STAGES];
+  constexpr int kRows = TILE / kTmaBoxCols;
+  constexpr int kTilesPerBand = kTmaRowFloats / kTmaBoxCols;
+  const std::size_t mine = tiles_of_block<TILE>(n);
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < STAGES; ++s) cuda::ptx::mbarrier_init(&full[s], 1);
+  }
+  __syncthreads();
+
+  auto tile_of = [&](std::size_t j) { return blockIdx.x + j * gridDim.x; };
+  auto fetch = [&](std::size_t j) {
+    if (threadIdx.x != 0) return;
+    const std::size_t tile = tile_of(j);
+    const std::int32_t coords[2] = {static_cast<std::int32_t>(tile % kTilesPerBand * kTmaBoxCols),
+                                    static_cast<std::int32_t>(tile / kTilesPerBand * kRows)};
+    std::uint64_t* bar = &full[j % STAGES];
+    cuda::ptx::fence_proxy_async(cuda::ptx::space_shared);  // as in async_bulk
+    (void)cuda::ptx::mbarrier_arrive_expect_tx(cuda::ptx::sem_release, cuda::ptx::scope_cta,
+                                               cuda::ptx::space_shared, bar, TILE * sizeof(float));
+    cuda::ptx::cp_async_bulk_tensor(cuda::ptx::space_cluster, cuda::ptx::space_global, smem + (j % STAGES) * TILE,
+                                    &map, coords, bar);
+  };
+
+  for (std::size_t j = 0; j + 1 < STAGES && j < mine; ++j) fetch(j);
+  for (std::size_t i = 0; i < mine; ++i) {
+    if (i + STAGES - 1 < mine) fetch(i + STAGES - 1);
+    const auto parity = static_cast<std::uint32_t>((i / STAGES) & 1);
+    while (!cuda::ptx::mbarrier_try_wait_parity(&full[i % STAGES], parity)) {
+    }
+    const std::size_t tile = tile_of(i);
+    const std::size_t origin =
+        tile / kTilesPerBand * kRows * static_cast<std::size_t>(kTmaRowFloats) + tile % kTilesPerBand * kTmaBoxCols;
+    compute_tile<TILE>(smem + (i % STAGES) * TILE, in + origin, out + origin, TILE, TILE, fmas, a, b, BoxRows{});
+    __syncthreads();  // the buffer is free for the copy issued next iteration
+  }
+#elif defined(__CUDA_ARCH__)
+  __trap();  // built without sm_90 code; the host refuses to launch this
+#endif
+}
+
 }  // namespace kernels
 
 namespace {
 
-using Kernel = void (*)(const float*, float*, std::size_t, int, float, float);
-
 template <int TILE, int STAGES>
-Kernel kernel_of(AsyncVariant v) {
+const void* kernel_of(AsyncVariant v) {
   switch (v) {
-    case AsyncVariant::sync: return kernels::async_sync<TILE>;
-    case AsyncVariant::memcpy_async: return kernels::async_memcpy_async<TILE>;
-    case AsyncVariant::pipeline: return kernels::async_pipeline<TILE, STAGES>;
-    case AsyncVariant::bulk: return kernels::async_bulk<TILE, STAGES>;
+    case AsyncVariant::sync: return reinterpret_cast<const void*>(kernels::async_sync<TILE>);
+    case AsyncVariant::memcpy_async: return reinterpret_cast<const void*>(kernels::async_memcpy_async<TILE>);
+    case AsyncVariant::pipeline: return reinterpret_cast<const void*>(kernels::async_pipeline<TILE, STAGES>);
+    case AsyncVariant::bulk: return reinterpret_cast<const void*>(kernels::async_bulk<TILE, STAGES>);
+    case AsyncVariant::tma: return reinterpret_cast<const void*>(kernels::async_tma<TILE, STAGES>);
   }
   return nullptr;
 }
 
 // The kernel of this variant, tile and stage count (single-stage variants
 // ignore c.stages).
-Kernel select_kernel(const AsyncConfig& c) {
+const void* select_kernel(const AsyncConfig& c) {
   const int stages = async_multi_stage(c.variant) ? c.stages : 1;
   return AsyncTiles::dispatch(c.tile, [&](auto tile) {
     return AsyncStages::dispatch(stages, [&](auto st) {
       return kernel_of<decltype(tile)::value, decltype(st)::value>(c.variant);
-    }, Kernel{nullptr});
-  }, Kernel{nullptr});
+    }, static_cast<const void*>(nullptr));
+  }, static_cast<const void*>(nullptr));
 }
+
+// cuTensorMapEncodeTiled, from the driver the runtime has loaded (so the
+// binary needs no libcuda at link or load time); nullptr if the driver has none.
+PFN_cuTensorMapEncodeTiled_v12000 tensor_map_encoder() {
+  static const auto encoder = [] {
+    void* fn = nullptr;
+    cudaDriverEntryPointQueryResult found{};
+    if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000, cudaEnableDefault, &found) !=
+            cudaSuccess ||
+        found != cudaDriverEntryPointSuccess)
+      fn = nullptr;
+    return reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(fn);
+  }();
+  return encoder;
+}
+
+// The tensor map of `in` as the matrix view, with boxes of this tile; encoded
+// once per array and tile.
+cudaError_t tensor_map(const AsyncConfig& c, const float* in, CUtensorMap* map) {
+  static std::map<std::tuple<const float*, std::size_t, int>, CUtensorMap> known;
+  const auto key = std::make_tuple(in, c.n, c.tile);
+  if (const auto it = known.find(key); it != known.end()) {
+    *map = it->second;
+    return cudaSuccess;
+  }
+  const PFN_cuTensorMapEncodeTiled_v12000 encode = tensor_map_encoder();
+  if (encode == nullptr) return cudaErrorNotSupported;
+  const cuuint64_t dims[2] = {kTmaRowFloats, c.n / kTmaRowFloats};
+  const cuuint64_t row_bytes[1] = {kTmaRowFloats * sizeof(float)};
+  const cuuint32_t box[2] = {kTmaBoxCols, static_cast<cuuint32_t>(c.tile / kTmaBoxCols)};
+  const cuuint32_t element_strides[2] = {1, 1};
+  const CUresult rc = encode(map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, const_cast<float*>(in), dims, row_bytes, box,
+                             element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_NONE,
+                             CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  if (rc != CUDA_SUCCESS) return cudaErrorInvalidValue;
+  known[key] = *map;
+  return cudaSuccess;
+}
+
+bool needs_sm90(AsyncVariant v) { return v == AsyncVariant::bulk || v == AsyncVariant::tma; }
 
 }  // namespace
 
-bool async_multi_stage(AsyncVariant v) { return v == AsyncVariant::pipeline || v == AsyncVariant::bulk; }
+bool async_multi_stage(AsyncVariant v) {
+  return v == AsyncVariant::pipeline || v == AsyncVariant::bulk || v == AsyncVariant::tma;
+}
 
 bool async_config_supported(const AsyncConfig& c, std::string* why) {
   auto refuse = [&](const std::string& reason) {
@@ -251,32 +356,24 @@ bool async_config_supported(const AsyncConfig& c, std::string* why) {
     return refuse("stages must be one of " + AsyncStages::joined());
   if (c.flops < 0 || c.flops > kAsyncMaxFlops || c.flops % 2 != 0)
     return refuse("flops must be even and within 0.." + std::to_string(kAsyncMaxFlops));
+  const std::size_t box_rows = static_cast<std::size_t>(kTmaRowFloats) * (c.tile / kTmaBoxCols);
+  if (c.variant == AsyncVariant::tma && (c.n == 0 || c.n % box_rows != 0))
+    return refuse("tma needs n to be a positive multiple of " + std::to_string(box_rows) + " (whole rows of " +
+                  std::to_string(c.tile / kTmaBoxCols) + " x " + std::to_string(kTmaRowFloats) + "-float boxes)");
   return true;
 }
 
 bool async_variant_available(AsyncVariant v, std::string* why) {
-  if (v != AsyncVariant::bulk) return true;
-  auto refuse = [&](const std::string& reason) {
-    if (why != nullptr) *why = reason;
+  if (v == AsyncVariant::bulk)
+    return sm90_kernel_runs(reinterpret_cast<const void*>(kernels::async_bulk<1024, 1>), "the bulk-copy engine", "bulk",
+                            why);
+  if (v != AsyncVariant::tma) return true;
+  if (!sm90_kernel_runs(reinterpret_cast<const void*>(kernels::async_tma<1024, 1>), "the tensor-memory accelerator",
+                        "tma", why))
     return false;
-  };
-  int device = 0, major = 0, minor = 0;
-  if (cudaGetDevice(&device) != cudaSuccess ||
-      cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) != cudaSuccess ||
-      cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device) != cudaSuccess)
-    return refuse("no CUDA device");
-  if (major * 10 + minor < kBulkArch)
-    return refuse("the bulk-copy engine needs compute capability 9.0 or newer (this GPU is " + std::to_string(major) +
-                  "." + std::to_string(minor) + ")");
-  cudaFuncAttributes attr{};
-  if (cudaFuncGetAttributes(&attr, kernels::async_bulk<1024, 1>) != cudaSuccess)
-    return refuse("this binary holds no code for the bulk kernel that this GPU can run");
-  const int arch = compiled_arch(attr.ptxVersion, attr.binaryVersion);
-  if (arch < kBulkArch)
-    return refuse("the bulk kernel was compiled for sm_" + std::to_string(arch) +
-                  " (JIT-compiled on this GPU), which has no bulk copy; rebuild with CMAKE_CUDA_ARCHITECTURES "
-                  "including 90");
-  return true;
+  if (tensor_map_encoder() != nullptr) return true;
+  if (why != nullptr) *why = "the CUDA driver offers no cuTensorMapEncodeTiled";
+  return false;
 }
 
 std::size_t async_smem_bytes(const AsyncConfig& c) {
@@ -286,7 +383,7 @@ std::size_t async_smem_bytes(const AsyncConfig& c) {
 
 cudaError_t kernel_shape(const AsyncConfig& c, KernelShape* shape) {
   if (!async_config_supported(c, nullptr)) return cudaErrorInvalidValue;
-  const Kernel kernel = select_kernel(c);
+  const void* kernel = select_kernel(c);
   if (kernel == nullptr) return cudaErrorInvalidValue;
   const std::size_t smem = async_smem_bytes(c);
   cudaError_t rc = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem));
@@ -302,13 +399,16 @@ cudaError_t kernel_shape(const AsyncConfig& c, KernelShape* shape) {
 
 cudaError_t launch(const AsyncConfig& c, const float* in, float* out, cudaStream_t stream) {
   if (!async_config_supported(c, nullptr)) return cudaErrorInvalidValue;
-  if (c.variant == AsyncVariant::bulk && !async_variant_available(c.variant, nullptr)) return cudaErrorNotSupported;
+  if (needs_sm90(c.variant) && !async_variant_available(c.variant, nullptr)) return cudaErrorNotSupported;
   if (c.n == 0) return cudaSuccess;
   KernelShape shape;
   if (const cudaError_t rc = kernel_shape(c, &shape); rc != cudaSuccess) return rc;
   int fmas = c.flops / 2;
   float a = kAsyncFmaA, b = kAsyncFmaB;
-  void* args[] = {&in, &out, const_cast<std::size_t*>(&c.n), &fmas, &a, &b};
+  CUtensorMap map{};
+  if (c.variant == AsyncVariant::tma)
+    if (const cudaError_t rc = tensor_map(c, in, &map); rc != cudaSuccess) return rc;
+  void* args[] = {&in, &out, const_cast<std::size_t*>(&c.n), &fmas, &a, &b, &map};
   return detail::launch_shape(shape, args, stream);
 }
 

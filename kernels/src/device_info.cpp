@@ -14,6 +14,23 @@ double smem_peak_bytes_per_second(int sm_count, double sm_clock_khz) {
   return static_cast<double>(sm_count) * kBanks * kBankBytes * sm_clock_khz * 1e3;
 }
 
+std::size_t unified_l1_bytes(int cc_major, int cc_minor) {
+  constexpr std::size_t KiB = 1024;
+  switch (cc_major * 10 + cc_minor) {
+    case 70: return 128 * KiB;
+    case 75: return 96 * KiB;
+    case 80: return 192 * KiB;
+    case 86:
+    case 87:
+    case 89: return 128 * KiB;
+    case 90:
+    case 100:
+    case 103: return 256 * KiB;
+    case 120: return 128 * KiB;
+    default: return 0;
+  }
+}
+
 DeviceInfo query_device(int ordinal) {
   DeviceInfo info;
   info.ordinal = ordinal;
@@ -26,6 +43,8 @@ DeviceInfo query_device(int ordinal) {
   info.l2_bytes = static_cast<std::size_t>(prop.l2CacheSize);
   info.global_mem_bytes = prop.totalGlobalMem;
   info.smem_per_block_optin = prop.sharedMemPerBlockOptin;
+  info.smem_per_sm = prop.sharedMemPerMultiprocessor;
+  info.l1_bytes = unified_l1_bytes(prop.major, prop.minor);
   // The clock fields left cudaDeviceProp in CUDA 13; the attributes remain.
   MEMBENCH_CUDA(cudaDeviceGetAttribute(&info.mem_clock_khz, cudaDevAttrMemoryClockRate, ordinal));
   MEMBENCH_CUDA(cudaDeviceGetAttribute(&info.bus_width_bits, cudaDevAttrGlobalMemoryBusWidth, ordinal));

@@ -25,4 +25,30 @@ cudaError_t kernel_facts(const KernelShape& shape, KernelFacts* facts) {
   return cudaSuccess;
 }
 
+bool sm90_kernel_runs(const void* kernel, const std::string& feature, const std::string& kernel_name,
+                      std::string* why) {
+  constexpr int kArch = 90;
+  auto refuse = [&](const std::string& reason) {
+    if (why != nullptr) *why = reason;
+    return false;
+  };
+  int device = 0, major = 0, minor = 0;
+  if (cudaGetDevice(&device) != cudaSuccess ||
+      cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) != cudaSuccess ||
+      cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device) != cudaSuccess)
+    return refuse("no CUDA device");
+  if (major * 10 + minor < kArch)
+    return refuse(feature + " needs compute capability 9.0 or newer (this GPU is " + std::to_string(major) + "." +
+                  std::to_string(minor) + ")");
+  cudaFuncAttributes attr{};
+  if (cudaFuncGetAttributes(&attr, kernel) != cudaSuccess)
+    return refuse("this binary holds no code for the " + kernel_name + " kernel that this GPU can run");
+  const int arch = compiled_arch(attr.ptxVersion, attr.binaryVersion);
+  if (arch < kArch)
+    return refuse("the " + kernel_name + " kernel was compiled for sm_" + std::to_string(arch) +
+                  " (JIT-compiled on this GPU), which has no " + feature.substr(feature.find(' ') + 1) +
+                  "; rebuild with CMAKE_CUDA_ARCHITECTURES including 90");
+  return true;
+}
+
 }  // namespace membench

@@ -10,23 +10,17 @@ namespace {
 
 template <class T>
 std::optional<Mismatch> check_in_parallel(const std::vector<T>& got, const std::function<T(std::size_t)>& expected) {
-  constexpr std::size_t kMinChunk = 1 << 20;
-  const std::size_t workers =
-      std::clamp<std::size_t>(got.size() / kMinChunk, 1, std::max(1u, std::thread::hardware_concurrency()));
-  std::vector<std::optional<Mismatch>> found(workers);
-  auto check = [&](std::size_t w) {
-    const std::size_t begin = got.size() * w / workers, end = got.size() * (w + 1) / workers;
+  constexpr std::size_t kMinPiece = 1 << 20;
+  std::vector<std::optional<Mismatch>> found(parallel_workers(got.size(), kMinPiece));
+  parallel_for(got.size(), kMinPiece, [&](std::size_t worker, std::size_t begin, std::size_t end) {
+    std::optional<Mismatch>& mine = found[worker];
     for (std::size_t i = begin; i < end; ++i) {
       const T want = expected(i);
       if (std::memcmp(&got[i], &want, sizeof(T)) == 0) continue;
-      if (found[w]) ++found[w]->count;
-      else found[w] = mismatch_at(i, got[i], want, got.size());
+      if (mine) ++mine->count;
+      else mine = mismatch_at(i, got[i], want, got.size());
     }
-  };
-  std::vector<std::thread> threads;
-  for (std::size_t w = 1; w < workers; ++w) threads.emplace_back(check, w);
-  check(0);
-  for (auto& t : threads) t.join();
+  });
   std::optional<Mismatch> first;
   for (const auto& f : found) {
     if (!f) continue;
@@ -45,6 +39,21 @@ std::string show(double x, bool poison) {
 }
 
 }  // namespace
+
+std::size_t parallel_workers(std::size_t n, std::size_t min_piece) {
+  return std::clamp<std::size_t>(n / std::max<std::size_t>(min_piece, 1), 1,
+                                 std::max(1u, std::thread::hardware_concurrency()));
+}
+
+void parallel_for(std::size_t n, std::size_t min_piece,
+                  const std::function<void(std::size_t, std::size_t, std::size_t)>& work) {
+  const std::size_t workers = parallel_workers(n, min_piece);
+  auto run = [&](std::size_t w) { work(w, n * w / workers, n * (w + 1) / workers); };
+  std::vector<std::thread> threads;
+  for (std::size_t w = 1; w < workers; ++w) threads.emplace_back(run, w);
+  run(0);
+  for (auto& t : threads) t.join();
+}
 
 std::optional<Mismatch> all_mismatches(const std::vector<float>& got, const std::function<float(std::size_t)>& expected) {
   return check_in_parallel(got, expected);

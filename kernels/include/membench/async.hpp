@@ -1,7 +1,8 @@
 // Async-copy experiment: a tile-by-tile pass over n floats through shared
-// memory, loaded four ways (plain loads, cg::memcpy_async, a multi-stage
-// cuda::pipeline, Hopper's bulk-copy engine), with a compute phase of
-// adjustable intensity so the suite shows when overlap pays.
+// memory, loaded five ways (plain loads, cg::memcpy_async, a multi-stage
+// cuda::pipeline, Hopper's bulk-copy engine, and its tensor-memory
+// accelerator copying 2-D boxes), with a compute phase of adjustable
+// intensity so the suite shows when overlap pays.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -14,14 +15,21 @@
 
 namespace membench {
 
-enum class AsyncVariant { sync, memcpy_async, pipeline, bulk };
-inline constexpr auto kAsyncVariants = enum_names<AsyncVariant>("sync", "memcpy_async", "pipeline", "bulk");
+enum class AsyncVariant { sync, memcpy_async, pipeline, bulk, tma };
+inline constexpr auto kAsyncVariants = enum_names<AsyncVariant>("sync", "memcpy_async", "pipeline", "bulk", "tma");
 
 inline constexpr int kAsyncBlock = 256;
 using AsyncTiles = IntList<512, 1024, 2048, 4096>;  // floats per tile
 using AsyncStages = IntList<1, 2, 3, 4, 6, 8>;
 inline constexpr int kAsyncMaxFlops = 65536;
-inline constexpr int kBulkArch = 90;  // cp.async.bulk needs sm_90 code
+
+// tma views the n floats as a row-major matrix kTmaRowFloats wide and copies
+// a tile as one box of kTmaBoxCols columns x (tile / kTmaBoxCols) rows: 256
+// bytes from each of several rows 16 KiB apart, which the tensor map
+// (cuTensorMapEncodeTiled) describes and the copy engine gathers; n must be
+// a whole number of box rows.
+inline constexpr int kTmaRowFloats = 4096;
+inline constexpr int kTmaBoxCols = 64;
 
 // The compute phase: flops / 2 dependent FMAs per element, v = fma(v, a, b)
 // with a = 1 and b = 1/2 passed at run time (so the compiler must issue every
@@ -44,8 +52,9 @@ bool async_multi_stage(AsyncVariant v);
 bool async_config_supported(const AsyncConfig& c, std::string* why);
 
 // Whether the variant can run on the current device with this binary: bulk
-// needs a compute capability >= 9.0 device and a kernel body compiled for
-// sm_90 or newer (not older PTX that the driver JIT-compiled).
+// and tma need a compute capability >= 9.0 device and a kernel body compiled
+// for sm_90 or newer (not older PTX that the driver JIT-compiled); tma also
+// the driver's cuTensorMapEncodeTiled.
 bool async_variant_available(AsyncVariant v, std::string* why);
 
 // Dynamic shared memory one block uses.

@@ -16,6 +16,8 @@ struct DeviceInfo {
   std::size_t l2_bytes = 0;
   std::size_t global_mem_bytes = 0;
   std::size_t smem_per_block_optin = 0;  // most dynamic shared memory one block may opt into
+  std::size_t smem_per_sm = 0;           // shared memory one SM can give its blocks
+  std::size_t l1_bytes = 0;              // the SM's unified L1 + shared memory (0: not known for this architecture)
   int mem_clock_khz = 0;
   int bus_width_bits = 0;
   int sm_clock_khz = 0;  // peak (boost) SM clock
@@ -24,6 +26,11 @@ struct DeviceInfo {
   double dram_peak_bytes_per_second = 0;
   double smem_peak_bytes_per_second = 0;
 };
+
+// The unified L1 data cache + shared memory of one SM, from the
+// architecture (no device attribute reports it); 0 for an architecture not
+// in the table. With no shared memory carved out, all of it is L1.
+std::size_t unified_l1_bytes(int cc_major, int cc_minor);
 
 // Reads the device's attributes; throws CudaError when the device is unusable.
 DeviceInfo query_device(int ordinal);

@@ -7,6 +7,7 @@
 #include <cuda_runtime_api.h>
 
 #include <cstddef>
+#include <string>
 
 namespace membench {
 
@@ -33,5 +34,13 @@ cudaError_t kernel_facts(const KernelShape& shape, KernelFacts* facts);
 // device's own version, but its body was compiled for the older one, so the
 // machine-code version alone would overstate it.
 int compiled_arch(int ptx_version, int binary_version);
+
+// Whether `kernel`, whose body needs sm_90 (bulk copies, tensor maps,
+// clusters), can run here: a device of compute capability 9.0 or newer, and
+// the kernel compiled for sm_90 or newer (not older PTX the driver
+// JIT-compiled). Otherwise `why` names `feature` (what needs sm_90) or
+// `kernel_name` (what the build lacks).
+bool sm90_kernel_runs(const void* kernel, const std::string& feature, const std::string& kernel_name,
+                      std::string* why);
 
 }  // namespace membench

@@ -48,6 +48,13 @@ std::optional<Mismatch> first_mismatch(const std::vector<T>& got, Expected&& exp
   return std::nullopt;
 }
 
+// Runs work(worker, begin, end) over [0, n) split across the host's cores,
+// in pieces of at least min_piece: parallel_workers(n, min_piece) workers,
+// numbered from 0, each on its own thread.
+std::size_t parallel_workers(std::size_t n, std::size_t min_piece);
+void parallel_for(std::size_t n, std::size_t min_piece,
+                  const std::function<void(std::size_t, std::size_t, std::size_t)>& work);
+
 // The whole check split across the host's cores (`expected` must be a pure
 // function of i): the lowest bad index and how many elements differ.
 std::optional<Mismatch> all_mismatches(const std::vector<float>& got, const std::function<float(std::size_t)>& expected);
