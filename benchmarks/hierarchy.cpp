@@ -1,0 +1,113 @@
+//==============================================================================
+// hierarchy: every level of the on-GPU memory system, by working set
+//
+// hierarchy/bandwidth: the whole grid reads a working set over and over, each
+// block through all of it from its own starting point, so every SM reads the
+// whole set before it reads a byte again and the level that holds the set is
+// the one measured. The hypothesis: three plateaus, L1 (up to the SM's unified
+// L1/shared size, with no shared memory carved out), L2 (up to the L2 size)
+// and DRAM, with the steps at the reported sizes. Each case reports the level
+// the model expects (model_level), that level's read ceiling
+// (model_bytes_per_second) and the bytes each level must serve per launch
+// (l2_read_bytes, dram_read_bytes), which the ncu check compares with the
+// counters.
+//
+// hierarchy/latency: one thread chases a random cyclic chain of pointers
+// spread chase_stride bytes apart over the working set: every load depends on
+// the one before, and no prefetcher or coalescer can guess the next address.
+// latency_ns and latency_cycles (at the SM clock measured over the batches)
+// are the time per load. The hypothesis: the same three levels as steps, and
+// past the TLB's reach a further rise inside DRAM.
+//==============================================================================
+#include <algorithm>
+#include <cstdint>
+#include <memory>
+
+#include "family.hpp"
+#include "membench/cuda.hpp"
+#include "membench/hierarchy.hpp"
+
+namespace membench::bench {
+
+namespace {
+
+constexpr std::uint32_t kSeed = 0x4B;
+
+void add_level_model(Work& w, Level level) {
+  w.model.push_back({"model_level", static_cast<double>(level)});
+  w.model.push_back({"model_bytes_per_second", level_read_ceiling(level, session_device())});
+}
+
+CaseDefinition define_bandwidth(const BandwidthConfig& c) {
+  std::string why;
+  if (!bandwidth_config_supported(c, &why)) throw CaseSkipped(why);
+  CaseDefinition d;
+  MEMBENCH_CUDA(kernel_shape(c, &d.shape));
+  const BandwidthPlan plan = bandwidth_plan(c, d.shape.grid);
+  d.input_elements = c.working_set / sizeof(float);
+  d.output_elements = plan.grid;
+  d.output_type = Element::f64;
+  d.seed = kSeed;
+  d.launch = [c](const void* in, void* out, cudaStream_t s) {
+    return launch(c, static_cast<const float*>(in), static_cast<double*>(out), s);
+  };
+  const auto sums = std::make_shared<const std::vector<double>>(bandwidth_chunk_sums(c, kSeed));
+  d.expected_f64 = [plan, sums](std::size_t b) { return bandwidth_expected(plan, *sums, static_cast<unsigned>(b)); };
+  const DeviceInfo& device = session_device();
+  const Level level = level_holding(c.working_set, device);
+  d.work.bytes = plan.bytes;
+  d.work.peak_bytes_per_second = level_read_ceiling(level, device);
+  add_level_model(d.work, level);
+  // In the steady state: held in L1, each SM reads the set from the L2 at
+  // most once per launch (less where the L1 keeps it across launches); past
+  // the L1 every byte read is an L2 read, and past the L2 a DRAM read too
+  // (a chunk is read again only after the whole set has been).
+  const double first_touch = static_cast<double>(device.sm_count) * static_cast<double>(c.working_set);
+  d.work.model.push_back({"l2_read_bytes", level == Level::l1 ? std::min(plan.bytes, first_touch) : plan.bytes});
+  d.work.model.push_back({"dram_read_bytes", level == Level::dram ? plan.bytes : 0.0});
+  return d;
+}
+
+CaseDefinition define_latency(const LatencyConfig& c) {
+  std::string why;
+  if (!latency_config_supported(c, &why)) throw CaseSkipped(why);
+  CaseDefinition d;
+  MEMBENCH_CUDA(kernel_shape(c, &d.shape));
+  d.input_elements = c.working_set / sizeof(std::uint64_t);
+  d.input_type = Element::u64;
+  d.fill = [c](void* in, cudaStream_t s) { return fill_chain(c, in, s); };
+  d.output_elements = 1;
+  d.output_type = Element::f64;
+  d.launch = [c](const void* in, void* out, cudaStream_t s) { return launch(c, in, static_cast<double*>(out), s); };
+  const double end = latency_expected(c);
+  d.expected_f64 = [end](std::size_t) { return end; };
+  d.warm_up_launches = latency_warm_up_launches(c, session_device().l2_bytes);
+  d.work.dependent_loads = static_cast<double>(kChaseSteps);
+  add_level_model(d.work, level_holding(c.working_set, session_device()));
+  d.work.model.push_back({"chain_nodes", static_cast<double>(latency_nodes(c))});
+  return d;
+}
+
+void cases(Family& f) {
+  f.add("bandwidth", {"working_set"}, [](const CaseArgs& a) { return define_bandwidth({a.size("working_set")}); });
+  f.add("latency", {"working_set", "chase_stride"},
+        [](const CaseArgs& a) { return define_latency({a.size("working_set"), a.size("chase_stride")}); });
+}
+
+std::vector<std::int64_t> powers_of_two(int from, int to) {
+  std::vector<std::int64_t> v;
+  for (int k = from; k <= to; ++k) v.push_back(std::int64_t{1} << k);
+  return v;
+}
+
+const Registrar registrar{
+    {"hierarchy",
+     {axis("working_set", "bytes read over and over (bandwidth: a multiple of 16 KiB) or spanned by the chain",
+           powers_of_two(14, 32), 16, std::int64_t{1} << 36),
+      axis("chase_stride", "latency: bytes between the chain's nodes (a multiple of 8)", {128}, 8,
+           std::int64_t{1} << 30, 8)},
+     cases}};
+
+}  // namespace
+
+}  // namespace membench::bench

@@ -1,0 +1,99 @@
+// The on-GPU memory hierarchy, level by level: the read bandwidth and the
+// dependent-load latency of a working set of any size, from a few KiB (held
+// in every SM's L1) through the L2 to many GiB (DRAM, past the TLB's reach).
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "membench/device_info.hpp"
+#include "membench/kernel_shape.hpp"
+
+namespace membench {
+
+// ---- bandwidth: the whole grid reads the working set, over and over ----------
+
+inline constexpr int kHierarchyBlock = 256;
+inline constexpr int kHierarchyUnroll = 4;  // 16-byte loads in flight per thread
+// A block-step: every thread of a block loads kHierarchyUnroll float4s.
+inline constexpr std::size_t kHierarchyChunkBytes = std::size_t{kHierarchyBlock} * kHierarchyUnroll * 16;
+inline constexpr double kHierarchyMinBytes = double(std::size_t{1} << 31);  // bytes read per launch, at least
+
+struct BandwidthConfig {
+  std::size_t working_set = 0;  // bytes, a multiple of kHierarchyChunkBytes
+};
+
+// How a launch covers the working set: block b reads `steps` consecutive
+// chunks (wrapping at the end) from chunk b x chunks / grid, so the blocks'
+// starting points are spread evenly over the set. Whichever blocks share an
+// SM, and whichever share the GPU at one moment, a chunk is read again only
+// after the SM, and the GPU, have read about the whole set in between: the
+// level that holds the set serves every read after the first. A launch reads
+// at least kHierarchyMinBytes, and every chunk at least once.
+struct BandwidthPlan {
+  unsigned grid = 0;
+  std::uint64_t chunks = 0;
+  std::uint64_t steps = 0;  // chunks each block reads
+  double bytes = 0;         // read per launch
+  std::uint64_t first_chunk(unsigned block) const { return block * chunks / grid; }
+};
+bool bandwidth_config_supported(const BandwidthConfig& c, std::string* why);
+BandwidthPlan bandwidth_plan(const BandwidthConfig& c, unsigned grid);
+
+// partial[b] = the exact sum of everything block b read (input: the float pattern).
+cudaError_t launch(const BandwidthConfig& c, const float* in, double* partial, cudaStream_t stream);
+// The read kernel on a resident grid, preferring all of the unified L1 as cache.
+cudaError_t kernel_shape(const BandwidthConfig& c, KernelShape* shape);
+
+// Host reference: each chunk's sum (computed on all host cores), then block b's partial sum.
+std::vector<double> bandwidth_chunk_sums(const BandwidthConfig& c, std::uint32_t seed);
+double bandwidth_expected(const BandwidthPlan& plan, const std::vector<double>& chunk_sums, unsigned block);
+
+// ---- latency: one thread chases a random cyclic chain through it --------------
+
+inline constexpr std::uint64_t kChaseSteps = std::uint64_t{1} << 16;  // dependent loads per launch
+inline constexpr std::uint32_t kChaseKey = 0x1A7E;
+inline constexpr int kChaseMaxWarmUp = 64;  // launches
+
+struct LatencyConfig {
+  std::size_t working_set = 0;  // bytes
+  std::size_t stride = 128;     // bytes between nodes (a multiple of 8)
+};
+
+bool latency_config_supported(const LatencyConfig& c, std::string* why);
+std::uint64_t latency_nodes(const LatencyConfig& c);
+// The input: node k at byte k x stride holds the address of the next node
+// of the cycle (CycleOrder(nodes, kChaseKey)).
+cudaError_t fill_chain(const LatencyConfig& c, void* chain, cudaStream_t stream);
+// One thread takes kChaseSteps dependent 8-byte loads (ld.global.ca, so an L1
+// hit is possible). It starts where the previous launch stopped, kept as a
+// node index in state[0] (anything else, such as the poison before the
+// first launch, starts at the head), so successive launches walk the whole
+// cycle instead of its first kChaseSteps nodes.
+cudaError_t launch(const LatencyConfig& c, const void* chain, double* state, cudaStream_t stream);
+cudaError_t kernel_shape(const LatencyConfig& c, KernelShape* shape);
+// Where the first launch stops: the index of node (kChaseSteps mod nodes).
+double latency_expected(const LatencyConfig& c);
+// Launches that walk the whole cycle once before timing, when it can fit in
+// the caches (up to twice the L2); one otherwise. At most kChaseMaxWarmUp.
+int latency_warm_up_launches(const LatencyConfig& c, std::size_t l2_bytes);
+
+// ---- the model -----------------------------------------------------------------
+
+// The level that holds a working set: the smallest one it fits in.
+enum class Level { l1 = 1, l2 = 2, dram = 3 };
+Level level_holding(std::size_t working_set, const DeviceInfo& d);
+
+// The level's read bandwidth ceiling. DRAM: the theoretical peak from the
+// memory clock and bus width. L1: one 128-byte line per SM per clock. L2: no
+// attribute gives its slice count or clock, so the model assumes each SM's
+// port to the L2 delivers 64 bytes per SM clock, and it is a ceiling.
+double level_read_ceiling(Level level, const DeviceInfo& d);
+inline constexpr double kL1BytesPerClock = 128;
+inline constexpr double kL2BytesPerClockPerSm = 64;
+
+}  // namespace membench

@@ -1,0 +1,203 @@
+// The hierarchy family's kernels and launchers. See hierarchy.hpp.
+#include <cub/block/block_reduce.cuh>
+
+#include <algorithm>
+#include <cmath>
+#include <mutex>
+
+#include "launch_utils.cuh"
+#include "membench/chain.hpp"
+#include "membench/hierarchy.hpp"
+#include "membench/pattern.hpp"
+#include "membench/verify.hpp"
+
+namespace membench {
+
+namespace kernels {
+
+// Every float a block reads is a multiple of 1/4 under 257. Each of a
+// thread's kHierarchyUnroll float accumulators takes 4 of them per chunk and
+// is folded into a double every kFoldEvery chunks, long before its sum could
+// reach 2^22 (where quarters stop being exact in float): the whole sum is
+// exact. Two chunks per trip of the loop keep eight loads in flight.
+__global__ void __launch_bounds__(kHierarchyBlock) hierarchy_read(const float4* __restrict__ in,
+                                                                  double* __restrict__ partial, std::uint64_t chunks,
+                                                                  std::uint64_t steps) {
+  constexpr int U = kHierarchyUnroll;
+  constexpr int kFoldEvery = 64;  // well inside the bound (1024), and reached by every launch the suite makes
+  constexpr std::uint64_t kChunkVectors = kHierarchyChunkBytes / sizeof(float4);
+  double total = 0.0;
+  float acc[U] = {};
+  int since_fold = 0;
+  std::uint64_t chunk = blockIdx.x * chunks / gridDim.x;
+#pragma unroll 2
+  for (std::uint64_t i = 0; i < steps; ++i) {
+    const float4* base = in + chunk * kChunkVectors + threadIdx.x;
+    float4 x[U];
+#pragma unroll
+    for (int k = 0; k < U; ++k) x[k] = base[k * kHierarchyBlock];
+#pragma unroll
+    for (int k = 0; k < U; ++k) acc[k] += (x[k].x + x[k].y) + (x[k].z + x[k].w);
+    if (++since_fold == kFoldEvery) {
+#pragma unroll
+      for (int k = 0; k < U; ++k) {
+        total += acc[k];
+        acc[k] = 0.0f;
+      }
+      since_fold = 0;
+    }
+    if (++chunk == chunks) chunk = 0;
+  }
+#pragma unroll
+  for (int k = 0; k < U; ++k) total += acc[k];
+  using Reduce = cub::BlockReduce<double, kHierarchyBlock>;
+  __shared__ typename Reduce::TempStorage scratch;
+  const double sum = Reduce(scratch).Sum(total);
+  if (threadIdx.x == 0) partial[blockIdx.x] = sum;
+}
+
+// One thread, kChaseSteps dependent loads; see launch(LatencyConfig).
+__global__ void hierarchy_chase(const std::uint64_t* chain, double* state, std::uint64_t nodes, std::uint64_t stride,
+                                std::uint64_t head, std::uint64_t steps) {
+  const double at = state[0];
+  const std::uint64_t start = at >= 0.0 && at < static_cast<double>(nodes) ? static_cast<std::uint64_t>(at) : head;
+  const char* base = reinterpret_cast<const char*>(chain);
+  const unsigned long long* p = reinterpret_cast<const unsigned long long*>(base + start * stride);
+#pragma unroll 16
+  for (std::uint64_t k = 0; k < steps; ++k) p = reinterpret_cast<const unsigned long long*>(__ldca(p));
+  state[0] = static_cast<double>((reinterpret_cast<const char*>(p) - base) / stride);
+}
+
+}  // namespace kernels
+
+// ---- bandwidth -----------------------------------------------------------------
+
+bool bandwidth_config_supported(const BandwidthConfig& c, std::string* why) {
+  if (c.working_set >= kHierarchyChunkBytes && c.working_set % kHierarchyChunkBytes == 0) return true;
+  if (why != nullptr)
+    *why = "working_set must be a positive multiple of " + std::to_string(kHierarchyChunkBytes) + " bytes";
+  return false;
+}
+
+BandwidthPlan bandwidth_plan(const BandwidthConfig& c, unsigned grid) {
+  BandwidthPlan p;
+  p.grid = std::max(grid, 1u);
+  p.chunks = std::max<std::uint64_t>(1, c.working_set / kHierarchyChunkBytes);
+  const double chunk_reads = std::max(kHierarchyMinBytes / kHierarchyChunkBytes, static_cast<double>(p.chunks));
+  p.steps = static_cast<std::uint64_t>(std::ceil(chunk_reads / p.grid));
+  p.bytes = static_cast<double>(p.steps) * p.grid * kHierarchyChunkBytes;
+  return p;
+}
+
+cudaError_t kernel_shape(const BandwidthConfig& c, KernelShape* shape) {
+  if (!bandwidth_config_supported(c, nullptr)) return cudaErrorInvalidValue;
+  static std::once_flag carveout;
+  cudaError_t rc = cudaSuccess;
+  std::call_once(carveout, [&] {
+    rc = cudaFuncSetAttribute(kernels::hierarchy_read, cudaFuncAttributePreferredSharedMemoryCarveout, 0);
+  });
+  if (rc != cudaSuccess) return rc;
+  unsigned grid = 0;
+  if ((rc = detail::resident_grid(kernels::hierarchy_read, kHierarchyBlock, 0, &grid)) != cudaSuccess) return rc;
+  *shape = detail::shape_of(kernels::hierarchy_read, grid, kHierarchyBlock);
+  return cudaSuccess;
+}
+
+cudaError_t launch(const BandwidthConfig& c, const float* in, double* partial, cudaStream_t stream) {
+  KernelShape shape;
+  if (const cudaError_t rc = kernel_shape(c, &shape); rc != cudaSuccess) return rc;
+  const BandwidthPlan plan = bandwidth_plan(c, shape.grid);
+  const float4* vectors = reinterpret_cast<const float4*>(in);
+  std::uint64_t chunks = plan.chunks, steps = plan.steps;
+  void* args[] = {&vectors, &partial, &chunks, &steps};
+  return detail::launch_shape(shape, args, stream);
+}
+
+std::vector<double> bandwidth_chunk_sums(const BandwidthConfig& c, std::uint32_t seed) {
+  constexpr std::size_t kFloats = kHierarchyChunkBytes / sizeof(float);
+  std::vector<double> sums(c.working_set / kHierarchyChunkBytes);
+  parallel_for(sums.size(), 64, [&](std::size_t, std::size_t begin, std::size_t end) {
+    for (std::size_t chunk = begin; chunk < end; ++chunk) {
+      double s = 0;
+      for (std::size_t e = chunk * kFloats; e < (chunk + 1) * kFloats; ++e) s += pattern_value(e, seed);
+      sums[chunk] = s;
+    }
+  });
+  return sums;
+}
+
+double bandwidth_expected(const BandwidthPlan& plan, const std::vector<double>& chunk_sums, unsigned block) {
+  double sum = 0;
+  std::uint64_t chunk = plan.first_chunk(block);
+  for (std::uint64_t i = 0; i < plan.steps; ++i) {
+    sum += chunk_sums[chunk];
+    if (++chunk == plan.chunks) chunk = 0;
+  }
+  return sum;
+}
+
+// ---- latency -------------------------------------------------------------------
+
+bool latency_config_supported(const LatencyConfig& c, std::string* why) {
+  auto refuse = [&](const std::string& reason) {
+    if (why != nullptr) *why = reason;
+    return false;
+  };
+  if (c.stride < 8 || c.stride % 8 != 0) return refuse("stride must be a positive multiple of 8 bytes");
+  if (c.working_set / c.stride < 2) return refuse("the working set must hold at least two strides");
+  return true;
+}
+
+std::uint64_t latency_nodes(const LatencyConfig& c) { return c.stride == 0 ? 0 : c.working_set / c.stride; }
+
+cudaError_t fill_chain(const LatencyConfig& c, void* chain, cudaStream_t stream) {
+  if (!latency_config_supported(c, nullptr)) return cudaErrorInvalidValue;
+  return launch_fill_pointer_chain(static_cast<std::uint64_t*>(chain), latency_nodes(c), c.stride, kChaseKey, stream);
+}
+
+cudaError_t kernel_shape(const LatencyConfig& c, KernelShape* shape) {
+  if (!latency_config_supported(c, nullptr)) return cudaErrorInvalidValue;
+  *shape = detail::shape_of(kernels::hierarchy_chase, 1, 1);
+  return cudaSuccess;
+}
+
+cudaError_t launch(const LatencyConfig& c, const void* chain, double* state, cudaStream_t stream) {
+  KernelShape shape;
+  if (const cudaError_t rc = kernel_shape(c, &shape); rc != cudaSuccess) return rc;
+  const std::uint64_t* words = static_cast<const std::uint64_t*>(chain);
+  std::uint64_t nodes = latency_nodes(c), stride = c.stride, steps = kChaseSteps;
+  std::uint64_t head = CycleOrder(nodes, kChaseKey).node(0);
+  void* args[] = {&words, &state, &nodes, &stride, &head, &steps};
+  return detail::launch_shape(shape, args, stream);
+}
+
+double latency_expected(const LatencyConfig& c) {
+  const std::uint64_t nodes = latency_nodes(c);
+  return static_cast<double>(CycleOrder(nodes, kChaseKey).node(kChaseSteps % nodes));
+}
+
+int latency_warm_up_launches(const LatencyConfig& c, std::size_t l2_bytes) {
+  if (c.working_set > 2 * l2_bytes) return 1;
+  const auto laps = detail::ceil_div(latency_nodes(c), kChaseSteps);
+  return static_cast<int>(std::clamp<std::uint64_t>(laps, 1, kChaseMaxWarmUp));
+}
+
+// ---- the model -----------------------------------------------------------------
+
+Level level_holding(std::size_t working_set, const DeviceInfo& d) {
+  if (working_set <= d.l1_bytes) return Level::l1;
+  if (working_set <= d.l2_bytes) return Level::l2;
+  return Level::dram;
+}
+
+double level_read_ceiling(Level level, const DeviceInfo& d) {
+  const double sm_hz = d.sm_clock_khz * 1e3;
+  switch (level) {
+    case Level::l1: return kL1BytesPerClock * d.sm_count * sm_hz;
+    case Level::l2: return kL2BytesPerClockPerSm * d.sm_count * sm_hz;
+    case Level::dram: return d.dram_peak_bytes_per_second;
+  }
+  return 0;
+}
+
+}  // namespace membench

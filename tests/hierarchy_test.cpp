@@ -1,0 +1,190 @@
+// Hierarchy family: the random cycle and its chains, how a bandwidth launch
+// covers the working set, the level model; on the GPU the read kernel
+// against the host's sums and the chase against the cycle, over sizes that
+// put the chunks below, at and above the grid.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <set>
+
+#include "gpu.hpp"
+#include "membench/chain.hpp"
+#include "membench/hierarchy.hpp"
+
+namespace membench {
+namespace {
+
+TEST(CycleOrder, VisitsEveryNodeOnce) {
+  for (std::uint64_t n : {2ull, 3ull, 5ull, 64ull, 1000ull, 4097ull, 100003ull}) {
+    const CycleOrder order(n, 7);
+    std::vector<bool> seen(n, false);
+    for (std::uint64_t j = 0; j < n; ++j) {
+      const std::uint64_t k = order.node(j);
+      ASSERT_LT(k, n);
+      ASSERT_FALSE(seen[k]) << "node " << k << " twice, n " << n;
+      seen[k] = true;
+    }
+  }
+}
+
+TEST(CycleOrder, IsNotSequential) {
+  // Consecutive nodes of the cycle land far apart: a prefetcher has nothing to follow.
+  const std::uint64_t n = 1 << 20;
+  const CycleOrder order(n, kChaseKey);
+  int near = 0;
+  for (std::uint64_t j = 0; j + 1 < 4096; ++j) {
+    const auto a = order.node(j), b = order.node(j + 1);
+    near += (a > b ? a - b : b - a) < 64;
+  }
+  EXPECT_LT(near, 8);
+}
+
+TEST(BandwidthPlan, ReadsAtLeastTheMinimumAndEveryChunk) {
+  for (std::size_t ws : {kHierarchyChunkBytes, 3 * kHierarchyChunkBytes, std::size_t{64} << 20, std::size_t{4} << 30})
+    for (unsigned grid : {1u, 7u, 924u}) {
+      const BandwidthPlan p = bandwidth_plan({ws}, grid);
+      EXPECT_GE(p.bytes, kHierarchyMinBytes);
+      EXPECT_GE(p.bytes, static_cast<double>(ws));
+      EXPECT_EQ(p.chunks, ws / kHierarchyChunkBytes);
+      EXPECT_DOUBLE_EQ(p.bytes, static_cast<double>(p.steps) * grid * static_cast<double>(kHierarchyChunkBytes));
+      // Each block's run reaches the next block's start: no chunk is left out.
+      for (unsigned b = 0; b + 1 < grid; ++b) ASSERT_LE(p.first_chunk(b + 1) - p.first_chunk(b), p.steps) << b;
+      EXPECT_LE(p.chunks - p.first_chunk(grid - 1), p.steps);
+    }
+}
+
+TEST(BandwidthPlan, BlocksStartEvenlySpread) {
+  const BandwidthPlan p = bandwidth_plan({std::size_t{4} << 20}, 924);  // 256 chunks
+  EXPECT_EQ(p.first_chunk(0), 0u);
+  EXPECT_EQ(p.first_chunk(462), 128u);
+  EXPECT_EQ(p.first_chunk(923), 255u);
+}
+
+TEST(BandwidthReference, BlockSumsAddUpToTheChunksEachBlockRead) {
+  const BandwidthConfig c{5 * kHierarchyChunkBytes};
+  const auto sums = bandwidth_chunk_sums(c, 3);
+  ASSERT_EQ(sums.size(), 5u);
+  double direct = 0;
+  for (std::size_t e = 0; e < kHierarchyChunkBytes / 4; ++e) direct += pattern_value(e, 3);
+  EXPECT_EQ(sums[0], direct);
+  for (unsigned grid : {2u, 5u, 13u}) {
+    const BandwidthPlan p = bandwidth_plan(c, grid);
+    double blocks = 0, by_chunk = 0;
+    for (unsigned b = 0; b < grid; ++b) blocks += bandwidth_expected(p, sums, b);
+    // Chunk k is read by every block whose run of `steps` from its start covers it.
+    for (std::uint64_t k = 0; k < 5; ++k)
+      for (unsigned b = 0; b < grid; ++b)
+        for (std::uint64_t i = 0; i < p.steps; ++i)
+          if ((p.first_chunk(b) + i) % 5 == k) by_chunk += sums[k];
+    EXPECT_EQ(blocks, by_chunk) << grid;
+  }
+}
+
+TEST(HierarchyModel, LevelsAndCeilings) {
+  DeviceInfo d;
+  d.l1_bytes = 256 << 10;
+  d.l2_bytes = 50 << 20;
+  d.sm_count = 132;
+  d.sm_clock_khz = 1980000;
+  d.dram_peak_bytes_per_second = 4.8e12;
+  EXPECT_EQ(level_holding(16 << 10, d), Level::l1);
+  EXPECT_EQ(level_holding(256 << 10, d), Level::l1);
+  EXPECT_EQ(level_holding(512 << 10, d), Level::l2);
+  EXPECT_EQ(level_holding(50 << 20, d), Level::l2);
+  EXPECT_EQ(level_holding(64 << 20, d), Level::dram);
+  EXPECT_DOUBLE_EQ(level_read_ceiling(Level::l1, d), 128.0 * 132 * 1.98e9);
+  EXPECT_DOUBLE_EQ(level_read_ceiling(Level::l2, d), 64.0 * 132 * 1.98e9);
+  EXPECT_DOUBLE_EQ(level_read_ceiling(Level::dram, d), 4.8e12);
+  EXPECT_EQ(unified_l1_bytes(9, 0), std::size_t{256} << 10);
+  EXPECT_EQ(unified_l1_bytes(1, 0), 0u);
+}
+
+TEST(LatencyConfig, NodesWarmUpAndRefusals) {
+  std::string why;
+  EXPECT_TRUE(latency_config_supported({1 << 20, 128}, &why));
+  EXPECT_EQ(latency_nodes({1 << 20, 128}), 8192u);
+  EXPECT_FALSE(latency_config_supported({1 << 20, 12}, &why));
+  EXPECT_NE(why.find("multiple of 8"), std::string::npos);
+  EXPECT_FALSE(latency_config_supported({128, 128}, &why));
+  EXPECT_NE(why.find("two strides"), std::string::npos);
+  const std::size_t l2 = 50 << 20;
+  EXPECT_EQ(latency_warm_up_launches({16 << 10, 128}, l2), 1);
+  EXPECT_EQ(latency_warm_up_launches({std::size_t{32} << 20, 128}, l2), 4);  // 2^18 nodes, 2^16 per launch
+  EXPECT_EQ(latency_warm_up_launches({std::size_t{1} << 30, 128}, l2), 1);   // DRAM: nothing to warm
+  EXPECT_EQ(latency_warm_up_launches({std::size_t{64} << 20, 8}, l2), kChaseMaxWarmUp);
+}
+
+class HierarchyKernels : public ::testing::Test {
+ protected:
+  void SetUp() override { MEMBENCH_REQUIRE_GPU(); }
+};
+
+TEST_F(HierarchyKernels, ReadSumsWhatEachBlockRead) {
+  for (std::size_t ws : {kHierarchyChunkBytes, 3 * kHierarchyChunkBytes, std::size_t{1} << 20, std::size_t{64} << 20}) {
+    SCOPED_TRACE("working set " + std::to_string(ws));
+    const BandwidthConfig c{ws};
+    KernelShape shape;
+    MEMBENCH_CUDA(kernel_shape(c, &shape));
+    const BandwidthPlan plan = bandwidth_plan(c, shape.grid);
+    DeviceBuffer<float> in(ws / 4);
+    DeviceBuffer<double> out(plan.grid);
+    MEMBENCH_CUDA(launch_fill_pattern(in.get(), in.size(), 5, nullptr));
+    MEMBENCH_CUDA(launch_poison(out.get(), out.bytes(), nullptr));
+    MEMBENCH_CUDA(launch(c, in.get(), out.get(), nullptr));
+    MEMBENCH_CUDA(cudaDeviceSynchronize());
+    const auto sums = bandwidth_chunk_sums(c, 5);
+    const auto bad = first_mismatch(copy_to_host(out.get(), out.size()),
+                                    [&](std::size_t b) { return bandwidth_expected(plan, sums, static_cast<unsigned>(b)); });
+    EXPECT_FALSE(bad) << describe(*bad, "partial");
+  }
+}
+
+TEST_F(HierarchyKernels, PointerChainFollowsTheCycle) {
+  const LatencyConfig c{std::size_t{1} << 16, 64};
+  const std::uint64_t nodes = latency_nodes(c);
+  DeviceBuffer<std::uint64_t> chain(c.working_set / 8);
+  MEMBENCH_CUDA(fill_chain(c, chain.get(), nullptr));
+  const auto host = copy_to_host(chain.get(), chain.size());
+  const CycleOrder order(nodes, kChaseKey);
+  const auto base = reinterpret_cast<std::uintptr_t>(chain.get());
+  for (std::uint64_t j = 0; j < nodes; ++j) {
+    const std::uint64_t here = order.node(j), next = order.node((j + 1) % nodes);
+    ASSERT_EQ(host[here * c.stride / 8], base + next * c.stride) << "node " << j << " of the cycle";
+  }
+}
+
+TEST_F(HierarchyKernels, OffsetChainFollowsTheCycle) {
+  const std::uint64_t nodes = 1000;
+  DeviceBuffer<std::uint32_t> chain(nodes * 2);
+  MEMBENCH_CUDA(launch_fill_offset_chain(chain.get(), nodes, 8, 11, nullptr));
+  const auto host = copy_to_host(chain.get(), chain.size());
+  const CycleOrder order(nodes, 11);
+  for (std::uint64_t j = 0; j < nodes; ++j)
+    ASSERT_EQ(host[order.node(j) * 2], order.node((j + 1) % nodes) * 8) << "node " << j << " of the cycle";
+  EXPECT_EQ(launch_fill_offset_chain(chain.get(), std::uint64_t{1} << 30, 8, 11, nullptr), cudaErrorInvalidValue);
+}
+
+TEST_F(HierarchyKernels, ChaseEndsWhereTheCycleSaysAndTheNextLaunchGoesOn) {
+  for (const LatencyConfig c : {LatencyConfig{256, 128}, LatencyConfig{std::size_t{1} << 16, 8},
+                                LatencyConfig{std::size_t{3} << 20, 192}, LatencyConfig{std::size_t{64} << 20, 4096}}) {
+    SCOPED_TRACE("working set " + std::to_string(c.working_set) + " stride " + std::to_string(c.stride));
+    const std::uint64_t nodes = latency_nodes(c);
+    const CycleOrder order(nodes, kChaseKey);
+    DeviceBuffer<std::uint64_t> chain(c.working_set / 8);
+    DeviceBuffer<double> state(1);
+    MEMBENCH_CUDA(fill_chain(c, chain.get(), nullptr));
+    MEMBENCH_CUDA(launch_poison(state.get(), state.bytes(), nullptr));
+    for (std::uint64_t launches = 1; launches <= 3; ++launches) {
+      MEMBENCH_CUDA(launch(c, chain.get(), state.get(), nullptr));
+      MEMBENCH_CUDA(cudaDeviceSynchronize());
+      const double got = copy_to_host(state.get(), 1)[0];
+      if (launches == 1) {
+        EXPECT_EQ(got, latency_expected(c));
+      }
+      EXPECT_EQ(got, static_cast<double>(order.node(launches * kChaseSteps % nodes))) << launches << " launches";
+    }
+  }
+}
+
+}  // namespace
+}  // namespace membench
