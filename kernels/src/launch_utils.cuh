@@ -4,6 +4,7 @@
 
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <map>
 #include <tuple>
@@ -54,6 +55,44 @@ inline cudaError_t launch_shape(const KernelShape& shape, void** args, cudaStrea
   const cudaError_t rc =
       cudaLaunchKernel(shape.function, dim3(shape.grid), dim3(shape.block), args, shape.dynamic_smem, stream);
   return rc != cudaSuccess ? rc : last_launch_error();
+}
+
+// A launch configuration in thread-block clusters of `cluster` blocks along x.
+class ClusterLaunch {
+ public:
+  ClusterLaunch(unsigned grid, unsigned block, std::size_t dynamic_smem, unsigned cluster, cudaStream_t stream) {
+    attr_.id = cudaLaunchAttributeClusterDimension;
+    attr_.val.clusterDim.x = cluster;
+    attr_.val.clusterDim.y = 1;
+    attr_.val.clusterDim.z = 1;
+    config_.gridDim = dim3(grid);
+    config_.blockDim = dim3(block);
+    config_.dynamicSmemBytes = dynamic_smem;
+    config_.stream = stream;
+    config_.attrs = &attr_;
+    config_.numAttrs = 1;
+  }
+  ClusterLaunch(const ClusterLaunch&) = delete;
+  ClusterLaunch& operator=(const ClusterLaunch&) = delete;
+  const cudaLaunchConfig_t* config() const { return &config_; }
+
+ private:
+  cudaLaunchAttribute attr_{};
+  cudaLaunchConfig_t config_{};
+};
+
+// Launches what `shape` describes in clusters of `cluster` blocks.
+inline cudaError_t launch_clusters(const KernelShape& shape, unsigned cluster, void** args, cudaStream_t stream) {
+  const ClusterLaunch launch(shape.grid, shape.block, shape.dynamic_smem, cluster, stream);
+  const cudaError_t rc = cudaLaunchKernelExC(launch.config(), shape.function, args);
+  return rc != cudaSuccess ? rc : last_launch_error();
+}
+
+// Clusters of `cluster` blocks that fit on the GPU at once.
+inline cudaError_t resident_clusters(const void* kernel, unsigned cluster, int block, std::size_t dynamic_smem,
+                                     int* clusters) {
+  const ClusterLaunch launch(cluster, static_cast<unsigned>(block), dynamic_smem, cluster, nullptr);
+  return cudaOccupancyMaxActiveClusters(clusters, kernel, launch.config());
 }
 
 }  // namespace membench::detail

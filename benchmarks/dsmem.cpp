@@ -1,0 +1,66 @@
+//==============================================================================
+// dsmem: distributed shared memory, a cluster's blocks reading each other
+//
+// Hopper lets the blocks of a thread-block cluster (2..8 blocks, on SMs of
+// one GPC) load from each other's shared memory. Each block holds 128 KiB,
+// so each SM holds one block and "remote" always crosses the SM-to-SM
+// network. read_local / read_remote: every thread reads its own block's or
+// the next block's buffer with 16-byte loads (bytes_per_second against the
+// shared-memory peak, 128 bytes per SM per clock: the ceiling both share).
+// chase_local / chase_remote: one thread per block follows a random cyclic
+// chain through it (latency_ns, latency_cycles). The hypothesis: a remote
+// load costs several times the latency of a local one and its bandwidth is
+// bound by the network, not the banks; the cluster size should change
+// neither much while each block reads one neighbour.
+//==============================================================================
+#include <cstdint>
+
+#include "family.hpp"
+#include "membench/cuda.hpp"
+#include "membench/dsmem.hpp"
+
+namespace membench::bench {
+
+namespace {
+
+constexpr std::uint32_t kSeed = 0xD5;
+
+CaseDefinition define(const DsmemConfig& c) {
+  std::string why;
+  if (!dsmem_config_supported(c, &why) || !dsmem_available(&why)) throw CaseSkipped(why);
+  CaseDefinition d;
+  MEMBENCH_CUDA(kernel_shape(c, &d.shape));
+  const unsigned grid = d.shape.grid;
+  d.input_elements = dsmem_input_elements(c, grid);
+  d.output_elements = grid;
+  d.output_type = Element::f64;
+  d.seed = kSeed;
+  if (dsmem_chases(c.variant)) {
+    d.input_type = Element::u32;
+    d.fill = [](void* in, cudaStream_t s) { return dsmem_fill_chain(in, s); };
+    d.work.dependent_loads = static_cast<double>(kDsmemChaseSteps);
+    d.work.model.push_back({"chain_nodes", static_cast<double>(dsmem_chain_nodes())});
+  } else {
+    d.work.bytes = dsmem_bytes(c, grid);
+    d.work.peak_bytes_per_second = session_device().smem_peak_bytes_per_second;
+    d.work.model.push_back({"model_bytes_per_second", session_device().smem_peak_bytes_per_second});
+  }
+  d.work.model.push_back({"remote", dsmem_remote(c.variant) ? 1.0 : 0.0});
+  d.launch = [c](const void* in, void* out, cudaStream_t s) { return launch(c, in, static_cast<double*>(out), s); };
+  d.expected_f64 = [c](std::size_t b) { return dsmem_expected(c, static_cast<unsigned>(b), kSeed); };
+  return d;
+}
+
+void cases(Family& f) {
+  for (DsmemVariant v : kDsmemVariants.all())
+    f.add(std::string(kDsmemVariants(v)), {"cluster"},
+          [v](const CaseArgs& a) { return define({v, a.integer("cluster")}); });
+}
+
+const Registrar registrar{{"dsmem",
+                           {axis("cluster", "blocks per thread-block cluster", {2, 4, 8}, 1, kDsmemMaxCluster)},
+                           cases}};
+
+}  // namespace
+
+}  // namespace membench::bench
