@@ -102,6 +102,26 @@ TEST(StreamKernels, EveryKernelTypeAndBlockSize) {
         }
 }
 
+TEST(StreamKernels, FloatReadFoldsItsSumsExactly) {
+  // 2^27 + 5 floats: every block of the resident grid takes more chunks than
+  // the fold interval, so the float partial sums are folded several times.
+  MEMBENCH_REQUIRE_GPU();
+  for (int block : {256, 1024}) {
+    const StreamConfig c = config(StreamKernel::read, StreamType::f32, (std::size_t{1} << 27) + 5, block);
+    KernelShape shape;
+    ASSERT_EQ(kernel_shape(c, &shape), cudaSuccess);
+    DeviceBuffer<float> in(stream_input_elements(c));
+    DeviceBuffer<double> out(shape.grid);
+    MEMBENCH_CUDA(launch_fill_pattern(in.get(), in.size(), 5, nullptr));
+    MEMBENCH_CUDA(launch_poison(out.get(), out.bytes(), nullptr));
+    MEMBENCH_CUDA(launch(c, in.get(), out.get(), nullptr));
+    MEMBENCH_CUDA(cudaDeviceSynchronize());
+    const auto bad = all_mismatches(copy_to_host(out.get(), out.size()),
+                                    [&](std::size_t i) { return stream_expected(c, i, 5, shape.grid); });
+    EXPECT_FALSE(bad) << "block " << block << ": " << describe(*bad, "out");
+  }
+}
+
 TEST(StreamKernels, LauncherRefusesBlockSizesItDoesNotBuild) {
   MEMBENCH_REQUIRE_GPU();
   DeviceBuffer<double> buf(64);

@@ -3,12 +3,13 @@
 // Every kernel walks "slots": slot s < n / L is the 16-byte vector s (L
 // elements), the slots after it are the last n % L elements one by one. An
 // elementwise kernel gives each thread one slot; a reduction gives each block
-// kStreamReduceUnroll x BLOCK consecutive slots, thread t taking every
+// stream_reduce_unroll(K) x BLOCK consecutive slots, thread t taking every
 // BLOCK-th, all loads issued before the first add.
 #include <cub/block/block_reduce.cuh>
 
 #include <algorithm>
 #include <cstring>
+#include <type_traits>
 
 #include "launch_utils.cuh"
 #include "membench/pattern.hpp"
@@ -83,21 +84,30 @@ __global__ void __launch_bounds__(BLOCK) stream_elementwise(const T* __restrict_
   }
 }
 
-// A resident grid walks the chunks of kStreamReduceUnroll x BLOCK slots:
+// A resident grid walks the chunks of stream_reduce_unroll(K) x BLOCK slots:
 // block b takes chunks b, b + grid, ... and writes one partial sum, so the
-// block reduction's cost is paid once per block, not once per chunk.
+// block reduction's cost is paid once per block, not once per chunk. A
+// float read adds in float (a multiple of 1/4 under 257 per element, 32 per
+// chunk, folded into the double sum every kFoldEvery chunks, so every float
+// sum stays below 2^18 and exact) and spends no conversion per element;
+// double inputs and the products of dot (sixteenths, up to 2^16) add in
+// double.
 template <class T, int BLOCK, StreamKernel K>
 __global__ void __launch_bounds__(BLOCK) stream_reduce(const T* __restrict__ in, double* __restrict__ partial,
                                                        std::size_t n) {
   constexpr std::size_t L = kLanes<T>;
-  constexpr int U = kStreamReduceUnroll;
+  constexpr int U = stream_reduce_unroll(K);
   constexpr bool kDot = K == StreamKernel::dot;
+  using Acc = std::conditional_t<std::is_same_v<T, float> && !kDot, float, double>;
+  constexpr int kFoldEvery = 16;  // well inside the bound (510 chunks), and reached at the suite's sizes
   const T* a = in;
   const T* b = in + padded<T>(n);
   const std::size_t vectors = n / L;
   const std::size_t chunk_slots = static_cast<std::size_t>(BLOCK) * U;
   const std::size_t chunks = (vectors + n % L + chunk_slots - 1) / chunk_slots;
   double sum = 0.0;
+  Acc part = 0;
+  int since_fold = 0;
   for (std::size_t chunk = blockIdx.x; chunk < chunks; chunk += gridDim.x) {
     const std::size_t first = chunk * chunk_slots + threadIdx.x;
     Pack<T> x[U], y[U];
@@ -114,12 +124,18 @@ __global__ void __launch_bounds__(BLOCK) stream_reduce(const T* __restrict__ in,
       const std::size_t slot = first + static_cast<std::size_t>(k) * BLOCK;
       if (slot < vectors) {
 #pragma unroll
-        for (std::size_t l = 0; l < L; ++l) sum += static_cast<double>(kDot ? x[k].x[l] * y[k].x[l] : x[k].x[l]);
+        for (std::size_t l = 0; l < L; ++l) part += static_cast<Acc>(kDot ? x[k].x[l] * y[k].x[l] : x[k].x[l]);
       } else if (const std::size_t e = vectors * L + (slot - vectors); e < n) {
-        sum += static_cast<double>(kDot ? a[e] * b[e] : a[e]);
+        part += static_cast<Acc>(kDot ? a[e] * b[e] : a[e]);
       }
     }
+    if (++since_fold == kFoldEvery) {
+      sum += part;
+      part = 0;
+      since_fold = 0;
+    }
   }
+  sum += part;
   using Reduce = cub::BlockReduce<double, BLOCK>;
   __shared__ typename Reduce::TempStorage scratch;
   const double total = Reduce(scratch).Sum(sum);
@@ -136,7 +152,7 @@ std::size_t slots(std::size_t n) {
 }
 
 std::size_t slots_per_block(const StreamConfig& c) {
-  return static_cast<std::size_t>(c.block) * (stream_reduces(c.kernel) ? kStreamReduceUnroll : 1);
+  return static_cast<std::size_t>(c.block) * (stream_reduces(c.kernel) ? stream_reduce_unroll(c.kernel) : 1);
 }
 
 std::size_t slot_count(const StreamConfig& c) {

@@ -29,7 +29,12 @@ using StreamBlocks = IntList<64, 128, 256, 512, 1024>;
 inline constexpr double kStreamScalar = 0.5;   // s: exact on the inputs' multiples of 1/4
 inline constexpr double kStreamFill = 3.25;    // w: what `write` stores (not zero)
 inline constexpr int kStreamVectorBytes = 16;  // one access per thread
-inline constexpr int kStreamReduceUnroll = 4;  // vectors in flight per thread in read and dot
+// Loads in flight per thread in the reductions: eight 16-byte vectors, as
+// eight slots of read or four of dot (two arrays).
+inline constexpr int kStreamReduceVectors = 8;
+constexpr int stream_reduce_unroll(StreamKernel k) {
+  return k == StreamKernel::dot ? kStreamReduceVectors / 2 : kStreamReduceVectors;
+}
 
 struct StreamConfig {
   StreamKernel kernel = StreamKernel::copy;
