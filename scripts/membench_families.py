@@ -29,11 +29,12 @@ FAMILIES: dict[str, Family] = {
         "swizzle": "shared_swizzle",
         "conflict_degree": "conflict_degree",
     }),
-    "async": Family("Async copy: sync vs memcpy_async vs pipeline vs bulk", {
+    "async": Family("Async copy: sync vs memcpy_async vs pipeline vs bulk vs tma", {
         "sync": "async_sync",
         "memcpy_async": "async_memcpy_async",
         "pipeline": "async_pipeline",
         "bulk": "async_bulk",
+        "tma": "async_tma",
     }),
     "stream": Family("Stream: the traffic mixes against the DRAM peak", {
         "read": "stream_reduce",
@@ -43,6 +44,16 @@ FAMILIES: dict[str, Family] = {
         "scale": "stream_elementwise",
         "add": "stream_elementwise",
         "triad": "stream_elementwise",
+    }),
+    "hierarchy": Family("Memory hierarchy: read bandwidth and latency by working set", {
+        "bandwidth": "hierarchy_read",
+        "latency": "hierarchy_chase",
+    }),
+    "dsmem": Family("Distributed shared memory: a cluster's blocks reading each other", {
+        "read_local": "dsmem_read",
+        "read_remote": "dsmem_read",
+        "chase_local": "dsmem_chase",
+        "chase_remote": "dsmem_chase",
     }),
 }
 

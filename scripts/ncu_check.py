@@ -30,8 +30,16 @@ For each case it prints the model next to the counters:
   dram_read_bytes         dram__bytes_read.sum, for cases with n >= 2^24 (arrays of
   dram_write_bytes        dram__bytes_write.sum  64 MiB and more, far past the L2); a side
                           under 1% of the case's modelled traffic is information only
-  time (cases >= 64 MiB)  the timing run's per-launch time vs gpu__time_duration,
-                          both with a cold L2. An event pair also times the
+  l2_read_bytes           hierarchy/bandwidth: lts__t_sectors_srcunit_tex_op_read x 32
+                          (what the L1s asked of the L2; for a set held in L1 a bound,
+                          information only), and its dram_read_bytes (a
+                          level held in a cache must read under 1% of its bytes from
+                          DRAM); information only for working sets from half to four
+                          times a level's reported size, where a cache holds part
+  l1_hit_pct              hierarchy/bandwidth: l1tex global-load sector hit rate against
+                          100 (held in L1) or 0 (information only)
+  time (cases >= 64 MiB   the timing run's per-launch time vs gpu__time_duration,
+  read from DRAM)         both with a cold L2. An event pair also times the
                           launch's start on the GPU (about 1-2 us) that ncu's
                           duration leaves out, so they agree when within
                           max(--time-tolerance %, --time-slack-us)
@@ -51,6 +59,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+import levels
 import membench_families as families
 import membench_results as mr
 
@@ -60,7 +69,12 @@ COUNTER_METRICS = [
     "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
     "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",
     "smsp__inst_executed_op_shared_ld.sum",
+    "lts__t_sectors_srcunit_tex_op_read.sum",
+    "l1tex__t_sector_pipe_lsu_mem_global_op_ld_hit_rate.pct",
 ]
+L2_READ_SECTORS = "lts__t_sectors_srcunit_tex_op_read.sum"
+L1_HIT_RATE = "l1tex__t_sector_pipe_lsu_mem_global_op_ld_hit_rate.pct"
+SECTOR_BYTES = 32
 DRAM_METRICS = ["dram__bytes_read.sum", "dram__bytes_write.sum"]
 TIME_METRIC = "gpu__time_duration.sum"
 METRICS = [TIME_METRIC, *COUNTER_METRICS, *DRAM_METRICS]  # every column parse_csv reads
@@ -221,12 +235,41 @@ def dram_checks(case: mr.Case, group: list[dict], tolerance: float) -> list[Chec
     return out
 
 
+def near_a_level(doc: dict, working_set: int) -> bool:
+    """Whether a working set is from half to four times a reported level size (a cache holds part of it)."""
+    return any(size / 2 <= working_set <= 4 * size for _, size in levels.device_sizes(doc))
+
+
+def hierarchy_checks(doc: dict, case: mr.Case, row: dict, dram_group: list[dict], tolerance: float) -> list[Check]:
+    """hierarchy/bandwidth: the bytes each level serves, and the L1 hit rate, against the counters."""
+    ws = case.params.get("working_set")
+    if case.variant != "bandwidth" or not isinstance(ws, int):
+        return []
+    judged = None if near_a_level(doc, ws) else tolerance
+    out = []
+    model, sectors, level = case.median("l2_read_bytes"), row.get(L2_READ_SECTORS), case.median("model_level")
+    if model and sectors is not None:
+        # Held in L1 the model is a bound (each SM's first read), not a count.
+        out.append(Check(case.name, "l2_read_bytes", model, sectors * SECTOR_BYTES, None if level == 1 else judged))
+    model, measured, read = case.median("dram_read_bytes"), median_of(dram_group, "dram__bytes_read.sum"), case.median("bytes")
+    if measured is not None and model is not None and read:
+        # Held in a cache (model 0): agrees while under 1% of the bytes read come from DRAM.
+        out.append(Check(case.name, "dram_read_bytes", model, measured, judged, 0.0 if model else SMALL_SHARE * read))
+    hit = row.get(L1_HIT_RATE)
+    if hit is not None and level:
+        out.append(Check(case.name, "l1_hit_pct", 100.0 if level == 1 else 0.0, hit, judged if level == 1 else None))
+    return out
+
+
 def time_check(case: mr.Case, timed: mr.Case | None, duration: float | None, tolerance: float,
                slack_ns: float) -> list[Check]:
-    """The cold-L2 event time per launch against ncu's median duration, for cases of 64 MiB or more."""
+    """The cold-L2 event time per launch against ncu's median duration, for cases of 64 MiB or more
+    whose data comes from DRAM (a hierarchy case held in a cache is left out: ncu's cache control
+    empties more than the L2 the timing run flushes)."""
     bytes_ = case.median("bytes")
     event = timed.median("real_time") if timed else None
-    if bytes_ is None or bytes_ < MIB64 or not duration or not event:
+    level = case.median("model_level")
+    if bytes_ is None or bytes_ < MIB64 or not duration or not event or (level is not None and level < 3):
         return []
     return [Check(case.name, "time_ns", event, duration, tolerance, slack_ns)]
 
@@ -241,8 +284,11 @@ def evaluate(doc: dict, rows: list[dict], tolerance: float, time_tolerance: floa
     dram = {c.name: g for c, g in pair(doc, dram_rows)} if dram_rows else {}
     out = []
     for case, group in pair(doc, rows):
-        out.extend(model_checks(case, group[0], tolerance))
-        out.extend(dram_checks(case, dram.get(case.name, []), tolerance))
+        if case.family == "hierarchy":
+            out.extend(hierarchy_checks(doc, case, group[0], dram.get(case.name, []), tolerance))
+        else:
+            out.extend(model_checks(case, group[0], tolerance))
+            out.extend(dram_checks(case, dram.get(case.name, []), tolerance))
         # Without a timing run or a time pass: the counters run's own time and duration.
         out.extend(time_check(case, timed_cases.get(case.name, case),
                               durations.get(case.name) or group[0].get(TIME_METRIC), time_tolerance,

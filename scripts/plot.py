@@ -2,7 +2,8 @@
 
     python scripts/plot.py RESULTS.json --out DIR [--formats png,svg]
 
-One figure per family found (global, layout, shared, async), each titled with
+One figure per family found (global, layout, shared, async, stream, hierarchy,
+dsmem), each titled with
 the GPU from the file's context, written as DIR/<family>.png and .svg.
 Works on files holding any subset of families.
 """
@@ -12,6 +13,7 @@ import sys
 from collections import defaultdict
 from pathlib import Path
 
+import levels
 import membench_families as families
 import membench_results as mr
 
@@ -259,8 +261,69 @@ def plot_stream(doc: dict, cases: list[mr.Case], fig: plt.Figure) -> None:
     fig.suptitle(title(doc, families.title_of("stream")))
 
 
+def mark_levels(doc: dict, ax) -> None:
+    """Vertical lines at the level sizes the device reports."""
+    for label, reported in levels.device_sizes(doc):
+        ax.axvline(reported, color="red", ls=":", alpha=0.7)
+        ax.annotate(f"{label}\n{levels.size(reported)}", (reported, 1), xycoords=("data", "axes fraction"),
+                    xytext=(3, -3), textcoords="offset points", va="top", fontsize=7, color="red")
+
+
+def plot_hierarchy(doc: dict, cases: list[mr.Case], fig: plt.Figure) -> None:
+    """Read bandwidth and latency against the working set, warm and cold, the level sizes marked."""
+    ax_bw, ax_lat = fig.subplots(1, 2)
+    lines: dict[tuple[str, str], list[tuple[int, float]]] = defaultdict(list)
+    ceilings: dict[int, float] = {}
+    for c in cases:
+        ws = c.params.get("working_set")
+        temp = "cold L2" if c.params.get("l2") == "cold" else "warm"
+        if c.variant == "bandwidth":
+            lines[("bandwidth", temp)].append((ws, bw(c)))
+            level, ceiling = c.median("model_level"), c.median("model_bytes_per_second")
+            if level and ceiling:
+                ceilings[int(level)] = ceiling / GB
+        elif c.variant == "latency" and c.median("latency_ns"):
+            lines[("latency", f"{temp}, nodes {levels.size(c.params.get('chase_stride', 0))} apart")].append(
+                (ws, c.median("latency_ns")))
+    for (kind, label), points in sorted(lines.items()):
+        points.sort()
+        ax = ax_bw if kind == "bandwidth" else ax_lat
+        ax.plot([p[0] for p in points], [p[1] for p in points], "o-", ms=3, label=label)
+    for level, ceiling in sorted(ceilings.items()):
+        name = {1: "L1", 2: "L2 (assumed)", 3: "DRAM"}.get(level, str(level))
+        ax_bw.axhline(ceiling, ls="--", alpha=0.4, color="grey")
+        ax_bw.annotate(f"model ceiling {name}", (0, ceiling), xycoords=("axes fraction", "data"), xytext=(3, 2),
+                       textcoords="offset points", fontsize=6, color="grey")
+    for ax in (ax_bw, ax_lat):
+        ax.set_xscale("log", base=2)
+        mark_levels(doc, ax)
+    ax_lat.set_yscale("log")
+    finish(ax_bw, "working set (bytes)", "read bandwidth (GB/s)", "hierarchy/bandwidth: the whole grid re-reads the set",
+           any(k == "bandwidth" for k, _ in lines))
+    finish(ax_lat, "working set (bytes)", "latency per dependent load (ns)", "hierarchy/latency: a random pointer chase",
+           any(k == "latency" for k, _ in lines))
+    fig.suptitle(title(doc, families.title_of("hierarchy")))
+
+
+def plot_dsmem(doc: dict, cases: list[mr.Case], fig: plt.Figure) -> None:
+    """Local against remote shared memory, by cluster size: bandwidth and latency."""
+    ax_bw, ax_lat = fig.subplots(1, 2)
+    for variant, ax, value in (("read_local", ax_bw, bw), ("read_remote", ax_bw, bw),
+                               ("chase_local", ax_lat, lambda c: c.median("latency_ns") or 0.0),
+                               ("chase_remote", ax_lat, lambda c: c.median("latency_ns") or 0.0)):
+        points = sorted((c.params.get("cluster", 0), value(c)) for c in cases if c.variant == variant)
+        if points:
+            ax.plot([p[0] for p in points], [p[1] for p in points], "o-", label=variant)
+    peak = mr.context_number(doc, "smem_peak_bytes_per_second")
+    if peak:
+        ax_bw.axhline(peak / GB, color="red", ls="--", alpha=0.6, label="shared-memory peak (128 B/clk/SM)")
+    finish(ax_bw, "blocks per cluster", "read bandwidth (GB/s)", "dsmem: every thread reads a buffer", True)
+    finish(ax_lat, "blocks per cluster", "latency per dependent load (ns)", "dsmem: one thread chases a chain", True)
+    fig.suptitle(title(doc, families.title_of("dsmem")))
+
+
 PLOTTERS = {"global": plot_global, "layout": plot_layout, "shared": plot_shared, "async": plot_async,
-            "stream": plot_stream}
+            "stream": plot_stream, "hierarchy": plot_hierarchy, "dsmem": plot_dsmem}
 
 
 def make_figures(doc: dict, out_dir: Path, formats: list[str]) -> list[Path]:

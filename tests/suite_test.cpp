@@ -132,6 +132,10 @@ TEST(SweepFiles, CiIsASmallSetOfEveryFamily) {
             "async/pipeline/n:67108864/tile:1024/stages:2/flops:64/manual_time\n"
             "async/bulk/n:67108864/tile:1024/stages:2/flops:0/manual_time\n"
             "async/bulk/n:67108864/tile:1024/stages:2/flops:64/manual_time\n"
+            "async/tma/n:67108864/tile:1024/stages:2/flops:0/manual_time\n"
+            "async/tma/n:67108864/tile:1024/stages:2/flops:64/manual_time\n"
+            "dsmem/read_remote/cluster:2/manual_time\n"
+            "dsmem/chase_remote/cluster:2/manual_time\n"
             "global/coalesced/n:67108864/manual_time\n"
             "global/strided/n:67108864/stride:2/manual_time\n"
             "global/strided/n:67108864/stride:16/manual_time\n"
@@ -139,6 +143,10 @@ TEST(SweepFiles, CiIsASmallSetOfEveryFamily) {
             "global/strided_full_grid/n:67108864/stride:16/manual_time\n"
             "global/vectorized/n:67108864/vec:4/ilp:1/persistent:0/manual_time\n"
             "global/memcpy/n:67108864/manual_time\n"
+            "hierarchy/bandwidth/working_set:1048576/manual_time\n"
+            "hierarchy/bandwidth/working_set:1073741824/manual_time\n"
+            "hierarchy/latency/working_set:1048576/chase_stride:128/manual_time\n"
+            "hierarchy/latency/working_set:1073741824/chase_stride:128/manual_time\n"
             "layout/aos/n:16777216/fields:4/manual_time\n"
             "layout/aos/n:16777216/fields:1/manual_time\n"
             "layout/soa/n:16777216/fields:4/manual_time\n"
@@ -150,7 +158,8 @@ TEST(SweepFiles, CiIsASmallSetOfEveryFamily) {
             "shared/conflict_degree/shared_stride:1/width:4/manual_time\n"
             "shared/conflict_degree/shared_stride:2/width:4/manual_time\n"
             "shared/conflict_degree/shared_stride:32/width:4/manual_time\n"
-            "shared/conflict_degree/shared_stride:33/width:4/manual_time\n");
+            "shared/conflict_degree/shared_stride:33/width:4/manual_time\n"
+            "stream/triad/type:float/n:67108864/block:256/manual_time\n");
 }
 
 TEST(ExitStatus, UsageErrorsAreOneLineAndExitCode2) {

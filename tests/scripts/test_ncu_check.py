@@ -20,7 +20,9 @@ def make_csv(rows: list[dict]) -> str:
     """A CSV in the layout of `ncu --import R --csv --page raw --print-units base`."""
     header = ["ID", "Process ID", "Process Name", "Host Name", "Kernel Name", "Context", "Stream", "Block Size",
               "Grid Size", "Device", "CC", *ncu_check.METRICS]
-    units = [""] * 11 + ["ns", "sector", "", "", "", "inst", "byte", "byte"]  # as the H200 printed them
+    # as the H200 printed them
+    units = [""] * 11 + ["ns", "sector", "", "", "", "inst", "sector", "%", "byte", "byte"]
+    assert len(units) == len(header)
     out = io.StringIO()
     w = csv.writer(out, quoting=csv.QUOTE_ALL)
     w.writerow(header)
@@ -275,3 +277,50 @@ def test_a_tiny_side_of_the_traffic_is_information_only():
     checks = ncu_check.evaluate(doc, strided_rows([2]), 5, 2, dram_rows=dram_rows([1e9], [5e4]))
     verdicts = {c.quantity: c.ok for c in checks if c.quantity.startswith("dram")}
     assert verdicts == {"dram_read_bytes": True, "dram_write_bytes": None}
+
+
+def hierarchy_doc(working_sets: list[int]) -> dict:
+    """hierarchy/bandwidth cases on a GPU with a 256 KiB L1 and a 60 MiB L2, 2 GiB read per launch."""
+    read = 2.0 * 2**30
+    benchmarks = []
+    for ws in working_sets:
+        level = 1 if ws <= 256 * 2**10 else 2 if ws <= 60 * 2**20 else 3
+        name = f"hierarchy/bandwidth/working_set:{ws}/manual_time"
+        benchmarks.append({"name": name, "run_name": name, "run_type": "iteration", "real_time": 200.0,
+                           "time_unit": "us", "bytes": read, "bytes_per_second": 1e13, "model_level": level,
+                           "l2_read_bytes": min(read, 132.0 * ws) if level == 1 else read,
+                           "dram_read_bytes": read if level == 3 else 0.0})
+    context = {"gpu_name": "NVIDIA H200", "l1_shared_bytes_per_sm": str(256 * 2**10), "l2_bytes": str(60 * 2**20)}
+    return {"context": context, "benchmarks": benchmarks}
+
+
+def hierarchy_rows(l2_bytes: list[float], hit_pct: list[float]) -> list[dict]:
+    kernel = "membench::kernels::hierarchy_read(const float4 *, double *, unsigned long, unsigned long, unsigned int)"
+    return [{"kernel": kernel, "gpu__time_duration.sum": 200_000, "lts__t_sectors_srcunit_tex_op_read.sum": b / 32,
+             "l1tex__t_sector_pipe_lsu_mem_global_op_ld_hit_rate.pct": h} for b, h in zip(l2_bytes, hit_pct)]
+
+
+def test_hierarchy_bytes_per_level_and_l1_hits():
+    read = 2.0 * 2**30
+    sets = [16 * 2**10, 4 * 2**20, 1 * 2**30]  # L1, L2, DRAM, each far from a level's size
+    doc = hierarchy_doc(sets)
+    rows = hierarchy_rows([132.0 * 16 * 2**10, read, read], [99.9, 1.0, 0.5])
+    dram = [{"kernel": rows[0]["kernel"], "dram__bytes_read.sum": b} for b in (1e5, 1e6, read * 1.01)]
+    checks = {(c.case.split("/")[2], c.quantity): c.ok for c in ncu_check.evaluate(doc, rows, 5, 2, dram_rows=dram)}
+    assert checks[("working_set:16384", "l2_read_bytes")] is None  # held in L1: a bound, shown
+    assert checks[("working_set:16384", "l1_hit_pct")] is True
+    assert checks[("working_set:16384", "dram_read_bytes")] is True  # 100 kB of 2 GiB: held in cache
+    assert checks[("working_set:4194304", "l2_read_bytes")] is True
+    assert checks[("working_set:4194304", "l1_hit_pct")] is None
+    assert checks[("working_set:1073741824", "dram_read_bytes")] is True
+
+
+def test_hierarchy_a_cache_level_reading_from_dram_fails_and_boundaries_are_information():
+    read = 2.0 * 2**30
+    sets = [4 * 2**20, 64 * 2**20]  # an L2 set, and one just past the L2
+    doc = hierarchy_doc(sets)
+    rows = hierarchy_rows([read, read], [1.0, 1.0])
+    dram = [{"kernel": rows[0]["kernel"], "dram__bytes_read.sum": b} for b in (0.05 * read, 0.3 * read)]
+    checks = {(c.case.split("/")[2], c.quantity): c.ok for c in ncu_check.evaluate(doc, rows, 5, 2, dram_rows=dram)}
+    assert checks[("working_set:4194304", "dram_read_bytes")] is False
+    assert checks[("working_set:67108864", "dram_read_bytes")] is None

@@ -12,6 +12,8 @@ RECORDINGS = {
     "layout": "h200_global_layout.json",
     "async": "h200_async.json",
     "shared": "h200_shared.json",
+    "hierarchy": "h200_hierarchy.json",
+    "dsmem": "h200_hierarchy.json",
 }
 
 
