@@ -3,7 +3,7 @@
 // Every kernel walks "slots": slot s < n / L is the 16-byte vector s (L
 // elements), the slots after it are the last n % L elements one by one. An
 // elementwise kernel gives each thread one slot; a reduction gives each block
-// stream_reduce_unroll(K) x BLOCK consecutive slots, thread t taking every
+// stream_reduce_unroll(K, type) x BLOCK consecutive slots, thread t taking every
 // BLOCK-th, all loads issued before the first add.
 #include <cub/block/block_reduce.cuh>
 
@@ -84,7 +84,7 @@ __global__ void __launch_bounds__(BLOCK) stream_elementwise(const T* __restrict_
   }
 }
 
-// A resident grid walks the chunks of stream_reduce_unroll(K) x BLOCK slots:
+// A resident grid walks the chunks of stream_reduce_unroll x BLOCK slots:
 // block b takes chunks b, b + grid, ... and writes one partial sum, so the
 // block reduction's cost is paid once per block, not once per chunk. A
 // float read adds in float (a multiple of 1/4 under 257 per element, 32 per
@@ -96,7 +96,7 @@ template <class T, int BLOCK, StreamKernel K>
 __global__ void __launch_bounds__(BLOCK) stream_reduce(const T* __restrict__ in, double* __restrict__ partial,
                                                        std::size_t n) {
   constexpr std::size_t L = kLanes<T>;
-  constexpr int U = stream_reduce_unroll(K);
+  constexpr int U = stream_reduce_unroll(K, std::is_same_v<T, float> ? StreamType::f32 : StreamType::f64);
   constexpr bool kDot = K == StreamKernel::dot;
   using Acc = std::conditional_t<std::is_same_v<T, float> && !kDot, float, double>;
   constexpr int kFoldEvery = 16;  // well inside the bound (510 chunks), and reached at the suite's sizes
@@ -152,7 +152,7 @@ std::size_t slots(std::size_t n) {
 }
 
 std::size_t slots_per_block(const StreamConfig& c) {
-  return static_cast<std::size_t>(c.block) * (stream_reduces(c.kernel) ? stream_reduce_unroll(c.kernel) : 1);
+  return static_cast<std::size_t>(c.block) * (stream_reduces(c.kernel) ? stream_reduce_unroll(c.kernel, c.type) : 1);
 }
 
 std::size_t slot_count(const StreamConfig& c) {

@@ -28,18 +28,23 @@ struct BandwidthConfig {
 };
 
 // How a launch covers the working set: block b reads `steps` consecutive
-// chunks (wrapping at the end) from chunk b x chunks / grid, so the blocks'
-// starting points are spread evenly over the set. Whichever blocks share an
-// SM, and whichever share the GPU at one moment, a chunk is read again only
-// after the SM, and the GPU, have read about the whole set in between: the
-// level that holds the set serves every read after the first. A launch reads
-// at least kHierarchyMinBytes, and every chunk at least once.
+// chunks (wrapping at the end) from its own starting chunk. The starts are
+// the set split evenly among the blocks, handed out in the order
+// b x spread mod grid, with spread about 0.618 x grid and prime to it, so
+// blocks with neighbouring numbers (which the GPU may put on one SM) start
+// far apart. A chunk is then read again only after the SM, and the GPU, have
+// read about the whole set in between, and the level that holds the set
+// serves every read after the first. A launch reads at least
+// kHierarchyMinBytes, and every chunk at least once.
 struct BandwidthPlan {
   unsigned grid = 0;
+  unsigned spread = 1;
   std::uint64_t chunks = 0;
   std::uint64_t steps = 0;  // chunks each block reads
   double bytes = 0;         // read per launch
-  std::uint64_t first_chunk(unsigned block) const { return block * chunks / grid; }
+  std::uint64_t first_chunk(unsigned block) const {
+    return static_cast<std::uint64_t>(block) * spread % grid * chunks / grid;
+  }
 };
 bool bandwidth_config_supported(const BandwidthConfig& c, std::string* why);
 BandwidthPlan bandwidth_plan(const BandwidthConfig& c, unsigned grid);
