@@ -270,8 +270,8 @@ def mark_levels(doc: dict, ax) -> None:
 
 
 def plot_hierarchy(doc: dict, cases: list[mr.Case], fig: plt.Figure) -> None:
-    """Read bandwidth and latency against the working set, warm and cold, the level sizes marked."""
-    ax_bw, ax_lat = fig.subplots(1, 2)
+    """Read bandwidth and latency against the working set (a panel for each present), warm and
+    cold, the level sizes marked."""
     lines: dict[tuple[str, str], list[tuple[int, float]]] = defaultdict(list)
     ceilings: dict[int, float] = {}
     for c in cases:
@@ -285,23 +285,28 @@ def plot_hierarchy(doc: dict, cases: list[mr.Case], fig: plt.Figure) -> None:
         elif c.variant == "latency" and c.median("latency_ns"):
             lines[("latency", f"{temp}, nodes {levels.size(c.params.get('chase_stride', 0))} apart")].append(
                 (ws, c.median("latency_ns")))
+    kinds = sorted({kind for kind, _ in lines})
+    panels = fig.subplots(1, len(kinds), squeeze=False)[0] if kinds else []
+    axes = dict(zip(kinds, panels))
     for (kind, label), points in sorted(lines.items()):
         points.sort()
-        ax = ax_bw if kind == "bandwidth" else ax_lat
-        ax.plot([p[0] for p in points], [p[1] for p in points], "o-", ms=3, label=label)
-    for level, ceiling in sorted(ceilings.items()):
-        name = {1: "L1", 2: "L2 (assumed)", 3: "DRAM"}.get(level, str(level))
-        ax_bw.axhline(ceiling, ls="--", alpha=0.4, color="grey")
-        ax_bw.annotate(f"model ceiling {name}", (0, ceiling), xycoords=("axes fraction", "data"), xytext=(3, 2),
-                       textcoords="offset points", fontsize=6, color="grey")
-    for ax in (ax_bw, ax_lat):
+        axes[kind].plot([p[0] for p in points], [p[1] for p in points], "o-", ms=3, label=label)
+    if "bandwidth" in axes:
+        ax = axes["bandwidth"]
+        for level, ceiling in sorted(ceilings.items()):
+            name = {1: "L1", 2: "L2 (assumed)", 3: "DRAM"}.get(level, str(level))
+            ax.axhline(ceiling, ls="--", alpha=0.4, color="grey")
+            ax.annotate(f"model ceiling {name}", (0, ceiling), xycoords=("axes fraction", "data"), xytext=(3, 2),
+                        textcoords="offset points", fontsize=6, color="grey")
+        finish(ax, "working set (bytes)", "read bandwidth (GB/s)", "hierarchy/bandwidth: the whole grid re-reads the set",
+               True)
+    if "latency" in axes:
+        axes["latency"].set_yscale("log")
+        finish(axes["latency"], "working set (bytes)", "latency per dependent load (ns)",
+               "hierarchy/latency: a random pointer chase", True)
+    for ax in axes.values():
         ax.set_xscale("log", base=2)
         mark_levels(doc, ax)
-    ax_lat.set_yscale("log")
-    finish(ax_bw, "working set (bytes)", "read bandwidth (GB/s)", "hierarchy/bandwidth: the whole grid re-reads the set",
-           any(k == "bandwidth" for k, _ in lines))
-    finish(ax_lat, "working set (bytes)", "latency per dependent load (ns)", "hierarchy/latency: a random pointer chase",
-           any(k == "latency" for k, _ in lines))
     fig.suptitle(title(doc, families.title_of("hierarchy")))
 
 
