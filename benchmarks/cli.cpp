@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
 #include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -383,8 +385,19 @@ void apply(const Arg& a, const AxisTable& axes, Options& o, std::map<std::string
     else refuse(name, v, "expects warm, cold or both");
   } else if (name == "device") {
     const std::string& v = need_value();
-    if (v.find_first_of(",:") != std::string::npos) refuse(name, v, "expects one device ordinal");
-    o.device = parse_int(name, v, 0, 1024);
+    o.device = DeviceSelection{};
+    if (v == "all") {
+      o.device.kind = DeviceSelection::Kind::all;
+    } else if (v == "local") {
+      o.device.kind = DeviceSelection::Kind::local;
+    } else {
+      AxisSpec ordinals;
+      ordinals.name = name;
+      ordinals.min = 0;
+      ordinals.max = 1023;
+      o.device.ordinals.clear();
+      for (auto d : parse_list(ordinals, v)) o.device.ordinals.push_back(static_cast<int>(d));
+    }
   } else if (name == "min_batches") {
     o.measure.min_batches = parse_int(name, need_value(), 1, 100000);
   } else if (name == "max_noise") {
@@ -553,7 +566,11 @@ std::string usage(const AxisTable& axes) {
      << "  --max_time=SECONDS       per case: stop there and report noisy = 1 (default " << d.max_seconds << ")\n"
      << "  --throttle=PCT           discard batches that ran below PCT of the peak SM clock (default "
      << d.throttle_pct << ")\n"
-     << "  --device=N               CUDA device ordinal (default 0)\n"
+     << "  --device=LIST|all|local  the GPUs to measure, one after another (default 0); with more than\n"
+     << "                           one, cases are named family/variant/device:K/...; local: the\n"
+     << "                           launcher's local rank (SLURM_LOCALID, OMPI_COMM_WORLD_LOCAL_RANK,\n"
+     << "                           MPI_LOCALRANKID, LOCAL_RANK)\n"
+     << "  --benchmark_out=PATTERN  {host}, {rank} and {device} in the name are filled in\n"
      << "  --sweep=FILE.json        any of these flags as a JSON object (Google Benchmark's too, e.g.\n"
      << "                           \"benchmark_filter\"); flags on the command line win, key by key\n\n"
      << "Exit status: 0 every selected case ran and verified (cases this GPU cannot run are skipped\n"
@@ -585,9 +602,93 @@ std::string describe_sweep(const Options& options, const AxisTable& axes) {
   j["max_noise"] = options.measure.max_noise_pct;
   j["max_time"] = options.measure.max_seconds;
   j["throttle"] = options.measure.throttle_pct;
-  j["device"] = options.device;
+  const char* kinds[] = {"list", "all", "local"};
+  if (options.device.kind == DeviceSelection::Kind::list) j["device"] = options.device.ordinals;
+  else j["device"] = kinds[static_cast<int>(options.device.kind)];
   if (!options.sweep_file.empty()) j["sweep_file"] = options.sweep_file;
   return j.dump();
+}
+
+Environment process_environment() {
+  return [](const std::string& name) -> std::optional<std::string> {
+    const char* v = std::getenv(name.c_str());
+    if (v == nullptr) return std::nullopt;
+    return std::string(v);
+  };
+}
+
+namespace {
+
+// The first of `names` that is set: its name and value as a rank.
+std::optional<std::pair<std::string, int>> first_rank(const Environment& env, std::initializer_list<const char*> names) {
+  for (const char* name : names) {
+    const auto v = env(name);
+    if (!v) continue;
+    char* end = nullptr;
+    errno = 0;
+    const long r = std::strtol(v->c_str(), &end, 10);
+    if (v->empty() || *end != '\0' || errno != 0 || r < 0 || r > 1 << 30)
+      throw UsageError(std::string(name) + "=" + *v + ": not a rank (a non-negative integer)");
+    return std::make_pair(std::string(name), static_cast<int>(r));
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+LauncherInfo launcher_info(const Environment& env) {
+  LauncherInfo info;
+  if (const auto local = first_rank(env, {"SLURM_LOCALID", "OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID", "LOCAL_RANK"})) {
+    info.local_rank_variable = local->first;
+    info.local_rank = local->second;
+  }
+  if (const auto rank = first_rank(env, {"SLURM_PROCID", "OMPI_COMM_WORLD_RANK", "PMI_RANK", "RANK"}))
+    info.rank = rank->second;
+  for (const char* name : {"SLURM_JOB_ID", "PBS_JOBID", "LSB_JOBID"}) {
+    if (const auto v = env(name)) {
+      info.job_id = *v;
+      break;
+    }
+  }
+  return info;
+}
+
+std::vector<int> resolve_devices(const DeviceSelection& selection, int visible, const LauncherInfo& launcher) {
+  switch (selection.kind) {
+    case DeviceSelection::Kind::all: {
+      std::vector<int> all;
+      for (int d = 0; d < visible; ++d) all.push_back(d);
+      return all;
+    }
+    case DeviceSelection::Kind::local: {
+      if (!launcher.local_rank)
+        throw UsageError("--device=local: no local rank is set (SLURM_LOCALID, OMPI_COMM_WORLD_LOCAL_RANK, "
+                         "MPI_LOCALRANKID or LOCAL_RANK); start membench under a launcher or pass --device=N");
+      if (visible == 1) return {0};  // the launcher bound this process to its GPU
+      if (*launcher.local_rank >= visible)
+        throw UsageError("--device=local: " + launcher.local_rank_variable + "=" + std::to_string(*launcher.local_rank) +
+                         " but only " + std::to_string(visible) + " device(s) visible");
+      return {*launcher.local_rank};
+    }
+    case DeviceSelection::Kind::list:
+      break;
+  }
+  for (int d : selection.ordinals)
+    if (d >= visible)
+      throw UsageError("--device=" + std::to_string(d) + ": only " + std::to_string(visible) + " device(s) visible");
+  return selection.ordinals;
+}
+
+std::string expand_output_pattern(const std::string& pattern, const std::string& host, const LauncherInfo& launcher,
+                                  int device) {
+  const int rank = launcher.rank ? *launcher.rank : launcher.local_rank ? *launcher.local_rank : 0;
+  const std::pair<std::string, std::string> fields[] = {
+      {"{host}", host}, {"{rank}", std::to_string(rank)}, {"{device}", std::to_string(device)}};
+  std::string out = pattern;
+  for (const auto& [key, value] : fields)
+    for (auto at = out.find(key); at != std::string::npos; at = out.find(key, at + value.size()))
+      out.replace(at, key.size(), value);
+  return out;
 }
 
 CaseFilter::CaseFilter(const std::string& spec) {

@@ -12,7 +12,9 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
+#include <optional>
 #include <optional>
 #include <regex>
 #include <stdexcept>
@@ -75,11 +77,20 @@ struct MeasureOptions {
   L2Mode l2 = L2Mode::warm;      // --l2 (and --l2_flush = --l2=cold)
 };
 
+// --device: the GPUs to measure, one after another in this process.
+struct DeviceSelection {
+  enum class Kind { list, all, local };
+  Kind kind = Kind::list;
+  std::vector<int> ordinals{0};  // Kind::list
+};
+
 struct Options {
   std::map<std::string, std::vector<std::int64_t>> sweep;                          // --axis=LIST
   std::map<std::string, std::map<std::string, std::vector<std::int64_t>>> scoped;  // --family.axis=LIST
   MeasureOptions measure;
-  int device = 0;
+  DeviceSelection device;
+  std::vector<int> run_devices{0};  // `device` resolved by main (resolve_devices); cases run on each
+  bool tag_devices = false;         // name cases .../device:K/... (more than one device in the run)
   std::string sweep_file;
   bool help = false;
   bool list_only = false;        // --benchmark_list_tests
@@ -96,6 +107,39 @@ struct Options {
 // key by key). Google Benchmark's flags (--benchmark_*, --v) are checked and
 // passed through; anything else that is not ours is refused.
 Options parse_command_line(int argc, const char* const* argv, const AxisTable& axes);
+
+// ---- running under a launcher (Slurm, mpirun, torchrun, ...) ------------------
+
+// Reads an environment variable (empty optional when unset); tests pass their own.
+using Environment = std::function<std::optional<std::string>(const std::string& name)>;
+Environment process_environment();
+
+// What the launcher says about this process: its rank on the node (the
+// first of SLURM_LOCALID, OMPI_COMM_WORLD_LOCAL_RANK, MPI_LOCALRANKID,
+// LOCAL_RANK that is set), its global rank (SLURM_PROCID,
+// OMPI_COMM_WORLD_RANK, PMI_RANK, RANK) and the job (SLURM_JOB_ID,
+// PBS_JOBID, LSB_JOBID). A set variable that is not a non-negative integer
+// is a UsageError naming it.
+struct LauncherInfo {
+  std::optional<int> local_rank;
+  std::string local_rank_variable;
+  std::optional<int> rank;
+  std::string job_id;
+};
+LauncherInfo launcher_info(const Environment& env);
+
+// The device ordinals to run, in order. list: as given, each below
+// `visible`; all: 0 .. visible-1; local: the launcher's local rank, or the
+// one visible device when the launcher has already bound each process to
+// its GPU (CUDA_VISIBLE_DEVICES). Throws UsageError (one line) when no
+// local rank is set or an ordinal is not visible.
+std::vector<int> resolve_devices(const DeviceSelection& selection, int visible, const LauncherInfo& launcher);
+
+// --benchmark_out=PATTERN: {host}, {rank} (the global rank, else the local
+// rank, else 0) and {device} (the first device measured) replaced, so that
+// processes under one launcher write different files.
+std::string expand_output_pattern(const std::string& pattern, const std::string& host, const LauncherInfo& launcher,
+                                  int device);
 
 // The usage text for --help, made from the declared axes.
 std::string usage(const AxisTable& axes);

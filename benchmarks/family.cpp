@@ -87,11 +87,17 @@ cli::AxisTable axis_table() {
 }
 
 std::vector<std::string> register_families(const cli::Options& options) {
+  // Device by device, so that the session moves to the next GPU only once.
   std::vector<std::string> names;
-  for (const auto& spec : registered_families()) {
-    Family family(spec, options);
-    spec.cases(family);
-    names.insert(names.end(), family.case_names().begin(), family.case_names().end());
+  for (const int device : options.run_devices) {
+    cli::Options one = options;
+    one.run_devices = {device};
+    one.tag_devices = options.run_devices.size() > 1;
+    for (const auto& spec : registered_families()) {
+      Family family(spec, one);
+      spec.cases(family);
+      names.insert(names.end(), family.case_names().begin(), family.case_names().end());
+    }
   }
   return names;
 }

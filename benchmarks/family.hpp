@@ -73,7 +73,8 @@ class Family {
 
 // Every family's axes, for the command line.
 cli::AxisTable axis_table();
-// Registers every family's cases with Google Benchmark; returns their names.
+// Registers every family's cases with Google Benchmark, for each of
+// options.run_devices in turn; returns their names.
 std::vector<std::string> register_families(const cli::Options& options);
 
 }  // namespace membench::bench

@@ -135,6 +135,8 @@ void verify(const Prepared& p) {
   else
     bad = all_mismatches(copy_to_host(static_cast<const double*>(p.out()), def.output_elements), def.expected_f64);
   if (bad) throw CaseFailed(describe(*bad, "out"));
+  if (def.check)
+    if (const auto wrong = def.check()) throw CaseFailed(*wrong);
 }
 
 void fill_input(const Prepared& p, cudaStream_t stream) {
@@ -321,6 +323,7 @@ void set_counters(benchmark::State& state, const Prepared& p, const BatchSummary
   c["batch_launches"] = p.batch_launches;
   c["throttled_batches"] = s.throttled_batches;
   c["sm_clock_mhz"] = s.clock_mhz;
+  c["device"] = g_session.device.ordinal;
   if (p.facts) {
     c["grid"] = p.def.shape.grid;
     c["block"] = p.def.shape.block;
@@ -368,11 +371,20 @@ void note_failure(const std::string& key, const std::string& message) {
   if (cudaDeviceSynchronize() != cudaSuccess && g_session.lost.empty()) g_session.lost = key + ": " + message;
 }
 
+// Moves the session to `device` (the previous device's buffers are freed first).
+void use_device(int device) {
+  if (g_session.stream && g_session.device.ordinal == device) return;
+  const cli::MeasureOptions measure = g_session.measure;
+  end_session();
+  start_session(device, measure);
+}
+
 void run_case(benchmark::State& state, const std::string& name, const std::vector<std::string>& arg_names,
-              const CaseArgs::Fixed& fixed, const Define& define, bool cold) {
+              const CaseArgs::Fixed& fixed, const Define& define, bool cold, int device) {
   const CaseArgs args(arg_names, state, fixed);
   const std::string key = case_key(name, args, arg_names);
   try {
+    use_device(device);
     if (g_cache.key != key) {
       g_cache = CaseCache{};  // frees the previous case's buffers first
       g_cache.key = key;
@@ -440,11 +452,14 @@ std::vector<std::string> register_case(const std::string& name, const std::vecto
   if (options.measure.l2 != cli::L2Mode::warm) modes.push_back(true);
   std::vector<std::string> names;
   const auto variant_end = name.find('/', name.find('/') + 1);  // family/variant[/named:value...]
+  const int device = options.run_devices.empty() ? 0 : options.run_devices.front();
   for (const bool cold : modes) {
+    std::string tags = options.tag_devices ? "/device:" + std::to_string(device) : "";
+    if (cold) tags += "/l2:cold";
     std::string full = name;
-    if (cold) full.insert(variant_end == std::string::npos ? full.size() : variant_end, "/l2:cold");
-    auto* b = benchmark::RegisterBenchmark(full.c_str(), [full, arg_names, fixed, define, cold](benchmark::State& state) {
-      run_case(state, full, arg_names, fixed, define, cold);
+    full.insert(variant_end == std::string::npos ? full.size() : variant_end, tags);
+    auto* b = benchmark::RegisterBenchmark(full.c_str(), [full, arg_names, fixed, define, cold, device](benchmark::State& state) {
+      run_case(state, full, arg_names, fixed, define, cold, device);
     });
     b->ArgsProduct(axes)->ArgNames(arg_names)->UseManualTime()->Unit(benchmark::kMicrosecond);
     // The names Google Benchmark gives them (its ArgsProduct varies the first axis fastest).

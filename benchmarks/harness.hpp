@@ -12,6 +12,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -71,6 +72,10 @@ struct CaseDefinition {
   std::function<float(std::size_t i)> expected;
   std::function<double(std::size_t i)> expected_f64;
   std::function<cudaError_t(void* in, cudaStream_t)> fill;  // empty: the pattern
+  // What the case wrote outside `out` (a host buffer, another GPU's memory),
+  // checked after `out`: an empty result, or what is wrong. The case poisons
+  // that memory itself, in its define.
+  std::function<std::optional<std::string>()> check;
   KernelShape shape;         // for the occupancy counters (function == nullptr: none)
   bool graphable = true;     // may a batch of launches be captured in a CUDA graph?
   int warm_up_launches = 1;  // before any timing (a chase that must visit its whole working set first)
@@ -108,7 +113,8 @@ using Define = std::function<CaseDefinition(const CaseArgs&)>;
 // Registers `name` (family/variant/[named:value/...]) over the product of
 // `axes` with these ArgNames, manual time and per-launch iterations, once for
 // the warm L2 and, with --l2=cold|both, once more with /l2:cold after the
-// variant. `fixed` holds the named axes' values already in the name. Returns
+// variant; on options.run_devices.front(), named /device:K after the variant
+// when options.tag_devices. `fixed` holds the named axes' values already in the name. Returns
 // the full names of the cases registered (what --benchmark_filter sees).
 std::vector<std::string> register_case(const std::string& name, const std::vector<std::string>& arg_names,
                                        const std::vector<std::vector<std::int64_t>>& axes, const Define& define,
@@ -120,7 +126,8 @@ std::vector<std::string> register_case(const std::string& name, const std::vecto
 // call, before which the work has been done).
 void report_launches(benchmark::State& state, std::int64_t launches, double seconds);
 
-// Process-wide state, set up by main once a device is chosen.
+// Process-wide state, set up by main for the first device; a case on another
+// device moves the session there.
 void start_session(int device, const cli::MeasureOptions& measure);
 void end_session();
 const DeviceInfo& session_device();

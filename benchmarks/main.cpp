@@ -5,7 +5,10 @@
 // before anything touches the GPU.
 #include <benchmark/benchmark.h>
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <nlohmann/json.hpp>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -27,12 +30,25 @@ namespace mb = membench;
 constexpr int kUsage = 2;
 constexpr int kFailed = 1;
 
-void add_context(const mb::cli::Options& options, const mb::cli::AxisTable& axes) {
+void add_context(const mb::cli::Options& options, const mb::cli::AxisTable& axes, const mb::cli::LauncherInfo& launcher) {
   const mb::DeviceInfo& d = mb::bench::session_device();
   const auto add = [](const char* key, const std::string& value) { benchmark::AddCustomContext(key, value); };
   add("membench_version", MEMBENCH_VERSION);
   add("gpu_name", d.name);
   add("gpu_ordinal", std::to_string(d.ordinal));
+  add("gpu_uuid", d.uuid);
+  add("pci_bus_id", d.pci_bus_id);
+  if (options.run_devices.size() > 1) {  // every device of the run, for cases named .../device:K/...
+    nlohmann::json all = nlohmann::json::array();
+    for (int ordinal : options.run_devices) {
+      const mb::DeviceInfo info = mb::query_device(ordinal);
+      all.push_back({{"ordinal", ordinal}, {"name", info.name}, {"uuid", info.uuid}, {"pci_bus_id", info.pci_bus_id}});
+    }
+    add("devices", all.dump());
+  }
+  if (launcher.rank) add("rank", std::to_string(*launcher.rank));
+  if (launcher.local_rank) add("local_rank", std::to_string(*launcher.local_rank));
+  if (!launcher.job_id.empty()) add("job_id", launcher.job_id);
   add("compute_capability", std::to_string(d.cc_major) + "." + std::to_string(d.cc_minor));
   add("sm_count", std::to_string(d.sm_count));
   add("l2_bytes", std::to_string(d.l2_bytes));
@@ -68,16 +84,43 @@ int summarize(std::size_t selected) {
   return 0;
 }
 
+std::string host_name() {
+  char name[256] = {};
+  return gethostname(name, sizeof name - 1) == 0 ? std::string(name) : std::string("unknown-host");
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   mb::cli::Options options;
+  mb::cli::LauncherInfo launcher;
   const mb::cli::AxisTable axes = mb::bench::axis_table();
   try {
     options = mb::cli::parse_command_line(argc, argv, axes);
+    launcher = mb::cli::launcher_info(mb::cli::process_environment());
+    if (options.device.kind == mb::cli::DeviceSelection::Kind::local && !launcher.local_rank)
+      mb::cli::resolve_devices(options.device, 0, launcher);  // refuses: no local rank
   } catch (const mb::cli::UsageError& e) {
     std::cerr << "membench: " << e.what() << '\n';
     return kUsage;
+  }
+
+  // The devices to name the cases for; checked against the visible ones
+  // below, once usage errors, --help and listing (which need no GPU) are done.
+  std::string why;
+  const int visible = mb::visible_devices(&why);
+  try {
+    const bool as_given = options.device.kind == mb::cli::DeviceSelection::Kind::list;
+    options.run_devices = mb::cli::resolve_devices(options.device, as_given ? 1024 : std::max(visible, 1), launcher);
+  } catch (const mb::cli::UsageError& e) {
+    std::cerr << "membench: " << e.what() << '\n';
+    return kUsage;
+  }
+  for (auto& arg : options.passthrough) {
+    const std::string out_flag = "--benchmark_out=";
+    if (arg.rfind(out_flag, 0) == 0)
+      arg = out_flag + mb::cli::expand_output_pattern(arg.substr(out_flag.size()), host_name(), launcher,
+                                                      options.run_devices.front());
   }
   const std::vector<std::string> names = mb::bench::register_families(options);
 
@@ -110,23 +153,24 @@ int main(int argc, char** argv) {
     return 0;
   }
 
-  std::string why;
-  const int devices = mb::visible_devices(&why);
-  if (devices == 0) {
+  if (visible == 0) {
     std::cerr << "membench: no CUDA device visible: " << why << "; nothing to measure\n";
     return kFailed;
   }
-  if (options.device >= devices) {
-    std::cerr << "membench: --device=" << options.device << ": only " << devices << " device(s) visible\n";
+  try {
+    mb::cli::resolve_devices(options.device, visible, launcher);
+  } catch (const mb::cli::UsageError& e) {
+    std::cerr << "membench: " << e.what() << '\n';
     return kUsage;
   }
+  const int first = options.run_devices.front();
   try {
-    mb::bench::start_session(options.device, options.measure);
+    mb::bench::start_session(first, options.measure);
   } catch (const std::exception& e) {
-    std::cerr << "membench: cannot use device " << options.device << ": " << e.what() << '\n';
+    std::cerr << "membench: cannot use device " << first << ": " << e.what() << '\n';
     return kFailed;
   }
-  add_context(options, axes);
+  add_context(options, axes, launcher);
   benchmark::RunSpecifiedBenchmarks();
   mb::bench::end_session();
   benchmark::Shutdown();

@@ -6,6 +6,8 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -161,7 +163,8 @@ TEST(CommandLine, SplitsOwnFlagsFromGoogleBenchmarks) {
   EXPECT_EQ(o.sweep.at("stride"), Values({1, 2, 4}));
   EXPECT_EQ(o.sweep.at("n"), Values({1024}));
   EXPECT_EQ(o.measure.l2, L2Mode::cold);
-  EXPECT_EQ(o.device, 0);
+  EXPECT_EQ(o.device.kind, DeviceSelection::Kind::list);
+  EXPECT_EQ(o.device.ordinals, std::vector<int>{0});
   EXPECT_EQ(o.filter, "strided");
   EXPECT_EQ(o.passthrough.at(0), "membench");
   EXPECT_NE(std::find(o.passthrough.begin(), o.passthrough.end(), "--benchmark_filter=strided"), o.passthrough.end());
@@ -195,7 +198,7 @@ TEST(CommandLine, MeasurementFlags) {
 }
 
 TEST(CommandLine, RefusesUnknownAndMalformedFlags) {
-  for (const char* bad : {"--strde=2", "--n", "stride=2", "-n=2", "--", "--device=-1", "--device=0,1", "--l2_flush=maybe",
+  for (const char* bad : {"--strde=2", "--n", "stride=2", "-n=2", "--", "--device=-1", "--device=0,x", "--l2_flush=maybe",
                           "--sweep="})
     EXPECT_FALSE(args_refusal({bad}).empty()) << bad;
   EXPECT_EQ(args_refusal({"--bogus=1"}), "unknown flag '--bogus=1' (see --help)");
@@ -309,6 +312,85 @@ TEST(Usage, NamesEveryAxisEveryFamilyAndTheExitStatus) {
   for (const char* flag : {"--l2=warm|cold|both", "--min_batches", "--max_noise", "--max_time", "--throttle", "--sweep"})
     EXPECT_NE(text.find(flag), std::string::npos) << flag;
   EXPECT_NE(text.find("Exit status: 0"), std::string::npos);
+}
+
+
+// ---- devices and launchers ----------------------------------------------------
+
+Environment env_of(std::map<std::string, std::string> vars) {
+  return [vars](const std::string& name) -> std::optional<std::string> {
+    const auto it = vars.find(name);
+    if (it == vars.end()) return std::nullopt;
+    return it->second;
+  };
+}
+
+TEST(Devices, ListAllAndLocalParse) {
+  EXPECT_EQ(parse_args({"--device=0,2:3"}).device.ordinals, (std::vector<int>{0, 2, 3}));
+  EXPECT_EQ(parse_args({"--device=all"}).device.kind, DeviceSelection::Kind::all);
+  EXPECT_EQ(parse_args({"--device=local"}).device.kind, DeviceSelection::Kind::local);
+}
+
+TEST(Devices, LocalRankInTheLaunchersOrder) {
+  // Slurm's wins over Open MPI's, Open MPI's over MPICH's, MPICH's over torchrun's.
+  EXPECT_EQ(launcher_info(env_of({{"LOCAL_RANK", "3"}, {"SLURM_LOCALID", "1"}})).local_rank, 1);
+  EXPECT_EQ(launcher_info(env_of({{"LOCAL_RANK", "3"}, {"OMPI_COMM_WORLD_LOCAL_RANK", "2"}})).local_rank, 2);
+  EXPECT_EQ(launcher_info(env_of({{"LOCAL_RANK", "3"}, {"MPI_LOCALRANKID", "0"}})).local_rank, 0);
+  const LauncherInfo torchrun = launcher_info(env_of({{"LOCAL_RANK", "3"}, {"RANK", "11"}}));
+  EXPECT_EQ(torchrun.local_rank, 3);
+  EXPECT_EQ(torchrun.local_rank_variable, "LOCAL_RANK");
+  EXPECT_EQ(torchrun.rank, 11);
+  const LauncherInfo slurm =
+      launcher_info(env_of({{"SLURM_LOCALID", "1"}, {"SLURM_PROCID", "9"}, {"SLURM_JOB_ID", "4242"}}));
+  EXPECT_EQ(slurm.rank, 9);
+  EXPECT_EQ(slurm.job_id, "4242");
+  EXPECT_FALSE(launcher_info(env_of({})).local_rank);
+}
+
+TEST(Devices, ARankThatIsNotANumberIsRefused) {
+  for (const char* bad : {"", "x", "-1", "1.5", "2x"}) {
+    try {
+      launcher_info(env_of({{"OMPI_COMM_WORLD_LOCAL_RANK", bad}}));
+      ADD_FAILURE() << "accepted '" << bad << "'";
+    } catch (const UsageError& e) {
+      EXPECT_NE(std::string(e.what()).find("OMPI_COMM_WORLD_LOCAL_RANK="), std::string::npos) << e.what();
+    }
+  }
+}
+
+TEST(Devices, ResolvedAgainstTheVisibleOnes) {
+  DeviceSelection list;
+  list.ordinals = {1, 0};
+  EXPECT_EQ(resolve_devices(list, 2, {}), (std::vector<int>{1, 0}));
+  EXPECT_THROW(resolve_devices(list, 1, {}), UsageError);
+  DeviceSelection all;
+  all.kind = DeviceSelection::Kind::all;
+  EXPECT_EQ(resolve_devices(all, 3, {}), (std::vector<int>{0, 1, 2}));
+  DeviceSelection local;
+  local.kind = DeviceSelection::Kind::local;
+  LauncherInfo rank1;
+  rank1.local_rank = 1;
+  rank1.local_rank_variable = "LOCAL_RANK";
+  EXPECT_EQ(resolve_devices(local, 2, rank1), std::vector<int>{1});
+  EXPECT_EQ(resolve_devices(local, 1, rank1), std::vector<int>{0});  // the launcher bound the GPU
+  try {
+    resolve_devices(local, 4, {});
+    ADD_FAILURE() << "no local rank accepted";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("no local rank is set"), std::string::npos);
+  }
+  rank1.local_rank = 5;
+  EXPECT_THROW(resolve_devices(local, 2, rank1), UsageError);
+}
+
+TEST(Devices, OutputPatternNamesHostRankAndDevice) {
+  LauncherInfo l;
+  EXPECT_EQ(expand_output_pattern("r_{host}_{rank}_{device}.json", "node7", l, 3), "r_node7_0_3.json");
+  l.local_rank = 2;
+  EXPECT_EQ(expand_output_pattern("{rank}/{rank}.json", "h", l, 0), "2/2.json");
+  l.rank = 17;
+  EXPECT_EQ(expand_output_pattern("out_{rank}.json", "h", l, 0), "out_17.json");
+  EXPECT_EQ(expand_output_pattern("plain.json", "h", l, 0), "plain.json");
 }
 
 }  // namespace

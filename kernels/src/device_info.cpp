@@ -1,5 +1,7 @@
 #include "membench/device_info.hpp"
 
+#include <cstring>
+
 #include "membench/cuda.hpp"
 
 namespace membench {
@@ -31,12 +33,29 @@ std::size_t unified_l1_bytes(int cc_major, int cc_minor) {
   }
 }
 
+std::string format_gpu_uuid(const unsigned char (&bytes)[16]) {
+  static const char* hex = "0123456789abcdef";
+  std::string out = "GPU-";
+  for (int i = 0; i < 16; ++i) {
+    if (i == 4 || i == 6 || i == 8 || i == 10) out += '-';
+    out += hex[bytes[i] >> 4];
+    out += hex[bytes[i] & 0xF];
+  }
+  return out;
+}
+
 DeviceInfo query_device(int ordinal) {
   DeviceInfo info;
   info.ordinal = ordinal;
   cudaDeviceProp prop{};
   MEMBENCH_CUDA(cudaGetDeviceProperties(&prop, ordinal));
   info.name = prop.name;
+  unsigned char uuid[16];
+  std::memcpy(uuid, prop.uuid.bytes, sizeof uuid);
+  info.uuid = format_gpu_uuid(uuid);
+  char bus[32] = {};
+  MEMBENCH_CUDA(cudaDeviceGetPCIBusId(bus, sizeof bus, ordinal));
+  info.pci_bus_id = bus;
   info.cc_major = prop.major;
   info.cc_minor = prop.minor;
   info.sm_count = prop.multiProcessorCount;

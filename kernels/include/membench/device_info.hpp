@@ -10,6 +10,8 @@ namespace membench {
 struct DeviceInfo {
   int ordinal = 0;
   std::string name;
+  std::string uuid;        // GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx, as nvidia-smi prints it
+  std::string pci_bus_id;  // domain:bus:device.function
   int cc_major = 0;
   int cc_minor = 0;
   int sm_count = 0;
@@ -31,6 +33,9 @@ struct DeviceInfo {
 // architecture (no device attribute reports it); 0 for an architecture not
 // in the table. With no shared memory carved out, all of it is L1.
 std::size_t unified_l1_bytes(int cc_major, int cc_minor);
+
+// The UUID's 16 bytes as nvidia-smi prints them.
+std::string format_gpu_uuid(const unsigned char (&bytes)[16]);
 
 // Reads the device's attributes; throws CudaError when the device is unusable.
 DeviceInfo query_device(int ordinal);
