@@ -130,7 +130,9 @@ void verify(const Prepared& p) {
   const CaseDefinition& def = p.def;
   corrupt_for_test(p.out(), def.output_elements, element_bytes(def.output_type));
   std::optional<Mismatch> bad;
-  if (def.output_type == Element::f32)
+  if (def.output_elements == 0) {
+    // Nothing written on this GPU (a copy to the host or to another GPU): `check` has it.
+  } else if (def.output_type == Element::f32)
     bad = all_mismatches(copy_to_host(static_cast<const float*>(p.out()), def.output_elements), def.expected);
   else
     bad = all_mismatches(copy_to_host(static_cast<const double*>(p.out()), def.output_elements), def.expected_f64);
@@ -141,6 +143,7 @@ void verify(const Prepared& p) {
 
 void fill_input(const Prepared& p, cudaStream_t stream) {
   const CaseDefinition& def = p.def;
+  if (def.input_elements == 0) return;
   if (def.fill) MEMBENCH_CUDA(def.fill(p.input.get(), stream));
   else if (def.input_type == Element::f32)
     MEMBENCH_CUDA(launch_fill_pattern(static_cast<float*>(p.input.get()), def.input_elements, def.seed, stream));
@@ -162,7 +165,7 @@ std::unique_ptr<Prepared> prepare(const Define& define, const CaseArgs& args) {
   p->output = DeviceAllocation(out_bytes);
   const cudaStream_t stream = session_stream();
   fill_input(*p, stream);
-  MEMBENCH_CUDA(launch_poison(p->out(), out_bytes, stream));
+  if (out_bytes > 0) MEMBENCH_CUDA(launch_poison(p->out(), out_bytes, stream));
   finish(p->launch(stream));
   verify(*p);
   if (def.shape.function != nullptr) {
@@ -300,12 +303,12 @@ std::string describe_throttle(const BatchSummary& s, const StopRule& rule) {
 void set_counters(benchmark::State& state, const Prepared& p, const BatchSummary& s, const StopRule& rule) {
   const Work& w = p.def.work;
   const double rate = s.clean_seconds > 0 ? w.bytes * static_cast<double>(s.clean_launches) / s.clean_seconds : 0;
-  const double peak = w.peak_bytes_per_second > 0 ? w.peak_bytes_per_second : g_session.device.dram_peak_bytes_per_second;
+  const double peak = w.peak_bytes_per_second != 0 ? w.peak_bytes_per_second : g_session.device.dram_peak_bytes_per_second;
   auto& c = state.counters;
   if (w.bytes > 0) {
     c["bytes"] = w.bytes;  // per launch, like real_time
     c["bytes_per_second"] = rate;
-    c["pct_of_peak"] = peak > 0 ? 100.0 * rate / peak : 0;
+    if (peak > 0) c["pct_of_peak"] = 100.0 * rate / peak;
   }
   if (w.dependent_loads > 0 && s.clean_launches > 0) {
     const double ns = s.clean_seconds / static_cast<double>(s.clean_launches) / w.dependent_loads * 1e9;

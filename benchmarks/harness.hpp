@@ -45,7 +45,7 @@ struct ModelCounter {
 struct Work {
   double bytes = 0;                  // useful bytes read + written (0: no bandwidth is reported)
   double flops = -1;                 // floating-point operations (< 0: not reported)
-  double peak_bytes_per_second = 0;  // for pct_of_peak; 0 means the DRAM peak
+  double peak_bytes_per_second = 0;  // for pct_of_peak; 0 means the DRAM peak, < 0 none (no pct_of_peak)
   double dependent_loads = 0;        // loads in one chain per launch (> 0: latency_ns and latency_cycles)
   std::vector<ModelCounter> model;   // reported as counters beside the measurement
 };

@@ -55,6 +55,17 @@ FAMILIES: dict[str, Family] = {
         "chase_local": "dsmem_chase",
         "chase_remote": "dsmem_chase",
     }),
+    # The copy-engine variants launch no kernel of ours.
+    "transfer": Family("Host <-> device: copy engine and SM over the link", {
+        "host_to_device_memcpy_sm": "copy_words",
+        "device_to_host_memcpy_sm": "copy_words",
+        "bidirectional_memcpy_sm": "copy_words",
+    }),
+    "peer": Family("GPU <-> GPU: copy engine and SM over the link", {
+        "device_to_device_memcpy_read_sm": "copy_words",
+        "device_to_device_memcpy_write_sm": "copy_words",
+        "device_to_device_bidirectional_memcpy_sm": "copy_words",
+    }),
 }
 
 

@@ -3,7 +3,7 @@
     python scripts/plot.py RESULTS.json --out DIR [--formats png,svg]
 
 One figure per family found (global, layout, shared, async, stream, hierarchy,
-dsmem), each titled with
+dsmem, transfer, peer), each titled with
 the GPU from the file's context, written as DIR/<family>.png and .svg.
 Works on files holding any subset of families.
 """
@@ -327,8 +327,33 @@ def plot_dsmem(doc: dict, cases: list[mr.Case], fig: plt.Figure) -> None:
     fig.suptitle(title(doc, families.title_of("dsmem")))
 
 
+def plot_links(doc: dict, cases: list[mr.Case], fig: plt.Figure) -> None:
+    """transfer and peer: GB/s against the bytes per direction, one line per variant (and host memory
+    or peer access), the link models dashed."""
+    ax = fig.subplots()
+    lines: dict[str, list[tuple[int, float]]] = defaultdict(list)
+    models: set[float] = set()
+    for c in cases:
+        label = c.variant + "".join(f", {k} {c.params[k]}" for k in ("host", "peer_access") if k in c.params)
+        lines[label].append((c.params.get("bytes", 0), bw(c)))
+        if c.median("model_bytes_per_second"):
+            models.add(c.median("model_bytes_per_second") / GB)
+    for label, points in sorted(lines.items()):
+        points.sort()
+        ax.plot([p[0] for p in points], [p[1] for p in points], "o-", ms=3, label=label)
+    for rate in sorted(models):
+        ax.axhline(rate, ls="--", color="grey", alpha=0.5)
+        ax.annotate(f"link model {rate:.0f} GB/s", (0, rate), xycoords=("axes fraction", "data"), xytext=(3, 2),
+                    textcoords="offset points", fontsize=6, color="grey")
+    ax.set_xscale("log", base=2)
+    finish(ax, "bytes per direction", "GB/s (both directions summed for bidirectional)", "", bool(lines), 6)
+    family = cases[0].family if cases else "transfer"
+    fig.suptitle(title(doc, families.title_of(family)))
+
+
 PLOTTERS = {"global": plot_global, "layout": plot_layout, "shared": plot_shared, "async": plot_async,
-            "stream": plot_stream, "hierarchy": plot_hierarchy, "dsmem": plot_dsmem}
+            "stream": plot_stream, "hierarchy": plot_hierarchy, "dsmem": plot_dsmem, "transfer": plot_links,
+            "peer": plot_links}
 
 
 def make_figures(doc: dict, out_dir: Path, formats: list[str]) -> list[Path]:

@@ -159,7 +159,11 @@ TEST(SweepFiles, CiIsASmallSetOfEveryFamily) {
             "shared/conflict_degree/shared_stride:2/width:4/manual_time\n"
             "shared/conflict_degree/shared_stride:32/width:4/manual_time\n"
             "shared/conflict_degree/shared_stride:33/width:4/manual_time\n"
-            "stream/triad/type:float/n:67108864/block:256/manual_time\n");
+            "stream/triad/type:float/n:67108864/block:256/manual_time\n"
+            "transfer/host_to_device_memcpy_ce/host:pinned/bytes:67108864/manual_time\n"
+            "transfer/device_to_host_memcpy_ce/host:pinned/bytes:67108864/manual_time\n"
+            "transfer/host_to_device_memcpy_sm/bytes:67108864/manual_time\n"
+            "transfer/device_to_host_memcpy_sm/bytes:67108864/manual_time\n");
 }
 
 TEST(ExitStatus, UsageErrorsAreOneLineAndExitCode2) {

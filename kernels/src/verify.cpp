@@ -9,16 +9,16 @@ namespace membench {
 namespace {
 
 template <class T>
-std::optional<Mismatch> check_in_parallel(const std::vector<T>& got, const std::function<T(std::size_t)>& expected) {
+std::optional<Mismatch> check_in_parallel(const T* got, std::size_t count, const std::function<T(std::size_t)>& expected) {
   constexpr std::size_t kMinPiece = 1 << 20;
-  std::vector<std::optional<Mismatch>> found(parallel_workers(got.size(), kMinPiece));
-  parallel_for(got.size(), kMinPiece, [&](std::size_t worker, std::size_t begin, std::size_t end) {
+  std::vector<std::optional<Mismatch>> found(parallel_workers(count, kMinPiece));
+  parallel_for(count, kMinPiece, [&](std::size_t worker, std::size_t begin, std::size_t end) {
     std::optional<Mismatch>& mine = found[worker];
     for (std::size_t i = begin; i < end; ++i) {
       const T want = expected(i);
       if (std::memcmp(&got[i], &want, sizeof(T)) == 0) continue;
       if (mine) ++mine->count;
-      else mine = mismatch_at(i, got[i], want, got.size());
+      else mine = mismatch_at(i, got[i], want, count);
     }
   });
   std::optional<Mismatch> first;
@@ -56,11 +56,16 @@ void parallel_for(std::size_t n, std::size_t min_piece,
 }
 
 std::optional<Mismatch> all_mismatches(const std::vector<float>& got, const std::function<float(std::size_t)>& expected) {
-  return check_in_parallel(got, expected);
+  return check_in_parallel(got.data(), got.size(), expected);
+}
+
+std::optional<Mismatch> all_mismatches(const float* got, std::size_t count,
+                                       const std::function<float(std::size_t)>& expected) {
+  return check_in_parallel(got, count, expected);
 }
 
 std::optional<Mismatch> all_mismatches(const std::vector<double>& got, const std::function<double(std::size_t)>& expected) {
-  return check_in_parallel(got, expected);
+  return check_in_parallel(got.data(), got.size(), expected);
 }
 
 std::string describe(const Mismatch& m, const std::string& array_name) {

@@ -85,3 +85,18 @@ def test_stream_bars_per_kernel_and_type(tmp_path, write_json):
                                       "time_unit": "us", "bytes": 1.07e9, "bytes_per_second": 4.2e12})
     assert plot.main([write_json(doc), "--out", str(tmp_path), "--formats", "png"]) == 0
     assert (tmp_path / "stream.png").stat().st_size > 5_000
+
+
+def test_link_families_draw_lines_per_variant(tmp_path, write_json):
+    doc = {"context": {"gpu_name": "NVIDIA H200"}, "benchmarks": []}
+    for family, variant, extra in (("transfer", "host_to_device_memcpy_ce", "host:pinned/"),
+                                   ("transfer", "host_to_device_memcpy_sm", ""),
+                                   ("peer", "device_to_device_memcpy_read_ce", "peer_access:1/")):
+        for size in (4096, 1 << 20, 1 << 26):
+            name = f"{family}/{variant}/{extra}bytes:{size}/manual_time"
+            doc["benchmarks"].append({"name": name, "run_name": name, "run_type": "iteration", "real_time": 10.0,
+                                      "time_unit": "us", "bytes": size, "bytes_per_second": size / 1e-5,
+                                      "model_bytes_per_second": 6.3e10})
+    assert plot.main([write_json(doc), "--out", str(tmp_path), "--formats", "png"]) == 0
+    assert (tmp_path / "transfer.png").stat().st_size > 5_000
+    assert (tmp_path / "peer.png").stat().st_size > 5_000

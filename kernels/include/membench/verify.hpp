@@ -58,6 +58,8 @@ void parallel_for(std::size_t n, std::size_t min_piece,
 // The whole check split across the host's cores (`expected` must be a pure
 // function of i): the lowest bad index and how many elements differ.
 std::optional<Mismatch> all_mismatches(const std::vector<float>& got, const std::function<float(std::size_t)>& expected);
+std::optional<Mismatch> all_mismatches(const float* got, std::size_t count,
+                                       const std::function<float(std::size_t)>& expected);
 std::optional<Mismatch> all_mismatches(const std::vector<double>& got, const std::function<double(std::size_t)>& expected);
 
 // "verification failed: out[12] = poison (never written), expected 4.5 (2 of 1024 elements differ)".

@@ -1,0 +1,90 @@
+//==============================================================================
+// peer: GPU <-> GPU, over NVLink or PCIe
+//
+// The local GPU reads the next GPU's memory, writes it, or both at once, by
+// its copy engine (cudaMemcpyPeerAsync; peer access enabled, or disabled so
+// the driver finds another path) or by an SM kernel through peer access. The
+// names are nvbandwidth's; bidirectional cases count the bytes of both
+// directions. The model: the links NVML reports active between the two GPUs
+// times their per-direction rate (NVLink), else the PCIe link,
+// model_bytes_per_second (doubled for both directions). The hypothesis: with
+// peer access both engines approach the NVLink rate for large copies;
+// without it the copy engine falls to what the host path allows.
+//==============================================================================
+#include <cstdint>
+#include <memory>
+
+#include "family.hpp"
+#include "membench/cuda.hpp"
+#include "membench/links.hpp"
+#include "membench/pattern.hpp"
+#include "membench/peer.hpp"
+
+namespace membench::bench {
+
+namespace {
+
+constexpr std::uint32_t kSeed = 0x2E;
+
+void add_link_model(Work& w, int peer, int directions) {
+  std::string why;
+  const DeviceInfo& here = session_device();
+  const std::string to = query_device(peer).pci_bus_id;
+  double rate = 0;
+  if (const auto nvlink = nvlink_path(here.pci_bus_id, to, here.cc_major, &why)) {
+    rate = nvlink->bytes_per_second;
+    w.model.push_back({"nvlink_links", static_cast<double>(nvlink->links)});
+  } else if (const auto pcie = pcie_link(here.pci_bus_id, &why)) {
+    rate = pcie->bytes_per_second;
+  }
+  w.peak_bytes_per_second = rate > 0 ? rate * directions : -1;
+  if (rate > 0) w.model.push_back({"model_bytes_per_second", rate * directions});
+}
+
+CaseDefinition define(const PeerConfig& c) {
+  const int local = session_device().ordinal;
+  int visible = 0;
+  MEMBENCH_CUDA(cudaGetDeviceCount(&visible));
+  const int peer = peer_of(local, visible);
+  std::string why;
+  if (!peer_supported(c, local, peer, visible, &why)) throw CaseSkipped(why);
+  if (c.access || peer_supported({c.variant, true, c.bytes}, local, peer, visible, nullptr))
+    MEMBENCH_CUDA(set_peer_access(local, peer, c.access));
+  const auto side = std::make_shared<const PeerSide>(c, local, peer, kSeed);
+  CaseDefinition d;
+  const std::size_t floats = c.bytes / sizeof(float);
+  d.input_elements = peer_writes(c.variant) ? floats : 0;
+  d.output_elements = peer_reads(c.variant) ? floats : 0;
+  d.seed = kSeed;
+  d.launch = [c, side](const void* in, void* out, cudaStream_t s) { return launch(c, *side, in, out, s); };
+  d.expected = [](std::size_t i) { return pattern_value(i, kSeed); };
+  d.check = [side] { return side->check(kSeed); };
+  d.graphable = false;  // peer access changes between cases; launches on the stream, as nvbandwidth's
+  const bool both = peer_reads(c.variant) && peer_writes(c.variant);
+  if (peer_uses_sm(c.variant)) MEMBENCH_CUDA(copy_kernel_shape(both, &d.shape));
+  d.work.bytes = peer_bytes(c);
+  d.work.model.push_back({"peer_device", static_cast<double>(peer)});
+  add_link_model(d.work, peer, both ? 2 : 1);
+  return d;
+}
+
+void cases(Family& f) {
+  for (PeerVariant v : kPeerVariants.all()) {
+    const std::string name(kPeerVariants(v));
+    if (peer_uses_sm(v))
+      f.add(name, {"bytes"}, [v](const CaseArgs& a) { return define({v, true, a.size("bytes")}); });
+    else
+      f.add(name, {"peer_access", "bytes"},
+            [v](const CaseArgs& a) { return define({v, a["peer_access"] != 0, a.size("bytes")}); });
+  }
+}
+
+const Registrar registrar{
+    {"peer",
+     {axis("peer_access", "copy-engine cases: 1 = peer access enabled, 0 = disabled", {1, 0}, 0, 1),
+      axis("bytes", "bytes per direction (a multiple of 16)", {std::int64_t{64} << 20}, 16, std::int64_t{1} << 36, 16)},
+     cases}};
+
+}  // namespace
+
+}  // namespace membench::bench

@@ -1,0 +1,92 @@
+//==============================================================================
+// transfer: host <-> device, over the GPU's link to the host
+//
+// H2D, D2H and both at once, by the copy engine from pinned or pageable host
+// memory, or by an SM kernel reading or writing mapped (zero-copy) host
+// memory; the names are nvbandwidth's (bidirectional_* moves both directions
+// at once and counts the bytes of both). The model: the link's theoretical
+// rate per direction from the PCIe generation and width NVML reports (twice
+// that for both directions at once), model_bytes_per_second, against which
+// pct_of_peak is given. The hypothesis: pinned copies reach most of the link
+// at 64 MiB and more, small copies are bound by the launch, pageable copies
+// pay for the driver's staging through a pinned buffer, and the SM kernel
+// needs enough bytes in flight to cover the link's latency.
+//==============================================================================
+#include <cstdint>
+#include <memory>
+
+#include "family.hpp"
+#include "membench/cuda.hpp"
+#include "membench/links.hpp"
+#include "membench/pattern.hpp"
+#include "membench/transfer.hpp"
+
+namespace membench::bench {
+
+namespace {
+
+constexpr std::uint32_t kSeed = 0x7F;
+
+// The link model: model_bytes_per_second and the link's generation and width.
+void add_link_model(Work& w, int directions) {
+  std::string why;
+  const auto link = pcie_link(session_device().pci_bus_id, &why);
+  if (!link) {
+    w.peak_bytes_per_second = -1;  // no model: no pct_of_peak
+    return;
+  }
+  w.peak_bytes_per_second = link->bytes_per_second * directions;
+  w.model.push_back({"model_bytes_per_second", w.peak_bytes_per_second});
+  w.model.push_back({"link_generation", static_cast<double>(link->generation)});
+  w.model.push_back({"link_width", static_cast<double>(link->width)});
+}
+
+CaseDefinition define(const TransferConfig& c) {
+  CaseDefinition d;
+  std::shared_ptr<const TransferHostSide> host;
+  try {
+    host = std::make_shared<const TransferHostSide>(c, kSeed);
+  } catch (const CudaError& e) {
+    throw CaseSkipped(std::string("cannot allocate the host memory: ") + e.what());
+  } catch (const std::bad_alloc&) {
+    throw CaseSkipped("cannot allocate the host memory");
+  }
+  const std::size_t floats = c.bytes / sizeof(float);
+  d.input_elements = transfer_to_host(c.variant) ? floats : 0;
+  d.output_elements = transfer_to_device(c.variant) ? floats : 0;
+  d.seed = kSeed;
+  d.launch = [c, host](const void* in, void* out, cudaStream_t s) { return launch(c, *host, in, out, s); };
+  d.expected = [](std::size_t i) { return pattern_value(i, kSeed); };
+  d.check = [host] { return host->check(kSeed); };
+  // Timed as nvbandwidth times them: launches on a stream (a graph cannot
+  // capture a copy from pageable memory).
+  d.graphable = false;
+  const bool both = transfer_to_device(c.variant) && transfer_to_host(c.variant);
+  if (transfer_uses_sm(c.variant)) MEMBENCH_CUDA(copy_kernel_shape(both, &d.shape));
+  d.work.bytes = transfer_bytes(c);
+  add_link_model(d.work, both ? 2 : 1);
+  return d;
+}
+
+void cases(Family& f) {
+  for (TransferVariant v : kTransferVariants.all()) {
+    const std::string name(kTransferVariants(v));
+    if (transfer_uses_sm(v))
+      f.add(name, {"bytes"}, [v](const CaseArgs& a) { return define({v, TransferHost::pinned, a.size("bytes")}); });
+    else
+      f.add(name, {"host", "bytes"}, [v](const CaseArgs& a) {
+        return define({v, static_cast<TransferHost>(a["host"]), a.size("bytes")});
+      });
+  }
+}
+
+const Registrar registrar{{"transfer",
+                           {axis_named("host", "copy-engine cases: host memory", {"pinned", "pageable"}, {0, 1}),
+                            axis("bytes", "bytes per direction (a multiple of 16)",
+                                 {std::int64_t{4} << 10, std::int64_t{1} << 20, std::int64_t{64} << 20}, 16,
+                                 std::int64_t{1} << 36, 16)},
+                           cases}};
+
+}  // namespace
+
+}  // namespace membench::bench

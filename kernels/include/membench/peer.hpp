@@ -1,0 +1,68 @@
+// GPU <-> GPU: the local GPU reads another GPU's memory, writes it, or both
+// at once, by its copy engine (cudaMemcpyPeerAsync, with peer access
+// enabled or disabled) or by an SM kernel through peer access. Case names
+// follow NVIDIA's nvbandwidth.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "membench/copy.hpp"
+#include "membench/cuda.hpp"
+#include "membench/int_list.hpp"
+
+namespace membench {
+
+enum class PeerVariant { read_ce, write_ce, bidirectional_ce, read_sm, write_sm, bidirectional_sm };
+inline constexpr auto kPeerVariants = enum_names<PeerVariant>(
+    "device_to_device_memcpy_read_ce", "device_to_device_memcpy_write_ce", "device_to_device_bidirectional_memcpy_ce",
+    "device_to_device_memcpy_read_sm", "device_to_device_memcpy_write_sm", "device_to_device_bidirectional_memcpy_sm");
+
+struct PeerConfig {
+  PeerVariant variant = PeerVariant::read_ce;
+  bool access = true;    // peer access enabled (the SM variants need it)
+  std::size_t bytes = 0;  // per direction, a multiple of 16
+};
+
+bool peer_uses_sm(PeerVariant v);
+bool peer_reads(PeerVariant v);   // peer -> local (read, both)
+bool peer_writes(PeerVariant v);  // local -> peer (write, both)
+double peer_bytes(const PeerConfig& c);
+
+// The GPU a device pairs with: the next visible one.
+int peer_of(int device, int visible);
+// Whether the case can run between `local` and `peer`; otherwise why not.
+bool peer_supported(const PeerConfig& c, int local, int peer, int visible, std::string* why);
+// Enables or disables peer access both ways (an already-set state is fine).
+cudaError_t set_peer_access(int local, int peer, bool enabled);
+
+// The peer GPU's side of a case: a source holding the float pattern with
+// `seed` (read) and a poisoned destination (write), and the side stream of
+// a bidirectional copy-engine case.
+class PeerSide {
+ public:
+  PeerSide(const PeerConfig& c, int local, int peer, std::uint32_t seed);
+  std::optional<std::string> check(std::uint32_t seed) const;  // the destination against the pattern
+  const void* source() const { return source_.get(); }
+  void* destination() const { return destination_.get(); }
+  int local() const { return local_; }
+  int peer() const { return peer_; }
+  const SideStream* side() const { return side_.get(); }
+
+ private:
+  int local_, peer_;
+  DeviceAllocation source_, destination_;
+  std::unique_ptr<SideStream> side_;
+  std::size_t bytes_;
+};
+
+// Moves c.bytes: peer source -> `out`, `in` -> peer destination, or both at
+// once; on the local GPU's stream (and its side stream).
+cudaError_t launch(const PeerConfig& c, const PeerSide& peer, const void* in, void* out, cudaStream_t stream);
+
+}  // namespace membench

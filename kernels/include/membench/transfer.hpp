@@ -1,0 +1,88 @@
+// Host <-> device transfers: H2D, D2H and both at once, by the copy engine
+// (cudaMemcpyAsync from pinned or pageable host memory) or by an SM kernel
+// reading or writing mapped (zero-copy) host memory. Case names follow
+// NVIDIA's nvbandwidth where they match it.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "membench/copy.hpp"
+#include "membench/int_list.hpp"
+
+namespace membench {
+
+enum class TransferVariant { h2d_ce, d2h_ce, bidirectional_ce, h2d_sm, d2h_sm, bidirectional_sm };
+inline constexpr auto kTransferVariants = enum_names<TransferVariant>(
+    "host_to_device_memcpy_ce", "device_to_host_memcpy_ce", "bidirectional_memcpy_ce", "host_to_device_memcpy_sm",
+    "device_to_host_memcpy_sm", "bidirectional_memcpy_sm");
+
+// Host memory of the copy-engine variants (the SM variants use mapped memory).
+enum class TransferHost { pinned, pageable };
+inline constexpr auto kTransferHosts = enum_names<TransferHost>("pinned", "pageable");
+
+enum class HostMemory { pinned, pageable, mapped };
+
+struct TransferConfig {
+  TransferVariant variant = TransferVariant::h2d_ce;
+  TransferHost host = TransferHost::pinned;  // copy-engine variants only
+  std::size_t bytes = 0;                     // per direction, a multiple of 16
+};
+
+bool transfer_uses_sm(TransferVariant v);
+bool transfer_to_device(TransferVariant v);  // H2D or both
+bool transfer_to_host(TransferVariant v);    // D2H or both
+HostMemory transfer_host_memory(const TransferConfig& c);
+// Bytes per launch: bytes x the directions moved.
+double transfer_bytes(const TransferConfig& c);
+
+// Host memory of one kind; device() is its device address (mapped memory only).
+class HostBuffer {
+ public:
+  HostBuffer(HostMemory kind, std::size_t bytes);
+  ~HostBuffer();
+  HostBuffer(const HostBuffer&) = delete;
+  HostBuffer& operator=(const HostBuffer&) = delete;
+  float* host() const { return host_; }
+  void* device() const { return device_; }
+  std::size_t floats() const { return bytes_ / sizeof(float); }
+
+ private:
+  HostMemory kind_;
+  std::size_t bytes_;
+  float* host_ = nullptr;
+  void* device_ = nullptr;
+};
+
+// The host side of a case: what goes to the device (the float pattern with
+// `seed`) and what comes back (poisoned), and the side stream of a
+// bidirectional copy-engine case.
+class TransferHostSide {
+ public:
+  TransferHostSide(const TransferConfig& c, std::uint32_t seed);
+  const HostBuffer* source() const { return source_.get(); }
+  const HostBuffer* destination() const { return destination_.get(); }
+  const SideStream* side() const { return side_.get(); }
+  // The destination against the pattern: empty when right, else what is wrong.
+  std::optional<std::string> check(std::uint32_t seed) const;
+
+ private:
+  std::unique_ptr<HostBuffer> source_, destination_;
+  std::unique_ptr<SideStream> side_;
+};
+
+// Moves c.bytes: host source -> `out` (to device), `in` -> host destination
+// (to host), or both at once (two streams for the copy engine; one kernel,
+// half its blocks each way, for the SM).
+cudaError_t launch(const TransferConfig& c, const TransferHostSide& host, const void* in, void* out,
+                   cudaStream_t stream);
+
+// Fills `count` floats of host memory with pattern_value(i, seed), on all host cores.
+void fill_host_pattern(float* data, std::size_t count, std::uint32_t seed);
+
+}  // namespace membench

@@ -1,0 +1,174 @@
+"""Many GPUs measured the same way, merged: which one is slow?
+
+    python scripts/fleet.py FILE... [--threshold PCT] [--metric NAME]
+
+Each FILE is membench's JSON from one process (one GPU: `--device=local`
+under srun or mpirun) or from one process that ran several devices
+(`--device=all`, cases named .../device:K/...). Every GPU is named by its
+host, device ordinal and UUID from the file's context.
+
+For every case, the GPUs of one model are compared with their median (GPUs
+of different models are never compared; a fleet with several models gets a
+warning): one table per case with each GPU's value and its ratio to the
+median. A GPU more than --threshold percent worse than the median on any
+case is flagged (worse: lower for bandwidths, higher for times and
+latencies). A case that failed on a GPU is flagged too; a case missing on
+some GPUs is reported and compared among the GPUs that ran it.
+
+Exit status: 0 when every GPU is within the threshold, 1 when any is flagged,
+2 when an input cannot be read.
+"""
+from __future__ import annotations
+
+import json
+import statistics
+import sys
+from collections import defaultdict
+from dataclasses import dataclass
+
+import membench_results as mr
+
+LOWER_IS_BETTER = {"real_time", "cpu_time", "latency_ns", "latency_cycles"}
+
+
+@dataclass(frozen=True)
+class Gpu:
+    host: str
+    ordinal: int
+    uuid: str
+    model: str
+    source: str  # the file
+
+    def __str__(self) -> str:
+        return f"{self.host} device {self.ordinal} ({self.uuid})"
+
+
+def create_parser() -> mr.Parser:
+    p = mr.Parser(prog="fleet.py", description=__doc__.split("\n\n")[0])
+    p.add_argument("files", nargs="+", help="membench JSON files, one or more GPUs each")
+    p.add_argument("--threshold", type=float, default=10.0,
+                   help="percent worse than the median that flags a GPU (default 10)")
+    p.add_argument("--metric", default="bytes_per_second",
+                   help="counter to compare (default bytes_per_second; real_time and latencies: lower is better)")
+    return p
+
+
+def gpus_of(doc: dict, path: str) -> dict[int, Gpu]:
+    """The GPUs a file measured, by ordinal."""
+    ctx = doc["context"]
+    host = str(ctx.get("host_name", "unknown-host"))
+    if "devices" in ctx:
+        try:
+            listed = json.loads(ctx["devices"])
+            return {int(d["ordinal"]): Gpu(host, int(d["ordinal"]), str(d["uuid"]), str(d["name"]), path)
+                    for d in listed}
+        except (ValueError, TypeError, KeyError) as e:
+            raise mr.InputError(f"{path}: context 'devices' is not a list of devices ({e})") from e
+    try:
+        ordinal = int(ctx.get("gpu_ordinal", 0))
+    except (TypeError, ValueError) as e:
+        raise mr.InputError(f"{path}: context 'gpu_ordinal' is not a number") from e
+    return {ordinal: Gpu(host, ordinal, str(ctx.get("gpu_uuid", "unknown-uuid")), mr.gpu_name(doc), path)}
+
+
+def untagged(name: str) -> str:
+    """A case's name without its /device:K part, the same on every GPU."""
+    return "/".join(p for p in name.split("/") if not p.startswith("device:"))
+
+
+@dataclass
+class Entry:
+    gpu: Gpu
+    value: float | None  # None: the case failed or was skipped there
+    problem: str = ""
+
+
+def collect(paths: list[str], metric: str) -> dict[str, list[Entry]]:
+    """Every case's value on every GPU that has it, keyed by untagged name."""
+    table: dict[str, list[Entry]] = defaultdict(list)
+    seen: set[Gpu] = set()
+    for path in paths:
+        doc = mr.load(path)
+        gpus = gpus_of(doc, path)
+        for case in mr.cases(doc).values():
+            ordinal = case.params.get("device")
+            if not isinstance(ordinal, int):
+                ordinal = next(iter(gpus))
+            gpu = gpus.get(ordinal)
+            if gpu is None:
+                raise mr.InputError(f"{path}: case {case.name} ran on device {ordinal}, which the context does not list")
+            if gpu in seen and gpu.source != path:
+                raise mr.InputError(f"{path}: {gpu} appears in two files")
+            if case.error or case.skipped:
+                table[untagged(case.name)].append(Entry(gpu, None, case.error or f"skipped: {case.skipped}"))
+            elif (value := case.median(metric)) is not None:  # cases without the metric are not compared
+                table[untagged(case.name)].append(Entry(gpu, value))
+        seen.update(gpus.values())
+    return table
+
+
+def judge(table: dict[str, list[Entry]], threshold: float, metric: str) -> tuple[str, set[Gpu], list[str]]:
+    """The per-case tables, the flagged GPUs and the warnings."""
+    lower_better = metric in LOWER_IS_BETTER
+    all_gpus = {e.gpu for entries in table.values() for e in entries}
+    models = sorted({g.model for g in all_gpus})
+    warnings = []
+    if len(models) > 1:
+        warnings.append(f"{len(models)} GPU models in this fleet ({', '.join(models)}): each is compared only with its own")
+    flagged: set[Gpu] = set()
+    lines = []
+    for case, entries in table.items():
+        for model in models:
+            here = [e for e in entries if e.gpu.model == model]
+            if not here:
+                continue
+            missing = {g for g in all_gpus if g.model == model} - {e.gpu for e in here}
+            if missing:
+                warnings.append(f"{case}: missing on {len(missing)} {model} GPU(s) ({', '.join(sorted(map(str, missing)))})")
+            values = [e.value for e in here if e.value is not None]
+            median = statistics.median(values) if values else None
+            lines.append(f"{case} ({model}, {len(here)} GPUs)" + (
+                f": median {median:.6g}, min {min(values):.6g}, max {max(values):.6g}" if values else ""))
+            lines.append("| GPU | value | ratio to median | verdict |")
+            lines.append("| --- | ---: | ---: | --- |")
+            for e in sorted(here, key=lambda e: (e.gpu.host, e.gpu.ordinal)):
+                if e.value is None:
+                    flagged.add(e.gpu)
+                    lines.append(f"| {e.gpu} | - | - | FAILED: {e.problem} |")
+                    continue
+                ratio = e.value / median if median else float("nan")
+                worse = (ratio - 1) * 100 if lower_better else (1 - ratio) * 100
+                bad = worse > threshold
+                if bad:
+                    flagged.add(e.gpu)
+                lines.append(f"| {e.gpu} | {e.value:.6g} | {ratio:.3f} | {'FLAGGED' if bad else 'ok'} |")
+            lines.append("")
+    return "\n".join(lines), flagged, warnings
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = create_parser().parse_args(argv)
+    if not 0 < args.threshold < 100:
+        print(f"fleet.py: --threshold {args.threshold}: must be between 0 and 100", file=sys.stderr)
+        return 2
+    try:
+        table = collect(args.files, args.metric)
+        if not any(e.value is not None for entries in table.values() for e in entries):
+            raise mr.InputError(f"no case in these files carries '{args.metric}'")
+    except mr.InputError as e:
+        print(f"fleet.py: {e}", file=sys.stderr)
+        return 2
+    text, flagged, warnings = judge(table, args.threshold, args.metric)
+    print(text)
+    for w in warnings:
+        print(f"warning: {w}")
+    gpus = {e.gpu for entries in table.values() for e in entries}
+    for gpu in sorted(flagged, key=lambda g: (g.host, g.ordinal)):
+        print(f"FLAGGED: {gpu}, {gpu.model}, from {gpu.source}")
+    print(f"{len(gpus) - len(flagged)} of {len(gpus)} GPUs within {args.threshold:g}% of their model's median "
+          f"({args.metric}) on {len(table)} cases")
+    return 1 if flagged else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,59 @@
+// Peer family: which GPU pairs with which, what is refused and why; with
+// two GPUs every variant, with and without peer access, both ends checked.
+#include <gtest/gtest.h>
+
+#include "gpu.hpp"
+#include "membench/pattern.hpp"
+#include "membench/peer.hpp"
+
+namespace membench {
+namespace {
+
+TEST(PeerConfig, PairsAndRefusals) {
+  EXPECT_EQ(peer_of(0, 2), 1);
+  EXPECT_EQ(peer_of(1, 2), 0);
+  EXPECT_EQ(peer_of(3, 8), 4);
+  std::string why;
+  EXPECT_FALSE(peer_supported({PeerVariant::read_ce, true, 64}, 0, 0, 1, &why));
+  EXPECT_EQ(why, "needs two GPUs; 1 visible");
+  EXPECT_FALSE(peer_supported({PeerVariant::read_sm, false, 64}, 0, 1, 2, &why));
+  EXPECT_NE(why.find("only with peer access"), std::string::npos);
+  EXPECT_DOUBLE_EQ(peer_bytes({PeerVariant::bidirectional_sm, true, 64}), 128);
+  EXPECT_DOUBLE_EQ(peer_bytes({PeerVariant::write_ce, true, 64}), 64);
+  EXPECT_TRUE(peer_reads(PeerVariant::bidirectional_ce) && peer_writes(PeerVariant::bidirectional_ce));
+  EXPECT_EQ(kPeerVariants(PeerVariant::read_ce), "device_to_device_memcpy_read_ce");
+}
+
+TEST(PeerKernels, EveryVariantWithAndWithoutPeerAccess) {
+  MEMBENCH_REQUIRE_GPU();
+  int visible = 0;
+  MEMBENCH_CUDA(cudaGetDeviceCount(&visible));
+  if (visible < 2) GTEST_SKIP() << "needs two GPUs; " << visible << " visible";
+  MEMBENCH_CUDA(cudaSetDevice(0));
+  for (PeerVariant v : kPeerVariants.all())
+    for (bool access : {true, false})
+      for (std::size_t bytes : {std::size_t{16}, (std::size_t{1} << 22) + 48}) {
+        const PeerConfig c{v, access, bytes};
+        SCOPED_TRACE(std::string(kPeerVariants(v)) + (access ? " access" : " no access") + " " + std::to_string(bytes));
+        std::string why;
+        if (!peer_supported(c, 0, 1, visible, &why)) continue;
+        MEMBENCH_CUDA(set_peer_access(0, 1, access));
+        const PeerSide side(c, 0, 1, 4);
+        DeviceBuffer<float> in(bytes / 4), out(bytes / 4);
+        MEMBENCH_CUDA(launch_fill_pattern(in.get(), in.size(), 4, nullptr));
+        MEMBENCH_CUDA(launch_poison(out.get(), out.bytes(), nullptr));
+        Stream stream;
+        MEMBENCH_CUDA(launch(c, side, in.get(), out.get(), stream.get()));
+        MEMBENCH_CUDA(cudaStreamSynchronize(stream.get()));
+        if (peer_reads(v)) {
+          const auto bad = first_mismatch(copy_to_host(out.get(), out.size()), [](std::size_t i) { return pattern_value(i, 4); });
+          EXPECT_FALSE(bad) << describe(*bad, "out");
+        }
+        const auto wrong = side.check(4);
+        EXPECT_FALSE(wrong) << *wrong;
+      }
+  MEMBENCH_CUDA(set_peer_access(0, 1, false));
+}
+
+}  // namespace
+}  // namespace membench
