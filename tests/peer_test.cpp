@@ -42,6 +42,7 @@ TEST(PeerKernels, EveryVariantWithAndWithoutPeerAccess) {
         DeviceBuffer<float> in(bytes / 4), out(bytes / 4);
         MEMBENCH_CUDA(launch_fill_pattern(in.get(), in.size(), 4, nullptr));
         MEMBENCH_CUDA(launch_poison(out.get(), out.bytes(), nullptr));
+        MEMBENCH_CUDA(cudaDeviceSynchronize());  // the copy runs on another stream
         Stream stream;
         MEMBENCH_CUDA(launch(c, side, in.get(), out.get(), stream.get()));
         MEMBENCH_CUDA(cudaStreamSynchronize(stream.get()));

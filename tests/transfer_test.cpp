@@ -55,7 +55,9 @@ TEST(TransferHostPattern, FillsEveryFloat) {
 TEST(TransferKernels, EveryVariantAndHostMemoryBothEnds) {
   MEMBENCH_REQUIRE_GPU();
   for (TransferVariant v : kTransferVariants.all())
-    for (TransferHost h : kTransferHosts.all())
+    for (TransferHost h : kTransferHosts.all()) {
+      // The SM variants use mapped memory whatever the host axis says: once is enough.
+      if (transfer_uses_sm(v) && h != TransferHost::pinned) continue;
       for (std::size_t bytes : {std::size_t{16}, std::size_t{4096}, (std::size_t{1} << 22) + 48}) {
         const TransferConfig c{v, h, bytes};
         SCOPED_TRACE(std::string(kTransferVariants(v)) + " " + std::string(kTransferHosts(h)) + " " +
@@ -64,6 +66,7 @@ TEST(TransferKernels, EveryVariantAndHostMemoryBothEnds) {
         DeviceBuffer<float> in(bytes / 4), out(bytes / 4);
         MEMBENCH_CUDA(launch_fill_pattern(in.get(), in.size(), 3, nullptr));
         MEMBENCH_CUDA(launch_poison(out.get(), out.bytes(), nullptr));
+        MEMBENCH_CUDA(cudaDeviceSynchronize());  // the copy runs on another stream
         Stream stream;
         MEMBENCH_CUDA(launch(c, host, in.get(), out.get(), stream.get()));
         MEMBENCH_CUDA(cudaStreamSynchronize(stream.get()));
@@ -73,8 +76,8 @@ TEST(TransferKernels, EveryVariantAndHostMemoryBothEnds) {
         }
         const auto wrong = host.check(3);
         EXPECT_FALSE(wrong) << *wrong;
-        if (transfer_uses_sm(v)) break;  // the SM variants use mapped memory whatever the host axis says
       }
+    }
 }
 
 TEST(TransferKernels, ADestinationLeftPoisonedIsCaught) {

@@ -51,6 +51,7 @@ struct Nvml {
   int (*max_width)(Device, unsigned*) = nullptr;
   int (*link_state)(Device, unsigned, int*) = nullptr;
   int (*link_remote)(Device, unsigned, PciInfo*) = nullptr;
+  int (*remote_type)(Device, unsigned, int*) = nullptr;  // optional: 0 GPU, 2 NVSwitch
   std::string error;
 };
 
@@ -72,6 +73,7 @@ const Nvml& nvml() {
                      get(n.max_width, "nvmlDeviceGetMaxPcieLinkWidth") &&
                      get(n.link_state, "nvmlDeviceGetNvLinkState") &&
                      get(n.link_remote, "nvmlDeviceGetNvLinkRemotePciInfo_v2");
+    get(n.remote_type, "nvmlDeviceGetNvLinkRemoteDeviceType");  // older drivers lack it
     if (!all) n.error = "this NVML lacks a function the link model needs";
     else if (n.init() != 0) n.error = "nvmlInit failed";
   });
@@ -93,6 +95,7 @@ std::optional<Nvml::Device> nvml_device(const std::string& bus_id, std::string* 
 }
 
 constexpr unsigned kMaxNvlinks = 18;
+constexpr int kRemoteSwitch = 2;  // NVML_NVLINK_DEVICE_TYPE_SWITCH
 
 }  // namespace
 
@@ -121,6 +124,12 @@ std::optional<NvlinkPath> nvlink_path(const std::string& from, const std::string
     int active = 0;
     Nvml::PciInfo remote{};
     if (nvml().link_state(*d, link, &active) != 0 || active == 0) continue;
+    // A link to an NVSwitch reaches every GPU on the fabric, the peer too.
+    int type = -1;
+    if (nvml().remote_type != nullptr && nvml().remote_type(*d, link, &type) == 0 && type == kRemoteSwitch) {
+      ++path.links;
+      continue;
+    }
     if (nvml().link_remote(*d, link, &remote) != 0 || !same_pci_function(remote.bus_id, to)) continue;
     ++path.links;
   }

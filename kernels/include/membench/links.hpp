@@ -38,7 +38,9 @@ bool same_pci_function(const std::string& a, const std::string& b);
 // empty with `why` when NVML cannot tell.
 std::optional<PcieLink> pcie_link(const std::string& pci_bus_id, std::string* why);
 // The NVLinks from the GPU at `from` (compute capability major `cc_major`)
-// to the GPU at `to`; empty with `why` when there are none or NVML cannot tell.
+// to the GPU at `to`: links to it directly, or to NVSwitches (which reach
+// every GPU of the fabric); empty with `why` when there are none or NVML
+// cannot tell.
 std::optional<NvlinkPath> nvlink_path(const std::string& from, const std::string& to, int cc_major, std::string* why);
 
 }  // namespace membench
