@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <optional>
 #include <string>
 
 #include "membench/cuda.hpp"
@@ -29,6 +30,27 @@ void expect_output(std::size_t inputs, std::size_t outputs, std::uint32_t seed, 
   MEMBENCH_CUDA(cudaDeviceSynchronize());
   const auto bad = first_mismatch(copy_to_host(out.get(), outputs), expected);
   EXPECT_FALSE(bad) << describe(*bad, "out");
+}
+
+// A copy between two ends: fills `in` with the pattern and poisons `out`
+// (`floats` each), waits, runs launch(in, out, stream) on a stream of its
+// own and waits for it; then out must hold the pattern where `out_written`,
+// and the far end (a host buffer, another GPU) must pass `far_end()`.
+template <class Launch, class FarEnd>
+void expect_copied(std::size_t floats, std::uint32_t seed, bool out_written, Launch&& launch, FarEnd&& far_end) {
+  DeviceBuffer<float> in(floats), out(floats);
+  MEMBENCH_CUDA(launch_fill_pattern(in.get(), floats, seed, nullptr));
+  MEMBENCH_CUDA(launch_poison(out.get(), out.bytes(), nullptr));
+  MEMBENCH_CUDA(cudaDeviceSynchronize());  // the copy runs on another stream
+  Stream stream;
+  MEMBENCH_CUDA(launch(static_cast<const void*>(in.get()), static_cast<void*>(out.get()), stream.get()));
+  MEMBENCH_CUDA(cudaStreamSynchronize(stream.get()));
+  if (out_written) {
+    const auto bad = first_mismatch(copy_to_host(out.get(), floats), [seed](std::size_t i) { return pattern_value(i, seed); });
+    EXPECT_FALSE(bad) << describe(*bad, "out");
+  }
+  const std::optional<std::string> wrong = far_end();
+  EXPECT_FALSE(wrong) << *wrong;
 }
 
 }  // namespace membench::test

@@ -39,19 +39,10 @@ TEST(PeerKernels, EveryVariantWithAndWithoutPeerAccess) {
         if (!peer_supported(c, 0, 1, visible, &why)) continue;
         MEMBENCH_CUDA(set_peer_access(0, 1, access));
         const PeerSide side(c, 0, 1, 4);
-        DeviceBuffer<float> in(bytes / 4), out(bytes / 4);
-        MEMBENCH_CUDA(launch_fill_pattern(in.get(), in.size(), 4, nullptr));
-        MEMBENCH_CUDA(launch_poison(out.get(), out.bytes(), nullptr));
-        MEMBENCH_CUDA(cudaDeviceSynchronize());  // the copy runs on another stream
-        Stream stream;
-        MEMBENCH_CUDA(launch(c, side, in.get(), out.get(), stream.get()));
-        MEMBENCH_CUDA(cudaStreamSynchronize(stream.get()));
-        if (peer_reads(v)) {
-          const auto bad = first_mismatch(copy_to_host(out.get(), out.size()), [](std::size_t i) { return pattern_value(i, 4); });
-          EXPECT_FALSE(bad) << describe(*bad, "out");
-        }
-        const auto wrong = side.check(4);
-        EXPECT_FALSE(wrong) << *wrong;
+        test::expect_copied(
+            bytes / 4, 4, peer_reads(v),
+            [&](const void* in, void* out, cudaStream_t s) { return launch(c, side, in, out, s); },
+            [&] { return side.check(4); });
       }
   MEMBENCH_CUDA(set_peer_access(0, 1, false));
 }

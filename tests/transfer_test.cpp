@@ -63,19 +63,10 @@ TEST(TransferKernels, EveryVariantAndHostMemoryBothEnds) {
         SCOPED_TRACE(std::string(kTransferVariants(v)) + " " + std::string(kTransferHosts(h)) + " " +
                      std::to_string(bytes));
         const TransferHostSide host(c, 3);
-        DeviceBuffer<float> in(bytes / 4), out(bytes / 4);
-        MEMBENCH_CUDA(launch_fill_pattern(in.get(), in.size(), 3, nullptr));
-        MEMBENCH_CUDA(launch_poison(out.get(), out.bytes(), nullptr));
-        MEMBENCH_CUDA(cudaDeviceSynchronize());  // the copy runs on another stream
-        Stream stream;
-        MEMBENCH_CUDA(launch(c, host, in.get(), out.get(), stream.get()));
-        MEMBENCH_CUDA(cudaStreamSynchronize(stream.get()));
-        if (transfer_to_device(v)) {
-          const auto bad = first_mismatch(copy_to_host(out.get(), out.size()), [](std::size_t i) { return pattern_value(i, 3); });
-          EXPECT_FALSE(bad) << describe(*bad, "out");
-        }
-        const auto wrong = host.check(3);
-        EXPECT_FALSE(wrong) << *wrong;
+        test::expect_copied(
+            bytes / 4, 3, transfer_to_device(v),
+            [&](const void* in, void* out, cudaStream_t s) { return launch(c, host, in, out, s); },
+            [&] { return host.check(3); });
       }
     }
 }
