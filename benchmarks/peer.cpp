@@ -48,8 +48,7 @@ CaseDefinition define(const PeerConfig& c) {
   const int peer = peer_of(local, visible);
   std::string why;
   if (!peer_supported(c, local, peer, visible, &why)) throw CaseSkipped(why);
-  if (c.access || peer_supported({c.variant, true, c.bytes}, local, peer, visible, nullptr))
-    MEMBENCH_CUDA(set_peer_access(local, peer, c.access));
+  MEMBENCH_CUDA(set_peer_access(local, peer, c.access));
   const auto side = std::make_shared<const PeerSide>(c, local, peer, kSeed);
   CaseDefinition d;
   const std::size_t floats = c.bytes / sizeof(float);

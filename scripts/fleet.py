@@ -86,7 +86,6 @@ class Entry:
 def collect(paths: list[str], metric: str) -> dict[str, list[Entry]]:
     """Every case's value on every GPU that has it, keyed by untagged name."""
     table: dict[str, list[Entry]] = defaultdict(list)
-    seen: set[Gpu] = set()
     for path in paths:
         doc = mr.load(path)
         gpus = gpus_of(doc, path)
@@ -97,13 +96,10 @@ def collect(paths: list[str], metric: str) -> dict[str, list[Entry]]:
             gpu = gpus.get(ordinal)
             if gpu is None:
                 raise mr.InputError(f"{path}: case {case.name} ran on device {ordinal}, which the context does not list")
-            if gpu in seen and gpu.source != path:
-                raise mr.InputError(f"{path}: {gpu} appears in two files")
             if case.error or case.skipped:
                 table[untagged(case.name)].append(Entry(gpu, None, case.error or f"skipped: {case.skipped}"))
             elif (value := case.median(metric)) is not None:  # cases without the metric are not compared
                 table[untagged(case.name)].append(Entry(gpu, value))
-        seen.update(gpus.values())
     return table
 
 

@@ -62,9 +62,7 @@ def find_plateaus(points: list[tuple[int, float]], tolerance_pct: float) -> list
         middle = statistics.median(v for _, v in candidate)
         if run and any(abs(v - middle) > tolerance_pct / 100 * middle for _, v in candidate):
             close()
-            # A new run starts here, or with the previous point if the two agree.
-            prev = run[-1]
-            run = [prev, (ws, value)] if abs(prev[1] - value) <= tolerance_pct / 100 * value and len(run) == 1 else [(ws, value)]
+            run = [(ws, value)]  # a new run starts here
         else:
             run = candidate
     close()

@@ -3,6 +3,7 @@
 
 #include <cub/block/block_reduce.cuh>
 #include <map>
+#include <tuple>
 
 #include "launch_utils.cuh"
 #include "membench/chain.hpp"
@@ -168,14 +169,17 @@ cudaError_t kernel_shape(const DsmemConfig& c, KernelShape* shape) {
   const unsigned cluster = static_cast<unsigned>(c.cluster);
   unsigned grid = cluster;
   if (!dsmem_chases(c.variant)) {
-    static std::map<std::pair<const void*, unsigned>, int> known;  // asked of the device once
-    auto it = known.find({kernel, cluster});
+    static std::map<std::tuple<const void*, unsigned, int>, int> known;  // asked of each device once
+    int device = 0;
+    if ((rc = cudaGetDevice(&device)) != cudaSuccess) return rc;
+    const auto key = std::make_tuple(kernel, cluster, device);
+    auto it = known.find(key);
     if (it == known.end()) {
       int clusters = 0;
       if ((rc = detail::resident_clusters(kernel, cluster, kDsmemBlock, kDsmemBytes, &clusters)) != cudaSuccess)
         return rc;
       if (clusters < 1) return cudaErrorInvalidConfiguration;
-      it = known.emplace(std::make_pair(kernel, cluster), clusters).first;
+      it = known.emplace(key, clusters).first;
     }
     grid = static_cast<unsigned>(it->second) * cluster;
   }

@@ -3,8 +3,8 @@
 
 #include <algorithm>
 #include <cmath>
-#include <mutex>
 #include <numeric>
+#include <set>
 
 #include "launch_utils.cuh"
 #include "membench/chain.hpp"
@@ -94,12 +94,16 @@ BandwidthPlan bandwidth_plan(const BandwidthConfig& c, unsigned grid) {
 
 cudaError_t kernel_shape(const BandwidthConfig& c, KernelShape* shape) {
   if (!bandwidth_config_supported(c, nullptr)) return cudaErrorInvalidValue;
-  static std::once_flag carveout;
-  cudaError_t rc = cudaSuccess;
-  std::call_once(carveout, [&] {
-    rc = cudaFuncSetAttribute(kernels::hierarchy_read, cudaFuncAttributePreferredSharedMemoryCarveout, 0);
-  });
+  // The carveout is the function's attribute on each device: set once per device.
+  static std::set<int> carved;
+  int device = 0;
+  cudaError_t rc = cudaGetDevice(&device);
   if (rc != cudaSuccess) return rc;
+  if (carved.count(device) == 0) {
+    rc = cudaFuncSetAttribute(kernels::hierarchy_read, cudaFuncAttributePreferredSharedMemoryCarveout, 0);
+    if (rc != cudaSuccess) return rc;
+    carved.insert(device);
+  }
   unsigned grid = 0;
   if ((rc = detail::resident_grid(kernels::hierarchy_read, kHierarchyBlock, 0, &grid)) != cudaSuccess) return rc;
   *shape = detail::shape_of(kernels::hierarchy_read, grid, kHierarchyBlock);

@@ -1,6 +1,8 @@
 #include "membench/kernel_shape.hpp"
 
 #include <algorithm>
+#include <map>
+#include <utility>
 
 namespace membench {
 
@@ -25,30 +27,45 @@ cudaError_t kernel_facts(const KernelShape& shape, KernelFacts* facts) {
   return cudaSuccess;
 }
 
-bool sm90_kernel_runs(const void* kernel, const std::string& feature, const std::string& kernel_name,
-                      std::string* why) {
+namespace {
+
+// The answer for one kernel on the current device: empty when it runs, else why not.
+std::string sm90_refusal(const void* kernel, const std::string& feature, const std::string& kernel_name, int device) {
   constexpr int kArch = 90;
-  auto refuse = [&](const std::string& reason) {
-    if (why != nullptr) *why = reason;
-    return false;
-  };
-  int device = 0, major = 0, minor = 0;
-  if (cudaGetDevice(&device) != cudaSuccess ||
-      cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) != cudaSuccess ||
+  int major = 0, minor = 0;
+  if (cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) != cudaSuccess ||
       cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device) != cudaSuccess)
-    return refuse("no CUDA device");
+    return std::string("no CUDA device");
   if (major * 10 + minor < kArch)
-    return refuse(feature + " needs compute capability 9.0 or newer (this GPU is " + std::to_string(major) + "." +
+    return std::string(feature + " needs compute capability 9.0 or newer (this GPU is " + std::to_string(major) + "." +
                   std::to_string(minor) + ")");
   cudaFuncAttributes attr{};
   if (cudaFuncGetAttributes(&attr, kernel) != cudaSuccess)
-    return refuse("this binary holds no code for the " + kernel_name + " kernel that this GPU can run");
+    return std::string("this binary holds no code for the " + kernel_name + " kernel that this GPU can run");
   const int arch = compiled_arch(attr.ptxVersion, attr.binaryVersion);
   if (arch < kArch)
-    return refuse("the " + kernel_name + " kernel was compiled for sm_" + std::to_string(arch) +
+    return std::string("the " + kernel_name + " kernel was compiled for sm_" + std::to_string(arch) +
                   " (JIT-compiled on this GPU), which has no " + feature.substr(feature.find(' ') + 1) +
                   "; rebuild with CMAKE_CUDA_ARCHITECTURES including 90");
-  return true;
+  return {};
+}
+
+}  // namespace
+
+bool sm90_kernel_runs(const void* kernel, const std::string& feature, const std::string& kernel_name,
+                      std::string* why) {
+  // Launchers ask before every launch: the device is asked once per kernel.
+  static std::map<std::pair<const void*, int>, std::string> known;
+  int device = 0;
+  if (cudaGetDevice(&device) != cudaSuccess) {
+    if (why != nullptr) *why = "no CUDA device";
+    return false;
+  }
+  auto it = known.find({kernel, device});
+  if (it == known.end())
+    it = known.emplace(std::make_pair(kernel, device), sm90_refusal(kernel, feature, kernel_name, device)).first;
+  if (!it->second.empty() && why != nullptr) *why = it->second;
+  return it->second.empty();
 }
 
 }  // namespace membench
