@@ -88,6 +88,7 @@ std::int64_t parse_value_text(const std::string& s, const std::string& flag, con
     const std::int64_t base = parse_integer(s.substr(0, caret), flag, text);
     const std::int64_t exponent = parse_integer(s.substr(caret + 1), flag, text);
     if (exponent < 0) refuse(flag, text, "negative exponent in '" + s + "'");
+    if (exponent > 63) refuse(flag, text, "exponent in '" + s + "' is too large (at most 63)");
     std::int64_t value = 1;
     for (std::int64_t k = 0; k < exponent; ++k) value = checked_mul(value, base, flag, text);
     return value;
@@ -315,10 +316,35 @@ bool is_axis_key(const std::string& key, const AxisTable& axes) {
   return dot == std::string::npos ? axes.find(key) != nullptr : axes.find(key.substr(0, dot), key.substr(dot + 1)) != nullptr;
 }
 
+// How deeply arrays and objects nest in JSON text (strings skipped), so a
+// pathological file is refused before a parser recurses through it.
+std::size_t json_depth(const std::string& text) {
+  std::size_t depth = 0, deepest = 0;
+  bool in_string = false, escaped = false;
+  for (char c : text) {
+    if (in_string) {
+      if (escaped) escaped = false;
+      else if (c == '\\') escaped = true;
+      else if (c == '"') in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      deepest = std::max(deepest, ++depth);
+    } else if ((c == ']' || c == '}') && depth > 0) {
+      --depth;
+    }
+  }
+  return deepest;
+}
+
+constexpr std::size_t kMaxSweepDepth = 8;
+
 // The file's keys as arguments, in the file's order; a key given twice is refused.
 std::vector<Arg> sweep_file_args(const std::string& path, const AxisTable& axes) {
   const std::string origin = "--sweep=" + path + ": ";
   const std::string text = read_sweep_file(path);
+  if (json_depth(text) > kMaxSweepDepth)
+    throw UsageError(origin + "nested more than " + std::to_string(kMaxSweepDepth) + " deep (a sweep file is an object of flag: value)");
   std::set<std::string> seen;
   std::string duplicate;
   const nlohmann::json::parser_callback_t note_keys = [&](int depth, nlohmann::json::parse_event_t event,
@@ -396,8 +422,17 @@ void apply(const Arg& a, const AxisTable& axes, Options& o, std::map<std::string
       ordinals.min = 0;
       ordinals.max = 1023;
       o.device.ordinals.clear();
-      for (auto d : parse_list(ordinals, v)) o.device.ordinals.push_back(static_cast<int>(d));
+      for (auto d : expand_list(ordinals, v)) {
+        if (std::find(o.device.ordinals.begin(), o.device.ordinals.end(), d) != o.device.ordinals.end())
+          refuse(name, v, "device " + std::to_string(d) + " is given twice");
+        o.device.ordinals.push_back(static_cast<int>(d));
+      }
     }
+  } else if (name == "exclusive") {
+    o.measure.exclusive = !a.value || parse_bool(name, *a.value);
+  } else if (name == "resume") {
+    if (need_value().empty()) throw UsageError("--resume: expects --resume=FILE.json");
+    o.resume_file = *a.value;
   } else if (name == "min_batches") {
     o.measure.min_batches = parse_int(name, need_value(), 1, 100000);
   } else if (name == "max_noise") {
@@ -447,9 +482,8 @@ std::vector<std::int64_t> parse_names(const AxisSpec& axis, const std::string& t
 
 }  // namespace
 
-std::vector<std::int64_t> parse_list(const AxisSpec& axis, const std::string& text) {
+std::vector<std::int64_t> expand_list(const AxisSpec& axis, const std::string& text) {
   if (text.empty()) refuse(axis.name, text, "empty list");
-  if (!axis.names.empty()) return parse_names(axis, text);
   std::vector<std::int64_t> values;
   for (const auto& item : split(text, ',')) {
     if (item.empty()) refuse(axis.name, text, "empty item in list");
@@ -457,11 +491,17 @@ std::vector<std::int64_t> parse_list(const AxisSpec& axis, const std::string& te
     else values.push_back(parse_value_text(item, axis.name, text));
     if (values.size() > kMaxValues) refuse(axis.name, text, "expands to more than " + std::to_string(kMaxValues) + " values");
   }
+  for (auto v : values) check_value(axis, text, v);
+  return values;
+}
+
+std::vector<std::int64_t> parse_list(const AxisSpec& axis, const std::string& text) {
+  if (text.empty()) refuse(axis.name, text, "empty list");
+  if (!axis.names.empty()) return parse_names(axis, text);
   std::vector<std::int64_t> unique;
-  for (auto v : values) {
-    check_value(axis, text, v);
-    if (std::find(unique.begin(), unique.end(), v) == unique.end()) unique.push_back(v);
-  }
+  std::set<std::int64_t> seen;  // a set: a list of 10,000 values is checked in n log n
+  for (auto v : expand_list(axis, text))
+    if (seen.insert(v).second) unique.push_back(v);
   return unique;
 }
 
@@ -506,7 +546,12 @@ Options parse_command_line(int argc, const char* const* argv, const AxisTable& a
   const std::vector<Arg> given = command_line_args(argc, argv);
   std::vector<Arg> args;
   std::string sweep_file;
+  std::set<std::string> seen;
   for (const auto& a : given) {
+    // One flag, one value: a second would silently win (a sweep file's keys are overridden, not repeated).
+    const std::string flag = a.name == "l2_flush" ? "l2" : a.name;
+    if (!seen.insert(flag).second && flag != "help")
+      throw UsageError("--" + a.name + " is given twice (give one list: --" + a.name + "=A,B)");
     if (a.name != "sweep") continue;
     if (!a.value || a.value->empty()) throw UsageError("--sweep: expects --sweep=FILE.json");
     sweep_file = *a.value;
@@ -533,6 +578,9 @@ Options parse_command_line(int argc, const char* const* argv, const AxisTable& a
   // long a case runs: Google Benchmark is satisfied by the first measurement.
   if (!o.min_time_given) o.passthrough.push_back("--benchmark_min_time=" + normalize_min_time("0.000001"));
   if (benchmark.count("benchmark_filter")) o.filter = benchmark["benchmark_filter"];
+  if (benchmark.count("benchmark_out")) o.output_file = benchmark["benchmark_out"];
+  if (benchmark.count("benchmark_out_format")) o.output_format = benchmark["benchmark_out_format"];
+  if (benchmark.count("benchmark_repetitions")) o.repetitions = std::stoi(benchmark["benchmark_repetitions"]);
   return o;
 }
 
@@ -570,13 +618,21 @@ std::string usage(const AxisTable& axes) {
      << "                           one, cases are named family/variant/device:K/...; local: the\n"
      << "                           launcher's local rank (SLURM_LOCALID, OMPI_COMM_WORLD_LOCAL_RANK,\n"
      << "                           MPI_LOCALRANKID, LOCAL_RANK)\n"
-     << "  --benchmark_out=PATTERN  {host}, {rank} and {device} in the name are filled in\n"
+     << "  --exclusive              for machines that must never publish a contended number: refuse to\n"
+     << "                           start while another process holds the GPU, and fail the case and stop\n"
+     << "                           (exit 1) if one appears\n"
+     << "  --resume=FILE            measure only what FILE (an earlier run's JSON, cut short) lacks; its\n"
+     << "                           complete cases are carried over as they are (resumed = 1). FILE must\n"
+     << "                           come from this GPU, driver and build; a missing FILE measures all\n"
+     << "  --benchmark_out=PATTERN  {host}, {rank} and {device} in the name are filled in (in --resume too)\n"
      << "  --sweep=FILE.json        any of these flags as a JSON object (Google Benchmark's too, e.g.\n"
      << "                           \"benchmark_filter\"); flags on the command line win, key by key\n\n"
      << "Exit status: 0 every selected case ran and verified (cases this GPU cannot run are skipped\n"
-     << "with their reason); 1 at least one case failed (wrong result, CUDA error); 2 usage: a bad\n"
-     << "flag or value, an unreadable sweep file, a filter that is not a regular expression or\n"
-     << "matches no case.\n\n"
+     << "with their reason); 1 at least one case failed (wrong result, CUDA error), an uncorrected\n"
+     << "ECC error, or --exclusive saw another process; 2 usage: a bad flag or value, an unreadable\n"
+     << "sweep or resume file, a filter that is not a regular expression or matches no case;\n"
+     << "128 + N after signal N (SIGTERM, SIGINT, SIGHUP, SIGUSR1, SIGUSR2): the cases not yet run are\n"
+     << "skipped, the JSON is whole, and --resume=FILE runs the rest.\n\n"
      << "Google Benchmark's flags work as usual (--benchmark_filter, --benchmark_out, ...;\n"
      << "--benchmark_min_time takes seconds, X or Xs, on every version):\n";
   return os.str();
@@ -602,6 +658,8 @@ std::string describe_sweep(const Options& options, const AxisTable& axes) {
   j["max_noise"] = options.measure.max_noise_pct;
   j["max_time"] = options.measure.max_seconds;
   j["throttle"] = options.measure.throttle_pct;
+  if (options.measure.exclusive) j["exclusive"] = true;
+  if (!options.resume_file.empty()) j["resume"] = options.resume_file;
   const char* kinds[] = {"list", "all", "local"};
   if (options.device.kind == DeviceSelection::Kind::list) j["device"] = options.device.ordinals;
   else j["device"] = kinds[static_cast<int>(options.device.kind)];
@@ -619,8 +677,14 @@ Environment process_environment() {
 
 namespace {
 
-// The first of `names` that is set: its name and value as a rank.
-std::optional<std::pair<std::string, int>> first_rank(const Environment& env, std::initializer_list<const char*> names) {
+// The first of `names` that is set: its name and, when it is a rank, its value.
+struct RankVariable {
+  std::string name;
+  std::optional<int> value;
+  std::string error;
+};
+
+std::optional<RankVariable> first_rank(const Environment& env, std::initializer_list<const char*> names) {
   for (const char* name : names) {
     const auto v = env(name);
     if (!v) continue;
@@ -628,8 +692,8 @@ std::optional<std::pair<std::string, int>> first_rank(const Environment& env, st
     errno = 0;
     const long r = std::strtol(v->c_str(), &end, 10);
     if (v->empty() || *end != '\0' || errno != 0 || r < 0 || r > 1 << 30)
-      throw UsageError(std::string(name) + "=" + *v + ": not a rank (a non-negative integer)");
-    return std::make_pair(std::string(name), static_cast<int>(r));
+      return RankVariable{name, std::nullopt, std::string(name) + "=" + *v + ": not a rank (a non-negative integer)"};
+    return RankVariable{name, static_cast<int>(r), ""};
   }
   return std::nullopt;
 }
@@ -639,11 +703,14 @@ std::optional<std::pair<std::string, int>> first_rank(const Environment& env, st
 LauncherInfo launcher_info(const Environment& env) {
   LauncherInfo info;
   if (const auto local = first_rank(env, {"SLURM_LOCALID", "OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID", "LOCAL_RANK"})) {
-    info.local_rank_variable = local->first;
-    info.local_rank = local->second;
+    info.local_rank_variable = local->name;
+    info.local_rank = local->value;
+    info.local_rank_error = local->error;
   }
-  if (const auto rank = first_rank(env, {"SLURM_PROCID", "OMPI_COMM_WORLD_RANK", "PMI_RANK", "RANK"}))
-    info.rank = rank->second;
+  if (const auto rank = first_rank(env, {"SLURM_PROCID", "OMPI_COMM_WORLD_RANK", "PMI_RANK", "RANK"})) {
+    info.rank = rank->value;
+    info.rank_error = rank->error;
+  }
   for (const char* name : {"SLURM_JOB_ID", "PBS_JOBID", "LSB_JOBID"}) {
     if (const auto v = env(name)) {
       info.job_id = *v;
@@ -651,6 +718,13 @@ LauncherInfo launcher_info(const Environment& env) {
     }
   }
   return info;
+}
+
+bool corrupt_for_test(const Environment& env) {
+  const auto v = env("MEMBENCH_TEST_CORRUPT");
+  if (!v || v->empty() || *v == "0") return false;
+  if (*v == "1") return true;
+  throw UsageError("MEMBENCH_TEST_CORRUPT=" + *v + ": expects 0 or 1 (a test hook)");
 }
 
 std::vector<int> resolve_devices(const DeviceSelection& selection, int visible, const LauncherInfo& launcher) {
@@ -661,6 +735,7 @@ std::vector<int> resolve_devices(const DeviceSelection& selection, int visible, 
       return all;
     }
     case DeviceSelection::Kind::local: {
+      if (!launcher.local_rank_error.empty()) throw UsageError("--device=local: " + launcher.local_rank_error);
       if (!launcher.local_rank)
         throw UsageError("--device=local: no local rank is set (SLURM_LOCALID, OMPI_COMM_WORLD_LOCAL_RANK, "
                          "MPI_LOCALRANKID or LOCAL_RANK); start membench under a launcher or pass --device=N");
@@ -681,6 +756,11 @@ std::vector<int> resolve_devices(const DeviceSelection& selection, int visible, 
 
 std::string expand_output_pattern(const std::string& pattern, const std::string& host, const LauncherInfo& launcher,
                                   int device) {
+  if (pattern.find("{rank}") != std::string::npos) {
+    // The global rank's variable decides when it is set, else the local rank's.
+    const std::string& bad = !launcher.rank_error.empty() || launcher.rank ? launcher.rank_error : launcher.local_rank_error;
+    if (!bad.empty()) throw UsageError("{rank} cannot be filled in: " + bad);
+  }
   const int rank = launcher.rank ? *launcher.rank : launcher.local_rank ? *launcher.local_rank : 0;
   const std::pair<std::string, std::string> fields[] = {
       {"{host}", host}, {"{rank}", std::to_string(rank)}, {"{device}", std::to_string(device)}};

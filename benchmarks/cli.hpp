@@ -46,6 +46,8 @@ struct AxisSpec {
 // Expands a LIST for `axis` (used in messages as --name=text) and checks each
 // value against it. Duplicates are dropped, order is kept.
 std::vector<std::int64_t> parse_list(const AxisSpec& axis, const std::string& text);
+// The same for a numeric axis, duplicates kept.
+std::vector<std::int64_t> expand_list(const AxisSpec& axis, const std::string& text);
 
 // The axis flags: every axis name the families declared, once, with each
 // family's meaning. Families that share an axis name (n) must accept the same
@@ -75,6 +77,8 @@ struct MeasureOptions {
   double max_seconds = 0.5;      // --max_time: per case, then stop and report noisy = 1
   double throttle_pct = 90;      // --throttle: batches below this % of the peak SM clock are discarded
   L2Mode l2 = L2Mode::warm;      // --l2 (and --l2_flush = --l2=cold)
+  bool exclusive = false;        // --exclusive: another process on the GPU fails the case and stops the run
+  bool corrupt_for_test = false; // MEMBENCH_TEST_CORRUPT=1: corrupt one output element before verifying
 };
 
 // --device: the GPUs to measure, one after another in this process.
@@ -92,6 +96,10 @@ struct Options {
   std::vector<int> run_devices{0};  // `device` resolved by main (resolve_devices); cases run on each
   bool tag_devices = false;         // name cases .../device:K/... (more than one device in the run)
   std::string sweep_file;
+  std::string resume_file;          // --resume=FILE (a pattern like --benchmark_out's)
+  std::string output_file;          // --benchmark_out (a pattern; main fills it in)
+  std::string output_format = "json";  // --benchmark_out_format
+  int repetitions = 1;              // --benchmark_repetitions
   bool help = false;
   bool list_only = false;        // --benchmark_list_tests
   bool min_time_given = false;   // --benchmark_min_time: Google Benchmark's own iteration rule applies too
@@ -120,13 +128,20 @@ Environment process_environment();
 // OMPI_COMM_WORLD_RANK, PMI_RANK, RANK) and the job (SLURM_JOB_ID,
 // PBS_JOBID, LSB_JOBID). A set variable that is not a non-negative integer
 // is a UsageError naming it.
+// A variable that is set but malformed breaks only what reads it
+// (--device=local, {rank}, the context's rank keys): its error is kept, not thrown.
 struct LauncherInfo {
   std::optional<int> local_rank;
   std::string local_rank_variable;
+  std::string local_rank_error;  // "LOCAL_RANK=x: not a rank (a non-negative integer)"
   std::optional<int> rank;
+  std::string rank_error;
   std::string job_id;
 };
 LauncherInfo launcher_info(const Environment& env);
+
+// MEMBENCH_TEST_CORRUPT: unset, "" or "0" off, "1" on; anything else is a UsageError.
+bool corrupt_for_test(const Environment& env);
 
 // The device ordinals to run, in order. list: as given, each below
 // `visible`; all: 0 .. visible-1; local: the launcher's local rank, or the
@@ -137,7 +152,8 @@ std::vector<int> resolve_devices(const DeviceSelection& selection, int visible, 
 
 // --benchmark_out=PATTERN: {host}, {rank} (the global rank, else the local
 // rank, else 0) and {device} (the first device measured) replaced, so that
-// processes under one launcher write different files.
+// processes under one launcher write different files. {rank} with a
+// malformed rank variable is a UsageError.
 std::string expand_output_pattern(const std::string& pattern, const std::string& host, const LauncherInfo& launcher,
                                   int device);
 

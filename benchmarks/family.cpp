@@ -1,6 +1,7 @@
 #include "family.hpp"
 
 #include <algorithm>
+#include <sstream>
 #include <stdexcept>
 
 namespace membench::bench {
@@ -55,6 +56,13 @@ void Family::add(const std::string& variant, const std::vector<std::string>& axe
       named.push_back(a);
     }
   }
+  if (count_only_) {
+    double cases = options_.measure.l2 == cli::L2Mode::both ? 2 : 1;
+    for (const auto& list : lists) cases *= static_cast<double>(list.size());
+    for (const auto& a : named) cases *= static_cast<double>(values(a).size());
+    counted_ += cases;
+    return;
+  }
   std::vector<CaseArgs::Fixed> combinations{{}};
   for (const auto& a : named) {
     std::vector<CaseArgs::Fixed> next;
@@ -87,6 +95,20 @@ cli::AxisTable axis_table() {
 }
 
 std::vector<std::string> register_families(const cli::Options& options) {
+  double total = 0;
+  for (const auto& spec : registered_families()) {
+    Family family(spec, options, true);
+    spec.cases(family);
+    total += family.counted();
+  }
+  total *= static_cast<double>(options.run_devices.size());
+  if (total > kMaxCases) {
+    std::ostringstream os;
+    os.precision(15);
+    os << "these flags make " << total << " cases, more than the " << kMaxCases
+       << " one run may hold; narrow the axes or split the run";
+    throw cli::UsageError(os.str());
+  }
   // Device by device, so that the session moves to the next GPU only once.
   std::vector<std::string> names;
   for (const int device : options.run_devices) {

@@ -56,25 +56,35 @@ cli::AxisSpec axis_named(std::string name, std::string help, std::vector<std::st
 // What a family's `cases` function gets: the sweep for its axes, and `add`.
 class Family {
  public:
-  Family(const FamilySpec& spec, const cli::Options& options) : spec_(spec), options_(options) {}
+  // count_only: add() counts the cases it would register and registers none.
+  Family(const FamilySpec& spec, const cli::Options& options, bool count_only = false)
+      : spec_(spec), options_(options), count_only_(count_only) {}
   // The values of this family's axis: from the command line or the sweep file, else its default.
   std::vector<std::int64_t> values(const std::string& axis) const;
   // Registers family/variant over the product of these axes' values (named
   // axes become part of the name: family/variant/type:double/...).
   void add(const std::string& variant, const std::vector<std::string>& axes, Define define);
   const std::vector<std::string>& case_names() const { return names_; }
+  double counted() const { return counted_; }
 
  private:
   const cli::AxisSpec& declared(const std::string& axis) const;
   const FamilySpec& spec_;
   const cli::Options& options_;
+  bool count_only_ = false;
+  double counted_ = 0;  // a double: ten axes of 10,000 values must not overflow the count
   std::vector<std::string> names_;
 };
 
 // Every family's axes, for the command line.
 cli::AxisTable axis_table();
+// The most cases one run may register: registering is what costs memory and
+// time, before any filter applies.
+inline constexpr double kMaxCases = 100000;
+
 // Registers every family's cases with Google Benchmark, for each of
-// options.run_devices in turn; returns their names.
+// options.run_devices in turn; returns their names. More than kMaxCases is a
+// UsageError with the count, before any is registered.
 std::vector<std::string> register_families(const cli::Options& options);
 
 }  // namespace membench::bench

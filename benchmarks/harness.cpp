@@ -1,11 +1,14 @@
 #include "harness.hpp"
 
 #include <cuda_profiler_api.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
+#include <iostream>
+#include <map>
 #include <memory>
 #include <optional>
 #include <sstream>
@@ -14,6 +17,8 @@
 #include "membench/fidelity.hpp"
 #include "membench/pattern.hpp"
 #include "membench/verify.hpp"
+#include "health.hpp"
+#include "stop.hpp"
 #include "stopping.hpp"
 
 #ifndef MEMBENCH_GBENCH_VERSION
@@ -29,6 +34,11 @@ namespace {
 // weigh little against it and the noise estimate gets many samples quickly.
 constexpr double kBatchTargetSeconds = 1e-3;
 constexpr int kMaxBatch = 1000;
+// NVML is asked about the GPU's health at most this often while a case runs
+// (and at its start and end).
+constexpr double kHealthSampleSeconds = 0.02;
+// real_time is reported in microseconds (Unit(benchmark::kMicrosecond)).
+constexpr double kReportedPerSecond = 1e6;
 
 // ---- the session ----------------------------------------------------------------
 
@@ -40,9 +50,22 @@ struct Session {
   DeviceBuffer<float> flush_sink;
   MappedBuffer<ClockStamp> stamps;    // two batch slots x (before, after)
   std::string lost;                   // set once a CUDA error has left the context unusable
+  std::optional<std::set<unsigned>> own_pids;  // this process as NVML lists it, found at the first context
+  HealthMonitor health;
+  Carried carried;                    // --resume: cases measured already
   RunSummary summary;
 };
 Session g_session;
+
+// How far the replay of each carried case has got (Google Benchmark calls a
+// case once per repetition, and the first repetition again with more
+// iterations when --benchmark_min_time asks for them).
+struct ReplayState {
+  std::size_t index = 0;
+  int calls = 0;
+  benchmark::IterationCount last_max = 0;
+};
+std::map<std::string, ReplayState> g_replay;
 
 cudaStream_t session_stream() { return g_session.stream->get(); }
 
@@ -119,11 +142,12 @@ void require_device_memory(double bytes) {
   }
 }
 
-// Test hook: MEMBENCH_TEST_CORRUPT=1 zeroes the middle output element before
-// the copy-back, so the tests can prove that a wrong result becomes an error.
+// Test hook (MeasureOptions::corrupt_for_test): zeroes the middle output
+// element before the copy-back, so the tests can prove that a wrong result
+// becomes an error.
 void corrupt_for_test(void* device, std::size_t count, std::size_t bytes_each) {
-  static const bool corrupt = std::getenv("MEMBENCH_TEST_CORRUPT") != nullptr;
-  if (corrupt && count > 0) MEMBENCH_CUDA(cudaMemset(static_cast<char*>(device) + count / 2 * bytes_each, 0, bytes_each));
+  if (g_session.measure.corrupt_for_test && count > 0)
+    MEMBENCH_CUDA(cudaMemset(static_cast<char*>(device) + count / 2 * bytes_each, 0, bytes_each));
 }
 
 void verify(const Prepared& p) {
@@ -257,13 +281,21 @@ class BatchTimer {
   Event start_[2], stop_[2], done_[2];
 };
 
+// The run was asked to stop while a case was being measured: the case is
+// abandoned, reported as skipped with the reason.
+struct CaseInterrupted : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
 // Timed batches until Google Benchmark has its `target` launches and the
 // noise or the time limit says stop. Two batches are kept in flight, so the
 // GPU never waits for the host between them; the one still in flight when the
-// rule says stop is waited for and kept.
+// rule says stop is waited for and kept. The GPU's health is sampled between
+// batches; a stop request abandons the case once the queued batches are done.
 BatchSummary collect(const Prepared& p, bool cold, std::int64_t target) {
   const StopRule rule = stop_rule();
   const auto began = std::chrono::steady_clock::now();
+  double sampled = 0;
   BatchTimer timer(p, cold);
   BatchStats stats(rule);
   std::int64_t launches = 0;
@@ -274,8 +306,17 @@ BatchSummary collect(const Prepared& p, bool cold, std::int64_t target) {
     stats.add(done);
     launches += done.launches;
     const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
+    if (elapsed - sampled >= kHealthSampleSeconds) {
+      g_session.health.sample();
+      sampled = elapsed;
+    }
+    if (const auto why = stop_reason()) {
+      timer.wait(1 - slot);
+      throw CaseInterrupted(*why);
+    }
     if (should_stop(stats.summary(), launches, target, elapsed, rule)) {
       stats.add(timer.wait(1 - slot));
+      g_session.health.sample();
       return stats.summary();
     }
     timer.enqueue(slot);
@@ -327,6 +368,15 @@ void set_counters(benchmark::State& state, const Prepared& p, const BatchSummary
   c["throttled_batches"] = s.throttled_batches;
   c["sm_clock_mhz"] = s.clock_mhz;
   c["device"] = g_session.device.ordinal;
+  const CaseHealth& health = g_session.health.current();
+  if (health.other_processes) {
+    c["other_processes"] = *health.other_processes;
+    c["contended"] = health.contended() ? 1 : 0;
+  }
+  if (health.clock_event_reasons) {
+    c["clock_event_reasons"] = static_cast<double>(*health.clock_event_reasons);
+    c["clock_event"] = health.clock_event() ? 1 : 0;
+  }
   if (p.facts) {
     c["grid"] = p.def.shape.grid;
     c["block"] = p.def.shape.block;
@@ -346,6 +396,7 @@ void set_counters(benchmark::State& state, const Prepared& p, const BatchSummary
 // launch; cpu_time is Google Benchmark's CPU timer over that report, which
 // holds no work, and means nothing here.
 void measure(benchmark::State& state, Prepared& p, bool cold) {
+  g_session.health.begin_case();
   warm_up(p);
   size_batches(p, cold);
   const benchmark::IterationCount target = state.max_iterations;
@@ -359,10 +410,69 @@ void measure(benchmark::State& state, Prepared& p, bool cold) {
   set_counters(state, p, s, rule);
 }
 
+// The name Google Benchmark gives a case: the registered name, each argument
+// as name:value, and /manual_time.
+std::string case_name(const std::string& registered, const std::vector<std::string>& arg_names,
+                      const std::vector<std::int64_t>& values) {
+  std::string name = registered;
+  for (std::size_t a = 0; a < arg_names.size(); ++a) name += "/" + arg_names[a] + ":" + std::to_string(values[a]);
+  return name + "/manual_time";
+}
+
 std::string case_key(const std::string& name, const CaseArgs& args, const std::vector<std::string>& arg_names) {
-  std::string key = name;
-  for (const auto& a : arg_names) key += "/" + a + ":" + std::to_string(args[a]);
-  return key;
+  std::vector<std::int64_t> values;
+  for (const auto& a : arg_names) values.push_back(args[a]);
+  return case_name(name, arg_names, values);
+}
+
+// Reports a case FILE of --resume holds as it was measured: its iterations,
+// its per-launch time (exactly, in the unit of the file) and every counter,
+// with resumed = 1. No GPU work.
+void replay(benchmark::State& state, const std::string& key, const std::vector<CarriedRun>& runs) {
+  ReplayState& r = g_replay[key];
+  if (r.calls > 0 && state.max_iterations <= r.last_max) ++r.index;  // the next repetition
+  r.last_max = state.max_iterations;
+  ++r.calls;
+  const CarriedRun& run = runs[std::min(r.index, runs.size() - 1)];
+  static const std::map<std::string, double> kPerSecond = {{"ns", 1e9}, {"us", 1e6}, {"ms", 1e3}, {"s", 1.0}};
+  const auto unit = kPerSecond.find(run.time_unit);
+  const double real_time = unit == kPerSecond.end() || unit->second == kReportedPerSecond
+                               ? run.real_time
+                               : run.real_time / unit->second * kReportedPerSecond;
+  const benchmark::IterationCount iterations = std::max<benchmark::IterationCount>(run.iterations, state.max_iterations);
+  if (state.KeepRunningBatch(iterations)) {
+    state.SetIterationTime(manual_seconds_for(real_time, kReportedPerSecond, iterations));
+    while (state.KeepRunningBatch(1)) {
+    }
+  }
+  for (const auto& [name, value] : run.counters) state.counters[name] = value;
+  state.counters["resumed"] = 1;
+  if (!run.label.empty()) state.SetLabel(run.label);
+}
+
+// The first time a case sees another process or a clock event, stderr says so (once per run).
+void note_health(const std::string& key) {
+  const CaseHealth& h = g_session.health.current();
+  RunSummary& s = g_session.summary;
+  if (h.contended()) {
+    ++s.contended;
+    if (s.first_other.empty()) {
+      const unsigned pid = h.first_other_pid.value_or(0);
+      const std::string name = nvml::process_name(pid);
+      s.first_other = "pid " + std::to_string(pid) + (name.empty() ? "" : ", " + name);
+      std::cerr << "membench: another process holds the GPU (" << s.first_other << ") during " << key
+                << "; cases measured while one does are marked contended = 1\n";
+    }
+  }
+  if (h.clock_event()) {
+    ++s.clock_events;
+    const std::uint64_t marks = *h.clock_event_reasons & kClockEventMarks;
+    if ((marks & ~s.clock_events_seen) != 0) {
+      s.clock_events_seen |= marks;
+      std::cerr << "membench: clock event during " << key << ": " << clock_event_names(marks)
+                << "; such cases are marked clock_event = 1\n";
+    }
+  }
 }
 
 // A CUDA error that survives a synchronize has left the context unusable:
@@ -382,15 +492,39 @@ void use_device(int device) {
   start_session(device, measure);
 }
 
+// Makes `key` the cached case; true when it was not already (the previous
+// case's buffers are freed first).
+bool start_case(const std::string& key) {
+  if (g_cache.key == key) return false;
+  g_cache = CaseCache{};
+  g_cache.key = key;
+  return true;
+}
+
+void count_once(int RunSummary::*counter) {
+  if (!g_cache.counted) ++(g_session.summary.*counter);
+  g_cache.counted = true;
+}
+
 void run_case(benchmark::State& state, const std::string& name, const std::vector<std::string>& arg_names,
               const CaseArgs::Fixed& fixed, const Define& define, bool cold, int device) {
   const CaseArgs args(arg_names, state, fixed);
   const std::string key = case_key(name, args, arg_names);
+  if (const auto carried = g_session.carried.cases.find(key); carried != g_session.carried.cases.end()) {
+    start_case(key);
+    replay(state, key, carried->second);
+    count_once(&RunSummary::resumed);
+    return;
+  }
+  if (const auto why = stop_reason()) {
+    start_case(key);
+    report_skip(state, *why);
+    g_session.summary.interrupted.insert(key);
+    return;
+  }
   try {
     use_device(device);
-    if (g_cache.key != key) {
-      g_cache = CaseCache{};  // frees the previous case's buffers first
-      g_cache.key = key;
+    if (start_case(key)) {
       if (!g_session.lost.empty()) {
         g_cache.failure = "not run: the CUDA context was lost after " + g_session.lost;
       } else {
@@ -404,9 +538,8 @@ void run_case(benchmark::State& state, const std::string& name, const std::vecto
       }
     }
     if (!g_cache.skip.empty()) {
-      if (!g_cache.counted) ++g_session.summary.skipped;
-      g_cache.counted = true;
       report_skip(state, g_cache.skip);
+      count_once(&RunSummary::skipped);
       return;
     }
     if (!g_cache.failure.empty()) {
@@ -415,8 +548,22 @@ void run_case(benchmark::State& state, const std::string& name, const std::vecto
       return;
     }
     measure(state, *g_cache.prepared, cold);
-    if (!g_cache.counted) ++g_session.summary.measured;
-    g_cache.counted = true;
+    note_health(key);
+    const CaseHealth& health = g_session.health.current();
+    if (g_session.measure.exclusive && health.contended()) {
+      const std::string why = "--exclusive: another process (" + g_session.summary.first_other +
+                              ") used the GPU during this case";
+      state.SkipWithError(why.c_str());
+      note_failure(key, why);
+      request_stop("stopped: --exclusive and another process (" + g_session.summary.first_other +
+                   ") holds the GPU");
+      return;
+    }
+    count_once(&RunSummary::measured);
+  } catch (const CaseInterrupted& e) {
+    g_cache.prepared.reset();
+    report_skip(state, e.what());
+    g_session.summary.interrupted.insert(key);
   } catch (const std::exception& e) {
     const std::string message = std::string("CUDA failure: ") + e.what();
     g_cache.prepared.reset();
@@ -468,9 +615,9 @@ std::vector<std::string> register_case(const std::string& name, const std::vecto
     // The names Google Benchmark gives them (its ArgsProduct varies the first axis fastest).
     std::vector<std::size_t> index(axes.size(), 0);
     for (bool more = !axes.empty(); more;) {
-      std::string case_name = full;
-      for (std::size_t a = 0; a < axes.size(); ++a) case_name += "/" + arg_names[a] + ":" + std::to_string(axes[a][index[a]]);
-      names.push_back(case_name + "/manual_time");
+      std::vector<std::int64_t> values;
+      for (std::size_t a = 0; a < axes.size(); ++a) values.push_back(axes[a][index[a]]);
+      names.push_back(case_name(full, arg_names, values));
       std::size_t a = 0;
       while (a < axes.size() && ++index[a] == axes[a].size()) index[a++] = 0;
       more = a < axes.size();
@@ -480,8 +627,15 @@ std::vector<std::string> register_case(const std::string& name, const std::vecto
 }
 
 void start_session(int device, const cli::MeasureOptions& measure) {
-  MEMBENCH_CUDA(cudaSetDevice(device));
   g_session.device = query_device(device);
+  // NVML lists our process by the pid of its own namespace, which may not be
+  // ours: the processes seen before and after our first context tell.
+  const std::vector<unsigned> before = g_session.own_pids ? std::vector<unsigned>{} : processes_on(g_session.device.pci_bus_id);
+  MEMBENCH_CUDA(cudaSetDevice(device));
+  MEMBENCH_CUDA(cudaFree(nullptr));  // the context, now
+  if (!g_session.own_pids)
+    g_session.own_pids = own_pids(before, processes_on(g_session.device.pci_bus_id), static_cast<unsigned>(getpid()));
+  g_session.health = HealthMonitor(g_session.device.pci_bus_id, *g_session.own_pids);
   g_session.measure = measure;
   g_session.stream = std::make_unique<Stream>();
   g_session.stamps = MappedBuffer<ClockStamp>(4);
@@ -503,6 +657,10 @@ void end_session() {
 }
 
 const DeviceInfo& session_device() { return g_session.device; }
+
+HealthMonitor& session_health() { return g_session.health; }
+
+void set_carried(Carried carried) { g_session.carried = std::move(carried); }
 
 const RunSummary& run_summary() { return g_session.summary; }
 

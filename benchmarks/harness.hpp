@@ -13,13 +13,16 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "cli.hpp"
+#include "health.hpp"
 #include "membench/device_info.hpp"
 #include "membench/kernel_shape.hpp"
+#include "resume.hpp"
 
 namespace membench::bench {
 
@@ -131,11 +134,22 @@ void report_launches(benchmark::State& state, std::int64_t launches, double seco
 void start_session(int device, const cli::MeasureOptions& measure);
 void end_session();
 const DeviceInfo& session_device();
+// The health of the session's GPU (NVML), sampled around every case.
+HealthMonitor& session_health();
+
+// --resume: the cases to report as FILE has them instead of measuring them.
+void set_carried(Carried carried);
 
 // What the run came to: failed cases make the exit status 1.
 struct RunSummary {
   int measured = 0;
   int skipped = 0;
+  int resumed = 0;                    // carried over from --resume's file
+  std::set<std::string> interrupted;  // cases the stop request left unmeasured
+  int contended = 0;                  // measured while another process held the GPU
+  int clock_events = 0;               // measured under a power, thermal or hardware clock event
+  std::string first_other;            // "pid 1234, /usr/bin/python": the first other process seen
+  std::uint64_t clock_events_seen = 0;
   std::vector<std::string> failures;  // "case: message"
 };
 const RunSummary& run_summary();

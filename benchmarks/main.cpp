@@ -1,23 +1,33 @@
 // membench: reads the command line against the axes the families declared,
 // registers every family's cases, and hands the rest of argv to Google
 // Benchmark. Exit status: 0 every selected case ran and verified (skips
-// included), 1 a case failed, 2 usage. Usage errors are refused with one line
-// before anything touches the GPU.
+// included), 1 a case failed or the GPU was in trouble, 2 usage, 128 + N
+// after signal N (the JSON still whole). Usage errors are refused with one
+// line before anything touches the GPU.
 #include <benchmark/benchmark.h>
 
 #include <unistd.h>
 
 #include <algorithm>
-#include <nlohmann/json.hpp>
+#include <cstdint>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
 #include <iostream>
+#include <nlohmann/json.hpp>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include "cli.hpp"
 #include "family.hpp"
 #include "harness.hpp"
+#include "health.hpp"
 #include "membench/cuda.hpp"
 #include "membench/device_info.hpp"
+#include "membench/nvml.hpp"
+#include "resume.hpp"
+#include "stop.hpp"
 
 #ifndef MEMBENCH_VERSION
 #define MEMBENCH_VERSION "unknown"
@@ -30,10 +40,70 @@ namespace mb = membench;
 constexpr int kUsage = 2;
 constexpr int kFailed = 1;
 
-void add_context(const mb::cli::Options& options, const mb::cli::AxisTable& axes, const mb::cli::LauncherInfo& launcher) {
+// The build, as a hash of the executable (FNV-1a, 64 bits): --resume refuses
+// numbers another build measured.
+std::string build_id() {
+  std::ifstream exe("/proc/self/exe", std::ios::binary);
+  if (!exe) return "unknown";
+  std::uint64_t h = 1469598103934665603ull;
+  char buffer[1 << 16];
+  while (exe.read(buffer, sizeof buffer) || exe.gcount() > 0) {
+    for (std::streamsize i = 0; i < exe.gcount(); ++i) {
+      h ^= static_cast<unsigned char>(buffer[i]);
+      h *= 1099511628211ull;
+    }
+  }
+  char hex[17];
+  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(h));
+  return hex;
+}
+
+std::string host_name() {
+  char name[256] = {};
+  return gethostname(name, sizeof name - 1) == 0 ? std::string(name) : std::string("unknown-host");
+}
+
+// The ECC state as context keys with a suffix (_start, _end).
+std::vector<std::pair<std::string, std::string>> ecc_keys(const mb::nvml::Ecc& e, const std::string& suffix) {
+  std::vector<std::pair<std::string, std::string>> keys;
+  if (e.corrected) keys.emplace_back("ecc_corrected_volatile" + suffix, std::to_string(*e.corrected));
+  if (e.uncorrected) keys.emplace_back("ecc_uncorrected_volatile" + suffix, std::to_string(*e.uncorrected));
+  if (e.remap_pending) keys.emplace_back("row_remap_pending" + suffix, std::to_string(*e.remap_pending));
+  if (e.remap_failed) keys.emplace_back("row_remap_failed" + suffix, std::to_string(*e.remap_failed));
+  return keys;
+}
+
+// The ECC state of the run's devices, summed (counts only grow, so a sum
+// that grew is an error on one of them).
+mb::nvml::Ecc run_ecc(const std::vector<int>& ordinals) {
+  mb::nvml::Ecc total;
+  const auto add = [](auto& sum, const auto& part) {
+    if (part) sum = sum.value_or(0) + *part;
+  };
+  for (int ordinal : ordinals) {
+    const auto device = mb::nvml::device_by_bus_id(mb::query_device(ordinal).pci_bus_id, nullptr);
+    if (!device) continue;
+    const mb::nvml::Ecc e = mb::nvml::ecc(*device);
+    add(total.corrected, e.corrected);
+    add(total.uncorrected, e.uncorrected);
+    add(total.remap_pending, e.remap_pending);
+    add(total.remap_failed, e.remap_failed);
+  }
+  return total;
+}
+
+std::string health_description(const mb::bench::HealthMonitor& health) {
+  if (!health.available()) return "unavailable: " + health.why();
+  if (!health.sees_processes()) return "NVML: clock event reasons, ECC; other processes unknown: " + health.why();
+  return "NVML: other processes, clock event reasons, ECC";
+}
+
+void add_context(const mb::cli::Options& options, const mb::cli::AxisTable& axes, const mb::cli::LauncherInfo& launcher,
+                 const mb::bench::RunIdentity& identity, const mb::nvml::Ecc& ecc) {
   const mb::DeviceInfo& d = mb::bench::session_device();
-  const auto add = [](const char* key, const std::string& value) { benchmark::AddCustomContext(key, value); };
+  const auto add = [](const std::string& key, const std::string& value) { benchmark::AddCustomContext(key, value); };
   add("membench_version", MEMBENCH_VERSION);
+  add("membench_build", identity.membench_build);
   add("gpu_name", d.name);
   add("gpu_ordinal", std::to_string(d.ordinal));
   add("gpu_uuid", d.uuid);
@@ -48,6 +118,8 @@ void add_context(const mb::cli::Options& options, const mb::cli::AxisTable& axes
   }
   if (launcher.rank) add("rank", std::to_string(*launcher.rank));
   if (launcher.local_rank) add("local_rank", std::to_string(*launcher.local_rank));
+  for (const std::string* error : {&launcher.rank_error, &launcher.local_rank_error})
+    if (!error->empty()) add("launcher_error", *error);
   if (!launcher.job_id.empty()) add("job_id", launcher.job_id);
   add("compute_capability", std::to_string(d.cc_major) + "." + std::to_string(d.cc_minor));
   add("sm_count", std::to_string(d.sm_count));
@@ -60,8 +132,12 @@ void add_context(const mb::cli::Options& options, const mb::cli::AxisTable& axes
   add("dram_peak_bytes_per_second", std::to_string(d.dram_peak_bytes_per_second));
   add("smem_peak_bytes_per_second", std::to_string(d.smem_peak_bytes_per_second));
   add("sm_clock_peak_mhz", std::to_string(d.sm_clock_khz / 1000));
-  add("driver_version", mb::cuda_version_string(d.driver_version));
+  add("driver_version", identity.driver_version.empty() ? "unknown" : identity.driver_version);
+  add("cuda_driver_version", identity.cuda_driver_version);
   add("runtime_version", mb::cuda_version_string(d.runtime_version));
+  add("gpu_health", health_description(mb::bench::session_health()));
+  for (const auto& [key, value] : ecc_keys(ecc, "_start")) add(key, value);
+  if (!options.resume_file.empty()) add("resumed_from", options.resume_file);
   add("sweep", mb::cli::describe_sweep(options, axes));
 }
 
@@ -72,59 +148,135 @@ std::vector<char*> as_argv(std::vector<std::string>& args) {
   return argv;
 }
 
+// Google Benchmark opens --benchmark_out only when the run starts, and a
+// folder that does not exist then ends the run with status 1: try it now.
+void check_writable(const std::string& path) {
+  std::error_code ec;
+  const bool existed = std::filesystem::exists(path, ec);
+  std::ofstream probe(path, std::ios::app);
+  if (!probe) throw mb::cli::UsageError("--benchmark_out=" + path + ": cannot write the file (does its folder exist?)");
+  probe.close();
+  if (!existed) std::filesystem::remove(path, ec);
+}
+
+// Reads --resume's file: nothing to carry when it does not exist yet (the
+// first attempt of a requeued job), a UsageError when it cannot be read.
+std::optional<std::string> read_resume_text(const std::string& path) {
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) return std::nullopt;
+  if (!std::filesystem::is_regular_file(path, ec)) throw mb::cli::UsageError("--resume=" + path + ": not a regular file");
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  if (!in || !(text << in.rdbuf())) throw mb::cli::UsageError("--resume=" + path + ": cannot read the file");
+  return text.str();
+}
+
+// After the run: the end-of-run keys go into the JSON file's context (Google
+// Benchmark wrote the context first). Written to a temporary file and
+// renamed, so the file is whole at every moment.
+void finish_output(const std::string& path, const std::vector<std::pair<std::string, std::string>>& keys) {
+  std::ifstream in(path);
+  nlohmann::ordered_json doc = nlohmann::ordered_json::parse(in, nullptr, false);
+  in.close();
+  if (doc.is_discarded() || !doc.is_object() || !doc.contains("context")) {
+    std::cerr << "membench: warning: " << path << " is not JSON membench can add its end-of-run keys to\n";
+    return;
+  }
+  for (const auto& [key, value] : keys) doc["context"][key] = value;
+  const std::string temporary = path + ".membench-tmp";
+  {
+    std::ofstream out(temporary, std::ios::trunc);
+    out << doc.dump(2) << '\n';
+    if (!out) {
+      std::cerr << "membench: warning: cannot write " << temporary << "; " << path << " lacks its end-of-run keys\n";
+      return;
+    }
+  }
+  std::error_code ec;
+  std::filesystem::rename(temporary, path, ec);
+  if (ec) std::cerr << "membench: warning: cannot replace " << path << " (" << ec.message() << ")\n";
+}
+
 // The run's verdict on stderr, and the exit status it stands for.
-int summarize(std::size_t selected) {
+int summarize(std::size_t selected, const mb::cli::Options& options, const mb::nvml::Ecc& start,
+              const mb::nvml::Ecc& end) {
   const mb::bench::RunSummary& s = mb::bench::run_summary();
+  int status = 0;
   if (!s.failures.empty()) {
     std::cerr << "membench: " << s.failures.size() << " of " << selected << " cases failed; first: " << s.failures.front()
               << '\n';
+    status = kFailed;
+  }
+  if (start.uncorrected && end.uncorrected && *end.uncorrected > *start.uncorrected) {
+    std::cerr << "membench: " << *end.uncorrected - *start.uncorrected
+              << " uncorrected ECC error(s) during the run; its numbers cannot be trusted\n";
+    status = kFailed;
+  }
+  if (s.contended > 0)
+    std::cerr << "membench: " << s.contended << " of " << selected << " cases measured while another process held the GPU ("
+              << s.first_other << "); they are marked contended = 1\n";
+  if (s.skipped > 0) std::cerr << "membench: " << s.skipped << " of " << selected << " cases skipped (see their messages)\n";
+  if (const int signal = mb::bench::stop_signal(); signal != 0) {
+    const std::size_t finished = selected - std::min(selected, s.interrupted.size());
+    std::cerr << "membench: interrupted by " << mb::bench::signal_name(signal) << " after " << finished << " of " << selected
+              << " cases; "
+              << (options.output_file.empty() ? "with --benchmark_out=FILE, --resume=FILE would run the rest"
+                                              : "--resume=" + options.output_file + " runs the rest")
+              << '\n';
+    return 128 + signal;
+  }
+  if (const auto why = mb::bench::stop_reason()) {
+    std::cerr << "membench: " << *why << " (" << s.interrupted.size() << " of " << selected << " cases not run)\n";
     return kFailed;
   }
-  if (s.skipped > 0) std::cerr << "membench: " << s.skipped << " of " << selected << " cases skipped (see their messages)\n";
-  return 0;
-}
-
-std::string host_name() {
-  char name[256] = {};
-  return gethostname(name, sizeof name - 1) == 0 ? std::string(name) : std::string("unknown-host");
+  return status;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
+  // A line per case as it finishes, also into a scheduler's log file (not 4 KiB at a time).
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);
   mb::cli::Options options;
   mb::cli::LauncherInfo launcher;
   const mb::cli::AxisTable axes = mb::bench::axis_table();
+  const mb::cli::Environment env = mb::cli::process_environment();
+  std::vector<std::string> names;
+  std::string why;
+  int visible = 0;
   try {
     options = mb::cli::parse_command_line(argc, argv, axes);
-    launcher = mb::cli::launcher_info(mb::cli::process_environment());
-    if (options.device.kind == mb::cli::DeviceSelection::Kind::local && !launcher.local_rank)
-      mb::cli::resolve_devices(options.device, 0, launcher);  // refuses: no local rank
-  } catch (const mb::cli::UsageError& e) {
-    std::cerr << "membench: " << e.what() << '\n';
-    return kUsage;
-  }
-
-  // The devices to name the cases for; checked against the visible ones
-  // below, once usage errors, --help and listing (which need no GPU) are done.
-  std::string why;
-  const int visible = mb::visible_devices(&why);
-  try {
+    launcher = mb::cli::launcher_info(env);
+    options.measure.corrupt_for_test = mb::cli::corrupt_for_test(env);
+    if (options.device.kind == mb::cli::DeviceSelection::Kind::local && (!launcher.local_rank || !launcher.local_rank_error.empty()))
+      mb::cli::resolve_devices(options.device, 0, launcher);  // refuses: no local rank, or not a number
+    // The devices to name the cases for; checked against the visible ones
+    // below, once usage errors, --help and listing (which need no GPU) are done.
+    visible = mb::visible_devices(&why);
     const bool as_given = options.device.kind == mb::cli::DeviceSelection::Kind::list;
     options.run_devices = mb::cli::resolve_devices(options.device, as_given ? 1024 : std::max(visible, 1), launcher);
+    const std::string host = host_name();
+    const auto fill_in = [&](const std::string& flag, const std::string& pattern) {
+      try {
+        return mb::cli::expand_output_pattern(pattern, host, launcher, options.run_devices.front());
+      } catch (const mb::cli::UsageError& e) {
+        throw mb::cli::UsageError("--" + flag + "=" + pattern + ": " + e.what());
+      }
+    };
+    if (!options.output_file.empty()) options.output_file = fill_in("benchmark_out", options.output_file);
+    if (!options.resume_file.empty()) options.resume_file = fill_in("resume", options.resume_file);
+    names = mb::bench::register_families(options);
   } catch (const mb::cli::UsageError& e) {
     std::cerr << "membench: " << e.what() << '\n';
     return kUsage;
   }
-  for (auto& arg : options.passthrough) {
-    const std::string out_flag = "--benchmark_out=";
-    if (arg.rfind(out_flag, 0) == 0)
-      arg = out_flag + mb::cli::expand_output_pattern(arg.substr(out_flag.size()), host_name(), launcher,
-                                                      options.run_devices.front());
-  }
-  const std::vector<std::string> names = mb::bench::register_families(options);
 
-  std::vector<std::string> args = options.passthrough;
+  std::vector<std::string> args;
+  for (const auto& arg : options.passthrough) {
+    const bool out_flag = arg.rfind("--benchmark_out=", 0) == 0 || arg.rfind("--benchmark_out_format=", 0) == 0;
+    if (out_flag && options.list_only) continue;  // a listing writes no file
+    args.push_back(arg.rfind("--benchmark_out=", 0) == 0 ? "--benchmark_out=" + options.output_file : arg);
+  }
   if (options.help) {
     std::cout << mb::cli::usage(axes);
     args.emplace_back("--help");  // Google Benchmark prints its own flags and exits 0
@@ -148,20 +300,49 @@ int main(int argc, char** argv) {
               << " matches no case (see --benchmark_list_tests)\n";
     return kUsage;
   }
+  // Google Benchmark reserves its case list one registration at a time when
+  // the filter is "." (its match-all), which is quadratic in the
+  // registrations; an equivalent expression avoids it.
+  if (const std::string f = benchmark::GetBenchmarkFilter(); f.empty() || f == "all" || f == ".") benchmark::SetBenchmarkFilter(".*");
   if (options.list_only) {
     benchmark::RunSpecifiedBenchmarks();
     return 0;
+  }
+  std::optional<std::string> resume_text;
+  try {
+    if (!options.output_file.empty()) check_writable(options.output_file);
+    if (!options.resume_file.empty()) resume_text = read_resume_text(options.resume_file);
+  } catch (const mb::cli::UsageError& e) {
+    std::cerr << "membench: " << e.what() << '\n';
+    return kUsage;
   }
 
   if (visible == 0) {
     std::cerr << "membench: no CUDA device visible: " << why << "; nothing to measure\n";
     return kFailed;
   }
+  mb::bench::RunIdentity identity;
   try {
     mb::cli::resolve_devices(options.device, visible, launcher);
+    identity.membench_version = MEMBENCH_VERSION;
+    identity.membench_build = build_id();
+    identity.driver_version = mb::nvml::driver_version();
+    for (int ordinal : options.run_devices) identity.gpu_uuids.push_back(mb::query_device(ordinal).uuid);
+    identity.cuda_driver_version = mb::cuda_version_string(mb::query_device(options.run_devices.front()).driver_version);
+    if (resume_text) {
+      mb::bench::set_carried(mb::bench::read_carried(options.resume_file, *resume_text, identity, options.repetitions));
+    } else if (!options.resume_file.empty()) {
+      std::cerr << "membench: --resume=" << options.resume_file << ": no such file yet; measuring every case\n";
+    }
   } catch (const mb::cli::UsageError& e) {
     std::cerr << "membench: " << e.what() << '\n';
     return kUsage;
+  } catch (const mb::bench::ResumeError& e) {
+    std::cerr << "membench: " << e.what() << '\n';
+    return kUsage;
+  } catch (const std::exception& e) {
+    std::cerr << "membench: cannot query the devices: " << e.what() << '\n';
+    return kFailed;
   }
   const int first = options.run_devices.front();
   try {
@@ -170,9 +351,33 @@ int main(int argc, char** argv) {
     std::cerr << "membench: cannot use device " << first << ": " << e.what() << '\n';
     return kFailed;
   }
-  add_context(options, axes, launcher);
+  mb::bench::HealthMonitor& health = mb::bench::session_health();
+  if (options.measure.exclusive) {
+    if (!health.sees_processes()) {
+      std::cerr << "membench: --exclusive: cannot tell whether another process holds the GPU ("
+                << (health.why().empty() ? "NVML cannot list processes" : health.why()) << "); not starting\n";
+      return kFailed;
+    }
+    if (const auto others = health.others_now(); !others.empty()) {
+      std::cerr << "membench: --exclusive: another process holds device " << first << " (pid " << others.front().first
+                << (others.front().second.empty() ? "" : ", " + others.front().second) << "); not starting\n";
+      return kFailed;
+    }
+  }
+  const mb::nvml::Ecc ecc_start = run_ecc(options.run_devices);
+  add_context(options, axes, launcher, identity, ecc_start);
+  mb::bench::install_stop_signals();
   benchmark::RunSpecifiedBenchmarks();
   mb::bench::end_session();
+  const mb::nvml::Ecc ecc_end = run_ecc(options.run_devices);
   benchmark::Shutdown();
-  return summarize(selected);
+  if (!options.output_file.empty() && options.output_format == "json") {
+    std::vector<std::pair<std::string, std::string>> keys = ecc_keys(ecc_end, "_end");
+    const mb::bench::RunSummary& s = mb::bench::run_summary();
+    keys.emplace_back("cases_selected", std::to_string(selected));
+    keys.emplace_back("cases_not_run", std::to_string(s.interrupted.size()));
+    if (const auto reason = mb::bench::stop_reason()) keys.emplace_back("stopped", *reason);
+    finish_output(options.output_file, keys);
+  }
+  return summarize(selected, options, ecc_start, ecc_end);
 }

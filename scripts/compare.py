@@ -1,7 +1,7 @@
 """Regression gate: compare two membench JSON files case by case.
 
     python scripts/compare.py BASELINE.json CONTENDER.json [--metric bytes_per_second]
-                              [--threshold 5] [--alpha 0.05] [--ignore-missing]
+                              [--threshold 5] [--alpha 0.05] [--ignore-missing] [--allow-untrusted]
 
 Matches cases by name and compares the median of a metric (bytes_per_second
 by default; any counter the files carry, or real_time / cpu_time per launch).
@@ -12,9 +12,18 @@ repetitions the test cannot reach --alpha at all (3 vs 3: the smallest
 possible p is 0.1); the verdict then rests on the threshold alone and the
 output says so, so the gate never passes a regression for want of samples.
 
-Exit status: 1 when a case regresses, fails in the contender, or is missing
-or skipped there (unless --ignore-missing); 0 otherwise; 2 on bad input (an
-unreadable or malformed file, an unknown metric).
+A case is no evidence either way, and gets an UNTRUSTED verdict naming the
+side and the reason, when on either side it failed or was skipped (in the
+baseline), another process held the GPU (contended), a power, thermal or
+hardware clock event slowed it (clock_event), batches were dropped for a low
+clock (throttled_batches), or its noise_pct is at or above --threshold (a
+change the size of the noise cannot be judged). A baseline recorded on a bad
+day would otherwise lower the bar for good.
+
+Exit status: 1 when a case regresses, fails in the contender, is missing or
+skipped there (unless --ignore-missing), or is untrusted (unless
+--allow-untrusted); 0 otherwise; 2 on bad input (an unreadable or malformed
+file, a file without cases or without the metric, an unknown metric).
 """
 from __future__ import annotations
 
@@ -42,6 +51,7 @@ class Row:
     p_value: float | None
     verdict: str
     tested: bool = True  # False: the samples cannot reach alpha; the threshold alone decided
+    untrusted: bool = False
 
 
 def create_parser() -> mr.Parser:
@@ -53,6 +63,8 @@ def create_parser() -> mr.Parser:
     p.add_argument("--alpha", type=float, default=0.05, help="significance level (default 0.05)")
     p.add_argument("--ignore-missing", action="store_true",
                    help="cases missing or skipped in the contender do not fail")
+    p.add_argument("--allow-untrusted", action="store_true",
+                   help="untrusted cases (contended, clock event, throttled, too noisy, failed in the baseline) do not fail")
     return p
 
 
@@ -88,21 +100,33 @@ def compare(baseline: dict, contender: dict, metric: str, threshold: float, alph
             rows.append(Row(name, base.median(metric), None, None, None, "missing in contender"))
         elif cont.error:
             rows.append(Row(name, base.median(metric), None, None, None, f"ERROR in contender: {cont.error}"))
-        elif cont.skipped and not base.skipped:
+        elif cont.skipped and base.skipped:
+            rows.append(Row(name, None, None, None, None, f"skipped in both: {cont.skipped}"))
+        elif cont.skipped:
             rows.append(Row(name, base.median(metric), None, None, None, f"SKIPPED in contender: {cont.skipped}"))
         elif base.error or base.skipped:
-            why = f"error in baseline: {base.error}" if base.error else f"skipped in baseline: {base.skipped}"
-            rows.append(Row(name, None, cont.median(metric), None, None, why if not cont.skipped else "skipped in both"))
-        elif not base.values(metric) or not cont.values(metric):
-            rows.append(Row(name, base.median(metric), cont.median(metric), None, None, f"no '{metric}'"))
+            why = f"baseline failed: {base.error}" if base.error else f"baseline skipped: {base.skipped}"
+            rows.append(Row(name, None, cont.median(metric), None, None, f"UNTRUSTED: {why}", untrusted=True))
         else:
-            row = judge(base.values(metric), cont.values(metric), metric, threshold, alpha)
-            row.name = name
-            rows.append(row)
+            rows.append(judge_case(name, base, cont, metric, threshold, alpha))
     for name, cont in cont_cases.items():
         if name not in base_cases:
             rows.append(Row(name, None, cont.median(metric), None, None, "new in contender"))
     return rows
+
+
+def judge_case(name: str, base: mr.Case, cont: mr.Case, metric: str, threshold: float, alpha: float) -> Row:
+    """A case measured on both sides: judged, or untrusted with every reason."""
+    doubts = [f"baseline {d}" for d in base.doubts(threshold)] + [f"contender {d}" for d in cont.doubts(threshold)]
+    doubts += [f"no '{metric}' in {side}" for side, case in (("baseline", base), ("contender", cont))
+               if not case.values(metric)]
+    b, c = base.median(metric), cont.median(metric)
+    if doubts:
+        change = (c - b) / b * 100.0 if b and c is not None else None
+        return Row(name, b, c, change, None, "UNTRUSTED: " + "; ".join(doubts), untrusted=True)
+    row = judge(base.values(metric), cont.values(metric), metric, threshold, alpha)
+    row.name = name
+    return row
 
 
 def _fmt(x: float | None, spec: str) -> str:
@@ -116,23 +140,31 @@ def render(rows: list[Row], metric: str, alpha: float) -> str:
     ]
     for r in rows:
         p_value = _fmt(r.p_value, ".3g") if r.tested else "untestable"
-        verdict = r.verdict + ("" if r.tested or r.change_pct is None else " (threshold only)")
+        verdict = r.verdict + ("" if r.tested or r.change_pct is None or r.untrusted else " (threshold only)")
         lines.append(f"| {r.name} | {_fmt(r.baseline, '.4g')} | {_fmt(r.contender, '.4g')} | "
                      f"{_fmt(r.change_pct, '+.2f')} | {p_value if r.change_pct is not None else ''} | {verdict} |")
-    untested = [r for r in rows if not r.tested and r.change_pct is not None]
+    untested = [r for r in rows if not r.tested and r.change_pct is not None and not r.untrusted]
     if untested:
         lines.append("")
         lines.append(f"Note: {len(untested)} case(s) have too few repetitions for the Mann-Whitney test to reach "
                      f"p < {alpha:g} (3 vs 3 cannot go below 0.1; 4 vs 4 can); their verdicts rest on the "
                      "threshold alone. Use --benchmark_repetitions=5 or more for a significance test.")
+    untrusted = [r for r in rows if r.untrusted]
+    if untrusted:
+        lines.append("")
+        lines.append(f"Untrusted: {len(untrusted)} case(s) are no evidence either way (another process on the GPU, a "
+                     "clock event, throttling, noise at or above the threshold, or a failed baseline); measure them "
+                     "again on a quiet GPU, or pass --allow-untrusted.")
     return "\n".join(lines)
 
 
-def failed(rows: list[Row], ignore_missing: bool) -> bool:
+def failed(rows: list[Row], ignore_missing: bool, allow_untrusted: bool = False) -> bool:
     for r in rows:
         if r.verdict == "REGRESSION" or r.verdict.startswith("ERROR"):
             return True
         if (r.verdict == "missing in contender" or r.verdict.startswith("SKIPPED")) and not ignore_missing:
+            return True
+        if r.untrusted and not allow_untrusted:
             return True
     return False
 
@@ -143,11 +175,13 @@ def main(argv: list[str] | None = None) -> int:
         if not (args.threshold >= 0 and math.isfinite(args.threshold)) or not 0 < args.alpha < 1:
             raise mr.InputError("--threshold must be >= 0 and --alpha within (0, 1)")
         baseline, contender = mr.load(args.baseline), mr.load(args.contender)
+        present = set(mr.metrics(baseline)) | set(mr.metrics(contender))
+        if args.metric not in present and present:
+            raise mr.InputError(f"--metric {args.metric}: not in these files; they have: {', '.join(sorted(present))}")
+        mr.require_metric(baseline, args.baseline, args.metric)
+        mr.require_metric(contender, args.contender, args.metric)
         if not set(mr.cases(baseline)) & set(mr.cases(contender)):
             raise mr.InputError("the two files have no case in common")
-        present = set(mr.metrics(baseline)) | set(mr.metrics(contender))
-        if args.metric not in present:
-            raise mr.InputError(f"--metric {args.metric}: not in these files; they have: {', '.join(sorted(present))}")
         rows = compare(baseline, contender, args.metric, args.threshold, args.alpha)
     except mr.InputError as e:
         print(f"compare.py: {e}", file=sys.stderr)
@@ -156,7 +190,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"compare.py: warning: different GPUs: '{mr.gpu_name(baseline)}' vs '{mr.gpu_name(contender)}'",
               file=sys.stderr)
     print(render(rows, args.metric, args.alpha))
-    return 1 if failed(rows, args.ignore_missing) else 0
+    return 1 if failed(rows, args.ignore_missing, args.allow_untrusted) else 0
 
 
 if __name__ == "__main__":

@@ -22,6 +22,25 @@ _PARAM = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*):(-?\d+|[A-Za-z_]+)$")
 _SKIPPED_PREFIX = "skipped: "  # how Google Benchmark 1.7, which has no skip, shows membench's skips
 
 
+# NVML's clock event reasons (nvmlClocksEventReason*), and those that mark a
+# case: power, thermal, hardware slowdown.
+CLOCK_EVENTS = {
+    0x1: "gpu_idle", 0x2: "applications_clocks_setting", 0x4: "sw_power_cap", 0x8: "hw_slowdown",
+    0x10: "sync_boost", 0x20: "sw_thermal_slowdown", 0x40: "hw_thermal_slowdown",
+    0x80: "hw_power_brake_slowdown", 0x100: "display_clock_setting",
+}
+CLOCK_EVENT_MARKS = 0x4 | 0x8 | 0x20 | 0x40 | 0x80
+
+
+def clock_event_names(reasons: int) -> str:
+    """'sw_power_cap, hw_thermal_slowdown' for the bits set; unknown bits in hex."""
+    names = [name for bit, name in CLOCK_EVENTS.items() if reasons & bit]
+    rest = reasons & ~sum(CLOCK_EVENTS)
+    if rest:
+        names.append(hex(rest))
+    return ", ".join(names) or "none"
+
+
 class InputError(Exception):
     """The input is not something these scripts can read."""
 
@@ -75,6 +94,33 @@ class Case:
     def median(self, metric: str) -> float | None:
         values = self.values(metric)
         return statistics.median(values) if values else None
+
+    def doubts(self, noise_threshold: float) -> list[str]:
+        """Why this case's measurement is no evidence for a gate at this noise
+        threshold (percent); empty when it is. Another process held the GPU,
+        a power, thermal or hardware clock event, batches dropped for a low
+        clock, or noise at or above the threshold, in any repetition."""
+        def most(key: str) -> float | None:
+            found = [number(run[key], f"{self.name}: '{key}'") for run in self.runs if key in run]
+            return max(found) if found else None
+
+        out = []
+        if (others := most("contended")) and others >= 1:
+            count = most("other_processes") or 1
+            out.append(f"contended ({count:g} other process{'es' if count != 1 else ''} on the GPU)")
+        if (event := most("clock_event")) and event >= 1:
+            reasons = 0
+            for run in self.runs:
+                reasons |= int(number(run.get("clock_event_reasons", 0), f"{self.name}: 'clock_event_reasons'"))
+            out.append(f"clock event ({clock_event_names(reasons & CLOCK_EVENT_MARKS)})")
+        if (throttled := most("throttled_batches")) and throttled > 0:
+            out.append(f"throttled ({throttled:g} batches below the clock threshold)")
+        noise = most("noise_pct")
+        if noise is not None and noise < 0:
+            out.append("noise unknown (fewer than two batches)")
+        elif noise is not None and noise >= noise_threshold:
+            out.append(f"noise {noise:.3g}% >= the {noise_threshold:g}% threshold")
+        return out
 
 
 def number(value: object, what: str) -> float:
@@ -160,6 +206,15 @@ def metrics(doc: dict) -> list[str]:
             found.update(k for k, v in run.items() if isinstance(v, (int, float)) and not isinstance(v, bool))
     skip = {"family_index", "per_family_instance_index", "repetitions", "repetition_index", "threads", "iterations"}
     return sorted(found - skip)
+
+
+def require_metric(doc: dict, path: str, metric: str) -> None:
+    """A file a gate reads must have cases, and some measured case must carry the metric."""
+    found = cases(doc)
+    if not found:
+        raise InputError(f"{path}: no cases")
+    if metric not in metrics(doc):
+        raise InputError(f"{path}: no case carries '{metric}' (it has: {', '.join(metrics(doc)) or 'none measured'})")
 
 
 def gpu_name(doc: dict) -> str:

@@ -113,7 +113,11 @@ TEST(Grammar, RefusesGarbage) {
 TEST(Grammar, RefusesEmptyList) { EXPECT_EQ(refusal("n", ""), "--n=: empty list"); }
 
 TEST(Grammar, RefusesOverflow) {
-  EXPECT_NE(refusal("n", "2^64").find("does not fit in 64 bits"), std::string::npos);
+  EXPECT_EQ(refusal("n", "3^40"), "--n=3^40: value does not fit in 64 bits");
+  EXPECT_EQ(refusal("n", "2^64"), "--n=2^64: exponent in '2^64' is too large (at most 63)");
+  // A huge exponent is refused at once, whatever its base (1^K once looped K times).
+  for (const char* text : {"1^99999999999999", "0^99999999999999", "-1^99999999999999"})
+    EXPECT_NE(refusal("n", text).find("is too large (at most 63)"), std::string::npos) << text;
   EXPECT_NE(refusal("n", "99999999999999999999").find("does not fit"), std::string::npos);
   EXPECT_NE(refusal("n", "9223372036854775807K").find("does not fit"), std::string::npos);
   EXPECT_NE(refusal("n", "2^41").find("too large"), std::string::npos);  // past the axis' limit
@@ -202,6 +206,44 @@ TEST(CommandLine, RefusesUnknownAndMalformedFlags) {
                           "--sweep="})
     EXPECT_FALSE(args_refusal({bad}).empty()) << bad;
   EXPECT_EQ(args_refusal({"--bogus=1"}), "unknown flag '--bogus=1' (see --help)");
+}
+
+TEST(CommandLine, AFlagGivenTwiceIsRefused) {
+  // The second value would silently win.
+  EXPECT_EQ(args_refusal({"--stride=1", "--stride=2"}), "--stride is given twice (give one list: --stride=A,B)");
+  EXPECT_EQ(args_refusal({"--alpha.n=1", "--alpha.n=2"}), "--alpha.n is given twice (give one list: --alpha.n=A,B)");
+  EXPECT_EQ(args_refusal({"--l2=cold", "--l2_flush"}), "--l2_flush is given twice (give one list: --l2_flush=A,B)");
+  EXPECT_EQ(args_refusal({"--benchmark_filter=a", "--benchmark_filter=b"}),
+            "--benchmark_filter is given twice (give one list: --benchmark_filter=A,B)");
+  EXPECT_EQ(args_refusal({"--sweep=a.json", "--sweep=b.json"}), "--sweep is given twice (give one list: --sweep=A,B)");
+  // A scoped and a shared axis are two flags; the scoped one wins.
+  EXPECT_EQ(args_refusal({"--n=1", "--alpha.n=2"}), "");
+}
+
+TEST(CommandLine, ADeviceGivenTwiceIsRefused) {
+  EXPECT_EQ(args_refusal({"--device=0,0"}), "--device=0,0: device 0 is given twice");
+  EXPECT_EQ(args_refusal({"--device=0:3,2"}), "--device=0:3,2: device 2 is given twice");
+  EXPECT_EQ(parse_args({"--device=3,0:2"}).device.ordinals, (std::vector<int>{3, 0, 1, 2}));
+}
+
+TEST(CommandLine, ResumeAndExclusive) {
+  const Options o = parse_args({"--resume=out_{rank}.json", "--exclusive"});
+  EXPECT_EQ(o.resume_file, "out_{rank}.json");
+  EXPECT_TRUE(o.measure.exclusive);
+  EXPECT_FALSE(parse_args({"--exclusive=false"}).measure.exclusive);
+  EXPECT_FALSE(parse_args({}).measure.exclusive);
+  EXPECT_EQ(args_refusal({"--resume="}), "--resume: expects --resume=FILE.json");
+  EXPECT_EQ(args_refusal({"--resume"}), "--resume: expects --resume=VALUE");
+  EXPECT_EQ(args_refusal({"--exclusive=maybe"}), "--exclusive=maybe: expects true or false");
+}
+
+TEST(CommandLine, OutputAndRepetitionsAreKept) {
+  const Options o = parse_args({"--benchmark_out=r_{host}.json", "--benchmark_out_format=csv", "--benchmark_repetitions=5"});
+  EXPECT_EQ(o.output_file, "r_{host}.json");
+  EXPECT_EQ(o.output_format, "csv");
+  EXPECT_EQ(o.repetitions, 5);
+  EXPECT_EQ(parse_args({}).repetitions, 1);
+  EXPECT_EQ(parse_args({}).output_format, "json");
 }
 
 TEST(BenchmarkFlags, BadValuesAreRefusedBeforeGoogleBenchmarkSeesThem) {
@@ -298,6 +340,10 @@ TEST_F(SweepFile, RefusesBadFiles) {
   for (const char* text : {R"({"stride": 0})", R"({"stride": 1.5})", R"({"stride": [[1]]})", R"({"stride": null})",
                            R"({"min_batches": [1]})", R"({"l2": "lukewarm"})"})
     EXPECT_FALSE(refusal_of(text).empty()) << text;
+  // Nested past any use, refused before a parser recurses through it (100,000 deep crashed).
+  const std::string deep = "{\"stride\": " + std::string(100000, '[') + std::string(100000, ']') + "}";
+  EXPECT_NE(refusal_of(deep).find("nested more than 8 deep"), std::string::npos);
+  EXPECT_NE(refusal_of(R"({"stride": "[[[[[[[[[[1]]]]]]]]]]"})").find("is not a number"), std::string::npos);  // brackets in a string do not count
   const std::string message = refusal_of(R"({"stride": "0"})");
   EXPECT_EQ(message.rfind("--sweep=", 0), 0u) << message;
   EXPECT_NE(message.find("--stride=0"), std::string::npos) << message;
@@ -347,14 +393,48 @@ TEST(Devices, LocalRankInTheLaunchersOrder) {
   EXPECT_FALSE(launcher_info(env_of({})).local_rank);
 }
 
-TEST(Devices, ARankThatIsNotANumberIsRefused) {
+TEST(Devices, ARankThatIsNotANumberBreaksOnlyWhatReadsIt) {
   for (const char* bad : {"", "x", "-1", "1.5", "2x"}) {
+    SCOPED_TRACE(bad);
+    const LauncherInfo local = launcher_info(env_of({{"OMPI_COMM_WORLD_LOCAL_RANK", bad}}));  // does not throw
+    EXPECT_FALSE(local.local_rank);
+    EXPECT_EQ(local.local_rank_error,
+              "OMPI_COMM_WORLD_LOCAL_RANK=" + std::string(bad) + ": not a rank (a non-negative integer)");
+    DeviceSelection by_rank;
+    by_rank.kind = DeviceSelection::Kind::local;
     try {
-      launcher_info(env_of({{"OMPI_COMM_WORLD_LOCAL_RANK", bad}}));
-      ADD_FAILURE() << "accepted '" << bad << "'";
+      resolve_devices(by_rank, 4, local);
+      ADD_FAILURE() << "--device=local accepted a malformed local rank";
     } catch (const UsageError& e) {
-      EXPECT_NE(std::string(e.what()).find("OMPI_COMM_WORLD_LOCAL_RANK="), std::string::npos) << e.what();
+      EXPECT_EQ(std::string(e.what()), "--device=local: " + local.local_rank_error);
     }
+    EXPECT_EQ(resolve_devices(DeviceSelection{}, 4, local), std::vector<int>{0});  // --device=0 does not read it
+    EXPECT_EQ(expand_output_pattern("{host}.json", "h", local, 0), "h.json");      // nor does a name without {rank}
+    try {
+      expand_output_pattern("{rank}.json", "h", local, 0);
+      ADD_FAILURE() << "{rank} filled in from a malformed local rank";
+    } catch (const UsageError& e) {
+      EXPECT_EQ(std::string(e.what()), "{rank} cannot be filled in: " + local.local_rank_error);
+    }
+  }
+  // A good global rank decides {rank}, whatever the local rank's variable holds.
+  const LauncherInfo both = launcher_info(env_of({{"LOCAL_RANK", "x"}, {"RANK", "7"}}));
+  EXPECT_EQ(expand_output_pattern("{rank}.json", "h", both, 0), "7.json");
+  const LauncherInfo bad_global = launcher_info(env_of({{"LOCAL_RANK", "1"}, {"RANK", "y"}}));
+  EXPECT_EQ(bad_global.rank_error, "RANK=y: not a rank (a non-negative integer)");
+  EXPECT_THROW(expand_output_pattern("{rank}.json", "h", bad_global, 0), UsageError);
+}
+
+TEST(TestHook, CorruptIsOnOnlyFor1) {
+  EXPECT_FALSE(corrupt_for_test(env_of({})));
+  EXPECT_FALSE(corrupt_for_test(env_of({{"MEMBENCH_TEST_CORRUPT", ""}})));
+  EXPECT_FALSE(corrupt_for_test(env_of({{"MEMBENCH_TEST_CORRUPT", "0"}})));
+  EXPECT_TRUE(corrupt_for_test(env_of({{"MEMBENCH_TEST_CORRUPT", "1"}})));
+  try {
+    corrupt_for_test(env_of({{"MEMBENCH_TEST_CORRUPT", "yes"}}));
+    ADD_FAILURE() << "accepted 'yes'";
+  } catch (const UsageError& e) {
+    EXPECT_EQ(std::string(e.what()), "MEMBENCH_TEST_CORRUPT=yes: expects 0 or 1 (a test hook)");
   }
 }
 

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "gpu.hpp"
+#include "process.hpp"
 #include "membench/async.hpp"
 #include "membench/global.hpp"
 #include "membench/layout.hpp"
@@ -19,28 +20,8 @@
 namespace membench {
 namespace {
 
-struct Outcome {
-  int exit_code = -1;
-  std::string output;  // stdout and stderr together
-  int lines() const {
-    int count = 0;
-    for (char c : output) count += c == '\n';
-    return count;
-  }
-};
-
-Outcome run(const std::string& args, const std::string& env = "") {
-  const std::string command = env + " '" MEMBENCH_EXE "' " + args + " 2>&1";
-  Outcome r;
-  FILE* pipe = popen(command.c_str(), "r");
-  if (pipe == nullptr) return r;
-  char buffer[4096];
-  std::size_t got = 0;
-  while ((got = fread(buffer, 1, sizeof buffer, pipe)) > 0) r.output.append(buffer, got);
-  const int status = pclose(pipe);
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
+using test::Outcome;
+using test::run;
 
 std::string temp_path(const std::string& name) { return ::testing::TempDir() + name; }
 

@@ -92,8 +92,9 @@ def test_errored_cases_are_reported(capsys, h200_global, write_json):
         b.pop("error_occurred", None)
         b.setdefault("bytes_per_second", 4.2e12)
     code, out, _ = run(capsys, write_json(recorded), write_json(fixed))
-    assert code == 0
-    assert "| error in baseline: verification failed: out[0] = 21.75, expected 43.5 |" in out
+    assert code == 1  # a failed baseline is no evidence that the contender is fine
+    assert "| UNTRUSTED: baseline failed: verification failed: out[0] = 21.75, expected 43.5 |" in out
+    assert run(capsys, write_json(recorded), write_json(fixed), "--allow-untrusted")[0] == 0
     code, out, _ = run(capsys, write_json(fixed), write_json(recorded))
     assert code == 1
     assert "ERROR in contender: verification failed" in out
@@ -283,3 +284,102 @@ def test_a_missing_package_is_one_line_and_exit_2(tmp_path, script, package):
     assert done.stdout == ""
     assert done.stderr.strip() == (f"{script}: needs the Python package '{package}': "
                                    "python -m pip install -r scripts/requirements.txt")
+
+
+# ---- a bad day's numbers are no evidence ------------------------------------------
+
+
+def marked(doc: dict, name_prefix: str, **counters) -> dict:
+    """A copy of `doc` whose case starting with `name_prefix` carries these counters."""
+    out = copy.deepcopy(doc)
+    for b in out["benchmarks"]:
+        if b["name"].startswith(name_prefix):
+            b.update(counters)
+    return out
+
+
+@pytest.mark.parametrize(
+    "side, counters, reason",
+    [
+        ("baseline", {"contended": 1, "other_processes": 1}, "baseline contended (1 other process on the GPU)"),
+        ("baseline", {"contended": 1, "other_processes": 2}, "baseline contended (2 other processes on the GPU)"),
+        ("contender", {"clock_event": 1, "clock_event_reasons": 0x4 | 0x1},
+         "contender clock event (sw_power_cap)"),
+        ("contender", {"clock_event": 1, "clock_event_reasons": 0x40}, "contender clock event (hw_thermal_slowdown)"),
+        ("baseline", {"throttled_batches": 3}, "baseline throttled (3 batches below the clock threshold)"),
+        ("contender", {"noise_pct": 5.0}, "contender noise 5% >= the 5% threshold"),
+        ("baseline", {"noise_pct": 49.0}, "baseline noise 49% >= the 5% threshold"),
+        ("contender", {"noise_pct": -1}, "contender noise unknown (fewer than two batches)"),
+    ],
+)
+def test_an_untrusted_side_is_named_and_fails_the_gate(capsys, h200_global, write_json, side, counters, reason):
+    bad = marked(h200_global, CASE, **counters)
+    files = (write_json(bad), write_json(h200_global)) if side == "baseline" else (write_json(h200_global), write_json(bad))
+    code, out, _ = run(capsys, *files)
+    assert code == 1
+    assert verdict(out, CASE) == f"UNTRUSTED: {reason}"
+    assert "Untrusted: 1 case(s) are no evidence either way" in out
+    # Every other case of the file is judged as before.
+    assert all(verdict(out, name) == "same" for name in compare.mr.cases(h200_global) if name != CASE)
+    assert run(capsys, *files, "--allow-untrusted")[0] == 0
+
+
+def test_a_contended_baseline_cannot_hide_a_regression(capsys, h200_global, write_json):
+    # Recorded while another job time-sliced the GPU: half speed. Against it, a real 40% regression looks like a gain.
+    contended = marked(scaled(h200_global, CASE, 0.5), CASE, contended=1, other_processes=1, noise_pct=0.2)
+    regressed = scaled(h200_global, CASE, 0.6)
+    code, out, _ = run(capsys, write_json(contended), write_json(regressed))
+    assert code == 1
+    assert verdict(out, CASE).startswith("UNTRUSTED: baseline contended")
+    assert row_of(out, CASE)[3] == "+20.00"  # the change is shown, but not judged
+
+
+def test_noise_below_the_threshold_is_judged(capsys, h200_global, write_json):
+    # noisy = 1 (the 0.5% target was missed) at 4.99% noise: a 5% gate can still judge it.
+    noisy = marked(h200_global, CASE, noise_pct=4.99, noisy=1)
+    code, out, _ = run(capsys, write_json(noisy), write_json(noisy), "--threshold", "5")
+    assert code == 0
+    assert verdict(out, CASE) == "same"
+    code, out, _ = run(capsys, write_json(noisy), write_json(noisy), "--threshold", "4.99")
+    assert code == 1
+    assert verdict(out, CASE) == "UNTRUSTED: baseline noise 4.99% >= the 4.99% threshold; contender noise 4.99% >= the 4.99% threshold"
+
+
+def test_a_noisy_repetition_makes_the_case_untrusted(capsys, h200_global, write_json):
+    base = with_repetitions(h200_global, CASE, [100, 101, 99, 100, 102])
+    base["benchmarks"][[b["name"] for b in base["benchmarks"]].index(CASE) + 2]["noise_pct"] = 12.0
+    clean = with_repetitions(h200_global, CASE, [100, 101, 99, 100, 102])
+    code, out, _ = run(capsys, write_json(base), write_json(clean))
+    assert code == 1
+    assert verdict(out, CASE) == "UNTRUSTED: baseline noise 12% >= the 5% threshold"
+
+
+def test_skipped_in_both_is_reported_and_passes(capsys, h200_global, write_json):
+    skipped = copy.deepcopy(h200_global)
+    entry = next(b for b in skipped["benchmarks"] if b["name"] == CASE)
+    entry.update(skipped=True, skip_message="needs a second GPU")
+    code, out, _ = run(capsys, write_json(skipped), write_json(skipped))
+    assert code == 0
+    assert verdict(out, CASE) == "skipped in both: needs a second GPU"
+
+
+def test_a_metric_one_side_lacks_is_untrusted(capsys, h200_global, write_json):
+    lacking = copy.deepcopy(h200_global)
+    del next(b for b in lacking["benchmarks"] if b["name"] == CASE)["bytes_per_second"]
+    code, out, err = run(capsys, write_json(h200_global), write_json(lacking))
+    assert code == 1, err
+    assert verdict(out, CASE) == "UNTRUSTED: no 'bytes_per_second' in contender"
+
+
+def test_a_file_without_the_metric_or_without_cases_exits_2(capsys, h200_global, write_json):
+    bare = copy.deepcopy(h200_global)
+    for b in bare["benchmarks"]:
+        b.pop("bytes_per_second", None)
+    path = write_json(bare)
+    code, out, err = run(capsys, write_json(h200_global), path)
+    assert code == 2 and out == ""
+    assert err.startswith(f"compare.py: {path}: no case carries 'bytes_per_second' (it has: ")
+    empty = write_json({"context": {}, "benchmarks": []})
+    code, out, err = run(capsys, empty, write_json(h200_global))
+    assert code == 2 and out == ""
+    assert err == f"compare.py: {empty}: no cases\n"

@@ -95,5 +95,60 @@ def test_unreadable_input_is_one_line_and_exit_2(tmp_path, capsys, content):
 
 
 def test_a_metric_no_case_has_exits_2(write_json, capsys):
-    assert fleet.main(fleet_of(write_json, [4.37e12]) + ["--metric", "latency_ns"]) == 2
-    assert "no case in these files carries 'latency_ns'" in capsys.readouterr().err
+    files = fleet_of(write_json, [4.37e12])
+    assert fleet.main(files + ["--metric", "latency_ns"]) == 2
+    assert capsys.readouterr().err == (f"fleet.py: {files[0]}: no case carries 'latency_ns' "
+                                       "(it has: bytes_per_second, real_time)\n")
+
+
+def test_a_file_without_cases_or_the_metric_is_named(write_json, capsys):
+    # It would otherwise drop out silently: "1 of 1 GPUs within 10%".
+    files = fleet_of(write_json, [4.37e12, 4.36e12])
+    empty = write_json({"context": {"host_name": "n9", "gpu_name": "NVIDIA H200", "gpu_uuid": "GPU-n9"}, "benchmarks": []})
+    assert fleet.main(files + [empty]) == 2
+    assert capsys.readouterr().err == f"fleet.py: {empty}: no cases\n"
+
+
+def test_the_same_gpu_twice_exits_2(write_json, capsys):
+    files = fleet_of(write_json, [4.37e12, 4.36e12])
+    assert fleet.main(files + [files[0]]) == 2
+    assert capsys.readouterr().err == f"fleet.py: GPU GPU-node0-0 is in both {files[0]} and {files[0]}; give each GPU once\n"
+
+
+def test_an_untrusted_value_is_left_out_and_fails_unless_allowed(write_json, capsys):
+    files = fleet_of(write_json, [4.37e12, 4.36e12, 4.38e12])
+    contended = gpu_doc("node1", 1, {CASES[0]: 2.2e12, CASES[1]: 2.8e13})
+    contended["benchmarks"][0].update(contended=1, other_processes=1)
+    files.append(write_json(contended))
+    assert fleet.main(files) == 1
+    out = capsys.readouterr().out
+    assert "| node1 device 1 (GPU-node1-1) | 2.2e+12 | - | UNTRUSTED: contended (1 other process on the GPU) |" in out
+    # The median is of the trusted three: 4.37e12.
+    assert f"{CASES[0]} (NVIDIA H200, 4 GPUs): median 4.37e+12, min 4.36e+12, max 4.38e+12" in out
+    assert "UNTRUSTED: node1 device 1 (GPU-node1-1)" in out
+    assert "FLAGGED" not in out
+    assert "3 of 4 GPUs within 10% of their model's median (bytes_per_second) on 2 cases; 1 with untrusted values" in out
+    assert fleet.main(files + ["--allow-untrusted"]) == 0
+
+
+def test_noise_at_the_threshold_is_untrusted(write_json, capsys):
+    docs = [gpu_doc(f"n{i}", 0, {CASES[0]: 4.37e12, CASES[1]: 2.8e13}) for i in range(3)]
+    docs[2]["benchmarks"][1]["noise_pct"] = 10.0
+    assert fleet.main([write_json(d) for d in docs]) == 1
+    assert "UNTRUSTED: noise 10% >= the 10% threshold" in capsys.readouterr().out
+    docs[2]["benchmarks"][1]["noise_pct"] = 9.9
+    assert fleet.main([write_json(d) for d in docs]) == 0
+
+
+def test_a_case_every_gpu_skipped_is_no_finding_but_one_gpu_skipping_is(write_json, capsys):
+    docs = [gpu_doc(f"n{i}", 0, {CASES[0]: 4.37e12, CASES[1]: 2.8e13}) for i in range(3)]
+    for d in docs:
+        d["benchmarks"][1].update(skipped=True, skip_message="needs a second GPU")
+    assert fleet.main([write_json(d) for d in docs]) == 0
+    assert "| n0 device 0 (GPU-n0-0) | - | - | skipped: needs a second GPU (on every GPU) |" in capsys.readouterr().out
+    docs = [gpu_doc(f"n{i}", 0, {CASES[0]: 4.37e12, CASES[1]: 2.8e13}) for i in range(3)]
+    docs[0]["benchmarks"][0].update(skipped=True, skip_message="does not fit")
+    assert fleet.main([write_json(d) for d in docs]) == 1
+    out = capsys.readouterr().out
+    assert "| n0 device 0 (GPU-n0-0) | - | - | SKIPPED: skipped: does not fit |" in out
+    assert "FLAGGED: n0 device 0 (GPU-n0-0)" in out

@@ -1,0 +1,125 @@
+#include "resume.hpp"
+
+#include <cmath>
+#include <nlohmann/json.hpp>
+#include <set>
+
+namespace membench::bench {
+
+namespace {
+
+// Google Benchmark's own keys of a run; every other number is a counter.
+const std::set<std::string>& standard_keys() {
+  static const std::set<std::string> keys = {
+      "name", "family_index", "per_family_instance_index", "run_name", "run_type", "repetitions",
+      "repetition_index", "threads", "iterations", "real_time", "cpu_time", "time_unit", "label",
+      "error_occurred", "error_message", "skipped", "skip_message", "aggregate_name", "aggregate_unit"};
+  return keys;
+}
+
+std::string context_text(const nlohmann::json& context, const std::string& key) {
+  const auto it = context.find(key);
+  return it != context.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+std::vector<std::string> file_uuids(const nlohmann::json& context) {
+  const std::string devices = context_text(context, "devices");
+  if (devices.empty()) return {context_text(context, "gpu_uuid")};
+  std::vector<std::string> uuids;
+  const nlohmann::json list = nlohmann::json::parse(devices, nullptr, false);
+  if (!list.is_array()) return {""};
+  for (const auto& d : list) uuids.push_back(d.is_object() && d.contains("uuid") && d["uuid"].is_string() ? d["uuid"].get<std::string>() : "");
+  return uuids;
+}
+
+std::string joined(const std::vector<std::string>& items) {
+  std::string s;
+  for (const auto& i : items) s += (s.empty() ? "" : ",") + (i.empty() ? std::string("?") : i);
+  return s;
+}
+
+void check_identity(const std::string& origin, const nlohmann::json& context, const RunIdentity& here) {
+  const auto refuse = [&](const std::string& what, const std::string& theirs, const std::string& ours) {
+    throw ResumeError(origin + "written with " + what + " " + (theirs.empty() ? "(not recorded)" : theirs) +
+                      ", this run has " + ours + "; measure afresh");
+  };
+  const std::vector<std::string> uuids = file_uuids(context);
+  if (uuids != here.gpu_uuids) refuse("GPU", joined(uuids), joined(here.gpu_uuids));
+  if (!here.driver_version.empty()) {
+    if (context_text(context, "driver_version") != here.driver_version)
+      refuse("driver", context_text(context, "driver_version"), here.driver_version);
+  } else if (context_text(context, "cuda_driver_version") != here.cuda_driver_version) {
+    refuse("CUDA driver", context_text(context, "cuda_driver_version"), here.cuda_driver_version);
+  }
+  if (context_text(context, "membench_version") != here.membench_version)
+    refuse("membench", context_text(context, "membench_version"), here.membench_version);
+  if (context_text(context, "membench_build") != here.membench_build)
+    refuse("build", context_text(context, "membench_build"), here.membench_build);
+}
+
+}  // namespace
+
+Carried read_carried(const std::string& path, const std::string& text, const RunIdentity& here, int repetitions) {
+  const std::string origin = "--resume=" + path + ": ";
+  const nlohmann::json doc = nlohmann::json::parse(text, nullptr, false);
+  if (doc.is_discarded()) throw ResumeError(origin + "not valid JSON (a file cut off by SIGKILL cannot be resumed)");
+  if (!doc.is_object() || !doc.contains("context") || !doc["context"].is_object() || !doc.contains("benchmarks") ||
+      !doc["benchmarks"].is_array())
+    throw ResumeError(origin + "not membench's JSON (no 'context' and 'benchmarks')");
+  check_identity(origin, doc["context"], here);
+
+  std::map<std::string, std::vector<CarriedRun>> runs;
+  std::set<std::string> broken;
+  std::vector<std::string> order;
+  for (const auto& entry : doc["benchmarks"]) {
+    if (!entry.is_object() || !entry.contains("name") || !entry["name"].is_string())
+      throw ResumeError(origin + "a benchmark entry without a name");
+    if (entry.value("run_type", std::string("iteration")) != "iteration") continue;  // aggregates are recomputed
+    const std::string name = entry.value("run_name", entry["name"].get<std::string>());
+    if (runs.find(name) == runs.end() && broken.count(name) == 0) order.push_back(name);
+    if (entry.value("error_occurred", false) || entry.value("skipped", false) || !entry.contains("iterations") ||
+        !entry.contains("real_time") || !entry["iterations"].is_number_integer() || !entry["real_time"].is_number()) {
+      broken.insert(name);
+      continue;
+    }
+    CarriedRun run;
+    run.iterations = entry["iterations"].get<std::int64_t>();
+    run.real_time = entry["real_time"].get<double>();
+    run.time_unit = entry.value("time_unit", std::string("ns"));
+    if (entry.contains("label") && entry["label"].is_string()) run.label = entry["label"].get<std::string>();
+    for (const auto& [key, value] : entry.items())
+      if (value.is_number() && standard_keys().count(key) == 0) run.counters.emplace_back(key, value.get<double>());
+    if (run.iterations < 1) {
+      broken.insert(name);
+      continue;
+    }
+    runs[name].push_back(std::move(run));
+  }
+  Carried carried;
+  for (const auto& name : order) {
+    const auto it = runs.find(name);
+    if (broken.count(name) != 0 || it == runs.end() || static_cast<int>(it->second.size()) != repetitions) {
+      ++carried.incomplete;
+      continue;
+    }
+    carried.cases.emplace(name, std::move(it->second));
+  }
+  return carried;
+}
+
+double manual_seconds_for(double real_time, double multiplier, std::int64_t iterations) {
+  const double n = static_cast<double>(iterations);
+  const auto reported = [&](double t) { return t * multiplier / n; };
+  const double guess = real_time * n / multiplier;
+  // The guess is within a few ulps of a value that rounds back; walk both ways.
+  double down = guess, up = guess;
+  for (int k = 0; k < 64; ++k) {
+    if (reported(up) == real_time) return up;
+    if (reported(down) == real_time) return down;
+    up = std::nextafter(up, INFINITY);
+    down = std::nextafter(down, -INFINITY);
+  }
+  return guess;
+}
+
+}  // namespace membench::bench

@@ -1,0 +1,57 @@
+// --resume=FILE: a run cut short (a scheduler's time limit, a requeue) goes
+// on from the JSON it wrote. Every case FILE holds complete (each
+// repetition measured, none failed or skipped) is carried over with its
+// numbers and counters as they are, marked resumed = 1; the rest are
+// measured. FILE must come from this GPU, driver and build: numbers from
+// another are not this run's.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace membench::bench {
+
+struct ResumeError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// One measured repetition of a case, as Google Benchmark wrote it.
+struct CarriedRun {
+  std::int64_t iterations = 0;
+  double real_time = 0;        // per iteration, in time_unit
+  std::string time_unit = "us";
+  std::string label;
+  std::vector<std::pair<std::string, double>> counters;  // the user counters, in the file's order
+};
+
+// What identifies the run that measures: FILE must match it.
+struct RunIdentity {
+  std::vector<std::string> gpu_uuids;  // the devices measured, in order
+  std::string driver_version;          // NVML's ("580.159.04"); empty: unknown, then cuda_driver_version decides
+  std::string cuda_driver_version;     // "13.0"
+  std::string membench_version;
+  std::string membench_build;          // a hash of the executable
+};
+
+struct Carried {
+  std::map<std::string, std::vector<CarriedRun>> cases;  // by case name
+  std::size_t incomplete = 0;                            // cases FILE has that must run again
+};
+
+// Reads FILE's text (`path` names it in messages). Throws ResumeError (its
+// message the one line to print) when it is not membench's JSON or comes
+// from another GPU, driver, version or build. `repetitions` is this run's
+// --benchmark_repetitions: a case is carried only with that many runs.
+Carried read_carried(const std::string& path, const std::string& text, const RunIdentity& here, int repetitions);
+
+// The manual time in seconds to hand Google Benchmark for `iterations`
+// iterations so that it reports exactly `real_time` per iteration in a unit
+// of `multiplier` per second (1e6 for microseconds): it computes
+// seconds * multiplier / iterations, so the nearest double that rounds back is chosen.
+double manual_seconds_for(double real_time, double multiplier, std::int64_t iterations);
+
+}  // namespace membench::bench

@@ -1,0 +1,69 @@
+// The GPU-health rules that need no GPU: which clock event reasons mark a
+// case, how they are named, which processes are this one, and what a case
+// that saw another process or a clock event reports.
+#include <gtest/gtest.h>
+
+#include "health.hpp"
+
+namespace membench::bench {
+namespace {
+
+TEST(ClockEvents, NamesEveryKnownBitInNvmlsOrder) {
+  EXPECT_EQ(clock_event_names(0), "none");
+  EXPECT_EQ(clock_event_names(0x1), "gpu_idle");
+  EXPECT_EQ(clock_event_names(0x4 | 0x40), "sw_power_cap, hw_thermal_slowdown");
+  EXPECT_EQ(clock_event_names(0x1FF),
+            "gpu_idle, applications_clocks_setting, sw_power_cap, hw_slowdown, sync_boost, sw_thermal_slowdown, "
+            "hw_thermal_slowdown, hw_power_brake_slowdown, display_clock_setting");
+  EXPECT_EQ(clock_event_names(0x8 | 0x1000), "hw_slowdown, 0x1000");  // an unknown bit is shown, not dropped
+}
+
+TEST(ClockEvents, PowerThermalAndHardwareSlowdownsMarkACase) {
+  // nvml.h: SwPowerCap 0x4, HwSlowdown 0x8, SwThermalSlowdown 0x20, HwThermalSlowdown 0x40, HwPowerBrakeSlowdown 0x80.
+  for (std::uint64_t bit : {0x4ull, 0x8ull, 0x20ull, 0x40ull, 0x80ull}) {
+    CaseHealth h;
+    h.clock_event_reasons = bit | 0x1;
+    EXPECT_TRUE(h.clock_event()) << std::hex << bit;
+  }
+  // Idle 0x1, applications clocks 0x2, sync boost 0x10, display clock 0x100: the clock is what it was set to.
+  for (std::uint64_t bit : {0x1ull, 0x2ull, 0x10ull, 0x100ull}) {
+    CaseHealth h;
+    h.clock_event_reasons = bit;
+    EXPECT_FALSE(h.clock_event()) << std::hex << bit;
+  }
+  EXPECT_FALSE(CaseHealth{}.clock_event());  // unknown is not an event
+}
+
+TEST(Processes, OurOwnPidWhenNvmlReportsIt) {
+  EXPECT_EQ(own_pids({10, 20}, {10, 20, 30}, 30), std::set<unsigned>{30});
+  // A process that appeared at the same moment is someone else when our pid is listed.
+  EXPECT_EQ(own_pids({}, {30, 31}, 30), std::set<unsigned>{30});
+}
+
+TEST(Processes, ThoseThatAppearedWithOurContextInAnotherPidNamespace) {
+  // NVML lists host pids; ours (7 inside a container) is not among them.
+  EXPECT_EQ(own_pids({4001}, {4001, 5002}, 7), (std::set<unsigned>{7, 5002}));
+  EXPECT_EQ(own_pids({}, {}, 7), std::set<unsigned>{7});  // NVML lists nothing: only our own pid
+}
+
+TEST(Processes, AnotherProcessMarksTheCaseContended) {
+  CaseHealth h;
+  EXPECT_FALSE(h.contended());  // unknown
+  h.other_processes = 0;
+  EXPECT_FALSE(h.contended());
+  h.other_processes = 2;
+  EXPECT_TRUE(h.contended());
+}
+
+TEST(Processes, AMonitorWithoutTheGpuReportsNothing) {
+  HealthMonitor none;  // no NVML device behind it
+  EXPECT_FALSE(none.available());
+  none.begin_case();
+  none.sample();
+  EXPECT_FALSE(none.current().other_processes);
+  EXPECT_FALSE(none.current().clock_event_reasons);
+  EXPECT_TRUE(none.others_now().empty());
+}
+
+}  // namespace
+}  // namespace membench::bench

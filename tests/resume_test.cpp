@@ -1,0 +1,147 @@
+// --resume's reading of an earlier run, on made-up files: which cases are
+// carried, with which numbers, and which files are refused and why.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <nlohmann/json.hpp>
+#include <random>
+
+#include "resume.hpp"
+
+namespace membench::bench {
+namespace {
+
+RunIdentity here() {
+  return {{"GPU-aaaa"}, "580.159.04", "13.0", "0.1.0", "00ff00ff00ff00ff"};
+}
+
+nlohmann::json context() {
+  return {{"gpu_uuid", "GPU-aaaa"}, {"driver_version", "580.159.04"}, {"cuda_driver_version", "13.0"},
+          {"membench_version", "0.1.0"}, {"membench_build", "00ff00ff00ff00ff"}};
+}
+
+nlohmann::json measured(const std::string& name, double real_time, int repetitions = 1, int index = 0) {
+  return {{"name", name}, {"run_name", name}, {"run_type", "iteration"}, {"repetitions", repetitions},
+          {"repetition_index", index}, {"threads", 1}, {"iterations", 4000}, {"real_time", real_time},
+          {"cpu_time", 1.5}, {"time_unit", "us"}, {"bytes", 134217728.0}, {"bytes_per_second", 3.9e12},
+          {"noise_pct", 0.21}, {"family_index", 3}, {"per_family_instance_index", 0}};
+}
+
+std::string file(const nlohmann::json& ctx, const nlohmann::json& benchmarks) {
+  return nlohmann::json{{"context", ctx}, {"benchmarks", benchmarks}}.dump();
+}
+
+std::string refusal(const std::string& text, const RunIdentity& id = here()) {
+  try {
+    read_carried("old.json", text, id, 1);
+  } catch (const ResumeError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(Resume, CarriesCompleteCasesWithEveryCounter) {
+  nlohmann::json skipped = measured("b/x/manual_time", 1);
+  skipped["skipped"] = true;
+  skipped["skip_message"] = "interrupted by SIGTERM";
+  nlohmann::json failed = measured("c/x/manual_time", 1);
+  failed["error_occurred"] = true;
+  failed["error_message"] = "skipped: interrupted by SIGTERM";  // how Google Benchmark 1.7 writes a skip
+  nlohmann::json aggregate = measured("a/x/manual_time_mean", 9);
+  aggregate["run_name"] = "a/x/manual_time";
+  aggregate["run_type"] = "aggregate";
+  aggregate["aggregate_name"] = "mean";
+  const Carried c = read_carried("old.json", file(context(), {measured("a/x/manual_time", 34.25), skipped, failed, aggregate}),
+                                 here(), 1);
+  ASSERT_EQ(c.cases.size(), 1u);
+  EXPECT_EQ(c.incomplete, 2u);  // the skipped and the failed case run again
+  const auto& runs = c.cases.at("a/x/manual_time");
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_EQ(runs[0].iterations, 4000);
+  EXPECT_EQ(runs[0].real_time, 34.25);
+  EXPECT_EQ(runs[0].time_unit, "us");
+  // The user counters, in the file's order; none of Google Benchmark's own fields.
+  const std::vector<std::pair<std::string, double>> counters = {
+      {"bytes", 134217728.0}, {"bytes_per_second", 3.9e12}, {"noise_pct", 0.21}};
+  EXPECT_EQ(runs[0].counters, counters);
+}
+
+TEST(Resume, ACaseNeedsEveryRepetitionOfThisRun) {
+  const std::string text = file(context(), {measured("a/manual_time", 1, 3, 0), measured("a/manual_time", 2, 3, 1),
+                                           measured("b/manual_time", 1, 3, 0), measured("b/manual_time", 2, 3, 1),
+                                           measured("b/manual_time", 3, 3, 2)});
+  const Carried three = read_carried("old.json", text, here(), 3);
+  EXPECT_EQ(three.cases.count("a/manual_time"), 0u);  // cut off after two of three
+  ASSERT_EQ(three.cases.count("b/manual_time"), 1u);
+  EXPECT_EQ(three.cases.at("b/manual_time")[2].real_time, 3);
+  EXPECT_EQ(three.incomplete, 1u);
+  EXPECT_TRUE(read_carried("old.json", text, here(), 1).cases.empty());  // a run of one repetition re-measures
+}
+
+TEST(Resume, RefusesAnotherGpuDriverVersionOrBuild) {
+  const nlohmann::json one = nlohmann::json::array({measured("a/manual_time", 1)});
+  auto with = [&](const char* key, const char* value) {
+    nlohmann::json ctx = context();
+    ctx[key] = value;
+    return file(ctx, one);
+  };
+  EXPECT_EQ(refusal(with("gpu_uuid", "GPU-bbbb")),
+            "--resume=old.json: written with GPU GPU-bbbb, this run has GPU-aaaa; measure afresh");
+  EXPECT_EQ(refusal(with("driver_version", "570.1")),
+            "--resume=old.json: written with driver 570.1, this run has 580.159.04; measure afresh");
+  EXPECT_EQ(refusal(with("membench_version", "0.0.9")),
+            "--resume=old.json: written with membench 0.0.9, this run has 0.1.0; measure afresh");
+  EXPECT_EQ(refusal(with("membench_build", "1234")),
+            "--resume=old.json: written with build 1234, this run has 00ff00ff00ff00ff; measure afresh");
+  nlohmann::json old = context();
+  old.erase("membench_build");  // written before builds were recorded
+  EXPECT_EQ(refusal(file(old, one)),
+            "--resume=old.json: written with build (not recorded), this run has 00ff00ff00ff00ff; measure afresh");
+  // Without NVML's driver version, the CUDA driver version decides.
+  RunIdentity no_nvml = here();
+  no_nvml.driver_version.clear();
+  EXPECT_EQ(refusal(with("driver_version", "570.1"), no_nvml), "");
+  EXPECT_EQ(refusal(with("cuda_driver_version", "12.8"), no_nvml),
+            "--resume=old.json: written with CUDA driver 12.8, this run has 13.0; measure afresh");
+}
+
+TEST(Resume, SeveralDevicesMustBeTheSameInTheSameOrder) {
+  nlohmann::json ctx = context();
+  ctx["devices"] = R"([{"ordinal":0,"uuid":"GPU-aaaa"},{"ordinal":1,"uuid":"GPU-cccc"}])";
+  RunIdentity two = here();
+  two.gpu_uuids = {"GPU-aaaa", "GPU-cccc"};
+  const nlohmann::json one = nlohmann::json::array({measured("a/manual_time", 1)});
+  EXPECT_EQ(refusal(file(ctx, one), two), "");
+  two.gpu_uuids = {"GPU-cccc", "GPU-aaaa"};
+  EXPECT_EQ(refusal(file(ctx, one), two),
+            "--resume=old.json: written with GPU GPU-aaaa,GPU-cccc, this run has GPU-cccc,GPU-aaaa; measure afresh");
+}
+
+TEST(Resume, RefusesWhatIsNotMembenchsJson) {
+  EXPECT_EQ(refusal("{\"context\": {}, \"benchmarks\": [{\"na"),
+            "--resume=old.json: not valid JSON (a file cut off by SIGKILL cannot be resumed)");
+  EXPECT_EQ(refusal("[1, 2]"), "--resume=old.json: not membench's JSON (no 'context' and 'benchmarks')");
+  EXPECT_EQ(refusal(file(context(), nlohmann::json::array({{{"real_time", 1}}}))),
+            "--resume=old.json: a benchmark entry without a name");
+}
+
+TEST(Resume, ManualTimeReproducesTheReportedTimeExactly) {
+  // Google Benchmark reported seconds * 1e6 / iterations from some total
+  // time; the replay must give back that number bit for bit (the naive
+  // real_time * iterations / 1e6 misses it about one time in ten).
+  std::mt19937_64 rng(7);
+  std::uniform_real_distribution<double> total(1e-6, 2.0);
+  std::uniform_int_distribution<std::int64_t> iterations(1, 20000000);
+  int naive_misses = 0;
+  for (int i = 0; i < 20000; ++i) {
+    const std::int64_t n = iterations(rng);
+    const double reported = total(rng) * 1e6 / static_cast<double>(n);
+    const double seconds = manual_seconds_for(reported, 1e6, n);
+    ASSERT_EQ(seconds * 1e6 / static_cast<double>(n), reported) << reported << " over " << n;
+    naive_misses += (reported * static_cast<double>(n) / 1e6) * 1e6 / static_cast<double>(n) != reported;
+  }
+  EXPECT_GT(naive_misses, 0);  // the search is needed
+}
+
+}  // namespace
+}  // namespace membench::bench

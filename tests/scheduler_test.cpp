@@ -1,0 +1,216 @@
+// Where membench really runs: under a scheduler that sends SIGTERM at a time
+// limit, beside other jobs on the GPU, and from command lines a script
+// built. Every refusal is one line and exit 2 before any GPU work; a signal
+// leaves valid JSON that --resume completes; another process on the GPU
+// marks the cases it overlapped.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "gpu.hpp"
+#include "process.hpp"
+
+namespace membench {
+namespace {
+
+using test::Background;
+using test::Outcome;
+using test::run;
+using test::temp_path;
+
+void expect_refused(const Outcome& r, const std::string& line) {
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_EQ(r.output, "membench: " + line + "\n");
+}
+
+TEST(Refusals, EachIsOneLineAndExit2BeforeAnyGpuWork) {
+  expect_refused(run("--n=1^99999999999999"), "--n=1^99999999999999: exponent in '1^99999999999999' is too large (at most 63)");
+  expect_refused(run("--stride=1 --stride=2"), "--stride is given twice (give one list: --stride=A,B)");
+  expect_refused(run("--device=0,0"), "--device=0,0: device 0 is given twice");
+  expect_refused(run("--n=1:10000 --stride=1:1000"),
+                 "these flags make 20880185 cases, more than the 100000 one run may hold; narrow the axes or split the run");
+  expect_refused(run("--benchmark_out=/proc/membench/y.json"),
+                 "--benchmark_out=/proc/membench/y.json: cannot write the file (does its folder exist?)");
+  expect_refused(run("--benchmark_out=/nonexistent-folder/y.json"),
+                 "--benchmark_out=/nonexistent-folder/y.json: cannot write the file (does its folder exist?)");
+  expect_refused(run("--resume=/"), "--resume=/: not a regular file");
+  expect_refused(run("", "MEMBENCH_TEST_CORRUPT=yes"), "MEMBENCH_TEST_CORRUPT=yes: expects 0 or 1 (a test hook)");
+  const std::string deep = temp_path(".deep.json");
+  std::ofstream(deep) << "{\"n\": " << std::string(100000, '[') << std::string(100000, ']') << "}";
+  expect_refused(run("--sweep=" + deep), "--sweep=" + deep + ": nested more than 8 deep (a sweep file is an object of flag: value)");
+  std::remove(deep.c_str());
+}
+
+TEST(Refusals, AMalformedLauncherVariableBreaksOnlyWhatReadsIt) {
+  for (const char* var : {"LOCAL_RANK", "SLURM_LOCALID"}) {
+    const std::string env = std::string(var) + "=x";
+    EXPECT_EQ(run("--help", env).exit_code, 0) << var;
+    EXPECT_EQ(run("--benchmark_list_tests --benchmark_filter=^global/coalesced", env).exit_code, 0) << var;
+    expect_refused(run("--device=local", env), "--device=local: " + std::string(var) + "=x: not a rank (a non-negative integer)");
+  }
+  EXPECT_EQ(run("--benchmark_list_tests --benchmark_filter=^global/coalesced", "RANK=x").exit_code, 0);
+  expect_refused(run("--benchmark_out='{rank}.json'", "RANK=x"),
+                 "--benchmark_out={rank}.json: {rank} cannot be filled in: RANK=x: not a rank (a non-negative integer)");
+}
+
+TEST(Listing, WritesNoFileAndIsLinearInTheDevices) {
+  const std::string out = temp_path(".json");
+  std::remove(out.c_str());
+  const Outcome r = run("--benchmark_list_tests --benchmark_filter=^global/coalesced --benchmark_out=" + out);
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_FALSE(std::filesystem::exists(out)) << "a listing left " << out;
+  // 256 devices x every default case: Google Benchmark's own match-all filter
+  // made this quadratic (90 s); the count is what must hold.
+  const Outcome all = run("--device=0:255 --benchmark_list_tests");
+  const Outcome one = run("--benchmark_list_tests");
+  ASSERT_EQ(all.exit_code, 0);
+  EXPECT_EQ(all.lines(), 256 * one.lines());
+  EXPECT_NE(all.output.find("global/coalesced/device:255/n:16777216/manual_time\n"), std::string::npos);
+}
+
+// ---- on a GPU ---------------------------------------------------------------------
+
+nlohmann::json parse_file(const std::string& path) {
+  std::ifstream in(path);
+  return nlohmann::json::parse(in, nullptr, false);
+}
+
+std::string skip_text(const nlohmann::json& c) {
+  if (c.value("skipped", false)) return c.value("skip_message", "");
+  const std::string e = c.value("error_message", "");
+  return e.rfind("skipped: ", 0) == 0 ? e.substr(9) : "";  // Google Benchmark 1.7
+}
+
+// 22 cases of about 0.2 s each (the noise target cannot be met, so each runs to --max_time).
+const char* kSlowGlobal = "--n=2^20 --benchmark_filter=^global/ --max_noise=0 --max_time=0.2 --benchmark_out_format=json";
+
+TEST(Signals, SigtermLeavesValidJsonAndResumeRunsTheRest) {
+  MEMBENCH_REQUIRE_GPU();
+  const std::string cut = temp_path(".cut.json"), whole = temp_path(".whole.json");
+  std::remove(cut.c_str());
+  Background job("'" MEMBENCH_EXE "' " + std::string(kSlowGlobal) + " --benchmark_out=" + cut, temp_path(".log"));
+  ASSERT_TRUE(job.wait_for_output("global/strided/", 60)) << "no case finished";
+  job.signal(SIGTERM);
+  const Outcome r = job.finish();
+  EXPECT_EQ(r.exit_code, 128 + SIGTERM) << r.output;
+  const nlohmann::json doc = parse_file(cut);
+  ASSERT_FALSE(doc.is_discarded()) << "the JSON does not parse";
+  const auto& cases = doc.at("benchmarks");
+  ASSERT_EQ(cases.size(), 22u);
+  std::map<std::string, nlohmann::json> finished;
+  for (const auto& c : cases) {
+    const std::string why = skip_text(c);
+    if (why.empty()) {
+      finished[c.at("name")] = c;
+    } else {
+      EXPECT_EQ(why, "interrupted by SIGTERM") << c.dump();
+    }
+  }
+  const std::size_t k = finished.size();
+  EXPECT_GE(k, 1u);
+  EXPECT_LT(k, 22u);
+  EXPECT_NE(r.output.find("membench: interrupted by SIGTERM after " + std::to_string(k) + " of 22 cases; --resume=" + cut +
+                          " runs the rest\n"),
+            std::string::npos)
+      << r.output;
+  EXPECT_EQ(doc.at("context").value("stopped", ""), "interrupted by SIGTERM");
+  EXPECT_EQ(doc.at("context").value("cases_not_run", ""), std::to_string(22 - k));
+
+  const Outcome resumed = run(std::string(kSlowGlobal) + " --resume=" + cut + " --benchmark_out=" + whole);
+  EXPECT_EQ(resumed.exit_code, 0) << resumed.output;
+  const nlohmann::json all = parse_file(whole);
+  ASSERT_FALSE(all.is_discarded());
+  ASSERT_EQ(all.at("benchmarks").size(), 22u);
+  std::size_t carried = 0;
+  for (const auto& c : all.at("benchmarks")) {
+    SCOPED_TRACE(c.at("name").get<std::string>());
+    EXPECT_EQ(skip_text(c), "");
+    EXPECT_FALSE(c.value("error_occurred", false));
+    EXPECT_TRUE(c.contains("bytes_per_second"));
+    const auto before = finished.find(c.at("name"));
+    if (before == finished.end()) {
+      EXPECT_FALSE(c.contains("resumed"));
+      continue;
+    }
+    ++carried;
+    EXPECT_EQ(c.value("resumed", 0.0), 1.0);
+    // Every number as it was: the per-launch time, the launches and each counter.
+    for (const auto& [key, value] : before->second.items()) {
+      if (value.is_number() && key != "cpu_time" && key != "family_index" && key != "per_family_instance_index") {
+        EXPECT_EQ(c.at(key), value) << key;
+      }
+    }
+  }
+  EXPECT_EQ(carried, k);
+  EXPECT_EQ(all.at("context").value("resumed_from", ""), cut);
+}
+
+TEST(Signals, ResumeRefusesAnotherGpusFile) {
+  MEMBENCH_REQUIRE_GPU();
+  const std::string other = temp_path(".other.json");
+  std::ofstream(other) << R"({"context": {"gpu_uuid": "GPU-00000000-0000-0000-0000-000000000000"}, "benchmarks": []})";
+  const Outcome r = run("--benchmark_filter=^global/coalesced --resume=" + other);
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_EQ(r.lines(), 1) << r.output;
+  EXPECT_NE(r.output.find("written with GPU GPU-00000000-0000-0000-0000-000000000000, this run has GPU-"), std::string::npos)
+      << r.output;
+}
+
+TEST(Contention, AnotherProcessMarksTheCasesItOverlapsAndExclusiveRefusesToStart) {
+  MEMBENCH_REQUIRE_GPU();
+  const std::string out = temp_path(".json");
+  Background holder("'" MEMBENCH_GPU_HOLDER "' 60", temp_path(".holder.log"));
+  ASSERT_TRUE(holder.wait_for_output("ready", 60)) << "the other process never held the GPU";
+  const Outcome r = run("--n=2^20 --max_time=0.05 --benchmark_filter='^global/(coalesced|memcpy)/' "
+                        "--benchmark_out_format=json --benchmark_out=" + out);
+  EXPECT_EQ(r.exit_code, 0) << r.output;  // contended numbers are marked, not failed
+  const nlohmann::json doc = parse_file(out);
+  ASSERT_FALSE(doc.is_discarded());
+  const std::string health = doc.at("context").value("gpu_health", "");
+  if (health.find("other processes") == std::string::npos || health.find("unknown") != std::string::npos)
+    GTEST_SKIP() << "NVML cannot list this GPU's processes here: " << health;
+  for (const auto& c : doc.at("benchmarks")) {
+    SCOPED_TRACE(c.at("name").get<std::string>());
+    EXPECT_GE(c.value("other_processes", 0.0), 1.0);
+    EXPECT_EQ(c.value("contended", 0.0), 1.0);
+  }
+  EXPECT_NE(r.output.find("membench: another process holds the GPU (pid "), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("membench_gpu_holder"), std::string::npos) << "the other process is not named: " << r.output;
+
+  const Outcome exclusive = run("--exclusive --n=2^20 --benchmark_filter=^global/coalesced");
+  EXPECT_EQ(exclusive.exit_code, 1) << exclusive.output;
+  EXPECT_EQ(exclusive.lines(), 1) << exclusive.output;
+  EXPECT_NE(exclusive.output.find("membench: --exclusive: another process holds device 0 (pid "), std::string::npos)
+      << exclusive.output;
+}
+
+TEST(Contention, TheContextNamesTheDriverAndTheHealthChecks) {
+  MEMBENCH_REQUIRE_GPU();
+  const std::string out = temp_path(".json");
+  const Outcome r = run("--n=2^20 --max_time=0.05 --benchmark_filter=^global/coalesced --benchmark_out_format=json "
+                        "--benchmark_out=" + out);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const nlohmann::json doc = parse_file(out);
+  const auto& ctx = doc.at("context");
+  EXPECT_NE(ctx.value("driver_version", ""), ctx.value("cuda_driver_version", "")) << "driver_version is NVML's";
+  EXPECT_NE(ctx.value("cuda_driver_version", "").find('.'), std::string::npos);
+  EXPECT_EQ(ctx.value("membench_build", "").size(), 16u);
+  EXPECT_TRUE(ctx.contains("gpu_health"));
+  EXPECT_EQ(ctx.value("cases_selected", ""), "1");
+  EXPECT_EQ(ctx.value("cases_not_run", ""), "0");
+  const auto& c = doc.at("benchmarks").at(0);
+  if (ctx.value("gpu_health", "").rfind("NVML", 0) == 0) {
+    EXPECT_TRUE(c.contains("clock_event_reasons"));
+    EXPECT_TRUE(c.contains("clock_event"));
+  }
+}
+
+}  // namespace
+}  // namespace membench
