@@ -171,30 +171,33 @@ std::optional<std::string> read_resume_text(const std::string& path) {
   return text.str();
 }
 
-// After the run: the end-of-run keys go into the JSON file's context (Google
-// Benchmark wrote the context first). Written to a temporary file and
-// renamed, so the file is whole at every moment.
-void finish_output(const std::string& path, const std::vector<std::pair<std::string, std::string>>& keys) {
-  std::ifstream in(path);
-  nlohmann::ordered_json doc = nlohmann::ordered_json::parse(in, nullptr, false);
-  in.close();
-  if (doc.is_discarded() || !doc.is_object() || !doc.contains("context")) {
-    std::cerr << "membench: warning: " << path << " is not JSON membench can add its end-of-run keys to\n";
-    return;
-  }
-  for (const auto& [key, value] : keys) doc["context"][key] = value;
-  const std::string temporary = path + ".membench-tmp";
-  {
-    std::ofstream out(temporary, std::ios::trunc);
-    out << doc.dump(2) << '\n';
-    if (!out) {
-      std::cerr << "membench: warning: cannot write " << temporary << "; " << path << " lacks its end-of-run keys\n";
-      return;
+// Google Benchmark writes --benchmark_out=FILE here, and FILE appears only
+// when the run ends: a process killed outright (SIGKILL after a scheduler's
+// grace period) leaves FILE as it was, so --resume=FILE with the same FILE
+// loses nothing.
+std::string partial_path(const std::string& output) { return output + ".partial"; }
+
+// After the run: the end-of-run keys go into the JSON's context (Google
+// Benchmark wrote the context first), and the partial file becomes FILE by a
+// rename, so FILE is whole at every moment.
+void finish_output(const std::string& path, bool json, const std::vector<std::pair<std::string, std::string>>& keys) {
+  const std::string partial = partial_path(path);
+  std::error_code ec;
+  if (json) {
+    std::ifstream in(partial);
+    nlohmann::ordered_json doc = nlohmann::ordered_json::parse(in, nullptr, false);
+    in.close();
+    if (doc.is_object() && doc.contains("context")) {
+      for (const auto& [key, value] : keys) doc["context"][key] = value;
+      std::ofstream out(partial, std::ios::trunc);
+      out << doc.dump(2) << '\n';
+      if (!out) std::cerr << "membench: warning: cannot add the end-of-run keys to " << partial << '\n';
+    } else {
+      std::cerr << "membench: warning: " << partial << " is not JSON membench can add its end-of-run keys to\n";
     }
   }
-  std::error_code ec;
-  std::filesystem::rename(temporary, path, ec);
-  if (ec) std::cerr << "membench: warning: cannot replace " << path << " (" << ec.message() << ")\n";
+  std::filesystem::rename(partial, path, ec);
+  if (ec) std::cerr << "membench: warning: cannot rename " << partial << " to " << path << " (" << ec.message() << ")\n";
 }
 
 // The run's verdict on stderr, and the exit status it stands for.
@@ -275,7 +278,7 @@ int main(int argc, char** argv) {
   for (const auto& arg : options.passthrough) {
     const bool out_flag = arg.rfind("--benchmark_out=", 0) == 0 || arg.rfind("--benchmark_out_format=", 0) == 0;
     if (out_flag && options.list_only) continue;  // a listing writes no file
-    args.push_back(arg.rfind("--benchmark_out=", 0) == 0 ? "--benchmark_out=" + options.output_file : arg);
+    args.push_back(arg.rfind("--benchmark_out=", 0) == 0 ? "--benchmark_out=" + partial_path(options.output_file) : arg);
   }
   if (options.help) {
     std::cout << mb::cli::usage(axes);
@@ -310,7 +313,10 @@ int main(int argc, char** argv) {
   }
   std::optional<std::string> resume_text;
   try {
-    if (!options.output_file.empty()) check_writable(options.output_file);
+    if (!options.output_file.empty()) {
+      check_writable(options.output_file);
+      check_writable(partial_path(options.output_file));
+    }
     if (!options.resume_file.empty()) resume_text = read_resume_text(options.resume_file);
   } catch (const mb::cli::UsageError& e) {
     std::cerr << "membench: " << e.what() << '\n';
@@ -371,13 +377,13 @@ int main(int argc, char** argv) {
   mb::bench::end_session();
   const mb::nvml::Ecc ecc_end = run_ecc(options.run_devices);
   benchmark::Shutdown();
-  if (!options.output_file.empty() && options.output_format == "json") {
+  if (!options.output_file.empty()) {
     std::vector<std::pair<std::string, std::string>> keys = ecc_keys(ecc_end, "_end");
     const mb::bench::RunSummary& s = mb::bench::run_summary();
     keys.emplace_back("cases_selected", std::to_string(selected));
     keys.emplace_back("cases_not_run", std::to_string(s.interrupted.size()));
     if (const auto reason = mb::bench::stop_reason()) keys.emplace_back("stopped", *reason);
-    finish_output(options.output_file, keys);
+    finish_output(options.output_file, options.output_format == "json", keys);
   }
   return summarize(selected, options, ecc_start, ecc_end);
 }

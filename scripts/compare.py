@@ -107,6 +107,8 @@ def compare(baseline: dict, contender: dict, metric: str, threshold: float, alph
         elif base.error or base.skipped:
             why = f"baseline failed: {base.error}" if base.error else f"baseline skipped: {base.skipped}"
             rows.append(Row(name, None, cont.median(metric), None, None, f"UNTRUSTED: {why}", untrusted=True))
+        elif not base.values(metric) and not cont.values(metric):
+            rows.append(Row(name, None, None, None, None, f"no '{metric}' (not compared)"))  # e.g. a latency case
         else:
             rows.append(judge_case(name, base, cont, metric, threshold, alpha))
     for name, cont in cont_cases.items():

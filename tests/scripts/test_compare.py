@@ -371,6 +371,17 @@ def test_a_metric_one_side_lacks_is_untrusted(capsys, h200_global, write_json):
     assert verdict(out, CASE) == "UNTRUSTED: no 'bytes_per_second' in contender"
 
 
+def test_a_case_neither_side_measures_by_the_metric_is_not_compared(capsys, h200_global, write_json):
+    # A latency case has no bytes_per_second on either side: nothing to judge, nothing untrusted.
+    latency = copy.deepcopy(h200_global)
+    entry = next(b for b in latency["benchmarks"] if b["name"] == CASE)
+    del entry["bytes_per_second"]
+    entry["latency_ns"] = 600.0
+    code, out, _ = run(capsys, write_json(latency), write_json(latency))
+    assert code == 0
+    assert verdict(out, CASE) == "no 'bytes_per_second' (not compared)"
+
+
 def test_a_file_without_the_metric_or_without_cases_exits_2(capsys, h200_global, write_json):
     bare = copy.deepcopy(h200_global)
     for b in bare["benchmarks"]:
