@@ -1,0 +1,276 @@
+"""Mutation testing of the host C++: does a CPU-only test run catch a wrong number?
+
+    python tests/mutation/cpp_mutants.py [--source DIR] [--build DIR] [--only K ...]
+
+Each mutant below is one small change a bug could make: a reference that
+expects every element, a model off by a factor, a boundary moved by one. The
+script checks out HEAD into a git worktree (or uses --source, which it then
+changes and restores file by file), builds the tests once, and for each
+mutant applies the change, rebuilds, runs the CPU tests (GPU tests skip
+without a device) and restores the file. A mutant is killed when a test
+fails, survives when all pass. It prints the score and the survivors.
+
+Not part of CI: a full run rebuilds once per mutant (about an hour on two
+cores). Run it before and after changing tests or the code they guard.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+@dataclass(frozen=True)
+class Mutant:
+    path: str
+    old: str
+    new: str
+    what: str
+
+
+M = Mutant
+MUTANTS = [
+    # ---- the verification core -------------------------------------------------------------
+    M("kernels/src/verify.cpp", "if (std::memcmp(&got[i], &want, sizeof(T)) == 0) continue;", "if (true) continue;",
+      "all_mismatches always passes"),
+    M("kernels/src/verify.cpp", "for (std::size_t i = begin; i < end; ++i) {", "for (std::size_t i = begin; i + 1 < end; ++i) {",
+      "a worker skips the last element of its piece"),
+    M("kernels/src/verify.cpp", "else first->count += f->count;", "else first->count += 0;",
+      "the mismatch count is not summed across workers"),
+    M("kernels/src/verify.cpp", "if (mine) ++mine->count;", "if (mine) {}", "a worker counts one mismatch"),
+    M("kernels/src/verify.cpp", "work(w, n * w / workers, n * (w + 1) / workers);", "work(w, n * w / workers + 1, n * (w + 1) / workers);",
+      "a worker skips the first element of its piece"),
+    M("kernels/src/verify.cpp", 'if (m.total > 0) os << " (" << m.count', 'if (false) os << " (" << m.count',
+      "describe drops the count"),
+    M("kernels/src/verify.cpp", 'if (poison) return "poison (never written)";', 'if (false) return "poison (never written)";',
+      "describe shows poison as a number"),
+    M("kernels/include/membench/verify.hpp", "if (std::memcmp(&got[i], &want, sizeof(T)) != 0) return mismatch_at",
+      "if (false) return mismatch_at", "first_mismatch always passes"),
+    M("kernels/include/membench/pattern.hpp", "inline constexpr int kPoisonByte = 0xFF;", "inline constexpr int kPoisonByte = 0x00;",
+      "poison is zeros"),
+    M("kernels/include/membench/pattern.hpp", "return 1.0f + static_cast<float>(h & 0x3FFu) * 0.25f;",
+      "return 1.0f + static_cast<float>(h & 0x1u) * 0.25f;", "the pattern has two values"),
+    M("kernels/include/membench/pattern.hpp", "h ^= h >> 15;\n  h *= 0x2C1B3C6Du;", "h *= 0x2C1B3C6Du;",
+      "the pattern hash loses a mixing step"),
+    # ---- models ---------------------------------------------------------------------------------
+    M("kernels/src/models.cpp", "const std::size_t last = first + static_cast<std::size_t>(access_bytes) - 1;",
+      "const std::size_t last = first + static_cast<std::size_t>(access_bytes);", "an access ends a byte late"),
+    M("kernels/src/models.cpp", "* kSectorBytes);\n}", "* kSectorBytes * 2);\n}", "efficiency halved"),
+    M("kernels/src/models.cpp", "n += counts(bytes) ? 1 : 0;", "n += 1;", "every unit counts"),
+    M("kernels/src/models.cpp", "bytes > 0 && bytes < kSectorBytes;", "bytes > 0 && bytes <= kSectorBytes;",
+      "a full sector counts as partial"),
+    M("kernels/src/models.cpp", "return {touched_bytes(p, kDramReadBytes), 0.0};", "return {touched_bytes(p, kSectorBytes), 0.0};",
+      "a read miss fetches one sector"),
+    M("kernels/src/models.cpp", "return {partial_sectors(p) * kSectorBytes, touched_bytes(p, kSectorBytes)};",
+      "return {0.0, touched_bytes(p, kSectorBytes)};", "partial writes read nothing"),
+    # ---- peaks and device facts -------------------------------------------------------------------
+    M("kernels/src/device_info.cpp", "* 2.0 / 8.0;", "* 1.0 / 8.0;", "DRAM peak without double data rate"),
+    M("kernels/src/device_info.cpp", "constexpr double kBanks = 32.0;", "constexpr double kBanks = 16.0;", "shared peak halved"),
+    M("kernels/src/device_info.cpp", "case 80: return 192 * KiB;", "case 80: return 128 * KiB;", "sm_80 L1 size"),
+    M("kernels/src/device_info.cpp", "case 120: return 128 * KiB;", "case 120: return 256 * KiB;", "sm_120 L1 size"),
+    M("kernels/src/device_info.cpp", "if (i == 4 || i == 6 || i == 8 || i == 10) out += '-';",
+      "if (i == 4 || i == 6 || i == 8) out += '-';", "UUID misses a dash"),
+    # ---- links ------------------------------------------------------------------------------------
+    M("kernels/src/links.cpp", "generation <= 5 ? 128.0 / 130", "generation <= 6 ? 128.0 / 130", "PCIe gen 6 encoding"),
+    M("kernels/src/links.cpp", "{0, 2.5, 5, 8, 16, 32, 64};", "{0, 2.5, 5, 8, 16, 32, 32};", "PCIe gen 6 rate"),
+    M("kernels/src/links.cpp", "cc_major >= 7 && cc_major <= 9 ? 25e9", "cc_major >= 7 && cc_major < 9 ? 25e9",
+      "Hopper NVLink rate"),
+    M("kernels/src/links.cpp", "return pa && pb && *pa == *pb;", "return pa && pb;", "any two bus ids match"),
+    # ---- stopping and the clock --------------------------------------------------------------------
+    M("benchmarks/stopping.cpp", "s.noise_pct <= rule.max_noise_pct;", "s.noise_pct < rule.max_noise_pct;",
+      "noise equal to the target does not converge"),
+    M("benchmarks/stopping.cpp", "return s.clean_batches >= rule.min_batches", "return s.clean_batches > rule.min_batches",
+      "one batch more than asked"),
+    M("benchmarks/stopping.cpp", "if (launches < target) return false;", "if (launches <= target) return false;",
+      "Google Benchmark's count reached is not enough"),
+    M("benchmarks/stopping.cpp", "elapsed_seconds >= rule.max_seconds;", "elapsed_seconds > rule.max_seconds;",
+      "the time limit is passed, not reached"),
+    M("benchmarks/stopping.cpp", "squares_ += delta * (t - mean_);", "squares_ += delta * delta;", "Welford's update wrong"),
+    M("benchmarks/stopping.cpp", "if (b.launches <= 0 || b.seconds <= 0) return;", "if (b.launches < 0 || b.seconds < 0) return;",
+      "empty batches count"),
+    M("kernels/src/fidelity.cu", "return static_cast<double>(stop.cycles - start.cycles) / ns * 1e3;",
+      "return static_cast<double>(stop.cycles - start.cycles) / ns * 1e6;", "clock in kHz"),
+    M("kernels/src/fidelity.cu", "measured_mhz < threshold * peak_mhz;", "measured_mhz <= threshold * peak_mhz;",
+      "a clock at the threshold is throttled"),
+    M("kernels/src/fidelity.cu", "|| stop.cycles <= start.cycles) return 0.0;", ") return 0.0;",
+      "cycles going backwards give a clock"),
+    # ---- the command line --------------------------------------------------------------------------
+    M("benchmarks/cli.cpp", "if (v < axis.min) {", "if (v <= axis.min) {", "the minimum itself refused"),
+    M("benchmarks/cli.cpp", "if (v > axis.max) refuse(", "if (v >= axis.max) refuse(", "the maximum itself refused"),
+    M("benchmarks/cli.cpp", "if (v % axis.multiple_of != 0)", "if (false)", "multiples not checked"),
+    M("benchmarks/cli.cpp", "if (overflow || next > last) break;", "if (overflow || next >= last) break;",
+      "a range drops its last value"),
+    M("benchmarks/cli.cpp", "if (multiply && step < 2)", "if (multiply && step < 1)", "*1 loops"),
+    M("benchmarks/cli.cpp", "case 'K': case 'k': scale = std::int64_t{1} << 10; break;",
+      "case 'K': case 'k': scale = std::int64_t{1} << 11; break;", "K is 2048"),
+    M("benchmarks/cli.cpp", 'spec.empty() || spec == "all" ? "." : spec;', 'spec.empty() ? "." : spec;',
+      "the filter 'all' is a pattern"),
+    M("benchmarks/cli.cpp", "if (visible == 1) return {0};", "if (false) return {0};",
+      "a launcher-bound GPU is not taken"),
+    M("benchmarks/cli.cpp", "if (*launcher.local_rank >= visible)", "if (*launcher.local_rank > visible)",
+      "local rank == visible accepted"),
+    M("benchmarks/cli.cpp", '{"{device}", std::to_string(device)}', '{"{device}", "0"}', "{device} always 0"),
+    M("benchmarks/cli.cpp", "r < 0 || r > 1 << 30", "r < -1 || r > 1 << 30", "a rank of -1 accepted"),
+    M("benchmarks/cli.cpp", "if (std::find(values.begin(), values.end(), v) == values.end()) values.push_back(v);",
+      "values.push_back(v);", "named values repeat"),
+    M("benchmarks/cli.cpp", 'if (!seen.insert(flag).second && flag != "help")', "if (false)", "a repeated flag wins silently"),
+    M("benchmarks/cli.cpp", "if (json_depth(text) > kMaxSweepDepth)", "if (json_depth(text) > 100 * kMaxSweepDepth)",
+      "deep sweep files parsed"),
+    M("benchmarks/cli.cpp", 'return MEMBENCH_GBENCH_VERSION >= 10800 ? seconds + "s" : seconds;',
+      'return MEMBENCH_GBENCH_VERSION >= 10800 ? seconds : seconds + "s";', "min_time for the wrong version"),
+    M("benchmarks/cli.cpp", "if (exponent > 63)", "if (exponent > 6300)", "huge exponents loop"),
+    M("benchmarks/cli.cpp", 'refuse(name, v, "device " + std::to_string(d) + " is given twice");', ";",
+      "a device given twice runs twice"),
+    # ---- registration, resume, health, signals ------------------------------------------------------
+    M("benchmarks/family.cpp", "double cases = options_.measure.l2 == cli::L2Mode::both ? 2 : 1;",
+      "double cases = 1;", "the cap forgets --l2=both"),
+    M("benchmarks/family.cpp", "if (total > kMaxCases) {", "if (total > 1000 * kMaxCases) {", "no case cap"),
+    M("benchmarks/family.cpp", "return name < f.name; });", "return name > f.name; });", "families in reverse order"),
+    M("benchmarks/harness.cpp", "state.SetIterationTime(seconds * static_cast<double>(reported) / static_cast<double>(launches));",
+      "state.SetIterationTime(seconds);", "per-launch time wrong when launches were dropped"),
+    M("benchmarks/harness.cpp", 'return name + "/manual_time";', "return name;", "case names lose /manual_time"),
+    M("benchmarks/resume.cpp", "if (uuids != here.gpu_uuids) refuse(", "if (false) refuse(", "another GPU's file resumed"),
+    M("benchmarks/resume.cpp", "static_cast<int>(it->second.size()) != repetitions", "static_cast<int>(it->second.size()) < repetitions",
+      "extra repetitions carried"),
+    M("benchmarks/resume.cpp", 'if (entry.value("run_type", std::string("iteration")) != "iteration") continue;', "",
+      "aggregates carried as runs"),
+    M("benchmarks/resume.cpp", "for (int k = 0; k < 64; ++k) {", "for (int k = 0; k < 0; ++k) {", "no exact time search"),
+    M("benchmarks/health.cpp", "  appeared.insert(own_pid);\n", "", "our own pid forgotten in another namespace"),
+    M("benchmarks/health.cpp", "if ((reasons & bit) != 0)", "if ((reasons & bit) == 0)", "clock event names inverted"),
+    M("benchmarks/health.hpp", "kClockSwThermal | kClockHwThermal | kClockHwPowerBrake;", "kClockSwThermal | kClockHwThermal;",
+      "power brake does not mark a case"),
+    M("benchmarks/stop.cpp", "if (g_signal != 0) {  // the second", "if (false) {  // the second",
+      "a second signal does not end the process"),
+    M("benchmarks/stop.cpp", "if (g_reason.empty()) g_reason = reason;", "g_reason = reason;", "the last stop reason wins"),
+    # ---- the families' references, bytes and refusals ------------------------------------------------
+    M("kernels/src/global.cu", "return !is_strided(c.variant) || i % c.stride == 0; }", "return true; }",
+      "the strided reference expects every element"),
+    M("kernels/include/membench/global.hpp", "return c.variant == GlobalVariant::memcpy ? x : 2.0f * x;",
+      "return 2.0f * x;", "the memcpy reference doubles"),
+    M("kernels/src/global.cu", "if (is_strided(c.variant) && c.stride == 0) return cudaErrorInvalidValue;", "",
+      "launch accepts stride 0"),
+    M("kernels/src/global.cu", "return c.stride == 0 ? 0 : ceil_div(c.n, c.stride);", "return c.stride == 0 ? 0 : c.n / c.stride;",
+      "strided elements rounded down"),
+    M("kernels/src/global.cu", "return 2.0 * sizeof(float) * static_cast<double>(global_elements_touched(c));",
+      "return 1.0 * sizeof(float) * static_cast<double>(global_elements_touched(c));", "global bytes count one direction"),
+    M("kernels/src/global.cu", "if (is_strided(c.variant)) return c.stride * sizeof(float);",
+      "if (is_strided(c.variant)) return c.stride;", "lane stride in elements"),
+    M("kernels/src/layout.cu", "static_cast<double>(c.n) * c.fields; }", "static_cast<double>(c.n) * kLayoutFields; }",
+      "layout bytes count every field"),
+    M("kernels/src/layout.cu", "return static_cast<double>(c.fields) / kLayoutFields;", "return 1.0;",
+      "AoS efficiency is 1"),
+    M("kernels/src/shared.cu", "? i : (i % side) * side + i / side;", "? i : i;", "the transpose reference is the identity"),
+    M("kernels/src/shared.cu", "return conflict_wavefronts(stride_elems, width_bytes) / phases;",
+      "return conflict_wavefronts(stride_elems, width_bytes);", "conflict ways count phases"),
+    M("kernels/src/shared.cu", "std::size_t worst = 1;", "std::size_t worst = 0;", "an idle phase costs nothing"),
+    M("kernels/src/shared.cu", "if (c.n <= 0 || c.n > kSharedMaxSide) return cudaErrorInvalidValue;",
+      "if (c.n < 0 || c.n > kSharedMaxSide) return cudaErrorInvalidValue;", "a matrix side of 0 accepted"),
+    M("kernels/src/shared.cu", "31 * static_cast<long long>(stride_elems) + 1)", "31 * static_cast<long long>(stride_elems))",
+      "conflict buffer one access short"),
+    M("kernels/src/stream.cu", "case StreamKernel::write: return 0;", "case StreamKernel::write: return 1;", "write reads"),
+    M("kernels/src/stream.cu", "case StreamKernel::triad: return a(i) + s * b(i);", "case StreamKernel::triad: return a(i) + b(i);",
+      "triad without the scalar"),
+    M("kernels/src/stream.cu", "    t.read_bytes += static_cast<double>(kSectorBytes) * grid;\n", "",
+      "partial sums read nothing"),
+    M("kernels/src/hierarchy.cu", "if (c.stride < 8 || c.stride % 8 != 0)", "if (c.stride < 4 || c.stride % 4 != 0)",
+      "a 4-byte chase stride accepted"),
+    M("kernels/src/hierarchy.cu", "p.steps = static_cast<std::uint64_t>(std::ceil(chunk_reads / p.grid));",
+      "p.steps = static_cast<std::uint64_t>(std::floor(chunk_reads / p.grid));", "a plan reads too little"),
+    M("kernels/src/hierarchy.cu", "if (++chunk == plan.chunks) chunk = 0;", "if (++chunk > plan.chunks) chunk = 0;",
+      "the reference reads past the last chunk"),
+    M("kernels/src/async.cu", "if (c.flops < 0 || c.flops > kAsyncMaxFlops || c.flops % 2 != 0)",
+      "if (c.flops < 0 || c.flops > kAsyncMaxFlops)", "odd flops accepted"),
+    M("kernels/src/dsmem.cu", "return block - block % size + (block % size + 1) % size;", "return (block + 1) % size;",
+      "the neighbour leaves the cluster"),
+    M("kernels/src/transfer.cpp", "return static_cast<double>(c.bytes) * directions;", "return static_cast<double>(c.bytes);",
+      "both directions count once"),
+    M("kernels/src/peer.cpp", "int peer_of(int device, int visible) { return visible < 2 ? device : (device + 1) % visible; }",
+      "int peer_of(int device, int visible) { return visible < 2 ? device : device + 1; }", "the last GPU pairs with none"),
+]
+
+
+def create_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="cpp_mutants.py", description=__doc__.split("\n\n")[0])
+    p.add_argument("--source", type=Path, help="a checkout to mutate in place (default: a worktree of HEAD)")
+    p.add_argument("--build", type=Path, default=REPO / "build" / "mutation" / "cpp-build", help="build directory")
+    p.add_argument("--only", type=int, nargs="*", help="run these mutants (1-based), not all")
+    p.add_argument("--timeout", type=float, default=300, help="seconds for one test run")
+    return p
+
+
+def sh(command: list[str], cwd: Path | None = None, timeout: float | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run(command, cwd=cwd, capture_output=True, text=True, timeout=timeout)
+
+
+def prepare(source: Path | None, build: Path) -> Path:
+    if source is None:
+        source = REPO / "build" / "mutation" / "cpp-src"
+        if source.exists():
+            sh(["git", "worktree", "remove", "--force", str(source)], cwd=REPO)
+        done = sh(["git", "worktree", "add", "--detach", str(source), "HEAD"], cwd=REPO)
+        if done.returncode != 0:
+            sys.exit(f"cpp_mutants.py: cannot make a worktree: {done.stderr.strip()}")
+    configure = ["cmake", "-S", str(source), "-B", str(build), "-DCMAKE_BUILD_TYPE=Release", "-DMEMBENCH_BUILD_TESTS=ON",
+                 "-DMEMBENCH_PYTHON_TESTS=OFF", "-DCMAKE_CUDA_ARCHITECTURES=90"]
+    for step in (configure, ["cmake", "--build", str(build), "-j", str(os.cpu_count() or 2)]):
+        done = sh(step)
+        if done.returncode != 0:
+            sys.exit(f"cpp_mutants.py: {' '.join(step[:2])} failed:\n{done.stdout[-2000:]}{done.stderr[-2000:]}")
+    return source
+
+
+def tests_pass(build: Path, timeout: float) -> bool:
+    try:
+        return sh([str(build / "tests" / "membench_tests"), "--gtest_brief=1"], cwd=build, timeout=timeout).returncode == 0
+    except subprocess.TimeoutExpired:
+        return False  # a test that hangs on the mutant caught it
+
+
+def run_one(m: Mutant, source: Path, build: Path, timeout: float) -> str:
+    path = source / m.path
+    original = path.read_text()
+    if original.count(m.old) != 1:
+        return "stale"  # the code moved on: the mutant no longer applies
+    try:
+        path.write_text(original.replace(m.old, m.new))
+        if sh(["cmake", "--build", str(build), "-j", str(os.cpu_count() or 2)]).returncode != 0:
+            return "did not compile"
+        return "survived" if tests_pass(build, timeout) else "killed"
+    finally:
+        path.write_text(original)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = create_parser().parse_args(argv)
+    chosen = [(i, m) for i, m in enumerate(MUTANTS, 1) if not args.only or i in args.only]
+    source = prepare(args.source, args.build)
+    if not tests_pass(args.build, args.timeout):
+        print("cpp_mutants.py: the tests fail without any mutant; fix them first", file=sys.stderr)
+        return 2
+    results: dict[str, list[tuple[int, Mutant]]] = {}
+    began = time.time()
+    for i, m in chosen:
+        outcome = run_one(m, source, args.build, args.timeout)
+        results.setdefault(outcome, []).append((i, m))
+        print(f"{i:3d} {outcome:15s} {m.path}: {m.what}", flush=True)
+    sh(["cmake", "--build", str(args.build), "-j", str(os.cpu_count() or 2)])  # leave the build as the source is
+    killed, survived = len(results.get("killed", [])), len(results.get("survived", []))
+    judged = killed + survived
+    print(f"\nhost C++ mutants: {killed} of {judged} killed ({100.0 * killed / max(judged, 1):.0f}%)"
+          f"; {len(results.get('did not compile', []))} did not compile, {len(results.get('stale', []))} stale"
+          f"; {time.time() - began:.0f} s")
+    for i, m in results.get("survived", []):
+        print(f"  survived {i}: {m.path}: {m.what}")
+    for i, m in results.get("stale", []):
+        print(f"  stale {i}: {m.path}: '{m.old[:60]}' is not in the file once")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

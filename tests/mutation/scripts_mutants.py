@@ -1,0 +1,160 @@
+"""Mutation testing of scripts/ with mutmut: do the scripts' tests catch a wrong verdict?
+
+    python tests/mutation/scripts_mutants.py [--modules compare fleet ...] [--jobs N]
+
+Copies scripts/ and tests/scripts/ into a scratch folder per module, runs
+mutmut there against the module's own tests (every test for the shared
+modules), and prints, per module and in all, the mutants killed. A mutant
+that only changes the text of a message (help, an error line, a docstring)
+is counted apart: the score is over the behavioural mutants. The
+surviving behavioural mutants are listed, so each can be killed by a test
+or explained.
+
+Needs tests/mutation/requirements.txt and scripts/requirements.txt. Not
+part of CI: a full run takes tens of minutes.
+"""
+from __future__ import annotations
+
+import argparse
+import ast
+import concurrent.futures
+import os
+import shutil
+import sqlite3
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+# The tests that exercise each module; a module not named here gets every test.
+OWN_TESTS = {
+    "compare": ["test_compare.py"],
+    "fleet": ["test_fleet.py"],
+    "levels": ["test_levels.py"],
+    "ncu_check": ["test_ncu_check.py"],
+    "plot": ["test_plot.py"],
+}
+# A string mutant on a line with one of these only changes what a person reads.
+MESSAGE_MARKS = ("help=", "description=", "prog=", "print(", "Error(", "raise ", "warnings.append(", "missing_package(",
+                 "file=sys.stderr", '"""')
+
+
+@dataclass
+class Outcome:
+    module: str
+    killed: int = 0
+    survived: list[tuple[int, str, str]] = field(default_factory=list)  # (line, original, mutated) behavioural
+    text_survived: list[tuple[int, str, str]] = field(default_factory=list)
+    text_killed: int = 0
+    other: int = 0  # timeouts and suspicious: counted as killed by mutmut's own rule? no: reported apart
+
+
+def create_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="scripts_mutants.py", description=__doc__.split("\n\n")[0])
+    p.add_argument("--modules", nargs="*", help="modules of scripts/ to mutate (default: every one)")
+    p.add_argument("--jobs", type=int, default=2, help="modules mutated at once")
+    p.add_argument("--keep", type=Path, help="keep the scratch folders here")
+    return p
+
+
+def docstring_lines(source: str) -> set[int]:
+    """Line numbers (1-based) inside docstrings."""
+    lines: set[int] = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, (ast.Module, ast.FunctionDef, ast.ClassDef, ast.AsyncFunctionDef)) and node.body:
+            first = node.body[0]
+            if isinstance(first, ast.Expr) and isinstance(getattr(first, "value", None), ast.Constant) and isinstance(
+                    first.value.value, str):
+                lines.update(range(first.lineno, first.end_lineno + 1))
+    return lines
+
+
+def is_text(original: str, mutated: str, line: int, docstrings: set[int]) -> bool:
+    """A mutant that only wraps a string in XX .. XX on a message line."""
+    if line in docstrings:
+        return True
+    if "XX" not in mutated or mutated.replace("XX", "") != original.replace("XX", ""):
+        return False
+    return any(mark in original for mark in MESSAGE_MARKS)
+
+
+def mutated_line(folder: Path, mutant_id: int) -> str:
+    shown = subprocess.run([sys.executable, "-m", "mutmut", "show", str(mutant_id)], cwd=folder, capture_output=True,
+                           text=True).stdout
+    added = [l[1:] for l in shown.splitlines() if l.startswith("+") and not l.startswith("+++")]
+    return added[0] if added else ""
+
+
+def run_module(module: str, scratch: Path) -> Outcome:
+    folder = scratch / module
+    shutil.copytree(REPO / "scripts", folder / "scripts", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(REPO / "tests" / "scripts", folder / "tests" / "scripts", ignore=shutil.ignore_patterns("__pycache__"))
+    tests = " ".join(f"tests/scripts/{t}" for t in OWN_TESTS.get(module, [""]))
+    runner = f"{sys.executable} -m pytest -x -q -p no:cacheprovider {tests}".strip()
+    subprocess.run([sys.executable, "-m", "mutmut", "run", "--paths-to-mutate", f"scripts/{module}.py",
+                    "--tests-dir", "tests/scripts", "--runner", runner, "--no-progress"],
+                   cwd=folder, capture_output=True, text=True, env={**os.environ, "MPLBACKEND": "Agg"})
+    source = (REPO / "scripts" / f"{module}.py").read_text()
+    source_lines = source.splitlines()
+    docstrings = docstring_lines(source)
+    outcome = Outcome(module)
+    db = sqlite3.connect(folder / ".mutmut-cache")
+    rows = db.execute("select Mutant.id, Line.line_number, Mutant.status from Mutant join Line on Mutant.line = Line.id "
+                      "order by Mutant.id").fetchall()
+    for mutant_id, line_number, status in rows:
+        line = line_number + 1
+        original = source_lines[line_number] if line_number < len(source_lines) else ""
+        # Only a line with a string on it can hold a message-text mutant; asking mutmut costs a process.
+        maybe_text = line in docstrings or '"' in original or "'" in original
+        mutated = mutated_line(folder, mutant_id) if maybe_text or status == "bad_survived" else ""
+        text = maybe_text and is_text(original.strip(), mutated.strip(), line, docstrings)
+        if status == "ok_killed":
+            if text:
+                outcome.text_killed += 1
+            else:
+                outcome.killed += 1
+        elif status == "bad_survived":
+            (outcome.text_survived if text else outcome.survived).append((line, original.strip(), mutated.strip()))
+        else:  # bad_timeout, ok_suspicious, untested
+            outcome.other += 1
+    return outcome
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = create_parser().parse_args(argv)
+    try:
+        import mutmut  # noqa: F401
+    except ModuleNotFoundError:
+        print("scripts_mutants.py: needs mutmut: python -m pip install -r tests/mutation/requirements.txt", file=sys.stderr)
+        return 2
+    modules = args.modules or sorted(p.stem for p in (REPO / "scripts").glob("*.py"))
+    scratch = Path(tempfile.mkdtemp(prefix="membench-mutmut-"))
+    with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
+        outcomes = list(pool.map(lambda m: run_module(m, scratch), modules))
+    print("| module | behavioural mutants | killed | survived | score | message-text mutants (survived) | timeouts |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
+    total_killed = total_survived = 0
+    for o in outcomes:
+        behavioural = o.killed + len(o.survived)
+        total_killed += o.killed
+        total_survived += len(o.survived)
+        print(f"| {o.module} | {behavioural} | {o.killed} | {len(o.survived)} | {100.0 * o.killed / max(behavioural, 1):.0f}% "
+              f"| {o.text_killed + len(o.text_survived)} ({len(o.text_survived)}) | {o.other} |")
+    total = total_killed + total_survived
+    print(f"| all | {total} | {total_killed} | {total_survived} | {100.0 * total_killed / max(total, 1):.1f}% | | |")
+    for o in outcomes:
+        for line, original, mutated in o.survived:
+            print(f"survived: scripts/{o.module}.py:{line}: {original}  ->  {mutated}")
+    for o in outcomes:
+        for line, original, mutated in o.text_survived:
+            print(f"text survived: scripts/{o.module}.py:{line}: {mutated}")
+    if args.keep:
+        shutil.copytree(scratch, args.keep, dirs_exist_ok=True)
+    shutil.rmtree(scratch, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
