@@ -66,15 +66,17 @@ std::int64_t checked_add(std::int64_t a, std::int64_t b, const std::string& flag
   return r;
 }
 
-// Digits with an optional leading sign; nothing else.
-std::int64_t parse_integer(const std::string& s, const std::string& flag, const std::string& text) {
+// Digits with an optional leading sign; nothing else. `item` is what the
+// message shows (the whole value, when s is a part of it).
+std::int64_t parse_integer(const std::string& s, const std::string& flag, const std::string& text,
+                           const std::string& item) {
   std::size_t i = 0;
   bool negative = false;
   if (i < s.size() && (s[i] == '-' || s[i] == '+')) negative = s[i++] == '-';
-  if (i == s.size()) refuse(flag, text, "'" + s + "' is not a number");
+  if (i == s.size()) refuse(flag, text, "'" + item + "' is not a number");
   std::int64_t value = 0;
   for (; i < s.size(); ++i) {
-    if (!std::isdigit(static_cast<unsigned char>(s[i]))) refuse(flag, text, "'" + s + "' is not a number");
+    if (!std::isdigit(static_cast<unsigned char>(s[i]))) refuse(flag, text, "'" + item + "' is not a number");
     value = checked_add(checked_mul(value, 10, flag, text), s[i] - '0', flag, text);
   }
   return negative ? -value : value;
@@ -85,8 +87,8 @@ std::int64_t parse_value_text(const std::string& s, const std::string& flag, con
   if (s.empty()) refuse(flag, text, "empty value");
   const auto caret = s.find('^');
   if (caret != std::string::npos) {
-    const std::int64_t base = parse_integer(s.substr(0, caret), flag, text);
-    const std::int64_t exponent = parse_integer(s.substr(caret + 1), flag, text);
+    const std::int64_t base = parse_integer(s.substr(0, caret), flag, text, s);
+    const std::int64_t exponent = parse_integer(s.substr(caret + 1), flag, text, s);
     if (exponent < 0) refuse(flag, text, "negative exponent in '" + s + "'");
     if (exponent > 63) refuse(flag, text, "exponent in '" + s + "' is too large (at most 63)");
     std::int64_t value = 1;
@@ -102,7 +104,7 @@ std::int64_t parse_value_text(const std::string& s, const std::string& flag, con
     default: break;
   }
   if (scale != 1) digits.pop_back();
-  return checked_mul(parse_integer(digits, flag, text), scale, flag, text);
+  return checked_mul(parse_integer(digits, flag, text, s), scale, flag, text);
 }
 
 std::vector<std::string> split(const std::string& s, char sep) {
@@ -234,7 +236,7 @@ std::string normalize_min_time(const std::string& text) {
     return text;
   }
   const std::string seconds = !text.empty() && text.back() == 's' ? text.substr(0, text.size() - 1) : text;
-  const double v = parse_number(flag, seconds, 0, 1e6);
+  const double v = parse_number(flag, seconds, -1e6, 1e6);
   if (v <= 0) refuse(flag, text, "must be more than zero seconds");
   return MEMBENCH_GBENCH_VERSION >= 10800 ? seconds + "s" : seconds;
 }

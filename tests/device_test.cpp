@@ -11,13 +11,36 @@ namespace membench {
 namespace {
 
 TEST(Peaks, DramIsClockTimesBusTimesTwoOverEight) {
-  // H100 SXM: 2619 MHz x 5120 bits x 2 / 8 = 3.352 TB/s.
-  EXPECT_DOUBLE_EQ(dram_peak_bytes_per_second(2'619'000, 5120), 2.619e9 * 5120 * 2 / 8);
-  EXPECT_NEAR(dram_peak_bytes_per_second(2'619'000, 5120), 3.352e12, 1e9);
+  // H200: 3201 MHz x 6016 bits = 19,257,216 Mbit/s, x 2 (double data rate) / 8 = 4,814,304 MB/s.
+  EXPECT_DOUBLE_EQ(dram_peak_bytes_per_second(3'201'000, 6016), 4.814304e12);
+  // H100 SXM: 2619 MHz x 5120 bits x 2 / 8 = 3,352,320 MB/s.
+  EXPECT_DOUBLE_EQ(dram_peak_bytes_per_second(2'619'000, 5120), 3.35232e12);
 }
 
-TEST(Peaks, SharedIs128BytesPerSmPerClock) {
-  EXPECT_DOUBLE_EQ(smem_peak_bytes_per_second(132, 1'980'000), 132 * 128 * 1.98e9);
+TEST(Peaks, SharedIs32BanksOf4BytesPerSmPerClock) {
+  // 32 banks x 4 bytes = 128 bytes per SM per clock; 132 SMs x 128 = 16,896 bytes a clock, x 1.98 GHz.
+  EXPECT_DOUBLE_EQ(smem_peak_bytes_per_second(132, 1'980'000), 3.345408e13);
+  EXPECT_DOUBLE_EQ(smem_peak_bytes_per_second(1, 1'000), 128e6);  // one SM at 1 MHz
+}
+
+TEST(Peaks, UnifiedL1ByArchitecture) {
+  // The L1 + shared memory of one SM, from NVIDIA's tuning guides (no attribute reports it).
+  const std::size_t KiB = 1024;
+  EXPECT_EQ(unified_l1_bytes(7, 0), 128 * KiB);  // Volta
+  EXPECT_EQ(unified_l1_bytes(7, 5), 96 * KiB);   // Turing
+  EXPECT_EQ(unified_l1_bytes(8, 0), 192 * KiB);  // A100
+  EXPECT_EQ(unified_l1_bytes(8, 6), 128 * KiB);  // GA10x
+  EXPECT_EQ(unified_l1_bytes(8, 9), 128 * KiB);  // Ada
+  EXPECT_EQ(unified_l1_bytes(9, 0), 256 * KiB);  // Hopper
+  EXPECT_EQ(unified_l1_bytes(10, 0), 256 * KiB); // Blackwell datacenter
+  EXPECT_EQ(unified_l1_bytes(12, 0), 128 * KiB); // Blackwell consumer
+  EXPECT_EQ(unified_l1_bytes(6, 1), 0u);         // not in the table: unknown
+}
+
+TEST(DeviceIdentity, UuidAsNvidiaSmiPrintsIt) {
+  const unsigned char bytes[16] = {0xed, 0xed, 0xaa, 0xa6, 0x8a, 0xf2, 0x5b, 0x81,
+                                   0x4e, 0x33, 0xb7, 0x3a, 0x87, 0xad, 0xf7, 0x59};
+  EXPECT_EQ(format_gpu_uuid(bytes), "GPU-ededaaa6-8af2-5b81-4e33-b73a87adf759");
 }
 
 TEST(Versions, CudaEncoding) {

@@ -116,6 +116,40 @@ TEST(GlobalModel, AccessShapePerVariant) {
   EXPECT_EQ(global_lane_stride_bytes(strided(1024, 8)), 32u);
 }
 
+TEST(GlobalReference, StridedWritesOnlyEveryStrideThElement) {
+  // n = 10, stride 3: threads touch 0, 3, 6, 9 and leave the rest poisoned.
+  for (GlobalVariant v : {GlobalVariant::strided, GlobalVariant::strided_full_grid}) {
+    std::vector<bool> written;
+    for (std::size_t i = 0; i < 10; ++i) written.push_back(global_writes(strided(10, 3, v), i));
+    EXPECT_EQ(written, (std::vector<bool>{true, false, false, true, false, false, true, false, false, true}));
+  }
+  for (GlobalVariant v : {GlobalVariant::coalesced, GlobalVariant::vectorized, GlobalVariant::memcpy})
+    for (std::size_t i : {0, 1, 2, 999}) EXPECT_TRUE(global_writes({v, 1000}, i));
+}
+
+TEST(GlobalReference, EveryKernelDoublesTheCopyCopies) {
+  EXPECT_EQ(global_reference({GlobalVariant::memcpy, 8}, 3.25f), 3.25f);
+  for (GlobalVariant v : {GlobalVariant::coalesced, GlobalVariant::strided, GlobalVariant::strided_full_grid,
+                          GlobalVariant::vectorized})
+    EXPECT_EQ(global_reference({v, 8}, 3.25f), 6.5f);
+}
+
+TEST(GlobalLaunch, RefusesBadArgumentsBeforeAnyCudaCall) {
+  // Runs without a GPU: the refusal comes first.
+  for (GlobalVariant v : {GlobalVariant::strided, GlobalVariant::strided_full_grid}) {
+    KernelShape shape;
+    EXPECT_EQ(launch(strided(1024, 0, v), nullptr, nullptr, nullptr), cudaErrorInvalidValue);
+    EXPECT_EQ(kernel_shape(strided(1024, 0, v), &shape), cudaErrorInvalidValue);
+  }
+  GlobalConfig c{GlobalVariant::vectorized, 1024};
+  c.vec = 3;
+  EXPECT_EQ(launch(c, nullptr, nullptr, nullptr), cudaErrorInvalidValue);
+  c.vec = 4;
+  c.ilp = 3;
+  EXPECT_EQ(launch(c, nullptr, nullptr, nullptr), cudaErrorInvalidValue);
+  EXPECT_EQ(global_elements_touched(strided(1024, 0)), 0u);
+}
+
 TEST(GlobalModel, NamesOfTheVariants) {
   EXPECT_EQ(kGlobalVariants(GlobalVariant::strided_full_grid), "strided_full_grid");
   EXPECT_EQ(kGlobalVariants.all().size(), 5u);

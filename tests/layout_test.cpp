@@ -71,11 +71,11 @@ TEST(LayoutKernels, EveryLayoutAndFieldCount) {
   }
 }
 
-TEST(LayoutKernels, RefusesFieldCountsOutsideTheStruct) {
-  MEMBENCH_REQUIRE_GPU();
-  DeviceBuffer<float> buf(16);
-  EXPECT_EQ(launch({LayoutVariant::aos, 4, 5}, buf.get(), buf.get(), nullptr), cudaErrorInvalidValue);
-  EXPECT_EQ(launch({LayoutVariant::soa, 4, 0}, buf.get(), buf.get(), nullptr), cudaErrorInvalidValue);
+TEST(LayoutLaunch, RefusesFieldCountsOutsideTheStructBeforeAnyCudaCall) {
+  EXPECT_EQ(launch({LayoutVariant::aos, 4, 5}, nullptr, nullptr, nullptr), cudaErrorInvalidValue);
+  EXPECT_EQ(launch({LayoutVariant::soa, 4, 0}, nullptr, nullptr, nullptr), cudaErrorInvalidValue);
+  KernelShape shape;
+  EXPECT_EQ(kernel_shape({LayoutVariant::aos, 4, 5}, &shape), cudaErrorInvalidValue);
 }
 
 }  // namespace

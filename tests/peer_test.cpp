@@ -13,6 +13,8 @@ TEST(PeerConfig, PairsAndRefusals) {
   EXPECT_EQ(peer_of(0, 2), 1);
   EXPECT_EQ(peer_of(1, 2), 0);
   EXPECT_EQ(peer_of(3, 8), 4);
+  EXPECT_EQ(peer_of(7, 8), 0);  // the last pairs with the first
+  EXPECT_EQ(peer_of(0, 1), 0);  // alone: itself (the case is skipped)
   std::string why;
   EXPECT_FALSE(peer_supported({PeerVariant::read_ce, true, 64}, 0, 0, 1, &why));
   EXPECT_EQ(why, "needs two GPUs; 1 visible");

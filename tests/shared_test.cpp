@@ -65,6 +65,34 @@ TEST(SharedBytes, MatrixAndConflictDegree) {
   EXPECT_EQ(shared_input_floats({SharedVariant::column, 100}), 10000u);
 }
 
+TEST(SharedReference, RowCopiesColumnAndSwizzleTranspose) {
+  // A 4 x 4 matrix: out[r][c] = 2 in[r][c] for row, 2 in[c][r] for the transposes.
+  constexpr std::uint32_t seed = 9;
+  const auto in = [](std::size_t r, std::size_t c) { return pattern_value(r * 4 + c, seed); };
+  for (std::size_t r = 0; r < 4; ++r) {
+    for (std::size_t c = 0; c < 4; ++c) {
+      const std::size_t i = r * 4 + c;
+      EXPECT_EQ(shared_reference({SharedVariant::row, 4}, i, seed), 2.0f * in(r, c));
+      EXPECT_EQ(shared_reference({SharedVariant::column, 4, 1}, i, seed), 2.0f * in(c, r)) << r << "," << c;
+      EXPECT_EQ(shared_reference({SharedVariant::swizzle, 4}, i, seed), 2.0f * in(c, r));
+    }
+  }
+  EXPECT_NE(shared_reference({SharedVariant::column, 4}, 1, seed), shared_reference({SharedVariant::row, 4}, 1, seed));
+}
+
+TEST(SharedLaunch, RefusesBadShapesBeforeAnyCudaCall) {
+  KernelShape shape;
+  for (int side : {0, -4}) EXPECT_EQ(kernel_shape({SharedVariant::row, side}, &shape), cudaErrorInvalidValue) << side;
+  EXPECT_EQ(kernel_shape({SharedVariant::column, 64, 3}, &shape), cudaErrorInvalidValue);  // pad 3 is not built
+  SharedConfig degree{SharedVariant::conflict_degree};
+  degree.stride = 0;
+  EXPECT_EQ(kernel_shape(degree, &shape), cudaErrorInvalidValue);
+  degree.stride = 1;
+  degree.reps = 0;
+  EXPECT_EQ(kernel_shape(degree, &shape), cudaErrorInvalidValue);
+  EXPECT_EQ(launch({SharedVariant::row, 0}, nullptr, nullptr, nullptr), cudaErrorInvalidValue);
+}
+
 TEST(ConflictPattern, NoShortPeriodSoAWrongLaneCannotVerifyByLuck) {
   // The values lanes read must not repeat with a short period, or a kernel
   // reading the wrong word could still produce the expected sum.

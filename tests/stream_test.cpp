@@ -122,11 +122,10 @@ TEST(StreamKernels, FloatReadFoldsItsSumsExactly) {
   }
 }
 
-TEST(StreamKernels, LauncherRefusesBlockSizesItDoesNotBuild) {
-  MEMBENCH_REQUIRE_GPU();
-  DeviceBuffer<double> buf(64);
-  EXPECT_EQ(launch(config(StreamKernel::copy, StreamType::f64, 32, 96), buf.get(), buf.get(), nullptr),
-            cudaErrorInvalidValue);
+TEST(StreamLaunch, RefusesBlockSizesItDoesNotBuildBeforeAnyCudaCall) {
+  EXPECT_EQ(launch(config(StreamKernel::copy, StreamType::f64, 32, 96), nullptr, nullptr, nullptr), cudaErrorInvalidValue);
+  std::size_t elements = 0;
+  EXPECT_EQ(stream_output_elements(config(StreamKernel::copy, StreamType::f32, 32, 96), &elements), cudaErrorInvalidValue);
 }
 
 }  // namespace

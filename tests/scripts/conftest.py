@@ -61,3 +61,28 @@ def scaled(doc: dict, name_prefix: str, factor: float, metric: str = "bytes_per_
         if b["name"].startswith(name_prefix) and metric in b:
             b[metric] *= factor
     return out
+
+
+def with_aggregates(doc: dict) -> dict:
+    """A copy of `doc` as Google Benchmark writes it with --benchmark_repetitions: after each case's
+    repetitions, its mean, median, stddev and cv entries (run_type "aggregate", named <case>_mean ...),
+    whose values differ from the repetitions' so that reading them as repetitions shows."""
+    out = copy.deepcopy(doc)
+    entries = []
+    by_case: dict[str, list[dict]] = {}
+    for b in out["benchmarks"]:
+        by_case.setdefault(b.get("run_name", b["name"]), []).append(b)
+    for name, runs in by_case.items():
+        entries.extend(runs)
+        if runs[0].get("error_occurred") or runs[0].get("skipped"):
+            continue
+        for aggregate in ("mean", "median", "stddev", "cv"):
+            entry = copy.deepcopy(runs[0])
+            entry.update(name=f"{name}_{aggregate}", run_name=name, run_type="aggregate", aggregate_name=aggregate,
+                         repetitions=len(runs))
+            for key, value in entry.items():
+                if key in ("bytes_per_second", "real_time", "latency_ns") and isinstance(value, (int, float)):
+                    entry[key] = value * 1000.0  # far from any repetition
+            entries.append(entry)
+    out["benchmarks"] = entries
+    return out

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import compare
 import pytest
-from conftest import load, scaled, with_repetitions
+from conftest import load, scaled, with_aggregates, with_repetitions
 
 CASE = "global/vectorized/n:268435456/vec:4/ilp:1/manual_time"
 
@@ -263,12 +263,19 @@ def test_skipped_in_contender_fails_unless_ignored(capsys, h200_global, write_js
     assert verdict(out, CASE) == "SKIPPED in contender: the bulk kernel was compiled for sm_75"
 
 
-def test_per_launch_time_from_old_batched_files(h200_global):
-    # Recordings from before one iteration was one launch carry launches_per_iteration.
-    case = compare.mr.cases(h200_global)[CASE]
-    run_ = case.runs[0]
-    per_batch_ns = run_["real_time"] * compare.mr.TIME_UNIT_NS[run_["time_unit"]]
-    assert case.values("real_time")[0] == pytest.approx(per_batch_ns / run_.get("launches_per_iteration", 1))
+def test_per_launch_time_from_old_batched_files():
+    # Recordings from before one iteration was one launch: an iteration was a batch of
+    # launches_per_iteration launches, its real_time and bytes those of the whole batch.
+    entry = {"name": "global/coalesced/n:1024/manual_time", "run_name": "global/coalesced/n:1024/manual_time",
+             "run_type": "iteration", "real_time": 5.0, "time_unit": "ms", "bytes": 8e6,
+             "launches_per_iteration": 1000, "bytes_per_second": 1.6e12}
+    case = compare.mr.cases({"context": {}, "benchmarks": [entry]})["global/coalesced/n:1024/manual_time"]
+    assert case.values("real_time") == [5000.0]  # 5 ms a batch = 5,000,000 ns, over 1000 launches = 5000 ns
+    assert case.values("bytes") == [8000.0]
+    assert case.values("bytes_per_second") == [1.6e12]  # a rate is not per iteration
+    entry["time_unit"] = "us"
+    del entry["launches_per_iteration"]
+    assert compare.mr.cases({"context": {}, "benchmarks": [entry]})[entry["name"]].values("real_time") == [5000.0]
 
 
 @pytest.mark.parametrize("script, package", [("compare.py", "scipy"), ("plot.py", "matplotlib")])
@@ -394,3 +401,65 @@ def test_a_file_without_the_metric_or_without_cases_exits_2(capsys, h200_global,
     code, out, err = run(capsys, empty, write_json(h200_global))
     assert code == 2 and out == ""
     assert err == f"compare.py: {empty}: no cases\n"
+
+
+# ---- the shapes real files have -----------------------------------------------------
+
+
+def test_repetitions_with_aggregates_are_judged_on_the_repetitions(capsys, h200_global, write_json):
+    base = with_aggregates(with_repetitions(h200_global, CASE, [100, 101, 99, 100, 102]))
+    cont = with_aggregates(with_repetitions(h200_global, CASE, [80, 81, 79, 80, 82]))
+    cases = compare.mr.cases(cont)
+    assert cases[CASE].values("bytes_per_second") == [80, 81, 79, 80, 82]  # no aggregate among them
+    assert not any(name.endswith(("_mean", "_median", "_stddev", "_cv")) for name in cases)
+    code, out, _ = run(capsys, write_json(base), write_json(cont))
+    assert code == 1
+    assert row_of(out, CASE)[1:4] == ["100", "80", "-20.00"]  # medians of the repetitions
+    assert verdict(out, CASE) == "REGRESSION"
+    assert float(row_of(out, CASE)[4]) < 0.05
+
+
+def test_cases_are_matched_by_run_name(capsys, h200_global, write_json):
+    # Google Benchmark may name an entry differently from its run (e.g. /repeats:N); run_name is the case.
+    renamed = copy.deepcopy(h200_global)
+    for b in renamed["benchmarks"]:
+        b["name"] = b["name"] + "/repeats:1"
+    code, out, _ = run(capsys, write_json(h200_global), write_json(renamed))
+    assert code == 0
+    assert verdict(out, CASE) == "same"
+
+
+@pytest.mark.parametrize("factor, expected", [(0.95, "same"), (0.9499, "REGRESSION"), (1.05, "same"),
+                                              (1.0501, "improvement")])
+def test_a_change_of_exactly_the_threshold_is_the_same(capsys, h200_global, write_json, factor, expected):
+    base = with_repetitions(h200_global, CASE, [100.0])
+    cont = with_repetitions(h200_global, CASE, [100.0 * factor])
+    code, out, _ = run(capsys, write_json(base), write_json(cont), "--threshold", "5")
+    assert verdict(out, CASE) == expected
+    assert code == (1 if expected == "REGRESSION" else 0)
+
+
+@pytest.mark.parametrize("flags, message", [
+    (["--threshold", "-1"], "compare.py: --threshold must be >= 0 and --alpha within (0, 1)"),
+    (["--threshold", "inf"], "compare.py: --threshold must be >= 0 and --alpha within (0, 1)"),
+    (["--threshold", "nan"], "compare.py: --threshold must be >= 0 and --alpha within (0, 1)"),
+    (["--alpha", "0"], "compare.py: --threshold must be >= 0 and --alpha within (0, 1)"),
+    (["--alpha", "1"], "compare.py: --threshold must be >= 0 and --alpha within (0, 1)"),
+])
+def test_bad_threshold_or_alpha_is_one_line_and_exit_2(capsys, h200_global, write_json, flags, message):
+    code, out, err = run(capsys, write_json(h200_global), write_json(h200_global), *flags)
+    assert code == 2 and out == ""
+    assert err == message + "\n"
+
+
+def test_p_value_decides_above_the_threshold(capsys, h200_global, write_json):
+    # 12% lower in the median, but the samples interleave: the exact test says noise, and the gate passes.
+    base = with_repetitions(h200_global, CASE, [100, 80, 120, 95, 105, 90])
+    cont = with_repetitions(h200_global, CASE, [88, 110, 70, 86, 100, 89])
+    code, out, _ = run(capsys, write_json(base), write_json(cont), "--threshold", "5")
+    assert verdict(out, CASE) == "noise"
+    assert float(row_of(out, CASE)[4]) >= 0.05
+    assert code == 0
+    # The same samples at alpha 0.5: the difference now counts.
+    code, out, _ = run(capsys, write_json(base), write_json(cont), "--threshold", "5", "--alpha", "0.5")
+    assert verdict(out, CASE) == "REGRESSION" and code == 1

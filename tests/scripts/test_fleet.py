@@ -152,3 +152,59 @@ def test_a_case_every_gpu_skipped_is_no_finding_but_one_gpu_skipping_is(write_js
     out = capsys.readouterr().out
     assert "| n0 device 0 (GPU-n0-0) | - | - | SKIPPED: skipped: does not fit |" in out
     assert "FLAGGED: n0 device 0 (GPU-n0-0)" in out
+
+
+def latency_doc(host: str, latency_ns: float) -> dict:
+    name = "hierarchy/latency/working_set:1073741824/chase_stride:128/manual_time"
+    return {"context": {"host_name": host, "gpu_name": "NVIDIA H200", "gpu_ordinal": "0", "gpu_uuid": f"GPU-{host}"},
+            "benchmarks": [{"name": name, "run_name": name, "run_type": "iteration", "real_time": 1.0,
+                            "time_unit": "us", "latency_ns": latency_ns, "noise_pct": 0.1}]}
+
+
+def flagged_hosts(out: str) -> set[str]:
+    return {line.split()[1].rstrip(",") for line in out.splitlines() if line.startswith("FLAGGED: ")}
+
+
+def test_latency_is_lower_is_better_and_exactly_the_slow_gpu_is_flagged(write_json, capsys):
+    # Median 600 ns: 700 is 16.7% slower (flagged); 530 is 11.7% faster (fine: faster is never flagged).
+    files = [write_json(latency_doc(h, v)) for h, v in (("a", 600), ("b", 601), ("c", 599), ("d", 700), ("e", 530))]
+    assert fleet.main(files + ["--metric", "latency_ns"]) == 1
+    out = capsys.readouterr().out
+    assert flagged_hosts(out) == {"d"}
+    assert "| d device 0 (GPU-d) | 700 | 1.167 | FLAGGED |" in out
+    assert "| e device 0 (GPU-e) | 530 | 0.883 | ok |" in out
+    assert "4 of 5 GPUs within 10% of their model's median (latency_ns) on 1 cases" in out
+
+
+def test_bandwidth_flags_exactly_the_slow_gpu_and_the_threshold_is_inclusive(write_json, capsys):
+    # Median 100: 90 is exactly 10% worse (not flagged, the threshold is not exceeded); 89.9 is flagged; 130 is faster.
+    values = {"a": 100e9, "b": 90e9, "c": 130e9, "d": 100e9, "e": 89.9e9}
+    files = [write_json(gpu_doc(h, 0, {CASES[0]: v})) for h, v in values.items()]
+    assert fleet.main(files) == 1
+    assert flagged_hosts(capsys.readouterr().out) == {"e"}
+    files = [write_json(gpu_doc(h, 0, {CASES[0]: v})) for h, v in values.items() if h != "e"]
+    assert fleet.main(files) == 0
+    assert flagged_hosts(capsys.readouterr().out) == set()
+
+
+def test_repetitions_and_aggregates_give_each_gpu_its_median(write_json, capsys):
+    from conftest import with_aggregates
+    docs = []
+    for host, reps in (("a", [100e9, 101e9, 99e9]), ("b", [100e9, 60e9, 100e9]), ("c", [70e9, 70e9, 71e9])):
+        doc = gpu_doc(host, 0, {CASES[0]: 1.0})
+        entry = doc["benchmarks"][0]
+        doc["benchmarks"] = [dict(entry, bytes_per_second=v, repetitions=3, repetition_index=i) for i, v in enumerate(reps)]
+        docs.append(write_json(with_aggregates(doc)))
+    assert fleet.main(docs) == 1
+    out = capsys.readouterr().out
+    assert "| b device 0 (GPU-b-0) | 1e+11 | 1.000 | ok |" in out  # its median, not its mean, and no aggregate
+    assert flagged_hosts(out) == {"c"}
+
+
+@pytest.mark.parametrize("flags, message", [
+    (["--threshold", "0"], "fleet.py: --threshold 0.0: must be between 0 and 100"),
+    (["--threshold", "100"], "fleet.py: --threshold 100.0: must be between 0 and 100"),
+])
+def test_a_bad_threshold_is_one_line_and_exit_2(write_json, capsys, flags, message):
+    assert fleet.main(fleet_of(write_json, [4.37e12]) + flags) == 2
+    assert capsys.readouterr().err == message + "\n"

@@ -44,3 +44,58 @@ def test_no_hierarchy_case_or_a_bad_tolerance_exits_2(write_json, capsys):
         levels.main([write_json(doc), "--tolerance", "0"])
     assert exit_.value.code == 2
     assert capsys.readouterr().err.strip() == "levels.py: --tolerance 0.0: must be between 0 and 100"
+
+
+def sweep(l1_last: int, l2_last: int, l1_bytes: int = 256 * 1024, l2_bytes: int = 60 * 2**20) -> dict:
+    """A hierarchy/bandwidth sweep from 16 KiB to 1 GiB with three plateaus: 28 TB/s up to
+    l1_last, 9 TB/s up to l2_last, 4.5 TB/s after the transition point that follows."""
+    doc = {"context": {"gpu_name": "test GPU", "l1_shared_bytes_per_sm": str(l1_bytes), "l2_bytes": str(l2_bytes)},
+           "benchmarks": []}
+    ws = 16 * 1024
+    while ws <= 2**30:
+        gbs = 28000 if ws <= l1_last else 9000 if ws <= l2_last else 6000 if ws == 2 * l2_last else 4500
+        name = f"hierarchy/bandwidth/working_set:{ws}/manual_time"
+        doc["benchmarks"].append({"name": name, "run_name": name, "run_type": "iteration", "real_time": 1.0,
+                                  "time_unit": "us", "bytes_per_second": gbs * 1e9})
+        ws *= 2
+    return doc
+
+
+def test_a_sweep_whose_steps_sit_at_the_reported_sizes_agrees(write_json, capsys):
+    assert levels.main([write_json(sweep(256 * 1024, 32 * 2**20))]) == 0
+    out = capsys.readouterr().out
+    assert "bandwidth (GB/s): 17 working sets, 3 plateaus" in out
+    assert "| 1 | 16 KiB-256 KiB | 2.8e+04 |" in out
+    assert "| 2 | 512 KiB-32 MiB | 9000 |" in out
+    assert "| 3 | 128 MiB-1 GiB | 4500 |" in out
+    assert "| 1-2 | 256 KiB and 512 KiB | L1/shared per SM 256 KiB | yes |" in out
+    assert "| 2-3 | 32 MiB and 128 MiB | L2 60 MiB | yes |" in out
+
+
+def test_a_step_one_doubling_late_still_agrees_two_do_not(write_json, capsys):
+    # A cache that keeps much of a set a little larger than itself: the L1 plateau runs to 512 KiB.
+    assert levels.main([write_json(sweep(512 * 1024, 32 * 2**20))]) == 0
+    assert "| 1-2 | 512 KiB and 1 MiB | L1/shared per SM 256 KiB | yes |" in capsys.readouterr().out
+    assert levels.main([write_json(sweep(1024 * 1024, 32 * 2**20))]) == 1
+    out = capsys.readouterr().out
+    assert "| - | no step around it | L1/shared per SM 256 KiB | NO |" in out
+    assert "| 1-2 | 1 MiB and 2 MiB | (none) | info |" in out  # the step is shown, unexplained
+
+
+def test_a_step_no_size_explains_is_information_not_failure(write_json, capsys):
+    doc = sweep(256 * 1024, 32 * 2**20)
+    del doc["context"]["l2_bytes"]  # the file says nothing of an L2
+    assert levels.main([write_json(doc)]) == 0
+    assert "| 2-3 | 32 MiB and 128 MiB | (none) | info |" in capsys.readouterr().out
+
+
+def test_plateaus_need_two_points_within_the_tolerance():
+    # 100 and 122: each within 10% of their median 111 (11 <= 11.1); 100 and 123 are not (11.5 > 11.15).
+    assert [(p.first, p.last) for p in levels.find_plateaus([(1, 100.0), (2, 122.0)], 10)] == [(1, 2)]
+    assert levels.find_plateaus([(1, 100.0), (2, 123.0)], 10) == []
+    assert levels.find_plateaus([(4, 5.0), (1, 5.0), (2, 5.0)], 1)[0].first == 1  # sorted by working set
+
+
+def test_size_names():
+    assert [levels.size(n) for n in (512, 1024, 1536, 2**20, 60 * 2**20, 2**30, 2**34)] == [
+        "512 B", "1 KiB", "1.5 KiB", "1 MiB", "60 MiB", "1 GiB", "16 GiB"]

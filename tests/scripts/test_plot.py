@@ -100,3 +100,179 @@ def test_link_families_draw_lines_per_variant(tmp_path, write_json):
     assert plot.main([write_json(doc), "--out", str(tmp_path), "--formats", "png"]) == 0
     assert (tmp_path / "transfer.png").stat().st_size > 5_000
     assert (tmp_path / "peer.png").stat().st_size > 5_000
+
+
+# ---- what the figures show: the numbers drawn, computed here from the JSON on its own --------
+
+import json  # noqa: E402
+
+import matplotlib.pyplot as plt  # noqa: E402
+
+
+def entries(doc: dict, prefix: str) -> list[dict]:
+    return [b for b in doc["benchmarks"] if b["name"].startswith(prefix) and b.get("run_type", "iteration") == "iteration"
+            and not b.get("error_occurred") and not b.get("skipped")]
+
+
+def param(entry: dict, key: str):
+    for part in entry["name"].split("/"):
+        if part.startswith(key + ":"):
+            value = part.split(":", 1)[1]
+            return int(value) if value.lstrip("-").isdigit() else value
+    return None
+
+
+def draw(doc: dict, family: str):
+    fig = plt.figure()
+    plot.PLOTTERS[family](doc, plot.by_family(doc)[family], fig)
+    return fig
+
+
+def lines(ax) -> dict[str, tuple[list, list]]:
+    as_float = lambda v: float("nan") if v is None else float(v)  # noqa: E731
+    return {l.get_label(): ([as_float(x) for x in l.get_xdata()], [as_float(y) for y in l.get_ydata()])
+            for l in ax.get_lines() if not l.get_label().startswith("_")}
+
+
+def close(a: list[float], b: list[float]) -> bool:
+    return len(a) == len(b) and all(abs(x - y) <= 1e-9 * max(abs(y), 1.0) for x, y in zip(a, b))
+
+
+def test_global_draws_each_geometrys_bandwidth_and_the_dram_model():
+    doc = copy.deepcopy(load("h200_global_2p28.json"))
+    for b in entries(doc, "global/strided/"):  # the DRAM model's bytes: a read sector pair and a written sector per element
+        stride = param(b, "stride")
+        b["dram_read_bytes"] = b["bytes"] / 8 * min(64, 4 * stride)
+        b["dram_write_bytes"] = b["bytes"] / 8 * min(32, 4 * stride)
+    fig = draw(doc, "global")
+    ax_stride, ax_n = fig.axes[:2]
+    drawn = lines(ax_stride)
+    strided = sorted(entries(doc, "global/strided/"), key=lambda b: param(b, "stride"))
+    n = param(strided[0], "n")
+    assert close(drawn[f"strided, n = {n:,}"][0], [param(b, "stride") for b in strided])
+    assert close(drawn[f"strided, n = {n:,}"][1], [b["bytes_per_second"] / 1e9 for b in strided])
+    # The model: memcpy's rate x useful bytes / modelled DRAM bytes, per stride.
+    copy_rate = entries(doc, "global/memcpy/")[0]["bytes_per_second"]
+    model = [copy_rate * b["bytes"] / (b["dram_read_bytes"] + b["dram_write_bytes"]) / 1e9 for b in strided]
+    assert close(drawn[f"model: memcpy rate x useful / DRAM bytes (n = {n:,})"][1], model)
+    assert model[0] > model[-1] * 4  # stride 1 moves every fetched byte, stride 32 an eighth or less
+    right = lines(ax_n)
+    coalesced = entries(doc, "global/coalesced/")[0]
+    assert right["coalesced"] == ([float(n)], [coalesced["bytes_per_second"] / 1e9])
+    float4 = [b for b in entries(doc, "global/vectorized/") if param(b, "vec") == 4 and param(b, "ilp") == 1]
+    label = "vectorized vec 4 ilp 1" + (" grid-stride" if param(float4[0], "persistent") else "")
+    assert right[label][1] == [float4[0]["bytes_per_second"] / 1e9]
+    l2 = float(doc["context"]["l2_bytes"])
+    assert right["n where in + out = L2 size"][0] == [l2 / 8, l2 / 8]  # 2 arrays x 4 bytes = the L2
+    peak = float(doc["context"]["dram_peak_bytes_per_second"])
+    assert right["theoretical DRAM peak"][1] == [peak / 1e9, peak / 1e9]
+    plt.close(fig)
+
+
+def test_layout_bars_are_each_cases_bandwidth():
+    doc = load("h200_global_layout.json")
+    fig = draw(doc, "layout")
+    ax = fig.axes[0]
+    heights = sorted(round(p.get_height(), 6) for p in ax.patches)
+    assert heights == sorted(round(b["bytes_per_second"] / 1e9, 6) for b in entries(doc, "layout/"))
+    # Without the DRAM counters (this recording predates them) the model marker of AoS with one
+    # field is SoA's rate with one field x AoS's dram_efficiency (1 of 4 fields useful).
+    soa = next(b for b in entries(doc, "layout/soa/") if param(b, "fields") == 1)
+    one = next(b for b in entries(doc, "layout/aos/") if param(b, "fields") == 1)
+    assert one["dram_efficiency"] == 0.25
+    expected = soa["bytes_per_second"] / 1e9 * 0.25
+    markers = [y for label, (_, ys) in lines(ax).items() for y in ys]
+    assert any(abs(m - expected) < 1e-6 * expected for m in markers), (markers, expected)
+    plt.close(fig)
+
+
+def test_shared_bars_annotate_the_conflict_ways_and_the_curve_is_the_slowdown():
+    doc = load("h200_shared.json")
+    fig = draw(doc, "shared")
+    ax_bars, ax_curve = fig.axes[:2]
+    matrix = {b["name"]: b for b in entries(doc, "shared/") if "conflict_degree" not in b["name"]}
+    assert sorted(round(p.get_height(), 6) for p in ax_bars.patches) == sorted(
+        round(b["bytes_per_second"] / 1e9, 6) for b in matrix.values())
+    notes = sorted(t.get_text() for t in ax_bars.texts)
+    assert notes == sorted(f"{b['conflict_ways']:g}-way" for b in matrix.values())
+    assert "32-way" in notes  # the column read of tile[32][32]
+    degree = [b for b in entries(doc, "shared/conflict_degree/") if param(b, "width") == 4]
+    degree.sort(key=lambda b: param(b, "shared_stride"))
+    base = degree[0]["bytes_per_second"]
+    measured = lines(ax_curve)["measured, 4-byte"]
+    assert close(measured[1], [base / b["bytes_per_second"] for b in degree])
+    assert close(lines(ax_curve)["model conflict_ways, 4-byte"][1], [b["conflict_ways"] for b in degree])
+    plt.close(fig)
+
+
+def test_async_draws_stages_and_the_best_stage_count_by_intensity():
+    doc = load("h200_async.json")
+    fig = draw(doc, "async")
+    ax_stages, ax_flops = fig.axes[:2]
+    pipeline0 = sorted((b for b in entries(doc, "async/pipeline/") if param(b, "flops") == 0), key=lambda b: param(b, "stages"))
+    assert lines(ax_stages)["pipeline, flops 0"] == ([float(param(b, "stages")) for b in pipeline0],
+                                                     [b["bytes_per_second"] / 1e9 for b in pipeline0])
+    best = lines(ax_flops)["pipeline (best stages)"]
+    flops = sorted({param(b, "flops") for b in entries(doc, "async/pipeline/")})
+    assert best[0] == [f / 8 for f in flops]  # flops per float moved: 4 bytes in, 4 out
+    assert best[1] == [max(b["bytes_per_second"] for b in entries(doc, "async/pipeline/") if param(b, "flops") == f) / 1e9
+                       for f in flops]
+    plt.close(fig)
+
+
+def test_hierarchy_and_dsmem_draw_every_working_set_and_cluster():
+    doc = load("h200_hierarchy.json")
+    fig = draw(doc, "hierarchy")
+    bandwidth = [b for b in entries(doc, "hierarchy/bandwidth/") if param(b, "l2") != "cold"]
+    bandwidth.sort(key=lambda b: param(b, "working_set"))
+    ax_bw = next(ax for ax in fig.axes if "bandwidth" in ax.get_title())
+    assert lines(ax_bw)["warm"] == ([float(param(b, "working_set")) for b in bandwidth],
+                                    [b["bytes_per_second"] / 1e9 for b in bandwidth])
+    ceilings = sorted({round(b["model_bytes_per_second"] / 1e9, 6) for b in bandwidth})
+    drawn = sorted({round(l.get_ydata()[0], 6) for l in ax_bw.get_lines() if l.get_label().startswith("_")})
+    assert set(ceilings) <= set(drawn)
+    ax_lat = next(ax for ax in fig.axes if "latency" in ax.get_title())
+    latency = sorted(entries(doc, "hierarchy/latency/"), key=lambda b: param(b, "working_set"))
+    (label, (xs, ys)), = lines(ax_lat).items()
+    assert label == "warm, nodes 128 B apart"
+    assert ys == [b["latency_ns"] for b in latency]
+    plt.close(fig)
+
+    fig = draw(doc, "dsmem")
+    ax_bw, ax_lat = fig.axes[:2]
+    remote = sorted(entries(doc, "dsmem/read_remote/"), key=lambda b: param(b, "cluster"))
+    assert lines(ax_bw)["read_remote"] == ([float(param(b, "cluster")) for b in remote],
+                                           [b["bytes_per_second"] / 1e9 for b in remote])
+    chase = sorted(entries(doc, "dsmem/chase_remote/"), key=lambda b: param(b, "cluster"))
+    assert lines(ax_lat)["chase_remote"][1] == [b["latency_ns"] for b in chase]
+    plt.close(fig)
+
+
+def test_stream_bars_are_the_best_block_at_the_largest_n(write_json):
+    doc = {"context": {"gpu_name": "NVIDIA H200", "dram_peak_bytes_per_second": "4814304000000"}, "benchmarks": []}
+    rates = {}
+    for k, kernel in enumerate(("read", "write", "copy", "scale", "add", "triad", "dot")):
+        for n, block, rate in ((1 << 20, 256, 1e12), (1 << 27, 128, 4.1e12 + k * 1e10), (1 << 27, 256, 4.0e12)):
+            name = f"stream/{kernel}/type:double/n:{n}/block:{block}/manual_time"
+            doc["benchmarks"].append({"name": name, "run_name": name, "run_type": "iteration", "real_time": 1.0,
+                                      "time_unit": "us", "bytes_per_second": rate})
+        rates[kernel] = (4.1e12 + k * 1e10) / 1e9
+    fig = draw(doc, "stream")
+    ax = fig.axes[0]
+    assert [round(p.get_height(), 6) for p in ax.patches] == [round(v, 6) for v in rates.values()]
+    assert ax.get_title() == f"n = {1 << 27:,} elements per array"
+    assert lines(ax)["theoretical DRAM peak"][1] == [4814.304, 4814.304]
+    plt.close(fig)
+
+
+def test_links_draw_each_variant_and_the_link_model():
+    doc = {"context": {"gpu_name": "NVIDIA H200"}, "benchmarks": []}
+    for size, rate in ((4096, 1e9), (1 << 20, 4.8e10), (1 << 26, 5.5e10)):
+        name = f"transfer/host_to_device_memcpy_ce/host:pinned/bytes:{size}/manual_time"
+        doc["benchmarks"].append({"name": name, "run_name": name, "run_type": "iteration", "real_time": 1.0,
+                                  "time_unit": "us", "bytes_per_second": rate, "model_bytes_per_second": 6.3e10})
+    fig = draw(doc, "transfer")
+    ax = fig.axes[0]
+    assert lines(ax)["host_to_device_memcpy_ce, host pinned"] == ([4096.0, float(1 << 20), float(1 << 26)], [1.0, 48.0, 55.0])
+    assert [t.get_text() for t in ax.texts] == ["link model 63 GB/s"]
+    plt.close(fig)

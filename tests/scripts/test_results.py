@@ -1,0 +1,153 @@
+"""membench_results.py: reading membench's JSON the way every script does."""
+from __future__ import annotations
+
+import json
+
+import membench_results as mr
+import pytest
+
+
+def entry(name: str, **fields) -> dict:
+    return {"name": name, "run_name": name, "run_type": "iteration", "real_time": 2.0, "time_unit": "us", **fields}
+
+
+def doc(*benchmarks: dict, **context) -> dict:
+    return {"context": dict(context), "benchmarks": list(benchmarks)}
+
+
+def test_names_split_into_family_variant_and_parameters():
+    assert mr.parse_name("global/strided/l2:cold/n:1024/stride:2/manual_time") == (
+        "global", "strided", {"l2": "cold", "n": 1024, "stride": 2})
+    assert mr.parse_name("stream/triad/type:double/n:-3/manual_time") == ("stream", "triad", {"type": "double", "n": -3})
+    assert mr.parse_name("x") == ("x", "", {})
+    assert mr.warm_name("global/coalesced/l2:cold/n:1024/manual_time") == "global/coalesced/n:1024/manual_time"
+
+
+def test_times_are_nanoseconds_per_launch_whatever_the_unit():
+    for unit, scale in (("ns", 1), ("us", 1e3), ("ms", 1e6), ("s", 1e9)):
+        case = mr.cases(doc(entry("a/b/manual_time", real_time=2.0, time_unit=unit)))["a/b/manual_time"]
+        assert case.values("real_time") == [2.0 * scale]
+    case = mr.cases(doc(entry("a/b/manual_time", bytes_per_second=5.0)))["a/b/manual_time"]
+    assert case.values("bytes_per_second") == [5.0]  # a counter is not scaled
+    assert case.values("absent") == [] and case.median("absent") is None
+    with pytest.raises(mr.InputError, match="a/b/manual_time: unknown time_unit 'min'"):
+        mr.cases(doc(entry("a/b/manual_time", time_unit="min")))["a/b/manual_time"].values("real_time")
+
+
+def test_repetitions_give_a_median_and_aggregates_are_not_runs():
+    runs = [entry("a/b/manual_time", bytes_per_second=v, repetition_index=i) for i, v in enumerate((3.0, 1.0, 2.0, 10.0))]
+    mean = entry("a/b/manual_time_mean", bytes_per_second=999.0, run_type="aggregate", aggregate_name="mean")
+    mean["run_name"] = "a/b/manual_time"
+    cases = mr.cases(doc(*runs, mean))
+    assert list(cases) == ["a/b/manual_time"]
+    assert cases["a/b/manual_time"].values("bytes_per_second") == [3.0, 1.0, 2.0, 10.0]
+    assert cases["a/b/manual_time"].median("bytes_per_second") == 2.5
+
+
+def test_errors_and_skips_of_both_google_benchmark_versions():
+    failed = entry("f/x/manual_time", error_occurred=True, error_message="verification failed: out[3] = 0")
+    skipped = entry("s/x/manual_time", skipped=True, skip_message="needs a second GPU")
+    old_skip = entry("o/x/manual_time", error_occurred=True, error_message="skipped: needs sm_90")
+    bare = entry("b/x/manual_time", error_occurred=True)
+    cases = mr.cases(doc(failed, skipped, old_skip, bare))
+    assert (cases["f/x/manual_time"].error, cases["f/x/manual_time"].skipped) == ("verification failed: out[3] = 0", None)
+    assert (cases["s/x/manual_time"].error, cases["s/x/manual_time"].skipped) == (None, "needs a second GPU")
+    assert (cases["o/x/manual_time"].error, cases["o/x/manual_time"].skipped) == (None, "needs sm_90")
+    assert cases["b/x/manual_time"].error == "error"
+    assert all(not c.runs for c in cases.values())
+
+
+def test_metrics_are_the_numbers_measured_runs_carry():
+    d = doc(entry("a/b/manual_time", bytes_per_second=1.0, noisy=True, iterations=10, repetitions=1, threads=1),
+            entry("c/d/manual_time", error_occurred=True, error_message="x", latency_ns=3.0))
+    assert mr.metrics(d) == ["bytes_per_second", "real_time"]  # not booleans, bookkeeping or failed cases
+
+
+@pytest.mark.parametrize("value", ["fast", None, [1], True, float("inf")])
+def test_a_metric_that_is_not_a_number_is_an_input_error(value):
+    case = mr.cases(doc(entry("a/b/manual_time", bytes_per_second=value)))["a/b/manual_time"]
+    with pytest.raises(mr.InputError, match="a/b/manual_time: 'bytes_per_second' is not a number"):
+        case.values("bytes_per_second")
+
+
+def test_load_refuses_what_is_not_google_benchmark_json(tmp_path):
+    cases = {"not.json": "{", "list.json": "[]", "nocontext.json": '{"benchmarks": []}',
+             "badentry.json": '{"context": {}, "benchmarks": [7]}', "noname.json": '{"context": {}, "benchmarks": [{}]}'}
+    messages = {"not.json": "not JSON (Expecting property name enclosed in double quotes at line 1)",
+                "list.json": "not Google Benchmark JSON (no 'context' and 'benchmarks')",
+                "nocontext.json": "not Google Benchmark JSON (no 'context' and 'benchmarks')",
+                "badentry.json": "benchmarks[0] is not a benchmark (an object with a 'name')",
+                "noname.json": "benchmarks[0] is not a benchmark (an object with a 'name')"}
+    for name, text in cases.items():
+        path = tmp_path / name
+        path.write_text(text)
+        with pytest.raises(mr.InputError) as e:
+            mr.load(path)
+        assert str(e.value) == f"{path}: {messages[name]}"
+    with pytest.raises(mr.InputError, match="is a directory, not a JSON file"):
+        mr.load(tmp_path)
+    with pytest.raises(mr.InputError, match="cannot read"):
+        mr.load(tmp_path / "missing.json")
+    good = tmp_path / "good.json"
+    good.write_text(json.dumps(doc(entry("a/b/manual_time"))))
+    assert mr.load(good)["benchmarks"][0]["name"] == "a/b/manual_time"
+
+
+def test_context_helpers():
+    d = doc(gpu_name="NVIDIA H200", l2_bytes="62914560", broken="x")
+    assert mr.gpu_name(d) == "NVIDIA H200"
+    assert mr.gpu_name({}) == "unknown GPU"
+    assert mr.context_number(d, "l2_bytes") == 62914560.0
+    assert mr.context_number(d, "broken") is None and mr.context_number(d, "absent") is None
+
+
+def test_require_metric_names_the_file():
+    with pytest.raises(mr.InputError) as e:
+        mr.require_metric(doc(), "a.json", "bytes_per_second")
+    assert str(e.value) == "a.json: no cases"
+    with pytest.raises(mr.InputError) as e:
+        mr.require_metric(doc(entry("a/b/manual_time", latency_ns=5.0)), "b.json", "bytes_per_second")
+    assert str(e.value) == "b.json: no case carries 'bytes_per_second' (it has: latency_ns, real_time)"
+    mr.require_metric(doc(entry("a/b/manual_time", bytes_per_second=1.0)), "c.json", "bytes_per_second")
+
+
+@pytest.mark.parametrize("fields, doubts", [
+    ({}, []),
+    ({"contended": 0, "other_processes": 0, "clock_event": 0, "clock_event_reasons": 1, "throttled_batches": 0,
+      "noise_pct": 4.99}, []),
+    ({"contended": 1, "other_processes": 1}, ["contended (1 other process on the GPU)"]),
+    ({"contended": 1}, ["contended (1 other process on the GPU)"]),
+    ({"clock_event": 1, "clock_event_reasons": 0x4 | 0x20 | 0x1}, ["clock event (sw_power_cap, sw_thermal_slowdown)"]),
+    ({"throttled_batches": 1}, ["throttled (1 batches below the clock threshold)"]),
+    ({"noise_pct": 5.0}, ["noise 5% >= the 5% threshold"]),
+    ({"noise_pct": -1}, ["noise unknown (fewer than two batches)"]),
+    ({"contended": 1, "other_processes": 3, "noise_pct": 50.0},
+     ["contended (3 other processes on the GPU)", "noise 50% >= the 5% threshold"]),
+])
+def test_doubts_name_every_reason(fields, doubts):
+    case = mr.cases(doc(entry("a/b/manual_time", **fields)))["a/b/manual_time"]
+    assert case.doubts(5.0) == doubts
+
+
+def test_doubts_look_at_every_repetition():
+    runs = [entry("a/b/manual_time", noise_pct=0.1, repetition_index=0),
+            entry("a/b/manual_time", noise_pct=0.2, contended=1, other_processes=2, repetition_index=1)]
+    assert mr.cases(doc(*runs))["a/b/manual_time"].doubts(5.0) == ["contended (2 other processes on the GPU)"]
+
+
+def test_clock_event_names():
+    assert mr.clock_event_names(0) == "none"
+    assert mr.clock_event_names(0x1FF) == ("gpu_idle, applications_clocks_setting, sw_power_cap, hw_slowdown, sync_boost, "
+                                           "sw_thermal_slowdown, hw_thermal_slowdown, hw_power_brake_slowdown, "
+                                           "display_clock_setting")
+    assert mr.clock_event_names(0x8 | 0x1000) == "hw_slowdown, 0x1000"
+    assert mr.CLOCK_EVENT_MARKS == 0x4 | 0x8 | 0x20 | 0x40 | 0x80
+
+
+def test_a_usage_error_is_one_line_and_exit_2(capsys):
+    parser = mr.Parser(prog="x.py")
+    parser.add_argument("--n", type=int)
+    with pytest.raises(SystemExit) as e:
+        parser.parse_args(["--n", "many"])
+    assert e.value.code == 2
+    assert capsys.readouterr().err == "x.py: argument --n: invalid int value: 'many'\n"
