@@ -39,9 +39,17 @@ CaseDefinition define(const AsyncConfig& c) {
   CaseDefinition d;
   d.input_elements = d.output_elements = c.n;
   d.seed = kSeed;
-  d.launch = float_launch(c);
+  // Planned for the buffers: tma's tensor map points at the input.
+  d.bind = [c](const void* in, void* out, BoundLaunch* bound) {
+    AsyncPlan plan;
+    if (const cudaError_t rc = membench::plan(c, static_cast<const float*>(in), &plan); rc != cudaSuccess) return rc;
+    bound->shape = plan.shape;
+    bound->run = [plan, in = static_cast<const float*>(in), out = static_cast<float*>(out)](cudaStream_t s) {
+      return launch(plan, in, out, s);
+    };
+    return cudaSuccess;
+  };
   d.expected = [c](std::size_t i) { return async_reference(pattern_value(i, kSeed), c.flops); };
-  MEMBENCH_CUDA(kernel_shape(c, &d.shape));
   d.work.bytes = async_bytes(c);
   d.work.flops = async_flops(c);
   // Every element is read and written once, coalesced.

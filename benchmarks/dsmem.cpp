@@ -29,8 +29,9 @@ CaseDefinition define(const DsmemConfig& c) {
   std::string why;
   if (!dsmem_config_supported(c, &why) || !dsmem_available(&why)) throw CaseSkipped(why);
   CaseDefinition d;
-  MEMBENCH_CUDA(kernel_shape(c, &d.shape));
-  const unsigned grid = d.shape.grid;
+  DsmemPlan plan;
+  MEMBENCH_CUDA(membench::plan(c, &plan));
+  const unsigned grid = plan.shape.grid;
   d.input_elements = dsmem_input_elements(c, grid);
   d.output_elements = grid;
   d.output_type = Element::f64;
@@ -46,7 +47,7 @@ CaseDefinition define(const DsmemConfig& c) {
     d.work.model.push_back({"model_bytes_per_second", session_device().smem_peak_bytes_per_second});
   }
   d.work.model.push_back({"remote", dsmem_remote(c.variant) ? 1.0 : 0.0});
-  d.launch = [c](const void* in, void* out, cudaStream_t s) { return launch(c, in, static_cast<double*>(out), s); };
+  d.bind = bind_plan<void, double>(plan);
   d.expected_f64 = [c](std::size_t b) { return dsmem_expected(c, static_cast<unsigned>(b), kSeed); };
   return d;
 }

@@ -39,11 +39,12 @@ CaseDefinition define(const GlobalConfig& c) {
   CaseDefinition d;
   d.input_elements = d.output_elements = c.n;
   d.seed = kSeed;
-  d.launch = float_launch(c);
+  GlobalPlan plan;
+  MEMBENCH_CUDA(membench::plan(c, &plan));
+  d.bind = bind_plan(plan);
   d.expected = [c](std::size_t i) {
     return global_writes(c, i) ? global_reference(c, pattern_value(i, kSeed)) : poison_value();
   };
-  MEMBENCH_CUDA(kernel_shape(c, &d.shape));
   // Captured in a CUDA graph, a large device-to-device copy becomes a
   // copy-engine node, which is not what a stream copy does; memcpy batches
   // stay on the stream.

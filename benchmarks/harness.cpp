@@ -48,6 +48,7 @@ struct Session {
   std::unique_ptr<Stream> stream;
   DeviceBuffer<float> flush_scratch;  // twice the L2, zeroed; read before every cold launch
   DeviceBuffer<float> flush_sink;
+  FlushPlan flush;
   MappedBuffer<ClockStamp> stamps;    // two batch slots x (before, after)
   std::string lost;                   // set once a CUDA error has left the context unusable
   std::optional<std::set<unsigned>> own_pids;  // this process as NVML lists it, found at the first context
@@ -79,10 +80,10 @@ StopRule stop_rule() {
 // Owns an instantiated graph of `count` back-to-back launches.
 class Graph {
  public:
-  Graph(const CaseDefinition& def, const void* in, void* out, int count, cudaStream_t stream) {
+  Graph(const BoundLaunch& launch, int count, cudaStream_t stream) {
     MEMBENCH_CUDA(cudaStreamBeginCapture(stream, cudaStreamCaptureModeRelaxed));
     cudaError_t rc = cudaSuccess;
-    for (int i = 0; i < count && rc == cudaSuccess; ++i) rc = def.launch(in, out, stream);
+    for (int i = 0; i < count && rc == cudaSuccess; ++i) rc = launch.run(stream);
     cudaGraph_t graph = nullptr;
     const cudaError_t end = cudaStreamEndCapture(stream, &graph);
     MEMBENCH_CUDA(rc);
@@ -112,7 +113,8 @@ struct Prepared {
 
   const void* in() const { return input.get(); }
   void* out() const { return output.get(); }
-  cudaError_t launch(cudaStream_t s) const { return def.launch(in(), out(), s); }
+  BoundLaunch bound;
+  cudaError_t launch(cudaStream_t s) const { return bound.run(s); }
 };
 
 // The case being run, kept across Google Benchmark's repeated calls of it.
@@ -190,11 +192,12 @@ std::unique_ptr<Prepared> prepare(const Define& define, const CaseArgs& args) {
   const cudaStream_t stream = session_stream();
   fill_input(*p, stream);
   if (out_bytes > 0) MEMBENCH_CUDA(launch_poison(p->out(), out_bytes, stream));
+  MEMBENCH_CUDA(def.bind(p->input.get(), p->output.get(), &p->bound));
   finish(p->launch(stream));
   verify(*p);
-  if (def.shape.function != nullptr) {
+  if (p->bound.shape.function != nullptr) {
     KernelFacts facts;
-    MEMBENCH_CUDA(kernel_facts(def.shape, &facts));
+    MEMBENCH_CUDA(kernel_facts(p->bound.shape, &facts));
     p->facts = facts;
   }
   return p;
@@ -237,7 +240,7 @@ void size_batches(Prepared& p, bool cold) {
     const double one = std::max(elapsed_ms(start, stop) * 1e-3, 1e-7);
     launches = std::clamp(static_cast<int>(std::ceil(kBatchTargetSeconds / one)), 1, kMaxBatch);
   }
-  if (launches > 1 && p.def.graphable) p.graph = std::make_unique<Graph>(p.def, p.in(), p.out(), launches, stream);
+  if (launches > 1 && p.def.graphable) p.graph = std::make_unique<Graph>(p.bound, launches, stream);
   p.batch_launches = launches;
 }
 
@@ -254,8 +257,7 @@ class BatchTimer {
     g_session.stamps.host()[2 * slot] = ClockStamp{};
     g_session.stamps.host()[2 * slot + 1] = ClockStamp{};
     if (cold_) {
-      MEMBENCH_CUDA(launch_l2_flush(g_session.flush_scratch.get(), g_session.flush_scratch.size(),
-                                    g_session.flush_sink.get(), stream));
+      MEMBENCH_CUDA(launch_l2_flush(g_session.flush, stream));
     }
     MEMBENCH_CUDA(launch_clock_stamp(stamps, g_session.device.sm_count, stream));
     MEMBENCH_CUDA(cudaEventRecord(start_[slot].get(), stream));
@@ -378,8 +380,8 @@ void set_counters(benchmark::State& state, const Prepared& p, const BatchSummary
     c["clock_event"] = health.clock_event() ? 1 : 0;
   }
   if (p.facts) {
-    c["grid"] = p.def.shape.grid;
-    c["block"] = p.def.shape.block;
+    c["grid"] = p.bound.shape.grid;
+    c["block"] = p.bound.shape.block;
     c["blocks_per_sm"] = p.facts->blocks_per_sm;
     c["registers"] = p.facts->registers;
     c["smem_per_block"] = static_cast<double>(p.facts->smem_per_block);
@@ -645,6 +647,8 @@ void start_session(int device, const cli::MeasureOptions& measure) {
     g_session.flush_scratch = DeviceBuffer<float>(floats);
     g_session.flush_sink = DeviceBuffer<float>(1);
     MEMBENCH_CUDA(cudaMemset(g_session.flush_scratch.get(), 0, g_session.flush_scratch.bytes()));
+    MEMBENCH_CUDA(plan_l2_flush(g_session.flush_scratch.get(), g_session.flush_scratch.size(), g_session.flush_sink.get(),
+                                &g_session.flush));
   }
 }
 

@@ -53,7 +53,16 @@ struct Work {
   std::vector<ModelCounter> model;   // reported as counters beside the measurement
 };
 
-// Everything the harness needs to run one case. `launch` reads `in`
+// A case's launch once its buffers exist: the kernel it runs (for the
+// occupancy counters; function == nullptr when none of ours) and the launch,
+// its grid and arguments fixed, so that running it is nothing but the launch.
+struct BoundLaunch {
+  KernelShape shape;
+  std::function<cudaError_t(cudaStream_t)> run;
+};
+
+// Everything the harness needs to run one case. `bind` works out the launch
+// once, for the case's buffers: the launch reads `in`
 // (input_elements values of the input type, filled with pattern_value(i,
 // seed)) and writes `out` (output_elements of the output type, poisoned
 // first); out[i] must then equal expected(i) (float outputs) or
@@ -71,7 +80,7 @@ struct CaseDefinition {
   Element input_type = Element::f32;
   Element output_type = Element::f32;
   std::uint32_t seed = 1;
-  std::function<cudaError_t(const void* in, void* out, cudaStream_t)> launch;
+  std::function<cudaError_t(const void* in, void* out, BoundLaunch* launch)> bind;
   std::function<float(std::size_t i)> expected;
   std::function<double(std::size_t i)> expected_f64;
   std::function<cudaError_t(void* in, cudaStream_t)> fill;  // empty: the pattern
@@ -79,18 +88,22 @@ struct CaseDefinition {
   // checked after `out`: an empty result, or what is wrong. The case poisons
   // that memory itself, in its define.
   std::function<std::optional<std::string>()> check;
-  KernelShape shape;         // for the occupancy counters (function == nullptr: none)
   bool graphable = true;     // may a batch of launches be captured in a CUDA graph?
   int warm_up_launches = 1;  // before any timing (a chase that must visit its whole working set first)
   Work work;
 };
 
-// The launch of a family whose launcher takes float arrays:
-// launch(config, const float* in, float* out, stream), found by the config's namespace.
-template <class Config>
-auto float_launch(const Config& c) {
-  return [c](const void* in, void* out, cudaStream_t s) {
-    return launch(c, static_cast<const float*>(in), static_cast<float*>(out), s);
+// The bind of a family whose plan is launched as launch(plan, const In* in,
+// Out* out, stream) (found by the plan's namespace): the plan, made once in
+// the case's define, with the case's buffers.
+template <class In = float, class Out = float, class Plan>
+auto bind_plan(const Plan& plan) {
+  return [plan](const void* in, void* out, BoundLaunch* bound) {
+    bound->shape = plan.shape;
+    bound->run = [plan, in = static_cast<const In*>(in), out = static_cast<Out*>(out)](cudaStream_t s) {
+      return launch(plan, in, out, s);
+    };
+    return cudaSuccess;
   };
 }
 

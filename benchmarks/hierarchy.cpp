@@ -42,20 +42,19 @@ CaseDefinition define_bandwidth(const BandwidthConfig& c) {
   std::string why;
   if (!bandwidth_config_supported(c, &why)) throw CaseSkipped(why);
   CaseDefinition d;
-  MEMBENCH_CUDA(kernel_shape(c, &d.shape));
-  const BandwidthPlan plan = bandwidth_plan(c, d.shape.grid);
+  BandwidthPlan plan;
+  MEMBENCH_CUDA(membench::plan(c, &plan));
+  const BandwidthCoverage cover = plan.coverage;
   d.input_elements = c.working_set / sizeof(float);
-  d.output_elements = plan.grid;
+  d.output_elements = cover.grid;
   d.output_type = Element::f64;
   d.seed = kSeed;
-  d.launch = [c](const void* in, void* out, cudaStream_t s) {
-    return launch(c, static_cast<const float*>(in), static_cast<double*>(out), s);
-  };
+  d.bind = bind_plan<float, double>(plan);
   const auto sums = std::make_shared<const std::vector<double>>(bandwidth_chunk_sums(c, kSeed));
-  d.expected_f64 = [plan, sums](std::size_t b) { return bandwidth_expected(plan, *sums, static_cast<unsigned>(b)); };
+  d.expected_f64 = [cover, sums](std::size_t b) { return bandwidth_expected(cover, *sums, static_cast<unsigned>(b)); };
   const DeviceInfo& device = session_device();
   const Level level = level_holding(c.working_set, device);
-  d.work.bytes = plan.bytes;
+  d.work.bytes = cover.bytes;
   d.work.peak_bytes_per_second = level_read_ceiling(level, device);
   add_level_model(d.work, level);
   // In the steady state: held in L1, each SM reads the set from the L2 at
@@ -63,8 +62,8 @@ CaseDefinition define_bandwidth(const BandwidthConfig& c) {
   // the L1 every byte read is an L2 read, and past the L2 a DRAM read too
   // (a chunk is read again only after the whole set has been).
   const double first_touch = static_cast<double>(device.sm_count) * static_cast<double>(c.working_set);
-  d.work.model.push_back({"l2_read_bytes", level == Level::l1 ? std::min(plan.bytes, first_touch) : plan.bytes});
-  d.work.model.push_back({"dram_read_bytes", level == Level::dram ? plan.bytes : 0.0});
+  d.work.model.push_back({"l2_read_bytes", level == Level::l1 ? std::min(cover.bytes, first_touch) : cover.bytes});
+  d.work.model.push_back({"dram_read_bytes", level == Level::dram ? cover.bytes : 0.0});
   return d;
 }
 
@@ -72,13 +71,14 @@ CaseDefinition define_latency(const LatencyConfig& c) {
   std::string why;
   if (!latency_config_supported(c, &why)) throw CaseSkipped(why);
   CaseDefinition d;
-  MEMBENCH_CUDA(kernel_shape(c, &d.shape));
+  LatencyPlan plan;
+  MEMBENCH_CUDA(membench::plan(c, &plan));
   d.input_elements = c.working_set / sizeof(std::uint64_t);
   d.input_type = Element::u64;
   d.fill = [c](void* in, cudaStream_t s) { return fill_chain(c, in, s); };
   d.output_elements = 1;
   d.output_type = Element::f64;
-  d.launch = [c](const void* in, void* out, cudaStream_t s) { return launch(c, in, static_cast<double*>(out), s); };
+  d.bind = bind_plan<void, double>(plan);
   const double end = latency_expected(c);
   d.expected_f64 = [end](std::size_t) { return end; };
   d.warm_up_launches = latency_warm_up_launches(c, session_device().l2_bytes);

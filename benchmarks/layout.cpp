@@ -33,11 +33,12 @@ CaseDefinition define(const LayoutConfig& c) {
   CaseDefinition d;
   d.input_elements = d.output_elements = kLayoutFields * c.n;
   d.seed = kSeed;
-  d.launch = float_launch(c);
+  LayoutPlan plan;
+  MEMBENCH_CUDA(membench::plan(c, &plan));
+  d.bind = bind_plan(plan);
   d.expected = [c](std::size_t j) {
     return layout_field_of(c, j) < c.fields ? 2.0f * pattern_value(j, kSeed) : poison_value();
   };
-  MEMBENCH_CUDA(kernel_shape(c, &d.shape));
   d.work.bytes = layout_bytes(c);
   d.work.model.push_back({"sectors_per_request", static_cast<double>(layout_sectors_per_request(c))});
   d.work.model.push_back({"dram_efficiency", layout_dram_efficiency(c)});

@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <memory>
 
+#include "copy_case.hpp"
 #include "family.hpp"
 #include "membench/cuda.hpp"
 #include "membench/links.hpp"
@@ -50,27 +51,17 @@ CaseDefinition define(const PeerConfig& c) {
   if (!peer_supported(c, local, peer, visible, &why)) throw CaseSkipped(why);
   MEMBENCH_CUDA(set_peer_access(local, peer, c.access));
   const auto side = std::make_shared<const PeerSide>(c, local, peer, kSeed);
-  CaseDefinition d;
-  const std::size_t floats = c.bytes / sizeof(float);
-  d.input_elements = peer_writes(c.variant) ? floats : 0;
-  d.output_elements = peer_reads(c.variant) ? floats : 0;
-  d.seed = kSeed;
-  d.launch = [c, side](const void* in, void* out, cudaStream_t s) { return launch(c, *side, in, out, s); };
-  d.expected = [](std::size_t i) { return pattern_value(i, kSeed); };
-  d.check = [side] { return side->check(kSeed); };
-  d.graphable = false;  // peer access changes between cases; launches on the stream, as nvbandwidth's
-  const bool both = peer_reads(c.variant) && peer_writes(c.variant);
-  if (peer_uses_sm(c.variant)) MEMBENCH_CUDA(copy_kernel_shape(both, &d.shape));
-  d.work.bytes = peer_bytes(c);
+  const CopyOperation op = peer_operation(c.variant);
+  CaseDefinition d = copy_case(op, c.bytes, kSeed, side, side->engine_copy());
   d.work.model.push_back({"peer_device", static_cast<double>(peer)});
-  add_link_model(d.work, peer, both ? 2 : 1);
+  add_link_model(d.work, peer, op.directions());
   return d;
 }
 
 void cases(Family& f) {
   for (PeerVariant v : kPeerVariants.all()) {
     const std::string name(kPeerVariants(v));
-    if (peer_uses_sm(v))
+    if (peer_operation(v).uses_sm())
       f.add(name, {"bytes"}, [v](const CaseArgs& a) { return define({v, true, a.size("bytes")}); });
     else
       f.add(name, {"peer_access", "bytes"},

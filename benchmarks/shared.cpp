@@ -37,12 +37,13 @@ CaseDefinition define(const SharedConfig& c) {
     d.work.peak_bytes_per_second = session_device().smem_peak_bytes_per_second;
     d.work.model.push_back({"wavefronts_per_request", static_cast<double>(conflict_wavefronts(c.stride, c.width))});
   }
-  MEMBENCH_CUDA(kernel_shape(c, &d.shape));
+  SharedPlan plan;
+  MEMBENCH_CUDA(membench::plan(c, &plan));
   d.input_elements = shared_input_floats(c);
   MEMBENCH_CUDA(shared_output_floats(c, &d.output_elements));
-  d.launch = float_launch(c);
+  d.bind = bind_plan(plan);
   d.expected = [c](std::size_t i) { return shared_reference(c, i, kSeed); };
-  d.work.bytes = shared_bytes(c, d.shape.grid);
+  d.work.bytes = shared_bytes(c, plan.shape.grid);
   d.work.model.insert(d.work.model.begin(), {"conflict_ways", static_cast<double>(shared_conflict_ways(c))});
   return d;
 }

@@ -27,15 +27,16 @@ constexpr std::uint32_t kSeed = 0x5E;
 
 CaseDefinition define(const StreamConfig& c) {
   CaseDefinition d;
-  MEMBENCH_CUDA(kernel_shape(c, &d.shape));
-  const unsigned grid = d.shape.grid;
+  StreamPlan plan;
+  MEMBENCH_CUDA(membench::plan(c, &plan));
+  const unsigned grid = plan.shape.grid;
   const Element type = c.type == StreamType::f32 ? Element::f32 : Element::f64;
   d.input_elements = stream_input_elements(c);
   d.input_type = type;
   d.output_elements = stream_reduces(c.kernel) ? grid : c.n;
   d.output_type = stream_reduces(c.kernel) ? Element::f64 : type;
   d.seed = kSeed;
-  d.launch = [c](const void* in, void* out, cudaStream_t s) { return launch(c, in, out, s); };
+  d.bind = bind_plan<void, void>(plan);
   d.expected = [c](std::size_t i) { return static_cast<float>(stream_expected(c, i, kSeed)); };
   d.expected_f64 = [c, grid](std::size_t i) { return stream_expected(c, i, kSeed, grid); };
   d.work.bytes = stream_bytes(c);

@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <memory>
 
+#include "copy_case.hpp"
 #include "family.hpp"
 #include "membench/cuda.hpp"
 #include "membench/links.hpp"
@@ -42,7 +43,6 @@ void add_link_model(Work& w, int directions) {
 }
 
 CaseDefinition define(const TransferConfig& c) {
-  CaseDefinition d;
   std::shared_ptr<const TransferHostSide> host;
   try {
     host = std::make_shared<const TransferHostSide>(c, kSeed);
@@ -51,27 +51,16 @@ CaseDefinition define(const TransferConfig& c) {
   } catch (const std::bad_alloc&) {
     throw CaseSkipped("cannot allocate the host memory");
   }
-  const std::size_t floats = c.bytes / sizeof(float);
-  d.input_elements = transfer_to_host(c.variant) ? floats : 0;
-  d.output_elements = transfer_to_device(c.variant) ? floats : 0;
-  d.seed = kSeed;
-  d.launch = [c, host](const void* in, void* out, cudaStream_t s) { return launch(c, *host, in, out, s); };
-  d.expected = [](std::size_t i) { return pattern_value(i, kSeed); };
-  d.check = [host] { return host->check(kSeed); };
-  // Timed as nvbandwidth times them: launches on a stream (a graph cannot
-  // capture a copy from pageable memory).
-  d.graphable = false;
-  const bool both = transfer_to_device(c.variant) && transfer_to_host(c.variant);
-  if (transfer_uses_sm(c.variant)) MEMBENCH_CUDA(copy_kernel_shape(both, &d.shape));
-  d.work.bytes = transfer_bytes(c);
-  add_link_model(d.work, both ? 2 : 1);
+  const CopyOperation op = transfer_operation(c.variant);
+  CaseDefinition d = copy_case(op, c.bytes, kSeed, host, host_engine_copy(c.bytes));
+  add_link_model(d.work, op.directions());
   return d;
 }
 
 void cases(Family& f) {
   for (TransferVariant v : kTransferVariants.all()) {
     const std::string name(kTransferVariants(v));
-    if (transfer_uses_sm(v))
+    if (transfer_operation(v).uses_sm())
       f.add(name, {"bytes"}, [v](const CaseArgs& a) { return define({v, TransferHost::pinned, a.size("bytes")}); });
     else
       f.add(name, {"host", "bytes"}, [v](const CaseArgs& a) {

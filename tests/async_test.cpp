@@ -105,17 +105,19 @@ TEST_F(AsyncKernels, EveryBlockReusesEveryStageBufferTwice) {
     if (!async_variant_available(v, &why)) continue;
     for (int stages : AsyncStages::values) {
       AsyncConfig c{v, 0, 512, stages, 16};
-      KernelShape shape;
+      AsyncPlan full;
       c.n = std::size_t{1} << 30;  // more tiles than any GPU holds blocks, to read the full resident grid
-      MEMBENCH_CUDA(kernel_shape(c, &shape));
+      MEMBENCH_CUDA(plan(c, nullptr, &full));
+      const KernelShape shape = full.shape;
       const std::size_t tiles_per_block = 2 * static_cast<std::size_t>(stages) + 1;
       c.n = std::size_t{shape.grid} * tiles_per_block * c.tile + 3;
       if (v == AsyncVariant::tma) {  // whole rows of boxes instead of a ragged end
         const std::size_t rows_of_boxes = std::size_t{kTmaRowFloats} * (c.tile / kTmaBoxCols);
         c.n = (c.n + rows_of_boxes - 1) / rows_of_boxes * rows_of_boxes;
       }
-      KernelShape used;
-      MEMBENCH_CUDA(kernel_shape(c, &used));
+      AsyncPlan planned;
+      MEMBENCH_CUDA(plan(c, nullptr, &planned));
+      const KernelShape used = planned.shape;
       ASSERT_EQ(used.grid, shape.grid);
       ASSERT_GE((c.n / c.tile) / used.grid, 2u * static_cast<std::size_t>(stages));
       check(c);

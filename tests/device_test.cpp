@@ -97,7 +97,10 @@ TEST(L2Flush, ReadsScratchWithoutWriting) {
   DeviceBuffer<float> scratch(1 << 20), sink(1);
   MEMBENCH_CUDA(cudaMemset(scratch.get(), 0, scratch.bytes()));
   MEMBENCH_CUDA(cudaMemset(sink.get(), 0xFF, sizeof(float)));
-  MEMBENCH_CUDA(launch_l2_flush(scratch.get(), scratch.size(), sink.get(), nullptr));
+  FlushPlan flush;
+  MEMBENCH_CUDA(plan_l2_flush(scratch.get(), scratch.size(), sink.get(), &flush));
+  EXPECT_GE(flush.grid, 1u);
+  MEMBENCH_CUDA(launch_l2_flush(flush, nullptr));
   float host = 0;
   MEMBENCH_CUDA(cudaMemcpy(&host, sink.get(), sizeof host, cudaMemcpyDeviceToHost));
   EXPECT_TRUE(host != host);  // still the NaN poison: the flush wrote nothing
@@ -106,8 +109,9 @@ TEST(L2Flush, ReadsScratchWithoutWriting) {
 TEST(KernelFacts, OccupancyRegistersAndArchitecture) {
   MEMBENCH_REQUIRE_GPU();
   const DeviceInfo d = query_device(0);
-  KernelShape shape;
-  ASSERT_EQ(kernel_shape(GlobalConfig{GlobalVariant::coalesced, 1 << 20}, &shape), cudaSuccess);
+  GlobalPlan planned;
+  ASSERT_EQ(plan(GlobalConfig{GlobalVariant::coalesced, 1 << 20}, &planned), cudaSuccess);
+  const KernelShape shape = planned.shape;
   KernelFacts facts;
   ASSERT_EQ(kernel_facts(shape, &facts), cudaSuccess);
   EXPECT_GE(facts.blocks_per_sm, 1);

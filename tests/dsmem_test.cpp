@@ -51,8 +51,9 @@ class DsmemKernels : public ::testing::Test {
 void check(const DsmemConfig& c) {
   SCOPED_TRACE(std::string(kDsmemVariants(c.variant)) + " cluster " + std::to_string(c.cluster) + " reps " +
                std::to_string(c.reps));
-  KernelShape shape;
-  MEMBENCH_CUDA(kernel_shape(c, &shape));
+  DsmemPlan planned;
+  MEMBENCH_CUDA(plan(c, &planned));
+  const KernelShape shape = planned.shape;
   ASSERT_EQ(shape.grid % static_cast<unsigned>(c.cluster), 0u);
   const std::size_t inputs = dsmem_input_elements(c, shape.grid);
   DeviceBuffer<float> in(inputs);

@@ -137,9 +137,10 @@ TEST(GlobalReference, EveryKernelDoublesTheCopyCopies) {
 TEST(GlobalLaunch, RefusesBadArgumentsBeforeAnyCudaCall) {
   // Runs without a GPU: the refusal comes first.
   for (GlobalVariant v : {GlobalVariant::strided, GlobalVariant::strided_full_grid}) {
-    KernelShape shape;
+    GlobalPlan planned;
     EXPECT_EQ(launch(strided(1024, 0, v), nullptr, nullptr, nullptr), cudaErrorInvalidValue);
-    EXPECT_EQ(kernel_shape(strided(1024, 0, v), &shape), cudaErrorInvalidValue);
+    EXPECT_EQ(plan(strided(1024, 0, v), &planned), cudaErrorInvalidValue);
+    EXPECT_EQ(planned.run, nullptr);
   }
   GlobalConfig c{GlobalVariant::vectorized, 1024};
   c.vec = 3;
@@ -200,15 +201,16 @@ TEST_F(GlobalKernels, Memcpy) {
 }
 
 TEST_F(GlobalKernels, ShapesMatchTheGeometry) {
-  KernelShape compact, full;
-  ASSERT_EQ(kernel_shape(strided(1 << 20, 4), &compact), cudaSuccess);
-  ASSERT_EQ(kernel_shape(strided(1 << 20, 4, GlobalVariant::strided_full_grid), &full), cudaSuccess);
+  GlobalPlan a, b;
+  ASSERT_EQ(plan(strided(1 << 20, 4), &a), cudaSuccess);
+  ASSERT_EQ(plan(strided(1 << 20, 4, GlobalVariant::strided_full_grid), &b), cudaSuccess);
+  const KernelShape compact = a.shape, full = b.shape;
   EXPECT_EQ(compact.function, full.function);  // one kernel, two grids
   EXPECT_EQ(compact.grid, (1u << 18) / kGlobalBlock);
   EXPECT_EQ(full.grid, (1u << 20) / kGlobalBlock);
-  KernelShape copy;
-  ASSERT_EQ(kernel_shape({GlobalVariant::memcpy, 1024}, &copy), cudaSuccess);
-  EXPECT_EQ(copy.function, nullptr);
+  GlobalPlan copy;
+  ASSERT_EQ(plan({GlobalVariant::memcpy, 1024}, &copy), cudaSuccess);
+  EXPECT_EQ(copy.shape.function, nullptr);
 }
 
 TEST_F(GlobalKernels, LauncherRefusesBadArguments) {

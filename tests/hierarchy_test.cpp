@@ -39,10 +39,10 @@ TEST(CycleOrder, IsNotSequential) {
   EXPECT_LT(near, 8);
 }
 
-TEST(BandwidthPlan, ReadsAtLeastTheMinimumAndEveryChunk) {
+TEST(BandwidthCoverage, ReadsAtLeastTheMinimumAndEveryChunk) {
   for (std::size_t ws : {kHierarchyChunkBytes, 3 * kHierarchyChunkBytes, std::size_t{64} << 20, std::size_t{4} << 30})
     for (unsigned grid : {1u, 7u, 924u}) {
-      const BandwidthPlan p = bandwidth_plan({ws}, grid);
+      const BandwidthCoverage p = bandwidth_coverage({ws}, grid);
       EXPECT_GE(p.bytes, kHierarchyMinBytes);
       EXPECT_GE(p.bytes, static_cast<double>(ws));
       EXPECT_EQ(p.chunks, ws / kHierarchyChunkBytes);
@@ -60,8 +60,8 @@ TEST(BandwidthPlan, ReadsAtLeastTheMinimumAndEveryChunk) {
     }
 }
 
-TEST(BandwidthPlan, NeighbouringBlocksStartFarApart) {
-  const BandwidthPlan p = bandwidth_plan({std::size_t{4} << 20}, 924);  // 256 chunks
+TEST(BandwidthCoverage, NeighbouringBlocksStartFarApart) {
+  const BandwidthCoverage p = bandwidth_coverage({std::size_t{4} << 20}, 924);  // 256 chunks
   EXPECT_EQ(p.first_chunk(0), 0u);
   for (unsigned b = 0; b + 1 < 924; ++b) {
     const auto a = p.first_chunk(b), c = p.first_chunk(b + 1);
@@ -78,7 +78,7 @@ TEST(BandwidthReference, BlockSumsAddUpToTheChunksEachBlockRead) {
   for (std::size_t e = 0; e < kHierarchyChunkBytes / 4; ++e) direct += pattern_value(e, 3);
   EXPECT_EQ(sums[0], direct);
   for (unsigned grid : {2u, 5u, 13u}) {
-    const BandwidthPlan p = bandwidth_plan(c, grid);
+    const BandwidthCoverage p = bandwidth_coverage(c, grid);
     double blocks = 0, by_chunk = 0;
     for (unsigned b = 0; b < grid; ++b) blocks += bandwidth_expected(p, sums, b);
     // Chunk k is read by every block whose run of `steps` from its start covers it.
@@ -133,9 +133,10 @@ TEST_F(HierarchyKernels, ReadSumsWhatEachBlockRead) {
   for (std::size_t ws : {kHierarchyChunkBytes, 3 * kHierarchyChunkBytes, std::size_t{1} << 20, std::size_t{64} << 20}) {
     SCOPED_TRACE("working set " + std::to_string(ws));
     const BandwidthConfig c{ws};
-    KernelShape shape;
-    MEMBENCH_CUDA(kernel_shape(c, &shape));
-    const BandwidthPlan plan = bandwidth_plan(c, shape.grid);
+    BandwidthPlan planned;
+    MEMBENCH_CUDA(membench::plan(c, &planned));
+    const BandwidthCoverage plan = planned.coverage;
+    EXPECT_EQ(plan.grid, planned.shape.grid);
     DeviceBuffer<float> in(ws / 4);
     DeviceBuffer<double> out(plan.grid);
     MEMBENCH_CUDA(launch_fill_pattern(in.get(), in.size(), 5, nullptr));

@@ -74,8 +74,8 @@ TEST(LayoutKernels, EveryLayoutAndFieldCount) {
 TEST(LayoutLaunch, RefusesFieldCountsOutsideTheStructBeforeAnyCudaCall) {
   EXPECT_EQ(launch({LayoutVariant::aos, 4, 5}, nullptr, nullptr, nullptr), cudaErrorInvalidValue);
   EXPECT_EQ(launch({LayoutVariant::soa, 4, 0}, nullptr, nullptr, nullptr), cudaErrorInvalidValue);
-  KernelShape shape;
-  EXPECT_EQ(kernel_shape({LayoutVariant::aos, 4, 5}, &shape), cudaErrorInvalidValue);
+  LayoutPlan planned;
+  EXPECT_EQ(plan({LayoutVariant::aos, 4, 5}, &planned), cudaErrorInvalidValue);
 }
 
 }  // namespace

@@ -20,9 +20,14 @@ TEST(PeerConfig, PairsAndRefusals) {
   EXPECT_EQ(why, "needs two GPUs; 1 visible");
   EXPECT_FALSE(peer_supported({PeerVariant::read_sm, false, 64}, 0, 1, 2, &why));
   EXPECT_NE(why.find("only with peer access"), std::string::npos);
-  EXPECT_DOUBLE_EQ(peer_bytes({PeerVariant::bidirectional_sm, true, 64}), 128);
-  EXPECT_DOUBLE_EQ(peer_bytes({PeerVariant::write_ce, true, 64}), 64);
-  EXPECT_TRUE(peer_reads(PeerVariant::bidirectional_ce) && peer_writes(PeerVariant::bidirectional_ce));
+  // A read comes in from the peer, a write goes out to it; nvbandwidth's order of the variants.
+  const CopyOperation both_sm = peer_operation(PeerVariant::bidirectional_sm);
+  EXPECT_TRUE(both_sm.comes_in() && both_sm.goes_out() && both_sm.uses_sm());
+  EXPECT_DOUBLE_EQ(copy_bytes(both_sm, 64), 128);
+  const CopyOperation write = peer_operation(PeerVariant::write_ce);
+  EXPECT_TRUE(write.goes_out() && !write.comes_in() && !write.uses_sm());
+  EXPECT_DOUBLE_EQ(copy_bytes(write, 64), 64);
+  EXPECT_EQ(peer_operation(PeerVariant::read_sm).direction, CopyDirection::in);
   EXPECT_EQ(kPeerVariants(PeerVariant::read_ce), "device_to_device_memcpy_read_ce");
 }
 
@@ -42,7 +47,7 @@ TEST(PeerKernels, EveryVariantWithAndWithoutPeerAccess) {
         MEMBENCH_CUDA(set_peer_access(0, 1, access));
         const PeerSide side(c, 0, 1, 4);
         test::expect_copied(
-            bytes / 4, 4, peer_reads(v),
+            bytes / 4, 4, peer_operation(v).comes_in(),
             [&](const void* in, void* out, cudaStream_t s) { return launch(c, side, in, out, s); },
             [&] { return side.check(4); });
       }

@@ -81,15 +81,15 @@ TEST(SharedReference, RowCopiesColumnAndSwizzleTranspose) {
 }
 
 TEST(SharedLaunch, RefusesBadShapesBeforeAnyCudaCall) {
-  KernelShape shape;
-  for (int side : {0, -4}) EXPECT_EQ(kernel_shape({SharedVariant::row, side}, &shape), cudaErrorInvalidValue) << side;
-  EXPECT_EQ(kernel_shape({SharedVariant::column, 64, 3}, &shape), cudaErrorInvalidValue);  // pad 3 is not built
+  SharedPlan planned;
+  for (int side : {0, -4}) EXPECT_EQ(plan({SharedVariant::row, side}, &planned), cudaErrorInvalidValue) << side;
+  EXPECT_EQ(plan({SharedVariant::column, 64, 3}, &planned), cudaErrorInvalidValue);  // pad 3 is not built
   SharedConfig degree{SharedVariant::conflict_degree};
   degree.stride = 0;
-  EXPECT_EQ(kernel_shape(degree, &shape), cudaErrorInvalidValue);
+  EXPECT_EQ(plan(degree, &planned), cudaErrorInvalidValue);
   degree.stride = 1;
   degree.reps = 0;
-  EXPECT_EQ(kernel_shape(degree, &shape), cudaErrorInvalidValue);
+  EXPECT_EQ(plan(degree, &planned), cudaErrorInvalidValue);
   EXPECT_EQ(launch({SharedVariant::row, 0}, nullptr, nullptr, nullptr), cudaErrorInvalidValue);
 }
 

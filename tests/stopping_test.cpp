@@ -76,6 +76,32 @@ TEST(Stop, ConvergesOnceEnoughQuietBatches) {
   EXPECT_FALSE(converged(summarize(batches({100, 103, 100, 97}), r), r));     // 2.4 %
 }
 
+TEST(Stop, TheBoundariesBelongToTheRule) {
+  StopRule r = rule();
+  BatchSummary s;
+  s.clean_batches = r.min_batches;  // exactly enough batches
+  s.noise_pct = r.max_noise_pct;    // exactly the target
+  EXPECT_TRUE(converged(s, r));
+  s.clean_batches = r.min_batches - 1;
+  EXPECT_FALSE(converged(s, r));
+  s.clean_batches = r.min_batches;
+  s.noise_pct = std::nextafter(r.max_noise_pct, 1.0);
+  EXPECT_FALSE(converged(s, r));
+  EXPECT_TRUE(should_stop(s, 40, 40, r.max_seconds, r));  // the time limit reached, not only passed
+  EXPECT_FALSE(should_stop(s, 40, 40, std::nextafter(r.max_seconds, 0.0), r));
+}
+
+TEST(Stop, AnEmptyBatchIsNoSample) {
+  BatchStats stats(rule());
+  stats.add({0.0, 10, 1980});  // no time
+  stats.add({1e-3, 0, 1980});  // no launches
+  EXPECT_EQ(stats.summary().clean_batches, 0);
+  EXPECT_EQ(stats.summary().throttled_batches, 0);
+  stats.add({1e-3, 10, 1980});
+  EXPECT_EQ(stats.summary().clean_batches, 1);
+  EXPECT_EQ(stats.summary().clean_launches, 10);
+}
+
 TEST(Stop, WaitsForGoogleBenchmarksLaunchesThenNoiseOrTime) {
   const StopRule r = rule();
   const BatchSummary quiet = summarize(batches({100, 100, 100, 100}), r);
@@ -94,6 +120,8 @@ TEST(Clock, MegahertzBetweenTwoStamps) {
   EXPECT_DOUBLE_EQ(clock_mhz({100, 50}, {200, 10}), 0.0);      // cycles went backwards
   EXPECT_TRUE(is_throttled(1500, 1980, 0.9));
   EXPECT_FALSE(is_throttled(1900, 1980, 0.9));
+  EXPECT_FALSE(is_throttled(1800, 2000, 0.9));  // exactly 90 %: not below
+  EXPECT_TRUE(is_throttled(1799.9, 2000, 0.9));
   EXPECT_FALSE(is_throttled(0, 1980, 0.9));  // unknown is not evidence
   EXPECT_FALSE(is_throttled(1500, 0, 0.9));
 }

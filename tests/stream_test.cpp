@@ -80,8 +80,9 @@ TEST(StreamKernels, EveryKernelTypeAndBlockSize) {
                        std::to_string(block) + " n " + std::to_string(n));
           std::size_t outputs = 0;
           ASSERT_EQ(stream_output_elements(c, &outputs), cudaSuccess);
-          KernelShape shape;
-          ASSERT_EQ(kernel_shape(c, &shape), cudaSuccess);
+          StreamPlan planned;
+          ASSERT_EQ(plan(c, &planned), cudaSuccess);
+          const KernelShape shape = planned.shape;
           const bool doubles_out = t == StreamType::f64 || stream_reduces(k);
           const std::size_t inputs = stream_input_elements(c);
           const auto run = [&](auto* in_tag, auto* out_tag) {
@@ -108,8 +109,9 @@ TEST(StreamKernels, FloatReadFoldsItsSumsExactly) {
   MEMBENCH_REQUIRE_GPU();
   for (int block : {256, 1024}) {
     const StreamConfig c = config(StreamKernel::read, StreamType::f32, (std::size_t{1} << 27) + 5, block);
-    KernelShape shape;
-    ASSERT_EQ(kernel_shape(c, &shape), cudaSuccess);
+    StreamPlan planned;
+    ASSERT_EQ(plan(c, &planned), cudaSuccess);
+    const KernelShape shape = planned.shape;
     DeviceBuffer<float> in(stream_input_elements(c));
     DeviceBuffer<double> out(shape.grid);
     MEMBENCH_CUDA(launch_fill_pattern(in.get(), in.size(), 5, nullptr));

@@ -16,14 +16,20 @@ TEST(LinkModel, PcieRatesPerDirection) {
   EXPECT_NEAR(pcie_bytes_per_second(4, 16), 31.5e9, 0.1e9);
   EXPECT_NEAR(pcie_bytes_per_second(3, 16), 15.75e9, 0.01e9);
   EXPECT_DOUBLE_EQ(pcie_bytes_per_second(2, 8), 5e9 * 0.8 * 8 / 8);
+  // Gen 6: 64 GT/s in 256-byte flits carrying 242 bytes, x16 lanes / 8 bits: 64e9 x 242/256 x 2 = 121 GB/s.
+  EXPECT_DOUBLE_EQ(pcie_bytes_per_second(6, 16), 121e9);
+  EXPECT_DOUBLE_EQ(pcie_bytes_per_second(1, 1), 2.5e9 * 0.8 / 8);
   EXPECT_DOUBLE_EQ(pcie_bytes_per_second(0, 16), 0);
   EXPECT_DOUBLE_EQ(pcie_bytes_per_second(7, 16), 0);
+  EXPECT_DOUBLE_EQ(pcie_bytes_per_second(5, 0), 0);
 }
 
 TEST(LinkModel, NvlinkRatesPerDirection) {
   EXPECT_DOUBLE_EQ(nvlink_bytes_per_second(9, 18), 450e9);   // H100 / H200 SXM: 18 links
   EXPECT_DOUBLE_EQ(nvlink_bytes_per_second(8, 12), 300e9);   // A100
   EXPECT_DOUBLE_EQ(nvlink_bytes_per_second(10, 18), 900e9);  // B200
+  EXPECT_DOUBLE_EQ(nvlink_bytes_per_second(7, 6), 150e9);   // V100: 6 links of NVLink 2
+  EXPECT_DOUBLE_EQ(nvlink_bytes_per_second(6, 4), 80e9);    // P100: 4 links of NVLink 1 at 20 GB/s
   EXPECT_DOUBLE_EQ(nvlink_bytes_per_second(5, 4), 0);
 }
 
@@ -35,11 +41,16 @@ TEST(LinkModel, BusIdsInEitherForm) {
 }
 
 TEST(TransferAccounting, DirectionsAndHostMemory) {
-  EXPECT_DOUBLE_EQ(transfer_bytes({TransferVariant::h2d_ce, TransferHost::pinned, 4096}), 4096);
-  EXPECT_DOUBLE_EQ(transfer_bytes({TransferVariant::bidirectional_ce, TransferHost::pinned, 4096}), 8192);
-  EXPECT_DOUBLE_EQ(transfer_bytes({TransferVariant::d2h_sm, TransferHost::pinned, 4096}), 4096);
-  EXPECT_TRUE(transfer_to_device(TransferVariant::bidirectional_sm) && transfer_to_host(TransferVariant::bidirectional_sm));
-  EXPECT_FALSE(transfer_to_host(TransferVariant::h2d_sm));
+  // H2D comes in to the device, D2H goes out; both count the bytes of both directions.
+  EXPECT_DOUBLE_EQ(copy_bytes(transfer_operation(TransferVariant::h2d_ce), 4096), 4096);
+  EXPECT_DOUBLE_EQ(copy_bytes(transfer_operation(TransferVariant::bidirectional_ce), 4096), 8192);
+  EXPECT_DOUBLE_EQ(copy_bytes(transfer_operation(TransferVariant::d2h_sm), 4096), 4096);
+  const CopyOperation both = transfer_operation(TransferVariant::bidirectional_sm);
+  EXPECT_TRUE(both.comes_in() && both.goes_out() && both.uses_sm());
+  const CopyOperation h2d = transfer_operation(TransferVariant::h2d_sm);
+  EXPECT_TRUE(h2d.comes_in() && !h2d.goes_out());
+  EXPECT_EQ(transfer_operation(TransferVariant::d2h_ce).direction, CopyDirection::out);
+  EXPECT_FALSE(transfer_operation(TransferVariant::d2h_ce).uses_sm());
   EXPECT_EQ(transfer_host_memory({TransferVariant::h2d_sm, TransferHost::pageable, 16}), HostMemory::mapped);
   EXPECT_EQ(transfer_host_memory({TransferVariant::h2d_ce, TransferHost::pageable, 16}), HostMemory::pageable);
   EXPECT_EQ(kTransferVariants(TransferVariant::h2d_ce), "host_to_device_memcpy_ce");
@@ -57,14 +68,14 @@ TEST(TransferKernels, EveryVariantAndHostMemoryBothEnds) {
   for (TransferVariant v : kTransferVariants.all())
     for (TransferHost h : kTransferHosts.all()) {
       // The SM variants use mapped memory whatever the host axis says: once is enough.
-      if (transfer_uses_sm(v) && h != TransferHost::pinned) continue;
+      if (transfer_operation(v).uses_sm() && h != TransferHost::pinned) continue;
       for (std::size_t bytes : {std::size_t{16}, std::size_t{4096}, (std::size_t{1} << 22) + 48}) {
         const TransferConfig c{v, h, bytes};
         SCOPED_TRACE(std::string(kTransferVariants(v)) + " " + std::string(kTransferHosts(h)) + " " +
                      std::to_string(bytes));
         const TransferHostSide host(c, 3);
         test::expect_copied(
-            bytes / 4, 3, transfer_to_device(v),
+            bytes / 4, 3, transfer_operation(v).comes_in(),
             [&](const void* in, void* out, cudaStream_t s) { return launch(c, host, in, out, s); },
             [&] { return host.check(3); });
       }

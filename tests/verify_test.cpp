@@ -197,6 +197,12 @@ TEST(Pattern, ManyDistinctValuesAndNoShortPeriod) {
     for (std::uint64_t i = 0; i < 2048; ++i) same += pattern_value(i, kSeed) == pattern_value(i + p, kSeed);
     ASSERT_LT(same, 2048 / 50) << "period-like repetition at offset " << p;
   }
+  // Nor at any power of two: a hash that mixed only the low bits would repeat there.
+  for (int k = 10; k < 48; ++k) {
+    int same = 0;
+    for (std::uint64_t i = 0; i < 2048; ++i) same += pattern_value(i, kSeed) == pattern_value(i + (std::uint64_t{1} << k), kSeed);
+    ASSERT_LT(same, 2048 / 50) << "repeats at offset 2^" << k;
+  }
   // Indices past 2^32 are not the low 32 bits again, and the seed changes the values.
   int same_high = 0, same_seed = 0;
   for (std::uint64_t i = 0; i < 2048; ++i) {

@@ -17,6 +17,8 @@
 #include <cuda/ptx>
 #include <string>
 
+#include <cstring>
+
 #include "launch_utils.cuh"
 #include "membench/async.hpp"
 
@@ -277,27 +279,62 @@ __global__ void async_tma(const float* __restrict__ in, float* __restrict__ out,
 
 namespace {
 
-template <int TILE, int STAGES>
-const void* kernel_of(AsyncVariant v) {
-  switch (v) {
-    case AsyncVariant::sync: return reinterpret_cast<const void*>(kernels::async_sync<TILE>);
-    case AsyncVariant::memcpy_async: return reinterpret_cast<const void*>(kernels::async_memcpy_async<TILE>);
-    case AsyncVariant::pipeline: return reinterpret_cast<const void*>(kernels::async_pipeline<TILE, STAGES>);
-    case AsyncVariant::bulk: return reinterpret_cast<const void*>(kernels::async_bulk<TILE, STAGES>);
-    case AsyncVariant::tma: return reinterpret_cast<const void*>(kernels::async_tma<TILE, STAGES>);
+static_assert(sizeof(CUtensorMap) == sizeof(AsyncPlan::tensor_map), "AsyncPlan holds a CUtensorMap");
+
+// The typed launch of one variant, tile and stage count.
+template <AsyncVariant V, int TILE, int STAGES>
+cudaError_t run_async(const AsyncPlan& p, const float* in, float* out, cudaStream_t s) {
+  if (p.config.n == 0) return cudaSuccess;
+  const int fmas = p.config.flops / 2;
+  const std::size_t n = p.config.n, smem = p.shape.dynamic_smem;
+  const unsigned grid = p.shape.grid, block = p.shape.block;
+  if constexpr (V == AsyncVariant::sync) {
+    kernels::async_sync<TILE><<<grid, block, smem, s>>>(in, out, n, fmas, kAsyncFmaA, kAsyncFmaB);
+  } else if constexpr (V == AsyncVariant::memcpy_async) {
+    kernels::async_memcpy_async<TILE><<<grid, block, smem, s>>>(in, out, n, fmas, kAsyncFmaA, kAsyncFmaB);
+  } else if constexpr (V == AsyncVariant::pipeline) {
+    kernels::async_pipeline<TILE, STAGES><<<grid, block, smem, s>>>(in, out, n, fmas, kAsyncFmaA, kAsyncFmaB);
+  } else if constexpr (V == AsyncVariant::bulk) {
+    kernels::async_bulk<TILE, STAGES><<<grid, block, smem, s>>>(in, out, n, fmas, kAsyncFmaA, kAsyncFmaB);
+  } else {
+    CUtensorMap map;
+    std::memcpy(&map, p.tensor_map, sizeof map);
+    kernels::async_tma<TILE, STAGES><<<grid, block, smem, s>>>(in, out, n, fmas, kAsyncFmaA, kAsyncFmaB, map);
   }
-  return nullptr;
+  return cudaGetLastError();
+}
+
+template <int TILE, int STAGES>
+std::pair<const void*, AsyncPlan::Run> kernel_of(AsyncVariant v) {
+  switch (v) {
+    case AsyncVariant::sync:
+      return {reinterpret_cast<const void*>(kernels::async_sync<TILE>), run_async<AsyncVariant::sync, TILE, STAGES>};
+    case AsyncVariant::memcpy_async:
+      return {reinterpret_cast<const void*>(kernels::async_memcpy_async<TILE>),
+              run_async<AsyncVariant::memcpy_async, TILE, STAGES>};
+    case AsyncVariant::pipeline:
+      return {reinterpret_cast<const void*>(kernels::async_pipeline<TILE, STAGES>),
+              run_async<AsyncVariant::pipeline, TILE, STAGES>};
+    case AsyncVariant::bulk:
+      return {reinterpret_cast<const void*>(kernels::async_bulk<TILE, STAGES>),
+              run_async<AsyncVariant::bulk, TILE, STAGES>};
+    case AsyncVariant::tma:
+      return {reinterpret_cast<const void*>(kernels::async_tma<TILE, STAGES>),
+              run_async<AsyncVariant::tma, TILE, STAGES>};
+  }
+  return {nullptr, nullptr};
 }
 
 // The kernel of this variant, tile and stage count (single-stage variants
-// ignore c.stages).
-const void* select_kernel(const AsyncConfig& c) {
+// ignore c.stages), and its typed launch.
+std::pair<const void*, AsyncPlan::Run> select_kernel(const AsyncConfig& c) {
   const int stages = async_multi_stage(c.variant) ? c.stages : 1;
+  const std::pair<const void*, AsyncPlan::Run> none{nullptr, nullptr};
   return AsyncTiles::dispatch(c.tile, [&](auto tile) {
     return AsyncStages::dispatch(stages, [&](auto st) {
       return kernel_of<decltype(tile)::value, decltype(st)::value>(c.variant);
-    }, static_cast<const void*>(nullptr));
-  }, static_cast<const void*>(nullptr));
+    }, none);
+  }, none);
 }
 
 // cuTensorMapEncodeTiled, from the driver the runtime has loaded (so the
@@ -315,15 +352,8 @@ PFN_cuTensorMapEncodeTiled_v12000 tensor_map_encoder() {
   return encoder;
 }
 
-// The tensor map of `in` as the matrix view, with boxes of this tile; encoded
-// once per array and tile.
+// The tensor map of `in` as the matrix view, with boxes of this tile.
 cudaError_t tensor_map(const AsyncConfig& c, const float* in, CUtensorMap* map) {
-  static std::map<std::tuple<const float*, std::size_t, int>, CUtensorMap> known;
-  const auto key = std::make_tuple(in, c.n, c.tile);
-  if (const auto it = known.find(key); it != known.end()) {
-    *map = it->second;
-    return cudaSuccess;
-  }
   const PFN_cuTensorMapEncodeTiled_v12000 encode = tensor_map_encoder();
   if (encode == nullptr) return cudaErrorNotSupported;
   const cuuint64_t dims[2] = {kTmaRowFloats, c.n / kTmaRowFloats};
@@ -333,9 +363,7 @@ cudaError_t tensor_map(const AsyncConfig& c, const float* in, CUtensorMap* map) 
   const CUresult rc = encode(map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, const_cast<float*>(in), dims, row_bytes, box,
                              element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_NONE,
                              CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
-  if (rc != CUDA_SUCCESS) return cudaErrorInvalidValue;
-  known[key] = *map;
-  return cudaSuccess;
+  return rc == CUDA_SUCCESS ? cudaSuccess : cudaErrorInvalidValue;
 }
 
 bool needs_sm90(AsyncVariant v) { return v == AsyncVariant::bulk || v == AsyncVariant::tma; }
@@ -381,9 +409,10 @@ std::size_t async_smem_bytes(const AsyncConfig& c) {
   return static_cast<std::size_t>(buffers) * c.tile * sizeof(float);
 }
 
-cudaError_t kernel_shape(const AsyncConfig& c, KernelShape* shape) {
+cudaError_t plan(const AsyncConfig& c, const float* in, AsyncPlan* p) {
   if (!async_config_supported(c, nullptr)) return cudaErrorInvalidValue;
-  const void* kernel = select_kernel(c);
+  if (needs_sm90(c.variant) && !async_variant_available(c.variant, nullptr)) return cudaErrorNotSupported;
+  const auto [kernel, run] = select_kernel(c);
   if (kernel == nullptr) return cudaErrorInvalidValue;
   const std::size_t smem = async_smem_bytes(c);
   cudaError_t rc = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem));
@@ -393,23 +422,26 @@ cudaError_t kernel_shape(const AsyncConfig& c, KernelShape* shape) {
   if (rc != cudaSuccess) return rc;
   const std::size_t tiles = std::max<std::size_t>(1, detail::ceil_div(c.n, static_cast<std::size_t>(c.tile)));
   if (tiles < grid) grid = static_cast<unsigned>(tiles);
-  *shape = detail::shape_of(kernel, grid, kAsyncBlock, smem);
+  p->config = c;
+  p->shape = detail::shape_of(kernel, grid, kAsyncBlock, smem);
+  p->run = run;
+  std::memset(p->tensor_map, 0, sizeof p->tensor_map);
+  if (c.variant == AsyncVariant::tma && c.n > 0 && in != nullptr) {
+    CUtensorMap map{};
+    if ((rc = tensor_map(c, in, &map)) != cudaSuccess) return rc;
+    std::memcpy(p->tensor_map, &map, sizeof map);
+  }
   return cudaSuccess;
 }
 
+cudaError_t launch(const AsyncPlan& p, const float* in, float* out, cudaStream_t stream) {
+  return p.run == nullptr ? cudaErrorInvalidValue : p.run(p, in, out, stream);
+}
+
 cudaError_t launch(const AsyncConfig& c, const float* in, float* out, cudaStream_t stream) {
-  if (!async_config_supported(c, nullptr)) return cudaErrorInvalidValue;
-  if (needs_sm90(c.variant) && !async_variant_available(c.variant, nullptr)) return cudaErrorNotSupported;
-  if (c.n == 0) return cudaSuccess;
-  KernelShape shape;
-  if (const cudaError_t rc = kernel_shape(c, &shape); rc != cudaSuccess) return rc;
-  int fmas = c.flops / 2;
-  float a = kAsyncFmaA, b = kAsyncFmaB;
-  CUtensorMap map{};
-  if (c.variant == AsyncVariant::tma)
-    if (const cudaError_t rc = tensor_map(c, in, &map); rc != cudaSuccess) return rc;
-  void* args[] = {&in, &out, const_cast<std::size_t*>(&c.n), &fmas, &a, &b, &map};
-  return detail::launch_shape(shape, args, stream);
+  AsyncPlan p;
+  if (const cudaError_t rc = plan(c, in, &p); rc != cudaSuccess) return rc;
+  return launch(p, in, out, stream);
 }
 
 float async_reference(float x, int flops) {

@@ -24,27 +24,52 @@ namespace {
 constexpr unsigned kCopyBlock = 256;
 }
 
-cudaError_t copy_kernel_shape(bool two_jobs, KernelShape* shape) {
+cudaError_t plan(bool two_jobs, CopyPlan* p) {
   unsigned grid = 0;
   if (const cudaError_t rc = detail::resident_grid(kernels::copy_words, kCopyBlock, 0, &grid); rc != cudaSuccess)
     return rc;
   if (two_jobs) grid = std::max(2u, grid / 2 * 2);
-  *shape = detail::shape_of(kernels::copy_words, grid, kCopyBlock);
+  p->shape = detail::shape_of(kernels::copy_words, grid, kCopyBlock);
+  p->two_jobs = two_jobs;
   return cudaSuccess;
 }
 
-cudaError_t launch_copy(const CopyJob& first, const CopyJob* second, cudaStream_t stream) {
-  if (first.bytes % 16 != 0 || (second != nullptr && second->bytes != first.bytes)) return cudaErrorInvalidValue;
-  KernelShape shape;
-  if (const cudaError_t rc = copy_kernel_shape(second != nullptr, &shape); rc != cudaSuccess) return rc;
-  const uint4* src0 = static_cast<const uint4*>(first.src);
-  uint4* dst0 = static_cast<uint4*>(first.dst);
+cudaError_t launch_copy(const CopyPlan& p, const CopyJob& first, const CopyJob* second, cudaStream_t stream) {
+  if (first.bytes % 16 != 0 || (second != nullptr) != p.two_jobs || (second != nullptr && second->bytes != first.bytes))
+    return cudaErrorInvalidValue;
   const uint4* src1 = second != nullptr ? static_cast<const uint4*>(second->src) : nullptr;
   uint4* dst1 = second != nullptr ? static_cast<uint4*>(second->dst) : nullptr;
-  std::size_t words = first.bytes / 16;
-  int jobs = second != nullptr ? 2 : 1;
-  void* args[] = {&src0, &dst0, &src1, &dst1, &words, &jobs};
-  return detail::launch_shape(shape, args, stream);
+  kernels::copy_words<<<p.shape.grid, p.shape.block, 0, stream>>>(
+      static_cast<const uint4*>(first.src), static_cast<uint4*>(first.dst), src1, dst1, first.bytes / 16,
+      second != nullptr ? 2 : 1);
+  return cudaGetLastError();
+}
+
+cudaError_t launch_copy(const CopyJob& first, const CopyJob* second, cudaStream_t stream) {
+  CopyPlan p;
+  if (const cudaError_t rc = plan(second != nullptr, &p); rc != cudaSuccess) return rc;
+  return launch_copy(p, first, second, stream);
+}
+
+cudaError_t launch(const CopyOperation& op, std::size_t bytes, const CopyEnds& ends, const CopyPlan& sm,
+                   const SideStream* side, const EngineCopy& engine, cudaStream_t stream) {
+  if (bytes % 16 != 0) return cudaErrorInvalidValue;
+  const CopyJob in{ends.in_source, ends.in_destination, bytes};
+  const CopyJob out{ends.out_source, ends.out_destination, bytes};
+  if (op.uses_sm()) {
+    if (op.direction == CopyDirection::both) return launch_copy(sm, in, &out, stream);
+    return launch_copy(sm, op.comes_in() ? in : out, nullptr, stream);
+  }
+  if (op.direction != CopyDirection::both) {
+    const CopyJob& job = op.comes_in() ? in : out;
+    return engine(job.dst, job.src, op.comes_in(), stream);
+  }
+  // Both at once: out on the side stream, in on the main one, joined.
+  if (side == nullptr) return cudaErrorInvalidValue;
+  cudaError_t rc = side->fork(stream);
+  if (rc == cudaSuccess) rc = engine(out.dst, out.src, false, side->get());
+  if (rc == cudaSuccess) rc = engine(in.dst, in.src, true, stream);
+  return rc == cudaSuccess ? side->join(stream) : rc;
 }
 
 SideStream::SideStream() {

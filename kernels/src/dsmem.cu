@@ -161,43 +161,65 @@ cudaError_t dsmem_fill_chain(void* chain, cudaStream_t stream) {
   return launch_fill_offset_chain(static_cast<std::uint32_t*>(chain), dsmem_chain_nodes(), 4, kDsmemChaseKey, stream);
 }
 
-cudaError_t kernel_shape(const DsmemConfig& c, KernelShape* shape) {
+namespace {
+
+template <bool REMOTE>
+cudaError_t run_read(const DsmemPlan& p, const void* in, double* out, cudaStream_t s) {
+  const detail::ClusterLaunch launch(p.shape.grid, p.shape.block, p.shape.dynamic_smem,
+                                     static_cast<unsigned>(p.config.cluster), s);
+  return cudaLaunchKernelEx(launch.config(), kernels::dsmem_read<REMOTE>, static_cast<const float4*>(in), out,
+                            p.config.reps);
+}
+
+template <bool REMOTE>
+cudaError_t run_chase(const DsmemPlan& p, const void* in, double* out, cudaStream_t s) {
+  const detail::ClusterLaunch launch(p.shape.grid, p.shape.block, p.shape.dynamic_smem,
+                                     static_cast<unsigned>(p.config.cluster), s);
+  return cudaLaunchKernelEx(launch.config(), kernels::dsmem_chase<REMOTE>, static_cast<const std::uint32_t*>(in), out,
+                            p.head, std::uint64_t{kDsmemChaseSteps});
+}
+
+DsmemPlan::Run run_of(DsmemVariant v) {
+  switch (v) {
+    case DsmemVariant::read_local: return run_read<false>;
+    case DsmemVariant::read_remote: return run_read<true>;
+    case DsmemVariant::chase_local: return run_chase<false>;
+    case DsmemVariant::chase_remote: return run_chase<true>;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+cudaError_t plan(const DsmemConfig& c, DsmemPlan* p) {
   if (!dsmem_config_supported(c, nullptr)) return cudaErrorInvalidValue;
+  if (!dsmem_available(nullptr)) return cudaErrorNotSupported;
   const void* kernel = kernel_of(c.variant);
   cudaError_t rc = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kDsmemBytes);
   if (rc != cudaSuccess) return rc;
   const unsigned cluster = static_cast<unsigned>(c.cluster);
   unsigned grid = cluster;
   if (!dsmem_chases(c.variant)) {
-    static std::map<std::tuple<const void*, unsigned, int>, int> known;  // asked of each device once
-    int device = 0;
-    if ((rc = cudaGetDevice(&device)) != cudaSuccess) return rc;
-    const auto key = std::make_tuple(kernel, cluster, device);
-    auto it = known.find(key);
-    if (it == known.end()) {
-      int clusters = 0;
-      if ((rc = detail::resident_clusters(kernel, cluster, kDsmemBlock, kDsmemBytes, &clusters)) != cudaSuccess)
-        return rc;
-      if (clusters < 1) return cudaErrorInvalidConfiguration;
-      it = known.emplace(key, clusters).first;
-    }
-    grid = static_cast<unsigned>(it->second) * cluster;
+    int clusters = 0;
+    if ((rc = detail::resident_clusters(kernel, cluster, kDsmemBlock, kDsmemBytes, &clusters)) != cudaSuccess) return rc;
+    if (clusters < 1) return cudaErrorInvalidConfiguration;
+    grid = static_cast<unsigned>(clusters) * cluster;
   }
-  *shape = KernelShape{kernel, grid, kDsmemBlock, kDsmemBytes};
+  p->config = c;
+  p->shape = KernelShape{kernel, grid, kDsmemBlock, kDsmemBytes};
+  p->head = static_cast<std::uint32_t>(CycleOrder(dsmem_chain_nodes(), kDsmemChaseKey).node(0) * 4);
+  p->run = run_of(c.variant);
   return cudaSuccess;
 }
 
+cudaError_t launch(const DsmemPlan& p, const void* in, double* out, cudaStream_t stream) {
+  return p.run == nullptr ? cudaErrorInvalidValue : p.run(p, in, out, stream);
+}
+
 cudaError_t launch(const DsmemConfig& c, const void* in, double* out, cudaStream_t stream) {
-  if (!dsmem_available(nullptr)) return cudaErrorNotSupported;
-  KernelShape shape;
-  if (const cudaError_t rc = kernel_shape(c, &shape); rc != cudaSuccess) return rc;
-  std::uint32_t head = static_cast<std::uint32_t>(CycleOrder(dsmem_chain_nodes(), kDsmemChaseKey).node(0) * 4);
-  std::uint64_t steps = kDsmemChaseSteps;
-  int reps = c.reps;
-  void* read_args[] = {&in, &out, &reps};
-  void* chase_args[] = {&in, &out, &head, &steps};
-  return detail::launch_clusters(shape, static_cast<unsigned>(c.cluster), dsmem_chases(c.variant) ? chase_args : read_args,
-                                 stream);
+  DsmemPlan p;
+  if (const cudaError_t rc = plan(c, &p); rc != cudaSuccess) return rc;
+  return launch(p, in, out, stream);
 }
 
 double dsmem_expected(const DsmemConfig& c, unsigned block, std::uint32_t seed) {

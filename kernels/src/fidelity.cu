@@ -43,12 +43,19 @@ __global__ void spin(long long spin_ns) {
 
 }  // namespace kernels
 
-cudaError_t launch_l2_flush(const float* scratch, std::size_t count, float* sink, cudaStream_t stream) {
-  constexpr int kBlock = 256;
-  unsigned grid = 0;
-  const cudaError_t rc = detail::resident_grid(kernels::l2_flush, kBlock, 0, &grid);
-  if (rc != cudaSuccess) return rc;
-  kernels::l2_flush<<<grid, kBlock, 0, stream>>>(reinterpret_cast<const float4*>(scratch), count / 4, sink);
+namespace {
+constexpr int kFlushBlock = 256;
+}
+
+cudaError_t plan_l2_flush(const float* scratch, std::size_t count, float* sink, FlushPlan* plan) {
+  plan->scratch = scratch;
+  plan->count = count;
+  plan->sink = sink;
+  return detail::resident_grid(kernels::l2_flush, kFlushBlock, 0, &plan->grid);
+}
+
+cudaError_t launch_l2_flush(const FlushPlan& p, cudaStream_t stream) {
+  kernels::l2_flush<<<p.grid, kFlushBlock, 0, stream>>>(reinterpret_cast<const float4*>(p.scratch), p.count / 4, p.sink);
   return detail::last_launch_error();
 }
 

@@ -76,8 +76,41 @@ using detail::ceil_div;
 
 bool is_strided(GlobalVariant v) { return v == GlobalVariant::strided || v == GlobalVariant::strided_full_grid; }
 
+cudaError_t check(const GlobalConfig& c) {
+  if (is_strided(c.variant) && c.stride == 0) return cudaErrorInvalidValue;
+  if (c.variant == GlobalVariant::vectorized && (!VectorWidths::contains(c.vec) || !IlpDepths::contains(c.ilp)))
+    return cudaErrorInvalidValue;
+  return cudaSuccess;
+}
+
+// The typed launches a plan points at.
+cudaError_t run_coalesced(const GlobalPlan& p, const float* in, float* out, cudaStream_t s) {
+  if (p.config.n == 0) return cudaSuccess;
+  kernels::coalesced_scale<<<p.shape.grid, p.shape.block, 0, s>>>(in, out, p.config.n);
+  return cudaGetLastError();
+}
+
+cudaError_t run_strided(const GlobalPlan& p, const float* in, float* out, cudaStream_t s) {
+  if (p.config.n == 0) return cudaSuccess;
+  kernels::strided_scale<<<p.shape.grid, p.shape.block, 0, s>>>(in, out, p.config.n, p.config.stride);
+  return cudaGetLastError();
+}
+
 template <int VEC, int ILP>
-cudaError_t vectorized_shape(const GlobalConfig& c, KernelShape* shape) {
+cudaError_t run_vectorized(const GlobalPlan& p, const float* in, float* out, cudaStream_t s) {
+  const auto misaligned = [](const void* ptr) { return reinterpret_cast<std::uintptr_t>(ptr) % 16 != 0; };
+  if (p.config.n == 0) return cudaSuccess;
+  if (misaligned(in) || misaligned(out)) return cudaErrorMisalignedAddress;
+  kernels::vectorized_scale<VEC, ILP><<<p.shape.grid, p.shape.block, 0, s>>>(in, out, p.config.n);
+  return cudaGetLastError();
+}
+
+cudaError_t run_memcpy(const GlobalPlan& p, const float* in, float* out, cudaStream_t s) {
+  return cudaMemcpyAsync(out, in, p.config.n * sizeof(float), cudaMemcpyDeviceToDevice, s);
+}
+
+template <int VEC, int ILP>
+cudaError_t plan_vectorized(const GlobalConfig& c, GlobalPlan* p) {
   const auto kernel = kernels::vectorized_scale<VEC, ILP>;
   unsigned grid = 0;
   if (c.persistent) {
@@ -86,53 +119,46 @@ cudaError_t vectorized_shape(const GlobalConfig& c, KernelShape* shape) {
   } else {
     grid = static_cast<unsigned>(std::max<std::size_t>(1, ceil_div(c.n / VEC, std::size_t{kGlobalBlock} * ILP)));
   }
-  *shape = detail::shape_of(kernel, grid, kGlobalBlock);
-  return cudaSuccess;
-}
-
-cudaError_t check(const GlobalConfig& c) {
-  if (is_strided(c.variant) && c.stride == 0) return cudaErrorInvalidValue;
-  if (c.variant == GlobalVariant::vectorized && (!VectorWidths::contains(c.vec) || !IlpDepths::contains(c.ilp)))
-    return cudaErrorInvalidValue;
+  p->shape = detail::shape_of(kernel, grid, kGlobalBlock);
+  p->run = run_vectorized<VEC, ILP>;
   return cudaSuccess;
 }
 
 }  // namespace
 
-cudaError_t kernel_shape(const GlobalConfig& c, KernelShape* shape) {
+cudaError_t plan(const GlobalConfig& c, GlobalPlan* p) {
   if (const cudaError_t rc = check(c); rc != cudaSuccess) return rc;
+  p->config = c;
   const std::size_t threads = std::max<std::size_t>(1, c.variant == GlobalVariant::strided ? ceil_div(c.n, c.stride) : c.n);
   const auto grid = static_cast<unsigned>(ceil_div(threads, kGlobalBlock));
   switch (c.variant) {
-    case GlobalVariant::coalesced: *shape = detail::shape_of(kernels::coalesced_scale, grid, kGlobalBlock); break;
+    case GlobalVariant::coalesced:
+      p->shape = detail::shape_of(kernels::coalesced_scale, grid, kGlobalBlock);
+      p->run = run_coalesced;
+      return cudaSuccess;
     case GlobalVariant::strided:
-    case GlobalVariant::strided_full_grid: *shape = detail::shape_of(kernels::strided_scale, grid, kGlobalBlock); break;
-    case GlobalVariant::memcpy: *shape = KernelShape{}; break;
+    case GlobalVariant::strided_full_grid:
+      p->shape = detail::shape_of(kernels::strided_scale, grid, kGlobalBlock);
+      p->run = run_strided;
+      return cudaSuccess;
+    case GlobalVariant::memcpy:
+      p->shape = KernelShape{};
+      p->run = run_memcpy;
+      return cudaSuccess;
     case GlobalVariant::vectorized:
       return VectorWidths::dispatch(c.vec, [&](auto vec) {
         return IlpDepths::dispatch(
-            c.ilp, [&](auto ilp) { return vectorized_shape<decltype(vec)::value, decltype(ilp)::value>(c, shape); },
+            c.ilp, [&](auto ilp) { return plan_vectorized<decltype(vec)::value, decltype(ilp)::value>(c, p); },
             cudaErrorInvalidValue);
       }, cudaErrorInvalidValue);
   }
-  return cudaSuccess;
+  return cudaErrorInvalidValue;
 }
 
 cudaError_t launch(const GlobalConfig& c, const float* in, float* out, cudaStream_t stream) {
-  if (const cudaError_t rc = check(c); rc != cudaSuccess) return rc;
-  if (c.n == 0) return cudaSuccess;
-  if (c.variant == GlobalVariant::memcpy)
-    return cudaMemcpyAsync(out, in, c.n * sizeof(float), cudaMemcpyDeviceToDevice, stream);
-  if (c.variant == GlobalVariant::vectorized) {
-    const auto misaligned = [](const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 != 0; };
-    if (misaligned(in) || misaligned(out)) return cudaErrorMisalignedAddress;
-  }
-  KernelShape shape;
-  if (const cudaError_t rc = kernel_shape(c, &shape); rc != cudaSuccess) return rc;
-  void* args_strided[] = {&in, &out, const_cast<std::size_t*>(&c.n), const_cast<std::size_t*>(&c.stride)};
-  void* args_plain[] = {&in, &out, const_cast<std::size_t*>(&c.n)};
-  void** args = is_strided(c.variant) ? args_strided : args_plain;
-  return detail::launch_shape(shape, args, stream);
+  GlobalPlan p;
+  if (const cudaError_t rc = plan(c, &p); rc != cudaSuccess) return rc;
+  return launch(p, in, out, stream);
 }
 
 bool global_writes(const GlobalConfig& c, std::size_t i) { return !is_strided(c.variant) || i % c.stride == 0; }

@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
-#include <set>
 
 #include "launch_utils.cuh"
 #include "membench/chain.hpp"
@@ -80,8 +79,8 @@ bool bandwidth_config_supported(const BandwidthConfig& c, std::string* why) {
   return false;
 }
 
-BandwidthPlan bandwidth_plan(const BandwidthConfig& c, unsigned grid) {
-  BandwidthPlan p;
+BandwidthCoverage bandwidth_coverage(const BandwidthConfig& c, unsigned grid) {
+  BandwidthCoverage p;
   p.grid = std::max(grid, 1u);
   p.chunks = std::max<std::uint64_t>(1, c.working_set / kHierarchyChunkBytes);
   const double chunk_reads = std::max(kHierarchyMinBytes / kHierarchyChunkBytes, static_cast<double>(p.chunks));
@@ -92,33 +91,29 @@ BandwidthPlan bandwidth_plan(const BandwidthConfig& c, unsigned grid) {
   return p;
 }
 
-cudaError_t kernel_shape(const BandwidthConfig& c, KernelShape* shape) {
+cudaError_t plan(const BandwidthConfig& c, BandwidthPlan* p) {
   if (!bandwidth_config_supported(c, nullptr)) return cudaErrorInvalidValue;
-  // The carveout is the function's attribute on each device: set once per device.
-  static std::set<int> carved;
-  int device = 0;
-  cudaError_t rc = cudaGetDevice(&device);
+  cudaError_t rc = cudaFuncSetAttribute(kernels::hierarchy_read, cudaFuncAttributePreferredSharedMemoryCarveout, 0);
   if (rc != cudaSuccess) return rc;
-  if (carved.count(device) == 0) {
-    rc = cudaFuncSetAttribute(kernels::hierarchy_read, cudaFuncAttributePreferredSharedMemoryCarveout, 0);
-    if (rc != cudaSuccess) return rc;
-    carved.insert(device);
-  }
   unsigned grid = 0;
   if ((rc = detail::resident_grid(kernels::hierarchy_read, kHierarchyBlock, 0, &grid)) != cudaSuccess) return rc;
-  *shape = detail::shape_of(kernels::hierarchy_read, grid, kHierarchyBlock);
+  p->config = c;
+  p->shape = detail::shape_of(kernels::hierarchy_read, grid, kHierarchyBlock);
+  p->coverage = bandwidth_coverage(c, grid);
   return cudaSuccess;
 }
 
+cudaError_t launch(const BandwidthPlan& p, const float* in, double* partial, cudaStream_t stream) {
+  const BandwidthCoverage& cover = p.coverage;
+  kernels::hierarchy_read<<<p.shape.grid, p.shape.block, 0, stream>>>(reinterpret_cast<const float4*>(in), partial,
+                                                                     cover.chunks, cover.steps, cover.spread);
+  return cudaGetLastError();
+}
+
 cudaError_t launch(const BandwidthConfig& c, const float* in, double* partial, cudaStream_t stream) {
-  KernelShape shape;
-  if (const cudaError_t rc = kernel_shape(c, &shape); rc != cudaSuccess) return rc;
-  const BandwidthPlan plan = bandwidth_plan(c, shape.grid);
-  const float4* vectors = reinterpret_cast<const float4*>(in);
-  std::uint64_t chunks = plan.chunks, steps = plan.steps;
-  unsigned spread = plan.spread;
-  void* args[] = {&vectors, &partial, &chunks, &steps, &spread};
-  return detail::launch_shape(shape, args, stream);
+  BandwidthPlan p;
+  if (const cudaError_t rc = plan(c, &p); rc != cudaSuccess) return rc;
+  return launch(p, in, partial, stream);
 }
 
 std::vector<double> bandwidth_chunk_sums(const BandwidthConfig& c, std::uint32_t seed) {
@@ -134,7 +129,7 @@ std::vector<double> bandwidth_chunk_sums(const BandwidthConfig& c, std::uint32_t
   return sums;
 }
 
-double bandwidth_expected(const BandwidthPlan& plan, const std::vector<double>& chunk_sums, unsigned block) {
+double bandwidth_expected(const BandwidthCoverage& plan, const std::vector<double>& chunk_sums, unsigned block) {
   double sum = 0;
   std::uint64_t chunk = plan.first_chunk(block);
   for (std::uint64_t i = 0; i < plan.steps; ++i) {
@@ -163,20 +158,25 @@ cudaError_t fill_chain(const LatencyConfig& c, void* chain, cudaStream_t stream)
   return launch_fill_pointer_chain(static_cast<std::uint64_t*>(chain), latency_nodes(c), c.stride, kChaseKey, stream);
 }
 
-cudaError_t kernel_shape(const LatencyConfig& c, KernelShape* shape) {
+cudaError_t plan(const LatencyConfig& c, LatencyPlan* p) {
   if (!latency_config_supported(c, nullptr)) return cudaErrorInvalidValue;
-  *shape = detail::shape_of(kernels::hierarchy_chase, 1, 1);
+  p->config = c;
+  p->shape = detail::shape_of(kernels::hierarchy_chase, 1, 1);
+  p->nodes = latency_nodes(c);
+  p->head = CycleOrder(p->nodes, kChaseKey).node(0);
   return cudaSuccess;
 }
 
+cudaError_t launch(const LatencyPlan& p, const void* chain, double* state, cudaStream_t stream) {
+  kernels::hierarchy_chase<<<1, 1, 0, stream>>>(static_cast<const std::uint64_t*>(chain), state, p.nodes,
+                                                p.config.stride, p.head, kChaseSteps);
+  return cudaGetLastError();
+}
+
 cudaError_t launch(const LatencyConfig& c, const void* chain, double* state, cudaStream_t stream) {
-  KernelShape shape;
-  if (const cudaError_t rc = kernel_shape(c, &shape); rc != cudaSuccess) return rc;
-  const std::uint64_t* words = static_cast<const std::uint64_t*>(chain);
-  std::uint64_t nodes = latency_nodes(c), stride = c.stride, steps = kChaseSteps;
-  std::uint64_t head = CycleOrder(nodes, kChaseKey).node(0);
-  void* args[] = {&words, &state, &nodes, &stride, &head, &steps};
-  return detail::launch_shape(shape, args, stream);
+  LatencyPlan p;
+  if (const cudaError_t rc = plan(c, &p); rc != cudaSuccess) return rc;
+  return launch(p, chain, state, stream);
 }
 
 double latency_expected(const LatencyConfig& c) {

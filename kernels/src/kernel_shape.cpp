@@ -1,7 +1,6 @@
 #include "membench/kernel_shape.hpp"
 
 #include <algorithm>
-#include <map>
 #include <utility>
 
 namespace membench {
@@ -54,18 +53,14 @@ std::string sm90_refusal(const void* kernel, const std::string& feature, const s
 
 bool sm90_kernel_runs(const void* kernel, const std::string& feature, const std::string& kernel_name,
                       std::string* why) {
-  // Launchers ask before every launch: the device is asked once per kernel.
-  static std::map<std::pair<const void*, int>, std::string> known;
   int device = 0;
   if (cudaGetDevice(&device) != cudaSuccess) {
     if (why != nullptr) *why = "no CUDA device";
     return false;
   }
-  auto it = known.find({kernel, device});
-  if (it == known.end())
-    it = known.emplace(std::make_pair(kernel, device), sm90_refusal(kernel, feature, kernel_name, device)).first;
-  if (!it->second.empty() && why != nullptr) *why = it->second;
-  return it->second.empty();
+  const std::string refusal = sm90_refusal(kernel, feature, kernel_name, device);
+  if (!refusal.empty() && why != nullptr) *why = refusal;
+  return refusal.empty();
 }
 
 }  // namespace membench

@@ -1,13 +1,12 @@
 // Small helpers shared by the launchers: grid arithmetic, the size of a grid
-// that just fills the GPU for grid-stride kernels, and the shape record.
+// that just fills the GPU for grid-stride kernels, the shape record, and a
+// cluster launch configuration.
 #pragma once
 
 #include <cuda_runtime.h>
 
 #include <algorithm>
 #include <cstddef>
-#include <map>
-#include <tuple>
 
 #include "membench/kernel_shape.hpp"
 
@@ -15,22 +14,13 @@ namespace membench::detail {
 
 constexpr std::size_t ceil_div(std::size_t a, std::size_t b) { return (a + b - 1) / b; }
 
-// Blocks that fit on the whole GPU at once (occupancy x SM count), asked of
-// the device once per kernel, block, shared memory and device: launchers run
-// this on every launch, and a launch outside a CUDA graph must not spend host
-// time on it after its start event.
+// Blocks that fit on the whole GPU at once (occupancy x SM count) on the
+// current device. Asked when a launch is planned, never per launch.
 template <class Kernel>
 cudaError_t resident_grid(Kernel kernel, int block, std::size_t dynamic_smem, unsigned* grid) {
   int device = 0;
   cudaError_t rc = cudaGetDevice(&device);
   if (rc != cudaSuccess) return rc;
-  using Key = std::tuple<const void*, int, std::size_t, int>;
-  static std::map<Key, unsigned> known;
-  const Key key{reinterpret_cast<const void*>(kernel), block, dynamic_smem, device};
-  if (const auto it = known.find(key); it != known.end()) {
-    *grid = it->second;
-    return cudaSuccess;
-  }
   int sms = 0;
   rc = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
   if (rc != cudaSuccess) return rc;
@@ -38,7 +28,7 @@ cudaError_t resident_grid(Kernel kernel, int block, std::size_t dynamic_smem, un
   rc = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, block, dynamic_smem);
   if (rc != cudaSuccess) return rc;
   if (per_sm < 1) return cudaErrorInvalidConfiguration;
-  *grid = known[key] = static_cast<unsigned>(sms * per_sm);
+  *grid = static_cast<unsigned>(sms * per_sm);
   return cudaSuccess;
 }
 
@@ -49,13 +39,6 @@ KernelShape shape_of(Kernel kernel, dim3 grid, dim3 block, std::size_t dynamic_s
 
 // Launch-time errors (bad configuration) surface here, without synchronizing.
 inline cudaError_t last_launch_error() { return cudaGetLastError(); }
-
-// Launches what `shape` describes (a 1-D grid) with these kernel arguments.
-inline cudaError_t launch_shape(const KernelShape& shape, void** args, cudaStream_t stream) {
-  const cudaError_t rc =
-      cudaLaunchKernel(shape.function, dim3(shape.grid), dim3(shape.block), args, shape.dynamic_smem, stream);
-  return rc != cudaSuccess ? rc : last_launch_error();
-}
 
 // A launch configuration in thread-block clusters of `cluster` blocks along x.
 class ClusterLaunch {
@@ -80,13 +63,6 @@ class ClusterLaunch {
   cudaLaunchAttribute attr_{};
   cudaLaunchConfig_t config_{};
 };
-
-// Launches what `shape` describes in clusters of `cluster` blocks.
-inline cudaError_t launch_clusters(const KernelShape& shape, unsigned cluster, void** args, cudaStream_t stream) {
-  const ClusterLaunch launch(shape.grid, shape.block, shape.dynamic_smem, cluster, stream);
-  const cudaError_t rc = cudaLaunchKernelExC(launch.config(), shape.function, args);
-  return rc != cudaSuccess ? rc : last_launch_error();
-}
 
 // Clusters of `cluster` blocks that fit on the GPU at once.
 inline cudaError_t resident_clusters(const void* kernel, unsigned cluster, int block, std::size_t dynamic_smem,

@@ -30,23 +30,45 @@ __global__ void soa_scale(const float* __restrict__ in, float* __restrict__ out,
 
 }  // namespace kernels
 
-cudaError_t kernel_shape(const LayoutConfig& c, KernelShape* shape) {
+namespace {
+
+template <int FIELDS>
+cudaError_t run_aos(const LayoutPlan& p, const float* in, float* out, cudaStream_t s) {
+  if (p.config.n == 0) return cudaSuccess;
+  kernels::aos_scale<FIELDS><<<p.shape.grid, p.shape.block, 0, s>>>(reinterpret_cast<const Particle*>(in),
+                                                                    reinterpret_cast<Particle*>(out), p.config.n);
+  return cudaGetLastError();
+}
+
+template <int FIELDS>
+cudaError_t run_soa(const LayoutPlan& p, const float* in, float* out, cudaStream_t s) {
+  if (p.config.n == 0) return cudaSuccess;
+  kernels::soa_scale<FIELDS><<<p.shape.grid, p.shape.block, 0, s>>>(in, out, p.config.n);
+  return cudaGetLastError();
+}
+
+}  // namespace
+
+cudaError_t plan(const LayoutConfig& c, LayoutPlan* p) {
   const auto grid = static_cast<unsigned>(std::max<std::size_t>(1, detail::ceil_div(c.n, kLayoutBlock)));
+  p->config = c;
   return LayoutFieldCounts::dispatch(c.fields, [&](auto fields) {
     constexpr int F = decltype(fields)::value;
-    *shape = c.variant == LayoutVariant::aos ? detail::shape_of(kernels::aos_scale<F>, grid, kLayoutBlock)
-                                             : detail::shape_of(kernels::soa_scale<F>, grid, kLayoutBlock);
+    if (c.variant == LayoutVariant::aos) {
+      p->shape = detail::shape_of(kernels::aos_scale<F>, grid, kLayoutBlock);
+      p->run = run_aos<F>;
+    } else {
+      p->shape = detail::shape_of(kernels::soa_scale<F>, grid, kLayoutBlock);
+      p->run = run_soa<F>;
+    }
     return cudaSuccess;
   }, cudaErrorInvalidValue);
 }
 
 cudaError_t launch(const LayoutConfig& c, const float* in, float* out, cudaStream_t stream) {
-  KernelShape shape;
-  if (const cudaError_t rc = kernel_shape(c, &shape); rc != cudaSuccess) return rc;
-  if (c.n == 0) return cudaSuccess;
-  // Particle* and float* are both passed as the raw buffer address.
-  void* args[] = {&in, &out, const_cast<std::size_t*>(&c.n)};
-  return detail::launch_shape(shape, args, stream);
+  LayoutPlan p;
+  if (const cudaError_t rc = plan(c, &p); rc != cudaSuccess) return rc;
+  return launch(p, in, out, stream);
 }
 
 double layout_bytes(const LayoutConfig& c) { return 2.0 * sizeof(float) * static_cast<double>(c.n) * c.fields; }

@@ -28,24 +28,6 @@ class DeviceScope {
 
 }  // namespace
 
-bool peer_uses_sm(PeerVariant v) {
-  return v == PeerVariant::read_sm || v == PeerVariant::write_sm || v == PeerVariant::bidirectional_sm;
-}
-
-bool peer_reads(PeerVariant v) {
-  return v == PeerVariant::read_ce || v == PeerVariant::read_sm || v == PeerVariant::bidirectional_ce ||
-         v == PeerVariant::bidirectional_sm;
-}
-
-bool peer_writes(PeerVariant v) {
-  return v == PeerVariant::write_ce || v == PeerVariant::write_sm || v == PeerVariant::bidirectional_ce ||
-         v == PeerVariant::bidirectional_sm;
-}
-
-double peer_bytes(const PeerConfig& c) {
-  return static_cast<double>(c.bytes) * ((peer_reads(c.variant) ? 1 : 0) + (peer_writes(c.variant) ? 1 : 0));
-}
-
 int peer_of(int device, int visible) { return visible < 2 ? device : (device + 1) % visible; }
 
 bool peer_supported(const PeerConfig& c, int local, int peer, int visible, std::string* why) {
@@ -54,7 +36,7 @@ bool peer_supported(const PeerConfig& c, int local, int peer, int visible, std::
     return false;
   };
   if (visible < 2) return refuse("needs two GPUs; " + std::to_string(visible) + " visible");
-  if (peer_uses_sm(c.variant) && !c.access) return refuse("an SM reaches another GPU's memory only with peer access");
+  if (peer_operation(c.variant).uses_sm() && !c.access) return refuse("an SM reaches another GPU's memory only with peer access");
   if (c.access) {
     int can = 0, back = 0;
     if (cudaDeviceCanAccessPeer(&can, local, peer) != cudaSuccess || cudaDeviceCanAccessPeer(&back, peer, local) != cudaSuccess ||
@@ -84,17 +66,18 @@ PeerSide::PeerSide(const PeerConfig& c, int local, int peer, std::uint32_t seed)
     : local_(local), peer_(peer), bytes_(c.bytes) {
   {
     DeviceScope scope(peer);
-    if (peer_reads(c.variant)) {
+    if (peer_operation(c.variant).comes_in()) {
       source_ = DeviceAllocation(c.bytes);
       MEMBENCH_CUDA(launch_fill_pattern(static_cast<float*>(source_.get()), c.bytes / sizeof(float), seed, nullptr));
     }
-    if (peer_writes(c.variant)) {
+    if (peer_operation(c.variant).goes_out()) {
       destination_ = DeviceAllocation(c.bytes);
       MEMBENCH_CUDA(launch_poison(destination_.get(), c.bytes, nullptr));
     }
     MEMBENCH_CUDA(cudaDeviceSynchronize());
   }
-  if (c.variant == PeerVariant::bidirectional_ce) side_ = std::make_unique<SideStream>();
+  const CopyOperation op = peer_operation(c.variant);
+  if (op.direction == CopyDirection::both && !op.uses_sm()) side_ = std::make_unique<SideStream>();
 }
 
 std::optional<std::string> PeerSide::check(std::uint32_t seed) const {
@@ -105,29 +88,18 @@ std::optional<std::string> PeerSide::check(std::uint32_t seed) const {
   return describe(*bad, "peer destination");
 }
 
+EngineCopy PeerSide::engine_copy() const {
+  return [local = local_, peer = peer_, bytes = bytes_](void* dst, const void* src, bool comes_in, cudaStream_t s) {
+    return comes_in ? cudaMemcpyPeerAsync(dst, local, src, peer, bytes, s) : cudaMemcpyPeerAsync(dst, peer, src, local, bytes, s);
+  };
+}
+
 cudaError_t launch(const PeerConfig& c, const PeerSide& p, const void* in, void* out, cudaStream_t stream) {
-  if (c.bytes % 16 != 0) return cudaErrorInvalidValue;
-  switch (c.variant) {
-    case PeerVariant::read_ce:
-      return cudaMemcpyPeerAsync(out, p.local(), p.source(), p.peer(), c.bytes, stream);
-    case PeerVariant::write_ce:
-      return cudaMemcpyPeerAsync(p.destination(), p.peer(), in, p.local(), c.bytes, stream);
-    case PeerVariant::bidirectional_ce: {
-      cudaError_t rc = p.side()->fork(stream);
-      if (rc == cudaSuccess) rc = cudaMemcpyPeerAsync(p.destination(), p.peer(), in, p.local(), c.bytes, p.side()->get());
-      if (rc == cudaSuccess) rc = cudaMemcpyPeerAsync(out, p.local(), p.source(), p.peer(), c.bytes, stream);
-      return rc == cudaSuccess ? p.side()->join(stream) : rc;
-    }
-    case PeerVariant::read_sm:
-      return launch_copy({p.source(), out, c.bytes}, nullptr, stream);
-    case PeerVariant::write_sm:
-      return launch_copy({in, p.destination(), c.bytes}, nullptr, stream);
-    case PeerVariant::bidirectional_sm: {
-      const CopyJob push{in, p.destination(), c.bytes};
-      return launch_copy({p.source(), out, c.bytes}, &push, stream);
-    }
-  }
-  return cudaErrorInvalidValue;
+  const CopyOperation op = peer_operation(c.variant);
+  CopyPlan sm;
+  if (op.uses_sm())
+    if (const cudaError_t rc = plan(op.direction == CopyDirection::both, &sm); rc != cudaSuccess) return rc;
+  return launch(op, c.bytes, p.ends(in, out), sm, p.side(), p.engine_copy(), stream);
 }
 
 }  // namespace membench

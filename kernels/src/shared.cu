@@ -106,25 +106,51 @@ dim3 matrix_grid(int n) {
   return dim3(tiles, tiles);
 }
 
-cudaError_t matrix_shape(const SharedConfig& c, KernelShape* shape) {
+cudaError_t run_row(const SharedPlan& p, const float* in, float* out, cudaStream_t s) {
+  kernels::shared_row<<<matrix_grid(p.config.n), dim3(kSharedTile, kSharedTile), 0, s>>>(in, out, p.config.n);
+  return cudaGetLastError();
+}
+
+cudaError_t run_swizzle(const SharedPlan& p, const float* in, float* out, cudaStream_t s) {
+  kernels::shared_swizzle<<<matrix_grid(p.config.n), dim3(kSharedTile, kSharedTile), 0, s>>>(in, out, p.config.n);
+  return cudaGetLastError();
+}
+
+template <int PAD>
+cudaError_t run_column(const SharedPlan& p, const float* in, float* out, cudaStream_t s) {
+  kernels::shared_column<PAD><<<matrix_grid(p.config.n), dim3(kSharedTile, kSharedTile), 0, s>>>(in, out, p.config.n);
+  return cudaGetLastError();
+}
+
+template <int WIDTH>
+cudaError_t run_conflict(const SharedPlan& p, const float*, float* out, cudaStream_t s) {
+  kernels::conflict_degree<WIDTH><<<p.shape.grid, p.shape.block, p.shape.dynamic_smem, s>>>(out, p.config.stride,
+                                                                                             p.config.reps);
+  return cudaGetLastError();
+}
+
+cudaError_t plan_matrix(const SharedConfig& c, SharedPlan* p) {
   if (c.n <= 0 || c.n > kSharedMaxSide) return cudaErrorInvalidValue;
   const dim3 block(kSharedTile, kSharedTile);
   switch (c.variant) {
-    case SharedVariant::row: *shape = detail::shape_of(kernels::shared_row, matrix_grid(c.n), block); return cudaSuccess;
+    case SharedVariant::row:
+      p->shape = detail::shape_of(kernels::shared_row, matrix_grid(c.n), block);
+      p->run = run_row;
+      return cudaSuccess;
     case SharedVariant::swizzle:
-      *shape = detail::shape_of(kernels::shared_swizzle, matrix_grid(c.n), block);
+      p->shape = detail::shape_of(kernels::shared_swizzle, matrix_grid(c.n), block);
+      p->run = run_swizzle;
       return cudaSuccess;
     default:
       return SharedPads::dispatch(c.pad, [&](auto pad) {
-        *shape = detail::shape_of(kernels::shared_column<decltype(pad)::value>, matrix_grid(c.n), block);
+        p->shape = detail::shape_of(kernels::shared_column<decltype(pad)::value>, matrix_grid(c.n), block);
+        p->run = run_column<decltype(pad)::value>;
         return cudaSuccess;
       }, cudaErrorInvalidValue);
   }
 }
 
-// One resident wave of blocks, after raising the kernel's dynamic shared
-// memory limit to what this stride needs.
-cudaError_t conflict_shape(const SharedConfig& c, KernelShape* shape) {
+cudaError_t plan_conflict(const SharedConfig& c, SharedPlan* p) {
   if (c.stride <= 0 || c.reps <= 0) return cudaErrorInvalidValue;
   return ConflictWidths::dispatch(c.width, [&](auto width) {
     const auto kernel = kernels::conflict_degree<decltype(width)::value>;
@@ -134,28 +160,23 @@ cudaError_t conflict_shape(const SharedConfig& c, KernelShape* shape) {
     unsigned grid = 0;
     rc = detail::resident_grid(kernel, kConflictBlock, smem, &grid);
     if (rc != cudaSuccess) return rc;
-    *shape = detail::shape_of(kernel, grid, kConflictBlock, smem);
+    p->shape = detail::shape_of(kernel, grid, kConflictBlock, smem);
+    p->run = run_conflict<decltype(width)::value>;
     return cudaSuccess;
   }, cudaErrorInvalidValue);
 }
 
 }  // namespace
 
-cudaError_t kernel_shape(const SharedConfig& c, KernelShape* shape) {
-  return is_matrix(c.variant) ? matrix_shape(c, shape) : conflict_shape(c, shape);
+cudaError_t plan(const SharedConfig& c, SharedPlan* p) {
+  p->config = c;
+  return is_matrix(c.variant) ? plan_matrix(c, p) : plan_conflict(c, p);
 }
 
 cudaError_t launch(const SharedConfig& c, const float* in, float* out, cudaStream_t stream) {
-  KernelShape shape;
-  if (const cudaError_t rc = kernel_shape(c, &shape); rc != cudaSuccess) return rc;
-  if (!is_matrix(c.variant)) {
-    void* args[] = {&out, const_cast<int*>(&c.stride), const_cast<int*>(&c.reps)};
-    return detail::launch_shape(shape, args, stream);
-  }
-  // The matrix kernels run a 2-D grid of tiles; the shape records only its block count.
-  void* args[] = {&in, &out, const_cast<int*>(&c.n)};
-  const cudaError_t rc = cudaLaunchKernel(shape.function, matrix_grid(c.n), dim3(kSharedTile, kSharedTile), args, 0, stream);
-  return rc != cudaSuccess ? rc : detail::last_launch_error();
+  SharedPlan p;
+  if (const cudaError_t rc = plan(c, &p); rc != cudaSuccess) return rc;
+  return launch(p, in, out, stream);
 }
 
 std::size_t shared_input_floats(const SharedConfig& c) {
@@ -167,9 +188,9 @@ cudaError_t shared_output_floats(const SharedConfig& c, std::size_t* floats) {
     *floats = shared_input_floats(c);
     return cudaSuccess;
   }
-  KernelShape shape;
-  const cudaError_t rc = conflict_shape(c, &shape);
-  if (rc == cudaSuccess) *floats = static_cast<std::size_t>(shape.grid) * shape.block;
+  SharedPlan p;
+  const cudaError_t rc = plan(c, &p);
+  if (rc == cudaSuccess) *floats = static_cast<std::size_t>(p.shape.grid) * p.shape.block;
   return rc;
 }
 

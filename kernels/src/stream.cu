@@ -163,32 +163,40 @@ std::size_t chunk_count(const StreamConfig& c) {
   return std::max<std::size_t>(1, detail::ceil_div(slot_count(c), slots_per_block(c)));
 }
 
-template <class T, int BLOCK>
-const void* kernel_of(StreamKernel k) {
-  switch (k) {
-    case StreamKernel::read: return reinterpret_cast<const void*>(kernels::stream_reduce<T, BLOCK, StreamKernel::read>);
-    case StreamKernel::dot: return reinterpret_cast<const void*>(kernels::stream_reduce<T, BLOCK, StreamKernel::dot>);
-    case StreamKernel::write:
-      return reinterpret_cast<const void*>(kernels::stream_elementwise<T, BLOCK, StreamKernel::write>);
-    case StreamKernel::copy:
-      return reinterpret_cast<const void*>(kernels::stream_elementwise<T, BLOCK, StreamKernel::copy>);
-    case StreamKernel::scale:
-      return reinterpret_cast<const void*>(kernels::stream_elementwise<T, BLOCK, StreamKernel::scale>);
-    case StreamKernel::add: return reinterpret_cast<const void*>(kernels::stream_elementwise<T, BLOCK, StreamKernel::add>);
-    case StreamKernel::triad:
-      return reinterpret_cast<const void*>(kernels::stream_elementwise<T, BLOCK, StreamKernel::triad>);
+// The typed launch of one kernel, type and block size.
+template <class T, int BLOCK, StreamKernel K>
+cudaError_t run_stream(const StreamPlan& p, const void* in, void* out, cudaStream_t s) {
+  if (p.config.n == 0) return cudaSuccess;
+  const T* a = static_cast<const T*>(in);
+  if constexpr (K == StreamKernel::read || K == StreamKernel::dot) {
+    kernels::stream_reduce<T, BLOCK, K><<<p.shape.grid, BLOCK, 0, s>>>(a, static_cast<double*>(out), p.config.n);
+  } else {
+    kernels::stream_elementwise<T, BLOCK, K><<<p.shape.grid, BLOCK, 0, s>>>(
+        a, static_cast<T*>(out), p.config.n, static_cast<T>(kStreamScalar), static_cast<T>(kStreamFill));
   }
-  return nullptr;
+  return cudaGetLastError();
 }
 
-template <class T>
-cudaError_t launch_typed(const StreamConfig& c, const KernelShape& shape, const void* in, void* out,
-                         cudaStream_t stream) {
-  std::size_t n = c.n;
-  T s = static_cast<T>(kStreamScalar), w = static_cast<T>(kStreamFill);
-  void* elementwise_args[] = {&in, &out, &n, &s, &w};
-  void* reduce_args[] = {&in, &out, &n};
-  return detail::launch_shape(shape, stream_reduces(c.kernel) ? reduce_args : elementwise_args, stream);
+template <class T, int BLOCK, StreamKernel K>
+std::pair<const void*, StreamPlan::Run> entry() {
+  if constexpr (K == StreamKernel::read || K == StreamKernel::dot)
+    return {reinterpret_cast<const void*>(kernels::stream_reduce<T, BLOCK, K>), run_stream<T, BLOCK, K>};
+  else
+    return {reinterpret_cast<const void*>(kernels::stream_elementwise<T, BLOCK, K>), run_stream<T, BLOCK, K>};
+}
+
+template <class T, int BLOCK>
+std::pair<const void*, StreamPlan::Run> kernel_of(StreamKernel k) {
+  switch (k) {
+    case StreamKernel::read: return entry<T, BLOCK, StreamKernel::read>();
+    case StreamKernel::dot: return entry<T, BLOCK, StreamKernel::dot>();
+    case StreamKernel::write: return entry<T, BLOCK, StreamKernel::write>();
+    case StreamKernel::copy: return entry<T, BLOCK, StreamKernel::copy>();
+    case StreamKernel::scale: return entry<T, BLOCK, StreamKernel::scale>();
+    case StreamKernel::add: return entry<T, BLOCK, StreamKernel::add>();
+    case StreamKernel::triad: return entry<T, BLOCK, StreamKernel::triad>();
+  }
+  return {nullptr, nullptr};
 }
 
 }  // namespace
@@ -219,18 +227,16 @@ cudaError_t stream_output_elements(const StreamConfig& c, std::size_t* elements)
     *elements = c.n;
     return StreamBlocks::contains(c.block) ? cudaSuccess : cudaErrorInvalidValue;
   }
-  KernelShape shape;
-  const cudaError_t rc = kernel_shape(c, &shape);
-  if (rc == cudaSuccess) *elements = shape.grid;
+  StreamPlan p;
+  const cudaError_t rc = plan(c, &p);
+  if (rc == cudaSuccess) *elements = p.shape.grid;
   return rc;
 }
 
-// Elementwise kernels: one thread per slot. Reductions: a resident grid, at
-// most one block per chunk.
-cudaError_t kernel_shape(const StreamConfig& c, KernelShape* shape) {
+cudaError_t plan(const StreamConfig& c, StreamPlan* p) {
   return StreamBlocks::dispatch(c.block, [&](auto block) {
     constexpr int B = decltype(block)::value;
-    const void* kernel = c.type == StreamType::f32 ? kernel_of<float, B>(c.kernel) : kernel_of<double, B>(c.kernel);
+    const auto [kernel, run] = c.type == StreamType::f32 ? kernel_of<float, B>(c.kernel) : kernel_of<double, B>(c.kernel);
     if (kernel == nullptr) return cudaErrorInvalidValue;
     std::size_t grid = chunk_count(c);
     if (stream_reduces(c.kernel)) {
@@ -238,17 +244,17 @@ cudaError_t kernel_shape(const StreamConfig& c, KernelShape* shape) {
       if (const cudaError_t rc = detail::resident_grid(kernel, B, 0, &resident); rc != cudaSuccess) return rc;
       grid = std::min<std::size_t>(grid, resident);
     }
-    *shape = KernelShape{kernel, static_cast<unsigned>(grid), static_cast<unsigned>(B), 0};
+    p->config = c;
+    p->shape = KernelShape{kernel, static_cast<unsigned>(grid), static_cast<unsigned>(B), 0};
+    p->run = run;
     return cudaSuccess;
   }, cudaErrorInvalidValue);
 }
 
 cudaError_t launch(const StreamConfig& c, const void* in, void* out, cudaStream_t stream) {
-  KernelShape shape;
-  if (const cudaError_t rc = kernel_shape(c, &shape); rc != cudaSuccess) return rc;
-  if (c.n == 0) return cudaSuccess;
-  return c.type == StreamType::f32 ? launch_typed<float>(c, shape, in, out, stream)
-                                   : launch_typed<double>(c, shape, in, out, stream);
+  StreamPlan p;
+  if (const cudaError_t rc = plan(c, &p); rc != cudaSuccess) return rc;
+  return launch(p, in, out, stream);
 }
 
 namespace {

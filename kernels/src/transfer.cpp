@@ -11,28 +11,9 @@
 
 namespace membench {
 
-bool transfer_uses_sm(TransferVariant v) {
-  return v == TransferVariant::h2d_sm || v == TransferVariant::d2h_sm || v == TransferVariant::bidirectional_sm;
-}
-
-bool transfer_to_device(TransferVariant v) {
-  return v == TransferVariant::h2d_ce || v == TransferVariant::h2d_sm || v == TransferVariant::bidirectional_ce ||
-         v == TransferVariant::bidirectional_sm;
-}
-
-bool transfer_to_host(TransferVariant v) {
-  return v == TransferVariant::d2h_ce || v == TransferVariant::d2h_sm || v == TransferVariant::bidirectional_ce ||
-         v == TransferVariant::bidirectional_sm;
-}
-
 HostMemory transfer_host_memory(const TransferConfig& c) {
-  if (transfer_uses_sm(c.variant)) return HostMemory::mapped;
+  if (transfer_operation(c.variant).uses_sm()) return HostMemory::mapped;
   return c.host == TransferHost::pinned ? HostMemory::pinned : HostMemory::pageable;
-}
-
-double transfer_bytes(const TransferConfig& c) {
-  const int directions = (transfer_to_device(c.variant) ? 1 : 0) + (transfer_to_host(c.variant) ? 1 : 0);
-  return static_cast<double>(c.bytes) * directions;
 }
 
 HostBuffer::HostBuffer(HostMemory kind, std::size_t bytes) : kind_(kind), bytes_(bytes) {
@@ -66,15 +47,31 @@ void fill_host_pattern(float* data, std::size_t count, std::uint32_t seed) {
 
 TransferHostSide::TransferHostSide(const TransferConfig& c, std::uint32_t seed) {
   const HostMemory kind = transfer_host_memory(c);
-  if (transfer_to_device(c.variant)) {
+  const CopyOperation op = transfer_operation(c.variant);
+  mapped_ = kind == HostMemory::mapped;
+  if (op.comes_in()) {
     source_ = std::make_unique<HostBuffer>(kind, c.bytes);
     fill_host_pattern(source_->host(), source_->floats(), seed);
   }
-  if (transfer_to_host(c.variant)) {
+  if (op.goes_out()) {
     destination_ = std::make_unique<HostBuffer>(kind, c.bytes);
     std::memset(destination_->host(), kPoisonByte, c.bytes);
   }
-  if (c.variant == TransferVariant::bidirectional_ce) side_ = std::make_unique<SideStream>();
+  if (op.direction == CopyDirection::both && !op.uses_sm()) side_ = std::make_unique<SideStream>();
+}
+
+CopyEnds TransferHostSide::ends(const void* in, void* out) const {
+  // The SMs reach mapped host memory through its device address; the copy engine takes the host's.
+  const auto at = [this](const HostBuffer* b) -> void* {
+    return b == nullptr ? nullptr : mapped_ ? b->device() : static_cast<void*>(b->host());
+  };
+  return {in, at(destination_.get()), at(source_.get()), out};
+}
+
+EngineCopy host_engine_copy(std::size_t bytes) {
+  return [bytes](void* dst, const void* src, bool comes_in, cudaStream_t s) {
+    return cudaMemcpyAsync(dst, src, bytes, comes_in ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost, s);
+  };
 }
 
 std::optional<std::string> TransferHostSide::check(std::uint32_t seed) const {
@@ -87,30 +84,11 @@ std::optional<std::string> TransferHostSide::check(std::uint32_t seed) const {
 
 cudaError_t launch(const TransferConfig& c, const TransferHostSide& host, const void* in, void* out,
                    cudaStream_t stream) {
-  if (c.bytes % 16 != 0) return cudaErrorInvalidValue;
-  const HostBuffer* src = host.source();
-  const HostBuffer* dst = host.destination();
-  switch (c.variant) {
-    case TransferVariant::h2d_ce:
-      return cudaMemcpyAsync(out, src->host(), c.bytes, cudaMemcpyHostToDevice, stream);
-    case TransferVariant::d2h_ce:
-      return cudaMemcpyAsync(dst->host(), in, c.bytes, cudaMemcpyDeviceToHost, stream);
-    case TransferVariant::bidirectional_ce: {
-      cudaError_t rc = host.side()->fork(stream);
-      if (rc == cudaSuccess) rc = cudaMemcpyAsync(dst->host(), in, c.bytes, cudaMemcpyDeviceToHost, host.side()->get());
-      if (rc == cudaSuccess) rc = cudaMemcpyAsync(out, src->host(), c.bytes, cudaMemcpyHostToDevice, stream);
-      return rc == cudaSuccess ? host.side()->join(stream) : rc;
-    }
-    case TransferVariant::h2d_sm:
-      return launch_copy({src->device(), out, c.bytes}, nullptr, stream);
-    case TransferVariant::d2h_sm:
-      return launch_copy({in, dst->device(), c.bytes}, nullptr, stream);
-    case TransferVariant::bidirectional_sm: {
-      const CopyJob back{in, dst->device(), c.bytes};
-      return launch_copy({src->device(), out, c.bytes}, &back, stream);
-    }
-  }
-  return cudaErrorInvalidValue;
+  const CopyOperation op = transfer_operation(c.variant);
+  CopyPlan sm;
+  if (op.uses_sm())
+    if (const cudaError_t rc = plan(op.direction == CopyDirection::both, &sm); rc != cudaSuccess) return rc;
+  return launch(op, c.bytes, host.ends(in, out), sm, host.side(), host_engine_copy(c.bytes), stream);
 }
 
 }  // namespace membench

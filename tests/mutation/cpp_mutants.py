@@ -188,8 +188,8 @@ MUTANTS = [
       "if (c.flops < 0 || c.flops > kAsyncMaxFlops)", "odd flops accepted"),
     M("kernels/src/dsmem.cu", "return block - block % size + (block % size + 1) % size;", "return (block + 1) % size;",
       "the neighbour leaves the cluster"),
-    M("kernels/src/transfer.cpp", "return static_cast<double>(c.bytes) * directions;", "return static_cast<double>(c.bytes);",
-      "both directions count once"),
+    M("kernels/include/membench/copy.hpp", "return static_cast<double>(bytes) * op.directions();",
+      "return static_cast<double>(bytes);", "both directions count once"),
     M("kernels/src/peer.cpp", "int peer_of(int device, int visible) { return visible < 2 ? device : (device + 1) % visible; }",
       "int peer_of(int device, int visible) { return visible < 2 ? device : device + 1; }", "the last GPU pairs with none"),
 ]

@@ -60,10 +60,27 @@ bool async_variant_available(AsyncVariant v, std::string* why);
 // Dynamic shared memory one block uses.
 std::size_t async_smem_bytes(const AsyncConfig& c);
 
-// out[i] = async_reference(in[i], flops) for i < n; any n >= 1.
+// A launch worked out once: the kernel and its resident grid (at most one
+// block per tile), its typed launch, and for tma the tensor map of the input
+// it reads (a CUtensorMap, encoded once).
+struct AsyncPlan {
+  using Run = cudaError_t (*)(const AsyncPlan&, const float*, float*, cudaStream_t);
+  AsyncConfig config;
+  KernelShape shape;
+  alignas(64) unsigned char tensor_map[128];
+  Run run = nullptr;
+};
+
+// Plans launches that read `in` (tma's tensor map points at it; with
+// nullptr, a plan for its shape alone):
+// cudaErrorInvalidValue for a config not built (before any CUDA call),
+// cudaErrorNotSupported where the variant cannot run here.
+cudaError_t plan(const AsyncConfig& c, const float* in, AsyncPlan* plan);
+// out[i] = async_reference(in[i], flops) for i < n; any n >= 1. `in` must be
+// the pointer the plan was made for.
+cudaError_t launch(const AsyncPlan& p, const float* in, float* out, cudaStream_t stream);
+// Planned for this launch alone.
 cudaError_t launch(const AsyncConfig& c, const float* in, float* out, cudaStream_t stream);
-// The kernel and its resident grid (at most one block per tile).
-cudaError_t kernel_shape(const AsyncConfig& c, KernelShape* shape);
 
 // Host reference (closed form) and the literal FMA chain it stands for.
 float async_reference(float x, int flops);

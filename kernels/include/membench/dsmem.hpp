@@ -59,8 +59,19 @@ cudaError_t dsmem_fill_chain(void* chain, cudaStream_t stream);
 // (thread 0 of each block) the node where kDsmemChaseSteps steps from the
 // head ended.
 cudaError_t launch(const DsmemConfig& c, const void* in, double* out, cudaStream_t stream);
-// read: as many clusters as fit on the GPU at once; chase: one cluster.
-cudaError_t kernel_shape(const DsmemConfig& c, KernelShape* shape);
+// The launch worked out once: read on as many clusters as fit on the GPU at
+// once, chase on one; launched as clusters through cudaLaunchKernelEx.
+// cudaErrorInvalidValue, before any CUDA call, for a cluster size or
+// repetition count not allowed; cudaErrorNotSupported where clusters cannot run.
+struct DsmemPlan {
+  using Run = cudaError_t (*)(const DsmemPlan&, const void*, double*, cudaStream_t);
+  DsmemConfig config;
+  KernelShape shape;
+  std::uint32_t head = 0;  // chase: the byte offset of the chain's first node
+  Run run = nullptr;
+};
+cudaError_t plan(const DsmemConfig& c, DsmemPlan* plan);
+cudaError_t launch(const DsmemPlan& p, const void* in, double* out, cudaStream_t stream);
 
 // Host references, from the input as described above.
 double dsmem_expected(const DsmemConfig& c, unsigned block, std::uint32_t seed);

@@ -12,8 +12,16 @@ namespace membench {
 // Reads `count` floats of scratch so the L2 fills with clean, unrelated lines
 // (nothing to write back during the next, timed, kernel). Give it a buffer of
 // at least twice the L2. `sink` receives a value only in a case that cannot
-// happen with zeroed scratch; it keeps the reads alive.
-cudaError_t launch_l2_flush(const float* scratch, std::size_t count, float* sink, cudaStream_t stream);
+// happen with zeroed scratch; it keeps the reads alive. Planned once (the
+// resident grid), launched before every cold launch.
+struct FlushPlan {
+  const float* scratch = nullptr;
+  std::size_t count = 0;
+  float* sink = nullptr;
+  unsigned grid = 0;
+};
+cudaError_t plan_l2_flush(const float* scratch, std::size_t count, float* sink, FlushPlan* plan);
+cudaError_t launch_l2_flush(const FlushPlan& plan, cudaStream_t stream);
 
 // A clock stamp: %globaltimer (ns) and clock64() (SM cycles) read together on
 // SM 0, so two stamps taken on either side of some work give the SM clock over

@@ -36,11 +36,15 @@ struct GlobalConfig {
   bool persistent = true;   // vectorized: a GPU-filling grid strides over the array; else one trip per thread
 };
 
-// out[i] = 2 * in[i] for every element the variant touches (memcpy: out = in);
-// the others stay untouched. Vectorized needs 16-byte aligned pointers.
+// Its launch (shape.function == nullptr for memcpy): out[i] = 2 * in[i] for
+// every element the variant touches (memcpy: out = in), the others
+// untouched; vectorized needs 16-byte aligned pointers. plan() refuses a
+// config this build does not run (stride 0, an unbuilt vector width or
+// depth) with cudaErrorInvalidValue, before any CUDA call.
+using GlobalPlan = Plan<GlobalConfig, const float*, float*>;
+cudaError_t plan(const GlobalConfig& c, GlobalPlan* plan);
+// Planned for this launch alone.
 cudaError_t launch(const GlobalConfig& c, const float* in, float* out, cudaStream_t stream);
-// The kernel and grid `launch` uses (function == nullptr for memcpy).
-cudaError_t kernel_shape(const GlobalConfig& c, KernelShape* shape);
 
 // Whether the variant writes element i, and what the host reference says it holds.
 bool global_writes(const GlobalConfig& c, std::size_t i);

@@ -36,7 +36,7 @@ struct BandwidthConfig {
 // read about the whole set in between, and the level that holds the set
 // serves every read after the first. A launch reads at least
 // kHierarchyMinBytes, and every chunk at least once.
-struct BandwidthPlan {
+struct BandwidthCoverage {
   unsigned grid = 0;
   unsigned spread = 1;
   std::uint64_t chunks = 0;
@@ -47,16 +47,25 @@ struct BandwidthPlan {
   }
 };
 bool bandwidth_config_supported(const BandwidthConfig& c, std::string* why);
-BandwidthPlan bandwidth_plan(const BandwidthConfig& c, unsigned grid);
+BandwidthCoverage bandwidth_coverage(const BandwidthConfig& c, unsigned grid);
 
+// The read's launch worked out once: the kernel on a resident grid,
+// preferring all of the unified L1 as cache, and how it covers the set.
+// cudaErrorInvalidValue, before any CUDA call, for a working set that is not
+// a whole number of chunks.
+struct BandwidthPlan {
+  BandwidthConfig config;
+  KernelShape shape;
+  BandwidthCoverage coverage;
+};
+cudaError_t plan(const BandwidthConfig& c, BandwidthPlan* plan);
 // partial[b] = the exact sum of everything block b read (input: the float pattern).
+cudaError_t launch(const BandwidthPlan& p, const float* in, double* partial, cudaStream_t stream);
 cudaError_t launch(const BandwidthConfig& c, const float* in, double* partial, cudaStream_t stream);
-// The read kernel on a resident grid, preferring all of the unified L1 as cache.
-cudaError_t kernel_shape(const BandwidthConfig& c, KernelShape* shape);
 
 // Host reference: each chunk's sum (computed on all host cores), then block b's partial sum.
 std::vector<double> bandwidth_chunk_sums(const BandwidthConfig& c, std::uint32_t seed);
-double bandwidth_expected(const BandwidthPlan& plan, const std::vector<double>& chunk_sums, unsigned block);
+double bandwidth_expected(const BandwidthCoverage& plan, const std::vector<double>& chunk_sums, unsigned block);
 
 // ---- latency: one thread chases a random cyclic chain through it --------------
 
@@ -79,8 +88,15 @@ cudaError_t fill_chain(const LatencyConfig& c, void* chain, cudaStream_t stream)
 // node index in state[0] (anything else, such as the poison before the
 // first launch, starts at the head), so successive launches walk the whole
 // cycle instead of its first kChaseSteps nodes.
+struct LatencyPlan {
+  LatencyConfig config;
+  KernelShape shape;
+  std::uint64_t nodes = 0;
+  std::uint64_t head = 0;  // the node a chase starts from when state[0] holds none
+};
+cudaError_t plan(const LatencyConfig& c, LatencyPlan* plan);
+cudaError_t launch(const LatencyPlan& p, const void* chain, double* state, cudaStream_t stream);
 cudaError_t launch(const LatencyConfig& c, const void* chain, double* state, cudaStream_t stream);
-cudaError_t kernel_shape(const LatencyConfig& c, KernelShape* shape);
 // Where the first launch stops: the index of node (kChaseSteps mod nodes).
 double latency_expected(const LatencyConfig& c);
 // Launches that walk the whole cycle once before timing, when it can fit in

@@ -18,6 +18,23 @@ struct KernelShape {
   std::size_t dynamic_smem = 0;    // bytes
 };
 
+// A launch worked out once on the current device: the config, the kernel and
+// its grid, and `run`, the typed launch of that kernel (<<<>>> or
+// cudaLaunchKernelEx) with the config's arguments. Launching a plan does no
+// host work but the launch; a family's plan(config, &plan) makes it.
+template <class Config, class In, class Out>
+struct Plan {
+  using Run = cudaError_t (*)(const Plan&, In, Out, cudaStream_t);
+  Config config;
+  KernelShape shape;
+  Run run = nullptr;
+};
+
+template <class Config, class In, class Out>
+cudaError_t launch(const Plan<Config, In, Out>& p, In in, Out out, cudaStream_t stream) {
+  return p.run == nullptr ? cudaErrorInvalidValue : p.run(p, in, out, stream);
+}
+
 struct KernelFacts {
   int blocks_per_sm = 0;           // resident blocks per SM, from the occupancy API
   int registers = 0;               // per thread

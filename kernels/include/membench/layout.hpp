@@ -37,7 +37,10 @@ struct LayoutConfig {
 // The kernels write field = 2 * field for the first `fields` fields (1..4) and
 // leave the others untouched.
 cudaError_t launch(const LayoutConfig& c, const float* in, float* out, cudaStream_t stream);
-cudaError_t kernel_shape(const LayoutConfig& c, KernelShape* shape);
+// The same launch worked out once (cudaErrorInvalidValue, before any CUDA
+// call, for a field count outside the struct).
+using LayoutPlan = Plan<LayoutConfig, const float*, float*>;
+cudaError_t plan(const LayoutConfig& c, LayoutPlan* plan);
 
 // Which field raw buffer index j holds (0 = x ... 3 = w).
 inline int layout_field_of(const LayoutConfig& c, std::size_t j) {

@@ -29,10 +29,8 @@ struct PeerConfig {
   std::size_t bytes = 0;  // per direction, a multiple of 16
 };
 
-bool peer_uses_sm(PeerVariant v);
-bool peer_reads(PeerVariant v);   // peer -> local (read, both)
-bool peer_writes(PeerVariant v);  // local -> peer (write, both)
-double peer_bytes(const PeerConfig& c);
+// The copy operation of a variant: a read comes in from the peer, a write goes out to it.
+inline CopyOperation peer_operation(PeerVariant v) { return kCopyOperations[static_cast<int>(v)]; }
 
 // The GPU a device pairs with: the next visible one.
 int peer_of(int device, int visible);
@@ -48,6 +46,11 @@ class PeerSide {
  public:
   PeerSide(const PeerConfig& c, int local, int peer, std::uint32_t seed);
   std::optional<std::string> check(std::uint32_t seed) const;  // the destination against the pattern
+  // The operation's four addresses, with the local buffers `in` (what goes
+  // out) and `out` (where what comes in lands).
+  CopyEnds ends(const void* in, void* out) const { return {in, destination(), source(), out}; }
+  // The copy engine's call between the two GPUs.
+  EngineCopy engine_copy() const;
   const void* source() const { return source_.get(); }
   void* destination() const { return destination_.get(); }
   int local() const { return local_; }
@@ -62,7 +65,8 @@ class PeerSide {
 };
 
 // Moves c.bytes: peer source -> `out`, `in` -> peer destination, or both at
-// once; on the local GPU's stream (and its side stream).
+// once; on the local GPU's stream (and its side stream); planned for this
+// launch alone.
 cudaError_t launch(const PeerConfig& c, const PeerSide& peer, const void* in, void* out, cudaStream_t stream);
 
 }  // namespace membench

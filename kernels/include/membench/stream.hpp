@@ -57,9 +57,11 @@ std::size_t stream_input_elements(const StreamConfig& c);
 cudaError_t stream_output_elements(const StreamConfig& c, std::size_t* elements);
 
 cudaError_t launch(const StreamConfig& c, const void* in, void* out, cudaStream_t stream);
-// The kernel and its grid: one thread per 16-byte slot, or for read and dot
-// the resident grid (asked of the device).
-cudaError_t kernel_shape(const StreamConfig& c, KernelShape* shape);
+// The same launch worked out once: the kernel and its grid (one thread per
+// 16-byte slot, or for read and dot the resident grid, asked of the device);
+// cudaErrorInvalidValue, before any CUDA call, for a block size not built.
+using StreamPlan = Plan<StreamConfig, const void*, void*>;
+cudaError_t plan(const StreamConfig& c, StreamPlan* plan);
 
 // Host reference for out[i] when input element j holds pattern_value(j, seed)
 // in the type: an array element, or block i's exact partial sum when the

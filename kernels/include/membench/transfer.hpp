@@ -34,12 +34,9 @@ struct TransferConfig {
   std::size_t bytes = 0;                     // per direction, a multiple of 16
 };
 
-bool transfer_uses_sm(TransferVariant v);
-bool transfer_to_device(TransferVariant v);  // H2D or both
-bool transfer_to_host(TransferVariant v);    // D2H or both
+// The copy operation of a variant: H2D comes in to the device, D2H goes out.
+inline CopyOperation transfer_operation(TransferVariant v) { return kCopyOperations[static_cast<int>(v)]; }
 HostMemory transfer_host_memory(const TransferConfig& c);
-// Bytes per launch: bytes x the directions moved.
-double transfer_bytes(const TransferConfig& c);
 
 // Host memory of one kind; device() is its device address (mapped memory only).
 class HostBuffer {
@@ -68,17 +65,24 @@ class TransferHostSide {
   const HostBuffer* source() const { return source_.get(); }
   const HostBuffer* destination() const { return destination_.get(); }
   const SideStream* side() const { return side_.get(); }
+  // The operation's four addresses, with the device's buffers `in` (what
+  // goes out) and `out` (where what comes in lands).
+  CopyEnds ends(const void* in, void* out) const;
   // The destination against the pattern: empty when right, else what is wrong.
   std::optional<std::string> check(std::uint32_t seed) const;
 
  private:
   std::unique_ptr<HostBuffer> source_, destination_;
   std::unique_ptr<SideStream> side_;
+  bool mapped_ = false;
 };
+
+// The copy engine's call between this device and host memory.
+EngineCopy host_engine_copy(std::size_t bytes);
 
 // Moves c.bytes: host source -> `out` (to device), `in` -> host destination
 // (to host), or both at once (two streams for the copy engine; one kernel,
-// half its blocks each way, for the SM).
+// half its blocks each way, for the SM), planned for this launch alone.
 cudaError_t launch(const TransferConfig& c, const TransferHostSide& host, const void* in, void* out,
                    cudaStream_t stream);
 

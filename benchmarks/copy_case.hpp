@@ -1,0 +1,43 @@
+// The case of one copy operation (transfer: between the device and host
+// memory; peer: between two GPUs). The far end (TransferHostSide, PeerSide)
+// owns its buffers, holding the pattern to bring in and a poisoned
+// destination, and tells the operation's addresses; the device's own input
+// holds what goes out and its output receives what comes in.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+
+#include "harness.hpp"
+#include "membench/copy.hpp"
+#include "membench/cuda.hpp"
+#include "membench/pattern.hpp"
+
+namespace membench::bench {
+
+template <class FarEnd>
+CaseDefinition copy_case(const CopyOperation& op, std::size_t bytes, std::uint32_t seed,
+                         std::shared_ptr<const FarEnd> far, EngineCopy engine) {
+  CaseDefinition d;
+  const std::size_t floats = bytes / sizeof(float);
+  d.input_elements = op.goes_out() ? floats : 0;
+  d.output_elements = op.comes_in() ? floats : 0;
+  d.seed = seed;
+  CopyPlan sm;
+  if (op.uses_sm()) MEMBENCH_CUDA(plan(op.direction == CopyDirection::both, &sm));
+  d.bind = [op, bytes, far, engine, sm](const void* in, void* out, BoundLaunch* bound) {
+    bound->shape = sm.shape;  // no kernel of ours for the copy engine
+    bound->run = [op, bytes, far, engine, sm, ends = far->ends(in, out)](cudaStream_t s) {
+      return launch(op, bytes, ends, sm, far->side(), engine, s);
+    };
+    return cudaSuccess;
+  };
+  d.expected = [seed](std::size_t i) { return pattern_value(i, seed); };
+  d.check = [far, seed] { return far->check(seed); };
+  // Launched on the stream, as nvbandwidth's are (a graph captures no copy from pageable memory).
+  d.graphable = false;
+  d.work.bytes = copy_bytes(op, bytes);
+  return d;
+}
+
+}  // namespace membench::bench
