@@ -367,6 +367,10 @@ TEST_F(SweepFile, RefusesBadFiles) {
   // Nested past any use, refused before a parser recurses through it (100,000 deep crashed).
   const std::string deep = "{\"stride\": " + std::string(100000, '[') + std::string(100000, ']') + "}";
   EXPECT_NE(refusal_of(deep).find("nested more than 8 deep"), std::string::npos);
+  // The object and eight arrays are allowed (and refused for what they hold); nine are too deep.
+  const auto nested = [](int arrays) { return "{\"stride\": " + std::string(arrays, '[') + "1" + std::string(arrays, ']') + "}"; };
+  EXPECT_NE(refusal_of(nested(7)).find("list items must be integers or LIST strings"), std::string::npos);
+  EXPECT_NE(refusal_of(nested(8)).find("nested more than 8 deep"), std::string::npos);
   EXPECT_NE(refusal_of(R"({"stride": "[[[[[[[[[[1]]]]]]]]]]"})").find("is not a number"), std::string::npos);  // brackets in a string do not count
   const std::string message = refusal_of(R"({"stride": "0"})");
   EXPECT_EQ(message.rfind("--sweep=", 0), 0u) << message;
@@ -485,6 +489,15 @@ TEST(Devices, ResolvedAgainstTheVisibleOnes) {
   }
   rank1.local_rank = 5;
   EXPECT_THROW(resolve_devices(local, 2, rank1), UsageError);
+  rank1.local_rank = 2;  // ranks count from 0: rank 2 needs a third device
+  try {
+    resolve_devices(local, 2, rank1);
+    ADD_FAILURE() << "local rank 2 accepted with 2 devices";
+  } catch (const UsageError& e) {
+    EXPECT_EQ(std::string(e.what()), "--device=local: LOCAL_RANK=2 but only 2 device(s) visible");
+  }
+  rank1.local_rank = 1;
+  EXPECT_EQ(resolve_devices(local, 2, rank1), std::vector<int>{1});
 }
 
 TEST(Devices, OutputPatternNamesHostRankAndDevice) {

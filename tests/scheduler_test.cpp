@@ -48,6 +48,25 @@ TEST(Refusals, EachIsOneLineAndExit2BeforeAnyGpuWork) {
   std::remove(deep.c_str());
 }
 
+int listed_cases(const Outcome& r) {
+  int cases = 0;
+  for (std::size_t at = r.output.find("manual_time\n"); at != std::string::npos; at = r.output.find("manual_time\n", at + 1))
+    ++cases;
+  return cases;
+}
+
+TEST(Refusals, TheCaseCapCountsColdCasesToo) {
+  // --l2=both registers every case twice; the cap counts what is registered.
+  const Outcome warm = run("--n=1:700 --benchmark_list_tests");
+  ASSERT_EQ(warm.exit_code, 0);
+  const int cases = listed_cases(warm);
+  ASSERT_LE(cases, 100000);
+  ASSERT_GT(2 * cases, 100000);
+  expect_refused(run("--n=1:700 --l2=both --benchmark_list_tests"),
+                 "these flags make " + std::to_string(2 * cases) +
+                     " cases, more than the 100000 one run may hold; narrow the axes or split the run");
+}
+
 TEST(Refusals, AMalformedLauncherVariableBreaksOnlyWhatReadsIt) {
   for (const char* var : {"LOCAL_RANK", "SLURM_LOCALID"}) {
     const std::string env = std::string(var) + "=x";

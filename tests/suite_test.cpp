@@ -48,6 +48,16 @@ TEST(Suite, ListsEveryFamilyAndVariantWithoutAGpu) {
     EXPECT_NE(r.output.find(std::string(name) + "\n"), std::string::npos) << name;
 }
 
+TEST(Suite, TheFilterSeesTheNamesGoogleBenchmarkGives) {
+  // Counted by membench before Google Benchmark runs: the names must be the same, /manual_time included.
+  const Outcome all = run("--benchmark_list_tests");
+  const Outcome suffix = run("'--benchmark_filter=manual_time$' --benchmark_list_tests");
+  ASSERT_EQ(suffix.exit_code, 0) << suffix.output;
+  EXPECT_EQ(suffix.output, all.output);
+  const Outcome one = run("'--benchmark_filter=^global/strided/n:16777216/stride:2/manual_time$' --benchmark_list_tests");
+  EXPECT_EQ(one.output, "global/strided/n:16777216/stride:2/manual_time\n");
+}
+
 TEST(Suite, StrideSweepGivesSixCasesPerN) {
   const Outcome r = run("--stride=1:32:*2 --n=2^20,2^24 --benchmark_filter=global/strided/ --benchmark_list_tests");
   ASSERT_EQ(r.exit_code, 0) << r.output;
