@@ -1,7 +1,7 @@
 //==============================================================================
 // async: Global -> Shared copies, and when overlapping them with compute pays
 //
-// The study: a tile-by-tile pass through shared memory, loaded with plain
+// The hypothesis: a tile-by-tile pass through shared memory, loaded with plain
 // loads (async/sync), cg::memcpy_async (one stage) or a cuda::pipeline of
 // several stages that copies tile i + stages - 1 while tile i is computed.
 // With no arithmetic every version is bound by DRAM and should run at the same
@@ -18,12 +18,12 @@
 #include <cstdint>
 #include <string>
 
-#include "family.hpp"
+#include "cases/family.hpp"
 #include "membench/async.hpp"
 #include "membench/cuda.hpp"
 #include "membench/pattern.hpp"
 
-namespace membench::bench {
+namespace membench::cases {
 
 namespace {
 
@@ -65,22 +65,23 @@ AsyncConfig config(AsyncVariant v, const CaseArgs& a, int stages) {
 void cases(Family& f) {
   for (AsyncVariant v : kAsyncVariants.all()) {
     const std::string name(kAsyncVariants(v));
+    const std::vector<std::string> kernels{"async_" + name};
     if (async_multi_stage(v))
-      f.add(name, {"n", "tile", "stages", "flops"},
+      f.add(name, {"n", "tile", "stages", "flops"}, kernels,
             [v](const CaseArgs& a) { return define(config(v, a, a.integer("stages"))); });
     else
-      f.add(name, {"n", "tile", "flops"}, [v](const CaseArgs& a) { return define(config(v, a, 1)); });
+      f.add(name, {"n", "tile", "flops"}, kernels, [v](const CaseArgs& a) { return define(config(v, a, 1)); });
   }
 }
 
 const Registrar registrar{{"async",
-                           {axis("n", "floats", {std::int64_t{1} << 26}),
-                            axis_of<AsyncTiles>("tile", "floats per tile", {1024}),
-                            axis_of<AsyncStages>("stages", "pipeline, bulk: tiles in flight", {1, 2, 3, 4}),
-                            axis("flops", "floating-point operations per element (even)", {0, 16, 64, 256}, 0,
+                           {axis("n", "floats", "elements of each array", {std::int64_t{1} << 26}),
+                            axis_of<AsyncTiles>("tile", "floats", "floats per tile", {1024}),
+                            axis_of<AsyncStages>("stages", "tiles", "pipeline, bulk, tma: tiles in flight", {1, 2, 3, 4}),
+                            axis("flops", "flops", "floating-point operations per element (even)", {0, 16, 64, 256}, 0,
                                  kAsyncMaxFlops, 2)},
                            cases}};
 
 }  // namespace
 
-}  // namespace membench::bench
+}  // namespace membench::cases

@@ -15,11 +15,11 @@
 //==============================================================================
 #include <cstdint>
 
-#include "family.hpp"
+#include "cases/family.hpp"
 #include "membench/cuda.hpp"
 #include "membench/dsmem.hpp"
 
-namespace membench::bench {
+namespace membench::cases {
 
 namespace {
 
@@ -54,14 +54,14 @@ CaseDefinition define(const DsmemConfig& c) {
 
 void cases(Family& f) {
   for (DsmemVariant v : kDsmemVariants.all())
-    f.add(std::string(kDsmemVariants(v)), {"cluster"},
+    f.add(std::string(kDsmemVariants(v)), {"cluster"}, {dsmem_chases(v) ? "dsmem_chase" : "dsmem_read"},
           [v](const CaseArgs& a) { return define({v, a.integer("cluster")}); });
 }
 
 const Registrar registrar{{"dsmem",
-                           {axis("cluster", "blocks per thread-block cluster", {2, 4, 8}, 1, kDsmemMaxCluster)},
+                           {axis("cluster", "blocks", "blocks per thread-block cluster", {2, 4, 8}, 1, kDsmemMaxCluster)},
                            cases}};
 
 }  // namespace
 
-}  // namespace membench::bench
+}  // namespace membench::cases

@@ -1,7 +1,7 @@
 //==============================================================================
 // global: coalescing, stride and access width
 //
-// The study: the 32 threads of a warp that read 32 consecutive floats are
+// The hypothesis: the 32 threads of a warp that read 32 consecutive floats are
 // served by 4 sectors of 32 bytes; spread them `stride` floats apart and the
 // warp needs min(32, 4 x stride) sectors for the same 128 useful bytes. The
 // model (sectors_per_request, dram_efficiency = useful / fetched sector bytes)
@@ -13,7 +13,7 @@
 // float costs twice its sector; and a sector the kernel writes only in part
 // is read from DRAM before it is written back, so every strided store costs
 // a read too. Both strided geometries run: `strided` launches ceil(n / stride)
-// threads, `strided_full_grid` the study's n threads, of which all but
+// threads, `strided_full_grid` n threads, of which all but
 // 1 / stride exit at once (they still cost scheduling).
 //
 // global/vectorized asks the second question: an HBM part needs more bytes in
@@ -24,12 +24,12 @@
 //==============================================================================
 #include <cstdint>
 
-#include "family.hpp"
+#include "cases/family.hpp"
 #include "membench/cuda.hpp"
 #include "membench/global.hpp"
 #include "membench/pattern.hpp"
 
-namespace membench::bench {
+namespace membench::cases {
 
 namespace {
 
@@ -69,30 +69,34 @@ GlobalConfig strided(GlobalVariant v, const CaseArgs& a) {
 }
 
 void cases(Family& f) {
-  f.add("coalesced", {"n"}, [](const CaseArgs& a) { return define({GlobalVariant::coalesced, a.size("n")}); });
-  f.add("strided", {"n", "stride"}, [](const CaseArgs& a) { return define(strided(GlobalVariant::strided, a)); });
-  f.add("strided_full_grid", {"n", "stride"},
+  f.add("coalesced", {"n"}, {"coalesced_scale"},
+        [](const CaseArgs& a) { return define({GlobalVariant::coalesced, a.size("n")}); });
+  f.add("strided", {"n", "stride"}, {"strided_scale"},
+        [](const CaseArgs& a) { return define(strided(GlobalVariant::strided, a)); });
+  f.add("strided_full_grid", {"n", "stride"}, {"strided_scale"},
         [](const CaseArgs& a) { return define(strided(GlobalVariant::strided_full_grid, a)); });
-  f.add("vectorized", {"n", "vec", "ilp", "persistent"}, [](const CaseArgs& a) {
+  f.add("vectorized", {"n", "vec", "ilp", "persistent"}, {"vectorized_scale"}, [](const CaseArgs& a) {
     GlobalConfig c{GlobalVariant::vectorized, a.size("n")};
     c.vec = a.integer("vec");
     c.ilp = a.integer("ilp");
     c.persistent = a["persistent"] == 1;
     return define(c);
   });
-  f.add("memcpy", {"n"}, [](const CaseArgs& a) { return define({GlobalVariant::memcpy, a.size("n")}); });
+  f.add("memcpy", {"n"}, {}, [](const CaseArgs& a) { return define({GlobalVariant::memcpy, a.size("n")}); });
 }
 
 const Registrar registrar{{"global",
-                           {axis("n", "floats", {std::int64_t{1} << 24}),
-                            axis("stride", "strided, strided_full_grid: elements between neighbouring threads",
+                           {axis("n", "floats", "elements of each array", {std::int64_t{1} << 24}),
+                            axis("stride", "floats", "strided, strided_full_grid: elements between neighbouring threads",
                                  {1, 2, 4, 8, 16, 32}, 1, std::int64_t{1} << 30),
-                            axis_of<VectorWidths>("vec", "vectorized: floats per access", {2, 4}),
-                            axis_of<IlpDepths>("ilp", "vectorized: independent loads in flight per thread", {1, 4}),
-                            axis("persistent", "vectorized: 1 = grid-stride over a resident grid, 0 = one trip per thread",
-                                 {1, 0}, 0, 1)},
+                            axis_of<VectorWidths>("vec", "floats", "vectorized: floats per access", {2, 4}),
+                            axis_of<IlpDepths>("ilp", "loads", "vectorized: independent loads in flight per thread",
+                                               {1, 4}),
+                            axis("persistent", "switch",
+                                 "vectorized: 1 = grid-stride over a resident grid, 0 = one trip per thread", {1, 0}, 0,
+                                 1)},
                            cases}};
 
 }  // namespace
 
-}  // namespace membench::bench
+}  // namespace membench::cases

@@ -23,11 +23,11 @@
 #include <cstdint>
 #include <memory>
 
-#include "family.hpp"
+#include "cases/family.hpp"
 #include "membench/cuda.hpp"
 #include "membench/hierarchy.hpp"
 
-namespace membench::bench {
+namespace membench::cases {
 
 namespace {
 
@@ -89,8 +89,9 @@ CaseDefinition define_latency(const LatencyConfig& c) {
 }
 
 void cases(Family& f) {
-  f.add("bandwidth", {"working_set"}, [](const CaseArgs& a) { return define_bandwidth({a.size("working_set")}); });
-  f.add("latency", {"working_set", "chase_stride"},
+  f.add("bandwidth", {"working_set"}, {"hierarchy_read"},
+        [](const CaseArgs& a) { return define_bandwidth({a.size("working_set")}); });
+  f.add("latency", {"working_set", "chase_stride"}, {"hierarchy_chase"},
         [](const CaseArgs& a) { return define_latency({a.size("working_set"), a.size("chase_stride")}); });
 }
 
@@ -102,12 +103,12 @@ std::vector<std::int64_t> powers_of_two(int from, int to) {
 
 const Registrar registrar{
     {"hierarchy",
-     {axis("working_set", "bytes read over and over (bandwidth: a multiple of 16 KiB) or spanned by the chain",
+     {axis("working_set", "bytes", "read over and over (bandwidth: a multiple of 16 KiB) or spanned by the chain",
            powers_of_two(14, 32), 16, std::int64_t{1} << 36),
-      axis("chase_stride", "latency: bytes between the chain's nodes (a multiple of 8)", {128}, 8,
+      axis("chase_stride", "bytes", "latency: between the chain's nodes (a multiple of 8)", {128}, 8,
            std::int64_t{1} << 30, 8)},
      cases}};
 
 }  // namespace
 
-}  // namespace membench::bench
+}  // namespace membench::cases

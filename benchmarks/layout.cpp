@@ -1,7 +1,7 @@
 //==============================================================================
 // layout: array of structs against struct of arrays
 //
-// The study: with a 16-byte struct {x, y, z, w}, a warp's load of one field
+// The hypothesis: with a 16-byte struct {x, y, z, w}, a warp's load of one field
 // touches 16 sectors (lanes 16 bytes apart) where the SoA load touches 4.
 // Reading every field, the later field loads of AoS hit the sectors the first
 // one brought in, so both layouts move the same DRAM bytes (model
@@ -18,12 +18,12 @@
 //==============================================================================
 #include <cstdint>
 
-#include "family.hpp"
+#include "cases/family.hpp"
 #include "membench/cuda.hpp"
 #include "membench/layout.hpp"
 #include "membench/pattern.hpp"
 
-namespace membench::bench {
+namespace membench::cases {
 
 namespace {
 
@@ -50,17 +50,18 @@ CaseDefinition define(const LayoutConfig& c) {
 
 void cases(Family& f) {
   for (LayoutVariant v : kLayoutVariants.all()) {
-    f.add(std::string(kLayoutVariants(v)), {"n", "fields"},
-          [v](const CaseArgs& a) { return define({v, a.size("n"), a.integer("fields")}); });
+    f.add(std::string(kLayoutVariants(v)), {"structs", "fields"}, {v == LayoutVariant::aos ? "aos_scale" : "soa_scale"},
+          [v](const CaseArgs& a) { return define({v, a.size("structs"), a.integer("fields")}); });
   }
 }
 
 const Registrar registrar{{"layout",
-                           {axis("n", "elements (4-float structs)", {std::int64_t{1} << 24}),
-                            axis_of<LayoutFieldCounts>("fields", "the first fields of {x, y, z, w} read and written",
-                                                       {4, 1})},
+                           {axis("structs", "structs", "elements: structs of 4 floats, or 4 floats across the arrays",
+                                 {std::int64_t{1} << 24}),
+                            axis_of<LayoutFieldCounts>("fields", "fields",
+                                                       "the first fields of {x, y, z, w} read and written", {4, 1})},
                            cases}};
 
 }  // namespace
 
-}  // namespace membench::bench
+}  // namespace membench::cases

@@ -1,11 +1,10 @@
-// membench: reads the command line against the axes the families declared,
-// registers every family's cases, and hands the rest of argv to Google
-// Benchmark. Exit status: 0 every selected case ran and verified (skips
-// included), 1 a case failed or the GPU was in trouble, 2 usage, 128 + N
-// after signal N (the JSON still whole). Usage errors are refused with one
-// line before anything touches the GPU.
-#include <benchmark/benchmark.h>
-
+// membench: argv in, exit status out. Reads the command line against the
+// axes the families declared, enumerates their cases, hands them and the
+// rest of argv to Google Benchmark, and runs them with one measuring
+// session. Exit status: 0 every selected case ran and verified (skips
+// included), 1 a case failed or the GPU was in trouble, 2 usage (one line,
+// before anything touches the GPU), 128 + N after signal N (the JSON still
+// whole).
 #include <unistd.h>
 
 #include <algorithm>
@@ -14,20 +13,25 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
 
-#include "cli.hpp"
-#include "family.hpp"
-#include "harness.hpp"
-#include "health.hpp"
+#include "cases/family.hpp"
+#include "cases/runner.hpp"
+#include "cli/command_line.hpp"
+#include "cli/launcher.hpp"
+#include "engine/health.hpp"
+#include "engine/session.hpp"
+#include "engine/stop.hpp"
+#include "gbench/adapter.hpp"
+#include "gbench/resume.hpp"
 #include "membench/cuda.hpp"
 #include "membench/device_info.hpp"
 #include "membench/nvml.hpp"
-#include "resume.hpp"
-#include "stop.hpp"
 
 #ifndef MEMBENCH_VERSION
 #define MEMBENCH_VERSION "unknown"
@@ -36,6 +40,7 @@
 namespace {
 
 namespace mb = membench;
+namespace engine = membench::engine;
 
 constexpr int kUsage = 2;
 constexpr int kFailed = 1;
@@ -92,16 +97,16 @@ mb::nvml::Ecc run_ecc(const std::vector<int>& ordinals) {
   return total;
 }
 
-std::string health_description(const mb::bench::HealthMonitor& health) {
+std::string health_description(const engine::HealthMonitor& health) {
   if (!health.available()) return "unavailable: " + health.why();
   if (!health.sees_processes()) return "NVML: clock event reasons, ECC; other processes unknown: " + health.why();
   return "NVML: other processes, clock event reasons, ECC";
 }
 
 void add_context(const mb::cli::Options& options, const mb::cli::AxisTable& axes, const mb::cli::LauncherInfo& launcher,
-                 const mb::bench::RunIdentity& identity, const mb::nvml::Ecc& ecc) {
-  const mb::DeviceInfo& d = mb::bench::session_device();
-  const auto add = [](const std::string& key, const std::string& value) { benchmark::AddCustomContext(key, value); };
+                 const mb::gbench::RunIdentity& identity, engine::Session& session, const mb::nvml::Ecc& ecc) {
+  const mb::DeviceInfo& d = session.device();
+  const auto add = [](const std::string& key, const std::string& value) { mb::gbench::add_context(key, value); };
   add("membench_version", MEMBENCH_VERSION);
   add("membench_build", identity.membench_build);
   add("gpu_name", d.name);
@@ -135,17 +140,10 @@ void add_context(const mb::cli::Options& options, const mb::cli::AxisTable& axes
   add("driver_version", identity.driver_version.empty() ? "unknown" : identity.driver_version);
   add("cuda_driver_version", identity.cuda_driver_version);
   add("runtime_version", mb::cuda_version_string(d.runtime_version));
-  add("gpu_health", health_description(mb::bench::session_health()));
+  add("gpu_health", health_description(session.health()));
   for (const auto& [key, value] : ecc_keys(ecc, "_start")) add(key, value);
   if (!options.resume_file.empty()) add("resumed_from", options.resume_file);
   add("sweep", mb::cli::describe_sweep(options, axes));
-}
-
-std::vector<char*> as_argv(std::vector<std::string>& args) {
-  std::vector<char*> argv;
-  for (auto& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  return argv;
 }
 
 // Google Benchmark opens --benchmark_out only when the run starts, and a
@@ -201,9 +199,8 @@ void finish_output(const std::string& path, bool json, const std::vector<std::pa
 }
 
 // The run's verdict on stderr, and the exit status it stands for.
-int summarize(std::size_t selected, const mb::cli::Options& options, const mb::nvml::Ecc& start,
-              const mb::nvml::Ecc& end) {
-  const mb::bench::RunSummary& s = mb::bench::run_summary();
+int summarize(const mb::cases::RunSummary& s, std::size_t selected, const mb::cli::Options& options,
+              const mb::nvml::Ecc& start, const mb::nvml::Ecc& end) {
   int status = 0;
   if (!s.failures.empty()) {
     std::cerr << "membench: " << s.failures.size() << " of " << selected << " cases failed; first: " << s.failures.front()
@@ -219,16 +216,16 @@ int summarize(std::size_t selected, const mb::cli::Options& options, const mb::n
     std::cerr << "membench: " << s.contended << " of " << selected << " cases measured while another process held the GPU ("
               << s.first_other << "); they are marked contended = 1\n";
   if (s.skipped > 0) std::cerr << "membench: " << s.skipped << " of " << selected << " cases skipped (see their messages)\n";
-  if (const int signal = mb::bench::stop_signal(); signal != 0) {
+  if (const int signal = engine::stop_signal(); signal != 0) {
     const std::size_t finished = selected - std::min(selected, s.interrupted.size());
-    std::cerr << "membench: interrupted by " << mb::bench::signal_name(signal) << " after " << finished << " of " << selected
+    std::cerr << "membench: interrupted by " << engine::signal_name(signal) << " after " << finished << " of " << selected
               << " cases; "
               << (options.output_file.empty() ? "with --benchmark_out=FILE, --resume=FILE would run the rest"
                                               : "--resume=" + options.output_file + " runs the rest")
               << '\n';
     return 128 + signal;
   }
-  if (const auto why = mb::bench::stop_reason()) {
+  if (const auto why = engine::stop_reason()) {
     std::cerr << "membench: " << *why << " (" << s.interrupted.size() << " of " << selected << " cases not run)\n";
     return kFailed;
   }
@@ -240,24 +237,25 @@ int summarize(std::size_t selected, const mb::cli::Options& options, const mb::n
 int main(int argc, char** argv) {
   // A line per case as it finishes, also into a scheduler's log file (not 4 KiB at a time).
   std::setvbuf(stdout, nullptr, _IOLBF, 0);
+  const mb::cli::AxisTable axes = mb::cli::declared_axes();
+  const mb::cli::Environment env = mb::cli::process_environment();
   mb::cli::Options options;
   mb::cli::LauncherInfo launcher;
-  const mb::cli::AxisTable axes = mb::bench::axis_table();
-  const mb::cli::Environment env = mb::cli::process_environment();
-  std::vector<std::string> names;
+  std::vector<mb::cases::CaseSpec> cases;
   std::string why;
   int visible = 0;
   try {
     options = mb::cli::parse_command_line(argc, argv, axes);
     launcher = mb::cli::launcher_info(env);
     options.measure.corrupt_for_test = mb::cli::corrupt_for_test(env);
-    if (options.device.kind == mb::cli::DeviceSelection::Kind::local && (!launcher.local_rank || !launcher.local_rank_error.empty()))
-      mb::cli::resolve_devices(options.device, 0, launcher);  // refuses: no local rank, or not a number
-    // The devices to name the cases for; checked against the visible ones
-    // below, once usage errors, --help and listing (which need no GPU) are done.
+    options.measure.profile_launches = mb::cli::profile_launches(env);
+    // The devices, resolved once: as given where listed (checked against the
+    // visible ones below, once usage errors, --help and listing, which need
+    // no GPU, are done), else from what is visible and the launcher's rank.
     visible = mb::visible_devices(&why);
     const bool as_given = options.device.kind == mb::cli::DeviceSelection::Kind::list;
-    options.run_devices = mb::cli::resolve_devices(options.device, as_given ? 1024 : std::max(visible, 1), launcher);
+    options.run_devices =
+        mb::cli::resolve_devices(options.device, as_given ? mb::cli::kMaxDevices : std::max(visible, 1), launcher);
     const std::string host = host_name();
     const auto fill_in = [&](const std::string& flag, const std::string& pattern) {
       try {
@@ -268,8 +266,11 @@ int main(int argc, char** argv) {
     };
     if (!options.output_file.empty()) options.output_file = fill_in("benchmark_out", options.output_file);
     if (!options.resume_file.empty()) options.resume_file = fill_in("resume", options.resume_file);
-    names = mb::bench::register_families(options);
+    cases = mb::cases::enumerate_cases(options.selection());
   } catch (const mb::cli::UsageError& e) {
+    std::cerr << "membench: " << e.what() << '\n';
+    return kUsage;
+  } catch (const mb::cases::TooManyCases& e) {
     std::cerr << "membench: " << e.what() << '\n';
     return kUsage;
   }
@@ -277,38 +278,34 @@ int main(int argc, char** argv) {
   std::vector<std::string> args;
   for (const auto& arg : options.passthrough) {
     const bool out_flag = arg.rfind("--benchmark_out=", 0) == 0 || arg.rfind("--benchmark_out_format=", 0) == 0;
-    if (out_flag && options.list_only) continue;  // a listing writes no file
+    if (out_flag && (options.list_only || options.list_cases)) continue;  // a listing writes no file
     args.push_back(arg.rfind("--benchmark_out=", 0) == 0 ? "--benchmark_out=" + partial_path(options.output_file) : arg);
   }
   if (options.help) {
     std::cout << mb::cli::usage(axes);
     args.emplace_back("--help");  // Google Benchmark prints its own flags and exits 0
   }
-  std::vector<char*> argv_bm = as_argv(args);
-  int argc_bm = static_cast<int>(argv_bm.size()) - 1;
-  benchmark::Initialize(&argc_bm, argv_bm.data());
-  if (benchmark::ReportUnrecognizedArguments(argc_bm, argv_bm.data())) return kUsage;
+  if (!mb::gbench::initialize(args)) return kUsage;
 
   // The filter as Google Benchmark will apply it (flag or environment).
-  std::size_t selected = 0;
+  std::vector<const mb::cases::CaseSpec*> selected;
   try {
-    const mb::cli::CaseFilter filter(benchmark::GetBenchmarkFilter());
-    selected = static_cast<std::size_t>(std::count_if(names.begin(), names.end(), [&](const auto& n) { return filter.matches(n); }));
-  } catch (const mb::cli::UsageError& e) {
-    std::cerr << "membench: " << e.what() << '\n';
+    selected = mb::gbench::selected(cases, mb::gbench::Filter(mb::gbench::filter()));
+  } catch (const mb::gbench::Filter::Invalid& e) {
+    std::cerr << "membench: --benchmark_filter=" << mb::gbench::filter() << ": " << e.what() << '\n';
     return kUsage;
   }
-  if (selected == 0) {
-    std::cerr << "membench: --benchmark_filter=" << benchmark::GetBenchmarkFilter()
-              << " matches no case (see --benchmark_list_tests)\n";
+  if (selected.empty()) {
+    std::cerr << "membench: --benchmark_filter=" << mb::gbench::filter() << " matches no case (see --benchmark_list_tests)\n";
     return kUsage;
   }
-  // Google Benchmark reserves its case list one registration at a time when
-  // the filter is "." (its match-all), which is quadratic in the
-  // registrations; an equivalent expression avoids it.
-  if (const std::string f = benchmark::GetBenchmarkFilter(); f.empty() || f == "all" || f == ".") benchmark::SetBenchmarkFilter(".*");
+  if (options.list_cases) {
+    std::cout << mb::gbench::cases_json(selected) << '\n';
+    return 0;
+  }
+  mb::gbench::register_cases(cases);
   if (options.list_only) {
-    benchmark::RunSpecifiedBenchmarks();
+    mb::gbench::list();
     return 0;
   }
   std::optional<std::string> resume_text;
@@ -327,7 +324,7 @@ int main(int argc, char** argv) {
     std::cerr << "membench: no CUDA device visible: " << why << "; nothing to measure\n";
     return kFailed;
   }
-  mb::bench::RunIdentity identity;
+  mb::gbench::RunIdentity identity;
   try {
     mb::cli::resolve_devices(options.device, visible, launcher);
     identity.membench_version = MEMBENCH_VERSION;
@@ -336,14 +333,14 @@ int main(int argc, char** argv) {
     for (int ordinal : options.run_devices) identity.gpu_uuids.push_back(mb::query_device(ordinal).uuid);
     identity.cuda_driver_version = mb::cuda_version_string(mb::query_device(options.run_devices.front()).driver_version);
     if (resume_text) {
-      mb::bench::set_carried(mb::bench::read_carried(options.resume_file, *resume_text, identity, options.repetitions));
+      mb::gbench::set_carried(mb::gbench::read_carried(options.resume_file, *resume_text, identity, options.repetitions));
     } else if (!options.resume_file.empty()) {
       std::cerr << "membench: --resume=" << options.resume_file << ": no such file yet; measuring every case\n";
     }
   } catch (const mb::cli::UsageError& e) {
     std::cerr << "membench: " << e.what() << '\n';
     return kUsage;
-  } catch (const mb::bench::ResumeError& e) {
+  } catch (const mb::gbench::ResumeError& e) {
     std::cerr << "membench: " << e.what() << '\n';
     return kUsage;
   } catch (const std::exception& e) {
@@ -351,13 +348,14 @@ int main(int argc, char** argv) {
     return kFailed;
   }
   const int first = options.run_devices.front();
+  std::unique_ptr<engine::Session> session;
   try {
-    mb::bench::start_session(first, options.measure);
+    session = std::make_unique<engine::Session>(first, options.measure);
   } catch (const std::exception& e) {
     std::cerr << "membench: cannot use device " << first << ": " << e.what() << '\n';
     return kFailed;
   }
-  mb::bench::HealthMonitor& health = mb::bench::session_health();
+  engine::HealthMonitor& health = session->health();
   if (options.measure.exclusive) {
     if (!health.sees_processes()) {
       std::cerr << "membench: --exclusive: cannot tell whether another process holds the GPU ("
@@ -371,19 +369,23 @@ int main(int argc, char** argv) {
     }
   }
   const mb::nvml::Ecc ecc_start = run_ecc(options.run_devices);
-  add_context(options, axes, launcher, identity, ecc_start);
-  mb::bench::install_stop_signals();
-  benchmark::RunSpecifiedBenchmarks();
-  mb::bench::end_session();
+  add_context(options, axes, launcher, identity, *session, ecc_start);
+  engine::install_stop_signals();
+  mb::cases::RunSummary summary;
+  {
+    mb::cases::Runner runner(*session);
+    mb::gbench::run(runner);
+    summary = runner.summary();
+  }
+  session.reset();
   const mb::nvml::Ecc ecc_end = run_ecc(options.run_devices);
-  benchmark::Shutdown();
+  mb::gbench::shutdown();
   if (!options.output_file.empty()) {
     std::vector<std::pair<std::string, std::string>> keys = ecc_keys(ecc_end, "_end");
-    const mb::bench::RunSummary& s = mb::bench::run_summary();
-    keys.emplace_back("cases_selected", std::to_string(selected));
-    keys.emplace_back("cases_not_run", std::to_string(s.interrupted.size()));
-    if (const auto reason = mb::bench::stop_reason()) keys.emplace_back("stopped", *reason);
+    keys.emplace_back("cases_selected", std::to_string(selected.size()));
+    keys.emplace_back("cases_not_run", std::to_string(summary.interrupted.size()));
+    if (const auto reason = engine::stop_reason()) keys.emplace_back("stopped", *reason);
     finish_output(options.output_file, options.output_format == "json", keys);
   }
-  return summarize(selected, options, ecc_start, ecc_end);
+  return summarize(summary, selected.size(), options, ecc_start, ecc_end);
 }

@@ -14,14 +14,14 @@
 #include <cstdint>
 #include <memory>
 
-#include "copy_case.hpp"
-#include "family.hpp"
+#include "cases/copy_case.hpp"
+#include "cases/family.hpp"
 #include "membench/cuda.hpp"
 #include "membench/links.hpp"
 #include "membench/pattern.hpp"
 #include "membench/peer.hpp"
 
-namespace membench::bench {
+namespace membench::cases {
 
 namespace {
 
@@ -62,19 +62,20 @@ void cases(Family& f) {
   for (PeerVariant v : kPeerVariants.all()) {
     const std::string name(kPeerVariants(v));
     if (peer_operation(v).uses_sm())
-      f.add(name, {"bytes"}, [v](const CaseArgs& a) { return define({v, true, a.size("bytes")}); });
+      f.add(name, {"bytes"}, {"copy_words"}, [v](const CaseArgs& a) { return define({v, true, a.size("bytes")}); });
     else
-      f.add(name, {"peer_access", "bytes"},
+      f.add(name, {"peer_access", "bytes"}, {},
             [v](const CaseArgs& a) { return define({v, a["peer_access"] != 0, a.size("bytes")}); });
   }
 }
 
 const Registrar registrar{
     {"peer",
-     {axis("peer_access", "copy-engine cases: 1 = peer access enabled, 0 = disabled", {1, 0}, 0, 1),
-      axis("bytes", "bytes per direction (a multiple of 16)", {std::int64_t{64} << 20}, 16, std::int64_t{1} << 36, 16)},
+     {axis("peer_access", "switch", "copy-engine cases: 1 = peer access enabled, 0 = disabled", {1, 0}, 0, 1),
+      axis("bytes", "bytes", "per direction (a multiple of 16)", {std::int64_t{64} << 20}, 16, std::int64_t{1} << 36,
+           16)},
      cases}};
 
 }  // namespace
 
-}  // namespace membench::bench
+}  // namespace membench::cases

@@ -1,7 +1,7 @@
 //==============================================================================
 // shared: bank conflicts, padding, swizzle, and the degree of conflict
 //
-// The study: shared memory has 32 banks of 4 bytes. A warp that writes a
+// The hypothesis: shared memory has 32 banks of 4 bytes. A warp that writes a
 // 32 x 32 tile by rows and reads it back by columns hits one bank 32 times
 // (tile[tx][ty]: a word stride of 32), serialising the read 32-way; one
 // float of padding per row (a stride of 33) or an XOR swizzle of the column
@@ -16,11 +16,11 @@
 #include <cstdint>
 #include <string>
 
-#include "family.hpp"
+#include "cases/family.hpp"
 #include "membench/cuda.hpp"
 #include "membench/shared.hpp"
 
-namespace membench::bench {
+namespace membench::cases {
 
 namespace {
 
@@ -49,20 +49,21 @@ CaseDefinition define(const SharedConfig& c) {
 }
 
 SharedConfig matrix(SharedVariant v, const CaseArgs& a, int pad = 0) {
-  if (a["n"] > kSharedMaxSide)
-    throw CaseSkipped("matrix side " + std::to_string(a["n"]) + " exceeds the grid limit of " +
+  if (a["side"] > kSharedMaxSide)
+    throw CaseSkipped("matrix side " + std::to_string(a["side"]) + " exceeds the grid limit of " +
                       std::to_string(kSharedMaxSide));
-  SharedConfig c{v, a.integer("n")};
+  SharedConfig c{v, a.integer("side")};
   c.pad = pad;
   return c;
 }
 
 void cases(Family& f) {
-  f.add("row", {"n"}, [](const CaseArgs& a) { return define(matrix(SharedVariant::row, a)); });
-  f.add("column", {"n", "pad"},
+  f.add("row", {"side"}, {"shared_row"}, [](const CaseArgs& a) { return define(matrix(SharedVariant::row, a)); });
+  f.add("column", {"side", "pad"}, {"shared_column"},
         [](const CaseArgs& a) { return define(matrix(SharedVariant::column, a, a.integer("pad"))); });
-  f.add("swizzle", {"n"}, [](const CaseArgs& a) { return define(matrix(SharedVariant::swizzle, a)); });
-  f.add("conflict_degree", {"shared_stride", "width"}, [](const CaseArgs& a) {
+  f.add("swizzle", {"side"}, {"shared_swizzle"},
+        [](const CaseArgs& a) { return define(matrix(SharedVariant::swizzle, a)); });
+  f.add("conflict_degree", {"shared_stride", "width"}, {"conflict_degree"}, [](const CaseArgs& a) {
     SharedConfig c{SharedVariant::conflict_degree};
     c.stride = a.integer("shared_stride");
     c.width = a.integer("width");
@@ -77,12 +78,13 @@ std::vector<std::int64_t> one_to(std::int64_t last) {
 }
 
 const Registrar registrar{{"shared",
-                           {axis("n", "row, column, swizzle: side of the n x n matrix", {4096}),
-                            axis_of<SharedPads>("pad", "column: floats of padding per tile row", {0, 1}),
-                            axis("shared_stride", "conflict_degree: elements between lanes", one_to(33), 1, 1024),
-                            axis_of<ConflictWidths>("width", "conflict_degree: bytes per access", {4, 8, 16})},
+                           {axis("side", "floats", "row, column, swizzle: side of the square matrix", {4096}),
+                            axis_of<SharedPads>("pad", "floats", "column: padding per tile row", {0, 1}),
+                            axis("shared_stride", "accesses", "conflict_degree: accesses of `width` bytes between lanes",
+                                 one_to(33), 1, 1024),
+                            axis_of<ConflictWidths>("width", "bytes", "conflict_degree: bytes per access", {4, 8, 16})},
                            cases}};
 
 }  // namespace
 
-}  // namespace membench::bench
+}  // namespace membench::cases

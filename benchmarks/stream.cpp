@@ -15,11 +15,11 @@
 //==============================================================================
 #include <cstdint>
 
-#include "family.hpp"
+#include "cases/family.hpp"
 #include "membench/cuda.hpp"
 #include "membench/stream.hpp"
 
-namespace membench::bench {
+namespace membench::cases {
 
 namespace {
 
@@ -48,18 +48,19 @@ CaseDefinition define(const StreamConfig& c) {
 
 void cases(Family& f) {
   for (StreamKernel k : kStreamKernels.all()) {
-    f.add(std::string(kStreamKernels(k)), {"type", "n", "block"}, [k](const CaseArgs& a) {
-      return define({k, static_cast<StreamType>(a["type"]), a.size("n"), a.integer("block")});
-    });
+    f.add(std::string(kStreamKernels(k)), {"type", "elements", "block"},
+          {stream_reduces(k) ? "stream_reduce" : "stream_elementwise"}, [k](const CaseArgs& a) {
+            return define({k, static_cast<StreamType>(a["type"]), a.size("elements"), a.integer("block")});
+          });
   }
 }
 
 const Registrar registrar{{"stream",
                            {axis_named("type", "element type", {"float", "double"}, {0, 1}),
-                            axis("n", "elements per array", {std::int64_t{1} << 27}),
-                            axis_of<StreamBlocks>("block", "threads per block", {256})},
+                            axis("elements", "elements", "elements of each array, of the type", {std::int64_t{1} << 27}),
+                            axis_of<StreamBlocks>("block", "threads", "threads per block", {256})},
                            cases}};
 
 }  // namespace
 
-}  // namespace membench::bench
+}  // namespace membench::cases

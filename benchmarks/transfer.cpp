@@ -15,14 +15,14 @@
 #include <cstdint>
 #include <memory>
 
-#include "copy_case.hpp"
-#include "family.hpp"
+#include "cases/copy_case.hpp"
+#include "cases/family.hpp"
 #include "membench/cuda.hpp"
 #include "membench/links.hpp"
 #include "membench/pattern.hpp"
 #include "membench/transfer.hpp"
 
-namespace membench::bench {
+namespace membench::cases {
 
 namespace {
 
@@ -61,9 +61,10 @@ void cases(Family& f) {
   for (TransferVariant v : kTransferVariants.all()) {
     const std::string name(kTransferVariants(v));
     if (transfer_operation(v).uses_sm())
-      f.add(name, {"bytes"}, [v](const CaseArgs& a) { return define({v, TransferHost::pinned, a.size("bytes")}); });
+      f.add(name, {"bytes"}, {"copy_words"},
+            [v](const CaseArgs& a) { return define({v, TransferHost::pinned, a.size("bytes")}); });
     else
-      f.add(name, {"host", "bytes"}, [v](const CaseArgs& a) {
+      f.add(name, {"host", "bytes"}, {}, [v](const CaseArgs& a) {
         return define({v, static_cast<TransferHost>(a["host"]), a.size("bytes")});
       });
   }
@@ -71,11 +72,11 @@ void cases(Family& f) {
 
 const Registrar registrar{{"transfer",
                            {axis_named("host", "copy-engine cases: host memory", {"pinned", "pageable"}, {0, 1}),
-                            axis("bytes", "bytes per direction (a multiple of 16)",
+                            axis("bytes", "bytes", "per direction (a multiple of 16)",
                                  {std::int64_t{4} << 10, std::int64_t{1} << 20, std::int64_t{64} << 20}, 16,
                                  std::int64_t{1} << 36, 16)},
                            cases}};
 
 }  // namespace
 
-}  // namespace membench::bench
+}  // namespace membench::cases

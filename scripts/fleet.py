@@ -82,8 +82,8 @@ def gpus_of(doc: dict, path: str) -> dict[int, Gpu]:
 
 
 def untagged(name: str) -> str:
-    """A case's name without its /device:K part, the same on every GPU."""
-    return "/".join(p for p in name.split("/") if not p.startswith("device:"))
+    """A case's name without its device tag, the same on every GPU."""
+    return mr.parse_name(name).without("device").format()
 
 
 @dataclass

@@ -8,7 +8,6 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import re
 import statistics
 import sys
 from dataclasses import dataclass, field
@@ -18,7 +17,8 @@ from typing import NoReturn
 TIME_UNIT_NS = {"ns": 1.0, "us": 1e3, "ms": 1e6, "s": 1e9}
 TIMES = ("real_time", "cpu_time")
 PER_ITERATION = (*TIMES, "bytes")
-_PARAM = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*):(-?\d+|[A-Za-z_]+)$")
+# The tags membench writes right after the variant (benchmarks/cases/case_id.hpp); every other part is an axis.
+TAG_KEYS = ("device", "l2")
 _SKIPPED_PREFIX = "skipped: "  # how Google Benchmark 1.7, which has no skip, shows membench's skips
 
 
@@ -58,6 +58,31 @@ class Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         print(f"{self.prog}: {message}", file=sys.stderr)
         sys.exit(2)
+
+
+@dataclass(frozen=True)
+class CaseName:
+    """A case's name as data, the mirror of membench's CaseId:
+    family/variant[/tag:value...][/axis:value...][/manual_time]."""
+
+    family: str
+    variant: str
+    tags: tuple[tuple[str, int | str], ...] = ()
+    axes: tuple[tuple[str, int | str], ...] = ()
+
+    @property
+    def params(self) -> dict[str, int | str]:
+        """Tags and axes by key ({'l2': 'cold', 'n': 1024})."""
+        return {**dict(self.tags), **dict(self.axes)}
+
+    def without(self, *keys: str) -> "CaseName":
+        """The same case without these tags or axes (device: the name on every GPU; l2: the warm case)."""
+        return CaseName(self.family, self.variant, tuple(t for t in self.tags if t[0] not in keys),
+                        tuple(a for a in self.axes if a[0] not in keys))
+
+    def format(self, suffix: str = "/manual_time") -> str:
+        parts = [self.family, self.variant, *(f"{k}:{v}" for k, v in self.tags), *(f"{k}:{v}" for k, v in self.axes)]
+        return "/".join(parts) + suffix
 
 
 @dataclass
@@ -152,24 +177,29 @@ def load(path: str | Path) -> dict:
     return doc
 
 
-def parse_name(name: str) -> tuple[str, str, dict[str, int | str]]:
-    """'global/strided/l2:cold/n:1024/stride:2/manual_time' ->
-    ('global', 'strided', {'l2': 'cold', 'n': 1024, 'stride': 2})."""
+def parse_name(name: str) -> CaseName:
+    """'global/strided/l2:cold/n:1024/stride:2/manual_time' -> CaseName('global', 'strided',
+    (('l2', 'cold'),), (('n', 1024), ('stride', 2))). Numbers become ints; a named axis keeps its name.
+    A part that is not key:value is an InputError."""
     parts = name.split("/")
-    params: dict[str, int | str] = {}
+    if parts and parts[-1] == "manual_time":
+        parts.pop()
+    if len(parts) < 2 or not parts[0] or not parts[1]:
+        raise InputError(f"'{name}' is not a membench case name (family/variant/...)")
+    tags: list[tuple[str, int | str]] = []
+    axes: list[tuple[str, int | str]] = []
     for part in parts[2:]:
-        m = _PARAM.match(part)
-        if m:
-            value = m.group(2)
-            params[m.group(1)] = int(value) if value.lstrip("-").isdigit() else value
-    family = parts[0]
-    variant = parts[1] if len(parts) > 1 else ""
-    return family, variant, params
+        key, colon, value = part.partition(":")
+        if not key or not colon or not value:
+            raise InputError(f"'{name}': '{part}' is not key:value")
+        digits = value[1:] if value.startswith("-") else value
+        (tags if key in TAG_KEYS and not axes else axes).append((key, int(value) if digits.isdigit() else value))
+    return CaseName(parts[0], parts[1], tuple(tags), tuple(axes))
 
 
 def warm_name(name: str) -> str:
-    """The name of the warm-L2 case a cold one repeats: without its "/l2:cold" part."""
-    return name.replace("/l2:cold/", "/")
+    """The name of the warm-L2 case a cold one repeats: without its l2 tag."""
+    return parse_name(name).without("l2").format()
 
 
 def cases(doc: dict) -> dict[str, Case]:
@@ -182,8 +212,8 @@ def cases(doc: dict) -> dict[str, Case]:
         if not isinstance(name, str):
             raise InputError(f"{entry['name']}: 'run_name' is not a string")
         if name not in out:
-            family, variant, params = parse_name(name)
-            out[name] = Case(name, family, variant, params)
+            parsed = parse_name(name)
+            out[name] = Case(name, parsed.family, parsed.variant, parsed.params)
         case = out[name]
         message = str(entry.get("error_message") or entry.get("skip_message") or "")
         if entry.get("skipped"):

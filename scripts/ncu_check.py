@@ -1,7 +1,7 @@
 """Model vs hardware counters: every model membench reports, checked with Nsight Compute.
 
     python scripts/ncu_check.py --membench build/test/membench [--out DIR] [-- MEMBENCH ARGS...]
-    python scripts/ncu_check.py --json run.json --csv profile.csv [--dram-csv dram.csv]
+    python scripts/ncu_check.py --json run.json --csv profile.csv --cases cases.json [--dram-csv dram.csv]
                                 [--timing-json timing.json --time-csv time.csv]   (check recorded files)
 
 Four runs of the same cases:
@@ -12,7 +12,8 @@ Four runs of the same cases:
             --cache-control none` with the l1tex and shared-memory metrics;
             MEMBENCH_PROFILE=1 makes the suite profile one warm launch per case,
             so the k-th profiled kernel belongs to the k-th case that ran
-            (checked by kernel name) (run.json, profile.csv)
+            (checked by kernel name: `membench --list_cases=json` names
+            each case's kernels, cases.json) (run.json, profile.csv)
   dram      the DRAM byte counters alone (one pass: ncu replays nothing, so the
             profiled launch sees the L2 exactly as the launch before it left
             it, the steady state of back-to-back launches), 3 launches per case,
@@ -51,6 +52,7 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 import os
 import shutil
 import statistics
@@ -60,7 +62,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import levels
-import membench_families as families
 import membench_results as mr
 
 COUNTER_METRICS = [
@@ -124,6 +125,7 @@ def create_parser() -> mr.Parser:
     p.add_argument("--out", default="ncu_check", help="directory for the runs' JSON, reports and CSV")
     p.add_argument("--json", help="check a recorded membench JSON (with --csv) instead of running")
     p.add_argument("--csv", help="the recorded counters pass (`ncu --import R --csv --page raw --print-units base`)")
+    p.add_argument("--cases", help="with --json: the run's `membench --list_cases=json` (each case's kernels)")
     p.add_argument("--dram-csv", help="with --json: the recorded DRAM pass")
     p.add_argument("--timing-json", help="with --json: the --l2=cold run for the time check")
     p.add_argument("--time-csv", help="with --json: the recorded time pass")
@@ -171,25 +173,40 @@ def parse_csv(text: str) -> list[dict]:
     return rows
 
 
-def launched(doc: dict) -> list[mr.Case]:
-    """The cases that ran one of our kernels, in the order they ran."""
-    return [c for c in mr.cases(doc).values() if c.error is None and c.skipped is None
-            and families.kernel_of(c.family, c.variant)]
+def case_kernels(listing: object, origin: str) -> dict[str, list[str]]:
+    """The kernels of each case, from `membench --list_cases=json`."""
+    if not isinstance(listing, list) or not all(
+            isinstance(c, dict) and isinstance(c.get("name"), str) and isinstance(c.get("kernels"), list) for c in listing):
+        raise mr.InputError(f"{origin}: not membench --list_cases=json output")
+    return {c["name"]: [str(k) for k in c["kernels"]] for c in listing}
 
 
-def pair(doc: dict, rows: list[dict]) -> list[tuple[mr.Case, list[dict]]]:
+def launched(doc: dict, kernels: dict[str, list[str]] | None) -> list[mr.Case]:
+    """The cases that ran one of our kernels, in the order they ran (without a
+    case list: every case that ran)."""
+    ran = [c for c in mr.cases(doc).values() if c.error is None and c.skipped is None]
+    if kernels is None:
+        return ran
+    missing = [c.name for c in ran if c.name not in kernels]
+    if missing:
+        raise mr.InputError(f"case {missing[0]} is not in the case list; list the cases with the run's own arguments")
+    return [c for c in ran if kernels[c.name]]
+
+
+def pair(doc: dict, rows: list[dict], kernels: dict[str, list[str]] | None = None) -> list[tuple[mr.Case, list[dict]]]:
     """Matches the profiled kernels with the cases that launched them: the
-    rows come in equal groups, one group per case in the order they ran."""
-    ran = launched(doc)
+    rows come in equal groups, one group per case in the order they ran,
+    each row's kernel one the case lists."""
+    ran = launched(doc, kernels)
     if not ran or not rows or len(rows) % len(ran):
         raise mr.InputError(f"{len(ran)} cases ran but {len(rows)} kernels were profiled; run and profile are out of step")
     k = len(rows) // len(ran)
     groups = [rows[i * k:(i + 1) * k] for i in range(len(ran))]
     for case, group in zip(ran, groups):
-        expected = families.kernel_of(case.family, case.variant)
+        expected = kernels[case.name] if kernels is not None else []
         for row in group:
-            if expected not in row["kernel"]:
-                raise mr.InputError(f"case {case.name} paired with kernel '{row['kernel']}' (expected {expected})")
+            if expected and not any(name in row["kernel"] for name in expected):
+                raise mr.InputError(f"case {case.name} paired with kernel '{row['kernel']}' (expected {', '.join(expected)})")
     return list(zip(ran, groups))
 
 
@@ -219,8 +236,8 @@ def model_checks(case: mr.Case, row: dict, tolerance: float) -> list[Check]:
 
 
 def dram_checks(case: mr.Case, group: list[dict], tolerance: float) -> list[Check]:
-    """Modelled DRAM bytes against the DRAM pass (checked where n >= 2^24)."""
-    n = case.params.get("n")
+    """Modelled DRAM bytes against the DRAM pass (checked where an array holds 2^24 elements or more)."""
+    n = next((case.params[k] for k in ("n", "structs", "elements") if k in case.params), None)
     large = isinstance(n, int) and n >= DRAM_MIN_N
     total = (case.median("dram_read_bytes") or 0) + (case.median("dram_write_bytes") or 0)
     out = []
@@ -276,14 +293,14 @@ def time_check(case: mr.Case, timed: mr.Case | None, duration: float | None, tol
 
 def evaluate(doc: dict, rows: list[dict], tolerance: float, time_tolerance: float, timing: dict | None = None,
              time_rows: list[dict] | None = None, dram_rows: list[dict] | None = None,
-             time_slack_us: float = 2.5) -> list[Check]:
-    """Checks of every profiled case."""
+             time_slack_us: float = 2.5, kernels: dict[str, list[str]] | None = None) -> list[Check]:
+    """Checks of every profiled case (kernels: each case's kernels, from --list_cases=json)."""
     # The timing run's cases are cold (.../l2:cold/...); they time the same launch.
     timed_cases = {mr.warm_name(name): c for name, c in mr.cases(timing).items()} if timing else {}
-    durations = {c.name: median_of(g, TIME_METRIC) for c, g in pair(doc, time_rows)} if time_rows else {}
-    dram = {c.name: g for c, g in pair(doc, dram_rows)} if dram_rows else {}
+    durations = {c.name: median_of(g, TIME_METRIC) for c, g in pair(doc, time_rows, kernels)} if time_rows else {}
+    dram = {c.name: g for c, g in pair(doc, dram_rows, kernels)} if dram_rows else {}
     out = []
-    for case, group in pair(doc, rows):
+    for case, group in pair(doc, rows, kernels):
         if case.family == "hierarchy":
             out.extend(hierarchy_checks(doc, case, group[0], dram.get(case.name, []), tolerance))
         else:
@@ -304,12 +321,13 @@ def render(checks: list[Check]) -> str:
     return "\n".join(lines)
 
 
-def quiet(command: list[str], env: dict | None = None) -> None:
-    """Runs a command, keeping its output unless it fails."""
+def quiet(command: list[str], env: dict | None = None) -> str:
+    """Runs a command and returns its standard output; its last line of error when it fails."""
     done = subprocess.run(command, capture_output=True, text=True, env=env)
     if done.returncode != 0:
         tail = (done.stderr or done.stdout).strip().splitlines()[-1:] or ["no output"]
         raise mr.InputError(f"{Path(command[0]).name} exited with {done.returncode}: {tail[0]}")
+    return done.stdout
 
 
 def export_csv(ncu: str, report: Path, table: Path) -> None:
@@ -333,7 +351,8 @@ def run_profile(args) -> dict[str, Path]:
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     membench_args = args.membench_args or DEFAULT_MEMBENCH_ARGS
-    files = {"timing": out / "timing.json"}
+    files = {"timing": out / "timing.json", "cases": out / "cases.json"}
+    files["cases"].write_text(quiet([args.membench, *membench_args, "--list_cases=json"]))
     quiet([args.membench, *membench_args, "--l2=cold", f"--benchmark_out={files['timing']}", "--benchmark_out_format=json"])
 
     def profile(name: str, cache: str, metrics: list[str], launches: int) -> Path:
@@ -365,22 +384,26 @@ def read_text(path: Path) -> str:
 def main(argv: list[str] | None = None) -> int:
     args = create_parser().parse_args(argv)
     try:
-        if args.json or args.csv:
-            if not (args.json and args.csv):
-                raise mr.InputError("--json and --csv go together")
-            files = {"json": Path(args.json), "csv": Path(args.csv)}
+        if args.json or args.csv or args.cases:
+            if not (args.json and args.csv and args.cases):
+                raise mr.InputError("--json, --csv and --cases go together")
+            files = {"json": Path(args.json), "csv": Path(args.csv), "cases": Path(args.cases)}
             for key in ("timing_json", "time_csv", "dram_csv"):
                 if getattr(args, key):
                     files[key.replace("_json", "")] = Path(getattr(args, key))
         else:
             files = run_profile(args)
         doc = mr.load(files["json"])
+        try:
+            kernels = case_kernels(json.loads(read_text(files["cases"])), str(files["cases"]))
+        except json.JSONDecodeError as e:
+            raise mr.InputError(f"{files['cases']}: not JSON ({e.msg})") from e
         timing = mr.load(files["timing"]) if "timing" in files else None
         rows = parse_csv(read_text(files["csv"]))
         time_rows = parse_csv(read_text(files["time_csv"])) if "time_csv" in files else None
         dram_rows = parse_csv(read_text(files["dram_csv"])) if "dram_csv" in files else None
         results = evaluate(doc, rows, args.tolerance, args.time_tolerance, timing, time_rows, dram_rows,
-                           args.time_slack_us)
+                           args.time_slack_us, kernels)
     except FileNotFoundError as e:
         print(f"ncu_check.py: {e}", file=sys.stderr)
         return 2

@@ -14,7 +14,6 @@ from collections import defaultdict
 from pathlib import Path
 
 import levels
-import membench_families as families
 import membench_results as mr
 
 try:
@@ -27,6 +26,19 @@ except ModuleNotFoundError as error:
     mr.missing_package("plot.py", error)
 
 GB = 1e9
+
+# Each family's figure title.
+TITLES = {
+    "global": "Global memory: stride and size",
+    "layout": "Layout: AoS vs SoA",
+    "shared": "Shared memory: bank conflicts",
+    "async": "Async copy: sync vs memcpy_async vs pipeline vs bulk vs tma",
+    "stream": "Stream: the traffic mixes against the DRAM peak",
+    "hierarchy": "Memory hierarchy: read bandwidth and latency by working set",
+    "dsmem": "Distributed shared memory: a cluster's blocks reading each other",
+    "transfer": "Host <-> device: copy engine and SM over the link",
+    "peer": "GPU <-> GPU: copy engine and SM over the link",
+}
 
 
 def create_parser() -> mr.Parser:
@@ -121,7 +133,7 @@ def plot_global(doc: dict, cases: list[mr.Case], fig: plt.Figure) -> None:
         ax_n.axhline(peak / GB, color="red", ls="--", alpha=0.5, label="theoretical DRAM peak")
     ax_n.set_xscale("log", base=2)
     finish(ax_n, "n (floats)", "bandwidth (GB/s, read + write)", "global: bandwidth vs n", bool(series), 7)
-    fig.suptitle(title(doc, families.title_of("global")))
+    fig.suptitle(title(doc, TITLES["global"]))
 
 
 def plot_layout(doc: dict, cases: list[mr.Case], fig: plt.Figure) -> None:
@@ -129,12 +141,12 @@ def plot_layout(doc: dict, cases: list[mr.Case], fig: plt.Figure) -> None:
     case moves its modelled DRAM bytes at the rate AoS reaches with every field
     (where that case and the DRAM counters are present), else SoA x dram_efficiency."""
     ax = fig.subplots()
-    groups = sorted({(c.params.get("n", 0), c.params.get("fields", 0)) for c in cases})
+    groups = sorted({(c.params.get("structs", 0), c.params.get("fields", 0)) for c in cases})
     variants = sorted({c.variant for c in cases})
     width = 0.8 / max(len(variants), 1)
 
     def find(variant: str, n: int, fields: int) -> mr.Case | None:
-        return next((c for c in cases if c.variant == variant and c.params.get("n") == n and c.params.get("fields") == fields), None)
+        return next((c for c in cases if c.variant == variant and c.params.get("structs") == n and c.params.get("fields") == fields), None)
 
     for i, v in enumerate(variants):
         xs, heights, models = [], [], []
@@ -155,11 +167,11 @@ def plot_layout(doc: dict, cases: list[mr.Case], fig: plt.Figure) -> None:
         ax.plot(mx, [m for m in models if m is not None], "k_", markersize=20, mew=2,
                 label="model (see the figure's note)" if i == 0 else None)
     ax.set_xticks([g + width * (len(variants) - 1) / 2 for g in range(len(groups))])
-    ax.set_xticklabels([f"n = {n:,}\n{fields} field(s)" for n, fields in groups])
+    ax.set_xticklabels([f"{n:,} structs\n{fields} field(s)" for n, fields in groups])
     ax.set_ylabel("effective bandwidth (GB/s, useful bytes)")
     ax.grid(True, axis="y", alpha=0.3)
     ax.legend()
-    fig.suptitle(title(doc, families.title_of("layout") + " (model: the AoS all-fields rate x useful / modelled DRAM bytes)"))
+    fig.suptitle(title(doc, TITLES["layout"] + " (model: the AoS all-fields rate x useful / modelled DRAM bytes)"))
 
 
 def plot_shared(doc: dict, cases: list[mr.Case], fig: plt.Figure) -> None:
@@ -167,9 +179,9 @@ def plot_shared(doc: dict, cases: list[mr.Case], fig: plt.Figure) -> None:
     degree = [c for c in cases if c.variant == "conflict_degree"]
     ax_bars, ax_curve = fig.subplots(1, 2)
     labels, values, ways = [], [], []
-    for c in sorted(matrix, key=lambda c: (c.params.get("n", 0), ["row", "column", "swizzle"].index(c.variant), c.params.get("pad", 0))):
+    for c in sorted(matrix, key=lambda c: (c.params.get("side", 0), ["row", "column", "swizzle"].index(c.variant), c.params.get("pad", 0))):
         label = c.variant + (f" pad {c.params['pad']}" if "pad" in c.params else "")
-        labels.append(f"{label}\nn = {c.params.get('n')}")
+        labels.append(f"{label}\nside {c.params.get('side')}")
         values.append(bw(c))
         ways.append(c.median("conflict_ways"))
     bars = ax_bars.bar(range(len(values)), values, color="tab:blue")
@@ -198,7 +210,7 @@ def plot_shared(doc: dict, cases: list[mr.Case], fig: plt.Figure) -> None:
     ax_curve.grid(True, alpha=0.3)
     if degree:
         ax_curve.legend(fontsize=7)
-    fig.suptitle(title(doc, families.title_of("shared")))
+    fig.suptitle(title(doc, TITLES["shared"]))
 
 
 def plot_async(doc: dict, cases: list[mr.Case], fig: plt.Figure) -> None:
@@ -228,20 +240,20 @@ def plot_async(doc: dict, cases: list[mr.Case], fig: plt.Figure) -> None:
         ax_flops.plot([x / 8 if x else 0.0 for x in xs], [points[x] for x in xs], "o-", label=f"{label} (best stages)")
     ax_flops.set_xscale("symlog", linthresh=1)
     finish(ax_flops, "compute intensity (flops per byte moved)", "bandwidth (GB/s, read + write)", "async: where overlap pays", bool(best), 7)
-    fig.suptitle(title(doc, families.title_of("async")))
+    fig.suptitle(title(doc, TITLES["async"]))
 
 
 def plot_stream(doc: dict, cases: list[mr.Case], fig: plt.Figure) -> None:
     """One bar per kernel and type at the largest n (the best block size where several ran)."""
     ax = fig.subplots()
-    n = max(c.params.get("n", 0) for c in cases)
+    n = max(c.params.get("elements", 0) for c in cases)
     kernels = ["read", "write", "copy", "scale", "add", "triad", "dot"]
     types = sorted({str(c.params.get("type")) for c in cases})
     width = 0.8 / max(len(types), 1)
     for i, t in enumerate(types):
         xs, heights = [], []
         for k, name in enumerate(kernels):
-            runs = [bw(c) for c in cases if c.variant == name and c.params.get("type") == t and c.params.get("n") == n]
+            runs = [bw(c) for c in cases if c.variant == name and c.params.get("type") == t and c.params.get("elements") == n]
             if runs:
                 xs.append(k + i * width)
                 heights.append(max(runs))
@@ -258,7 +270,7 @@ def plot_stream(doc: dict, cases: list[mr.Case], fig: plt.Figure) -> None:
     ax.set_title(f"n = {n:,} elements per array")
     ax.grid(True, axis="y", alpha=0.3)
     ax.legend(fontsize=8)
-    fig.suptitle(title(doc, families.title_of("stream")))
+    fig.suptitle(title(doc, TITLES["stream"]))
 
 
 def mark_levels(doc: dict, ax) -> None:
@@ -307,7 +319,7 @@ def plot_hierarchy(doc: dict, cases: list[mr.Case], fig: plt.Figure) -> None:
     for ax in axes.values():
         ax.set_xscale("log", base=2)
         mark_levels(doc, ax)
-    fig.suptitle(title(doc, families.title_of("hierarchy")))
+    fig.suptitle(title(doc, TITLES["hierarchy"]))
 
 
 def plot_dsmem(doc: dict, cases: list[mr.Case], fig: plt.Figure) -> None:
@@ -324,7 +336,7 @@ def plot_dsmem(doc: dict, cases: list[mr.Case], fig: plt.Figure) -> None:
         ax_bw.axhline(peak / GB, color="red", ls="--", alpha=0.6, label="shared-memory peak (128 B/clk/SM)")
     finish(ax_bw, "blocks per cluster", "read bandwidth (GB/s)", "dsmem: every thread reads a buffer", True)
     finish(ax_lat, "blocks per cluster", "latency per dependent load (ns)", "dsmem: one thread chases a chain", True)
-    fig.suptitle(title(doc, families.title_of("dsmem")))
+    fig.suptitle(title(doc, TITLES["dsmem"]))
 
 
 def plot_links(doc: dict, cases: list[mr.Case], fig: plt.Figure) -> None:
@@ -348,7 +360,7 @@ def plot_links(doc: dict, cases: list[mr.Case], fig: plt.Figure) -> None:
     ax.set_xscale("log", base=2)
     finish(ax, "bytes per direction", "GB/s (both directions summed for bidirectional)", "", bool(lines), 6)
     family = cases[0].family if cases else "transfer"
-    fig.suptitle(title(doc, families.title_of(family)))
+    fig.suptitle(title(doc, TITLES.get(family, family)))
 
 
 PLOTTERS = {"global": plot_global, "layout": plot_layout, "shared": plot_shared, "async": plot_async,

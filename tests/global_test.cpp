@@ -20,7 +20,7 @@ GlobalConfig strided(std::size_t n, std::size_t stride, GlobalVariant v = Global
   return c;
 }
 
-TEST(SectorsModel, StudyNumbers) {
+TEST(SectorsModel, CoalescedStridedAndWide) {
   // 32 lanes x 4 bytes, consecutive: 128 bytes = 4 sectors.
   EXPECT_EQ(sectors_per_request(4, 4), 4);
   // Stride 2: lanes span 256 bytes = 8 sectors, half of each sector unused.

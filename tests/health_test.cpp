@@ -3,9 +3,9 @@
 // that saw another process or a clock event reports.
 #include <gtest/gtest.h>
 
-#include "health.hpp"
+#include "engine/health.hpp"
 
-namespace membench::bench {
+namespace membench::engine {
 namespace {
 
 TEST(ClockEvents, NamesEveryKnownBitInNvmlsOrder) {
@@ -66,4 +66,4 @@ TEST(Processes, AMonitorWithoutTheGpuReportsNothing) {
 }
 
 }  // namespace
-}  // namespace membench::bench
+}  // namespace membench::engine

@@ -1,4 +1,4 @@
-// One Google Benchmark iteration is one launch: the harness's reporting
+// One Google Benchmark iteration is one launch: the adapter's reporting
 // against Google Benchmark itself (whichever version is linked), no GPU.
 #include <benchmark/benchmark.h>
 #include <gtest/gtest.h>
@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
-#include "harness.hpp"
+#include "gbench/adapter.hpp"
 
-namespace membench::bench {
+namespace membench::gbench {
 namespace {
 
 class Collect : public benchmark::BenchmarkReporter {
@@ -38,7 +38,7 @@ TEST(ReportLaunches, OneIterationIsOneLaunch) {
       ->UseManualTime()
       ->Unit(benchmark::kMicrosecond);
   const auto runs = run("launches37/manual_time", {"--benchmark_min_time=0.000001" +
-                                                   std::string(MEMBENCH_GBENCH_VERSION >= 10800 ? "s" : "")});
+                                                   std::string(kVersion >= 10800 ? "s" : "")});
   ASSERT_EQ(runs.size(), 1u);
   EXPECT_EQ(runs[0].iterations, 37);
   EXPECT_NEAR(runs[0].GetAdjustedRealTime(), 100.0, 1e-6);  // microseconds per launch
@@ -51,11 +51,11 @@ TEST(ReportLaunches, FewerLaunchesThanAskedKeepThePerLaunchTime) {
     report_launches(state, 5, 5 * 20e-6);
   })->UseManualTime()->Unit(benchmark::kMicrosecond);
   const auto runs = run("fewer/manual_time", {"--benchmark_min_time=0.01" +
-                                              std::string(MEMBENCH_GBENCH_VERSION >= 10800 ? "s" : "")});
+                                              std::string(kVersion >= 10800 ? "s" : "")});
   ASSERT_EQ(runs.size(), 1u);
   EXPECT_GT(runs[0].iterations, 5);  // Google Benchmark ramped up toward 10 ms
   EXPECT_NEAR(runs[0].GetAdjustedRealTime(), 20.0, 1e-6);
 }
 
 }  // namespace
-}  // namespace membench::bench
+}  // namespace membench::gbench

@@ -6,9 +6,9 @@
 #include <nlohmann/json.hpp>
 #include <random>
 
-#include "resume.hpp"
+#include "gbench/resume.hpp"
 
-namespace membench::bench {
+namespace membench::gbench {
 namespace {
 
 RunIdentity here() {
@@ -144,4 +144,4 @@ TEST(Resume, ManualTimeReproducesTheReportedTimeExactly) {
 }
 
 }  // namespace
-}  // namespace membench::bench
+}  // namespace membench::gbench

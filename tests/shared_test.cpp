@@ -1,5 +1,5 @@
-// Shared-memory experiment: the bank-conflict model on the host (the study's
-// numbers and the wide-access rule), every kernel on the GPU.
+// Shared-memory experiment: the bank-conflict model on the host (the
+// conflict degrees and the wide-access rule), every kernel on the GPU.
 #include <gtest/gtest.h>
 
 #include <numeric>
@@ -13,7 +13,7 @@
 namespace membench {
 namespace {
 
-TEST(ConflictModel, StudyNumbers) {
+TEST(ConflictModel, ColumnReadsAndPadding) {
   // tile[32][32] read by column: word stride 32, every lane in bank ty.
   EXPECT_EQ(conflict_ways(32, 4), 32);
   // tile[32][33]: stride 33 = 1 mod 32, all 32 banks distinct.
@@ -132,7 +132,7 @@ class SharedKernels : public ::testing::Test {
         [&](std::size_t i) { return shared_reference(c, i, 11); });
   }
 
-  // 4096 is the study's size; the others leave ragged edge tiles.
+  // 4096 is the default side; the others leave ragged edge tiles.
   const std::vector<int> sides_ = {4096, 1000, 33, 31, 1};
 };
 

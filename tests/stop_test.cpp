@@ -7,9 +7,9 @@
 
 #include <csignal>
 
-#include "stop.hpp"
+#include "engine/stop.hpp"
 
-namespace membench::bench {
+namespace membench::engine {
 namespace {
 
 // Runs `body` in a child; returns its wait status.
@@ -69,4 +69,4 @@ TEST(Stop, SignalNames) {
 }
 
 }  // namespace
-}  // namespace membench::bench
+}  // namespace membench::engine

@@ -6,9 +6,9 @@
 #include <vector>
 
 #include "membench/fidelity.hpp"
-#include "stopping.hpp"
+#include "engine/stopping.hpp"
 
-namespace membench::bench {
+namespace membench::engine {
 namespace {
 
 StopRule rule() {
@@ -127,4 +127,4 @@ TEST(Clock, MegahertzBetweenTwoStamps) {
 }
 
 }  // namespace
-}  // namespace membench::bench
+}  // namespace membench::engine

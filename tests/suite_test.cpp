@@ -42,7 +42,7 @@ TEST(Suite, ListsEveryFamilyAndVariantWithoutAGpu) {
   expect_variants(r.output, "async", kAsyncVariants);
   for (const char* name : {"global/strided/n:16777216/stride:32/manual_time",
                            "global/strided_full_grid/n:16777216/stride:2/manual_time",
-                           "shared/column/n:4096/pad:1/manual_time",
+                           "shared/column/side:4096/pad:1/manual_time",
                            "global/vectorized/n:16777216/vec:4/ilp:1/persistent:0/manual_time",
                            "async/pipeline/n:67108864/tile:1024/stages:3/flops:64/manual_time"})
     EXPECT_NE(r.output.find(std::string(name) + "\n"), std::string::npos) << name;
@@ -66,14 +66,14 @@ TEST(Suite, StrideSweepGivesSixCasesPerN) {
 }
 
 TEST(Suite, FamilyScopedAxisAndColdCases) {
-  const Outcome r = run("--n=2^20 --shared.n=2K --l2=both --benchmark_filter='^(shared/row|global/coalesced)/' "
+  const Outcome r = run("--n=2^20 --shared.side=2K --l2=both --benchmark_filter='^(shared/row|global/coalesced)/' "
                         "--benchmark_list_tests");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_EQ(r.output,
             "global/coalesced/n:1048576/manual_time\n"
             "global/coalesced/l2:cold/n:1048576/manual_time\n"
-            "shared/row/n:2048/manual_time\n"
-            "shared/row/l2:cold/n:2048/manual_time\n");
+            "shared/row/side:2048/manual_time\n"
+            "shared/row/l2:cold/side:2048/manual_time\n");
 }
 
 TEST(Suite, SweepFileAndCommandLine) {
@@ -94,7 +94,7 @@ std::string listed(const std::string& sweep) {
   return r.output;
 }
 
-TEST(SweepFiles, SeedIsTheStudysCasesAtTheStudysSizes) {
+TEST(SweepFiles, SeedIsTheArticlesCasesAtItsSizes) {
   EXPECT_EQ(listed("seed.json"),
             "async/sync/n:67108864/tile:1024/flops:0/manual_time\n"
             "async/memcpy_async/n:67108864/tile:1024/flops:0/manual_time\n"
@@ -105,14 +105,14 @@ TEST(SweepFiles, SeedIsTheStudysCasesAtTheStudysSizes) {
             "global/strided/n:16777216/stride:2/manual_time\n"
             "global/strided_full_grid/n:16777216/stride:1/manual_time\n"
             "global/strided_full_grid/n:16777216/stride:2/manual_time\n"
-            "layout/aos/n:16777216/fields:4/manual_time\n"
-            "layout/aos/n:16777216/fields:1/manual_time\n"
-            "layout/soa/n:16777216/fields:4/manual_time\n"
-            "layout/soa/n:16777216/fields:1/manual_time\n"
-            "shared/row/n:4096/manual_time\n"
-            "shared/column/n:4096/pad:0/manual_time\n"
-            "shared/column/n:4096/pad:1/manual_time\n"
-            "shared/swizzle/n:4096/manual_time\n");
+            "layout/aos/structs:16777216/fields:4/manual_time\n"
+            "layout/aos/structs:16777216/fields:1/manual_time\n"
+            "layout/soa/structs:16777216/fields:4/manual_time\n"
+            "layout/soa/structs:16777216/fields:1/manual_time\n"
+            "shared/row/side:4096/manual_time\n"
+            "shared/column/side:4096/pad:0/manual_time\n"
+            "shared/column/side:4096/pad:1/manual_time\n"
+            "shared/swizzle/side:4096/manual_time\n");
 }
 
 TEST(SweepFiles, CiIsASmallSetOfEveryFamily) {
@@ -138,19 +138,19 @@ TEST(SweepFiles, CiIsASmallSetOfEveryFamily) {
             "hierarchy/bandwidth/working_set:1073741824/manual_time\n"
             "hierarchy/latency/working_set:1048576/chase_stride:128/manual_time\n"
             "hierarchy/latency/working_set:1073741824/chase_stride:128/manual_time\n"
-            "layout/aos/n:16777216/fields:4/manual_time\n"
-            "layout/aos/n:16777216/fields:1/manual_time\n"
-            "layout/soa/n:16777216/fields:4/manual_time\n"
-            "layout/soa/n:16777216/fields:1/manual_time\n"
-            "shared/row/n:4096/manual_time\n"
-            "shared/column/n:4096/pad:0/manual_time\n"
-            "shared/column/n:4096/pad:1/manual_time\n"
-            "shared/swizzle/n:4096/manual_time\n"
+            "layout/aos/structs:16777216/fields:4/manual_time\n"
+            "layout/aos/structs:16777216/fields:1/manual_time\n"
+            "layout/soa/structs:16777216/fields:4/manual_time\n"
+            "layout/soa/structs:16777216/fields:1/manual_time\n"
+            "shared/row/side:4096/manual_time\n"
+            "shared/column/side:4096/pad:0/manual_time\n"
+            "shared/column/side:4096/pad:1/manual_time\n"
+            "shared/swizzle/side:4096/manual_time\n"
             "shared/conflict_degree/shared_stride:1/width:4/manual_time\n"
             "shared/conflict_degree/shared_stride:2/width:4/manual_time\n"
             "shared/conflict_degree/shared_stride:32/width:4/manual_time\n"
             "shared/conflict_degree/shared_stride:33/width:4/manual_time\n"
-            "stream/triad/type:float/n:67108864/block:256/manual_time\n"
+            "stream/triad/type:float/elements:67108864/block:256/manual_time\n"
             "transfer/host_to_device_memcpy_ce/host:pinned/bytes:67108864/manual_time\n"
             "transfer/device_to_host_memcpy_ce/host:pinned/bytes:67108864/manual_time\n"
             "transfer/host_to_device_memcpy_sm/bytes:67108864/manual_time\n"

@@ -103,7 +103,7 @@ __global__ void async_sync(const float* __restrict__ in, float* __restrict__ out
   }
 }
 
-// The study's single-stage version: the block copies a tile with
+// The single-stage version: the block copies a tile with
 // cg::memcpy_async, waits for it, computes.
 template <int TILE>
 __global__ void async_memcpy_async(const float* __restrict__ in, float* __restrict__ out, std::size_t n, int fmas,

@@ -149,7 +149,7 @@ def test_bad_input_exits_2_with_one_line(capsys, tmp_path, h200_global, write_js
 def test_no_common_cases_exits_2(capsys, h200_global, write_json):
     other = copy.deepcopy(h200_global)
     for b in other["benchmarks"]:
-        b["name"] = b["run_name"] = "other/" + b["name"]
+        b["name"] = b["run_name"] = "other_" + b["name"]
     code, _, err = run(capsys, write_json(h200_global), write_json(other))
     assert code == 2
     assert "no case in common" in err

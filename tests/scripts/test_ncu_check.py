@@ -14,6 +14,7 @@ REAL_JSON = FIXTURES / "h200_ncu_run.json"
 REAL_CSV = FIXTURES / "h200_ncu_profile.csv"
 REAL_TIMING = FIXTURES / "h200_ncu_timing.json"  # the --l2_flush run
 REAL_TIME_CSV = FIXTURES / "h200_ncu_time.csv"  # ncu --cache-control all, 5 launches per case
+REAL_CASES = FIXTURES / "h200_ncu_cases.json"  # membench --list_cases=json with the run's arguments
 
 
 def make_csv(rows: list[dict]) -> str:
@@ -46,6 +47,17 @@ def strided_doc(strides: list[int]) -> dict:
     return {"context": {"gpu_name": "NVIDIA H200"}, "benchmarks": benchmarks}
 
 
+STRIDED_KERNEL = "strided_scale"
+
+
+def write_run(tmp_path, doc: dict, kernel: str = STRIDED_KERNEL) -> list[str]:
+    """Writes run.json and cases.json (every case launching `kernel`); returns the --json and --cases flags."""
+    (tmp_path / "run.json").write_text(json.dumps(doc))
+    listing = [{"name": b["name"], "kernels": [kernel]} for b in doc["benchmarks"] if isinstance(b, dict) and "name" in b]
+    (tmp_path / "cases.json").write_text(json.dumps(listing))
+    return ["--json", str(tmp_path / "run.json"), "--cases", str(tmp_path / "cases.json")]
+
+
 def strided_rows(strides: list[int], sectors=None, time_ns=50_000) -> list[dict]:
     rows = []
     for i, s in enumerate(strides):
@@ -70,9 +82,9 @@ def test_microsecond_units_are_converted():
 
 def test_agreeing_model_passes(tmp_path, capsys):
     strides = [1, 2, 4, 8, 16, 32]
-    (tmp_path / "run.json").write_text(json.dumps(strided_doc(strides)))
+    run = write_run(tmp_path, strided_doc(strides))
     (tmp_path / "p.csv").write_text(make_csv(strided_rows(strides)))
-    assert ncu_check.main(["--json", str(tmp_path / "run.json"), "--csv", str(tmp_path / "p.csv")]) == 0
+    assert ncu_check.main([*run, "--csv", str(tmp_path / "p.csv")]) == 0
     out = capsys.readouterr().out
     assert out.count("| sectors_per_request |") == 6
     assert "MISMATCH" not in out
@@ -80,9 +92,9 @@ def test_agreeing_model_passes(tmp_path, capsys):
 
 def test_a_model_off_by_more_than_the_tolerance_fails(tmp_path, capsys):
     strides = [1, 2, 4]
-    (tmp_path / "run.json").write_text(json.dumps(strided_doc(strides)))
+    run = write_run(tmp_path, strided_doc(strides))
     (tmp_path / "p.csv").write_text(make_csv(strided_rows(strides, sectors={2: 9})))  # model says 8
-    assert ncu_check.main(["--json", str(tmp_path / "run.json"), "--csv", str(tmp_path / "p.csv")]) == 1
+    assert ncu_check.main([*run, "--csv", str(tmp_path / "p.csv")]) == 1
     out = capsys.readouterr().out
     assert "stride:2/manual_time | sectors_per_request | 8 | 9 | +12.50 | MISMATCH" in out
 
@@ -154,10 +166,10 @@ def test_time_pass_median_of_k_launches_against_the_timing_run(tmp_path, capsys)
     timing["benchmarks"][1]["real_time"] = 40.0
     counters = strided_rows([1, 2], time_ns=99_000)  # the counters pass's own time is not used
     times = time_rows([[50_000, 49_000, 80_000, 50_200, 50_100], [45_000, 45_100, 44_900, 45_000, 45_050]])
-    for name, text in (("run.json", json.dumps(doc)), ("timing.json", json.dumps(timing)),
-                       ("p.csv", make_csv(counters)), ("t.csv", make_csv(times))):
+    run = write_run(tmp_path, doc)
+    for name, text in (("timing.json", json.dumps(timing)), ("p.csv", make_csv(counters)), ("t.csv", make_csv(times))):
         (tmp_path / name).write_text(text)
-    code = ncu_check.main(["--json", str(tmp_path / "run.json"), "--csv", str(tmp_path / "p.csv"),
+    code = ncu_check.main([*run, "--csv", str(tmp_path / "p.csv"),
                            "--timing-json", str(tmp_path / "timing.json"), "--time-csv", str(tmp_path / "t.csv")])
     out = capsys.readouterr().out
     assert code == 1
@@ -173,19 +185,34 @@ def test_time_pass_groups_must_match_the_cases(tmp_path):
         ncu_check.evaluate(doc, rows, 5, 2, None, time_rows([[1.0, 2.0, 3.0], [1.0, 2.0]]))
     wrong = time_rows([[1.0, 2.0], [1.0, 2.0]])
     wrong[3]["kernel"] = "membench::kernels::coalesced_scale(const float *, float *, unsigned long)"
+    kernels = {b["name"]: [STRIDED_KERNEL] for b in doc["benchmarks"]}
     with pytest.raises(ncu_check.mr.InputError, match="expected strided_scale"):
-        ncu_check.evaluate(doc, rows, 5, 2, None, wrong)
+        ncu_check.evaluate(doc, rows, 5, 2, None, wrong, kernels=kernels)
+    # A case the list does not name, and a case that launches none of our kernels (a copy engine's).
+    with pytest.raises(ncu_check.mr.InputError, match="is not in the case list"):
+        ncu_check.evaluate(doc, rows, 5, 2, kernels={doc["benchmarks"][0]["name"]: [STRIDED_KERNEL]})
+    no_kernel = dict(kernels, **{doc["benchmarks"][1]["name"]: []})
+    assert [c.name for c in ncu_check.launched(doc, no_kernel)] == [doc["benchmarks"][0]["name"]]
 
 
 def test_out_of_step_profiles_are_refused(tmp_path, capsys):
-    (tmp_path / "run.json").write_text(json.dumps(strided_doc([1, 2])))
+    run = write_run(tmp_path, strided_doc([1, 2]))
     (tmp_path / "p.csv").write_text(make_csv(strided_rows([1])))
-    assert ncu_check.main(["--json", str(tmp_path / "run.json"), "--csv", str(tmp_path / "p.csv")]) == 2
+    assert ncu_check.main([*run, "--csv", str(tmp_path / "p.csv")]) == 2
     assert "out of step" in capsys.readouterr().err
     rows = strided_rows([1, 2])
     rows[1]["kernel"] = "membench::kernels::coalesced_scale(const float *, float *, unsigned long)"
     (tmp_path / "p.csv").write_text(make_csv(rows))
+    assert ncu_check.main([*run, "--csv", str(tmp_path / "p.csv")]) == 2
+    assert capsys.readouterr().err == ("ncu_check.py: case global/strided/n:16777216/stride:2/manual_time paired with kernel "
+                                       "'membench::kernels::coalesced_scale(const float *, float *, unsigned long)' "
+                                       "(expected strided_scale)\n")
+    # Without the case list a recorded run cannot be paired.
     assert ncu_check.main(["--json", str(tmp_path / "run.json"), "--csv", str(tmp_path / "p.csv")]) == 2
+    assert capsys.readouterr().err == "ncu_check.py: --json, --csv and --cases go together\n"
+    (tmp_path / "cases.json").write_text('{"not": "a list"}')
+    assert ncu_check.main([*run, "--csv", str(tmp_path / "p.csv")]) == 2
+    assert capsys.readouterr().err == f"ncu_check.py: {tmp_path / 'cases.json'}: not membench --list_cases=json output\n"
 
 
 def test_missing_ncu_exits_2_with_one_line(tmp_path, capsys):
@@ -196,9 +223,9 @@ def test_missing_ncu_exits_2_with_one_line(tmp_path, capsys):
 
 
 def test_not_a_csv_exits_2(tmp_path, capsys):
-    (tmp_path / "run.json").write_text(json.dumps(strided_doc([1])))
+    run = write_run(tmp_path, strided_doc([1]))
     (tmp_path / "p.csv").write_text("hello\n")
-    assert ncu_check.main(["--json", str(tmp_path / "run.json"), "--csv", str(tmp_path / "p.csv")]) == 2
+    assert ncu_check.main([*run, "--csv", str(tmp_path / "p.csv")]) == 2
 
 
 @pytest.mark.parametrize("damage", [
@@ -209,22 +236,22 @@ def test_not_a_csv_exits_2(tmp_path, capsys):
 def test_malformed_json_is_one_line_and_exit_2(tmp_path, capsys, damage):
     doc = strided_doc([1])
     damage(doc)
-    (tmp_path / "run.json").write_text(json.dumps(doc))
+    run = write_run(tmp_path, doc)
     (tmp_path / "p.csv").write_text(make_csv(strided_rows([1])))
-    assert ncu_check.main(["--json", str(tmp_path / "run.json"), "--csv", str(tmp_path / "p.csv")]) == 2
+    assert ncu_check.main([*run, "--csv", str(tmp_path / "p.csv")]) == 2
     err = capsys.readouterr().err
     assert len(err.strip().splitlines()) == 1 and err.startswith("ncu_check.py: ")
 
 
 @pytest.mark.skipif(not REAL_CSV.exists(), reason="no recorded H200 profile")
 def test_recorded_h200_profile(capsys):
-    code = ncu_check.main(["--json", str(REAL_JSON), "--csv", str(REAL_CSV), "--timing-json", str(REAL_TIMING),
-                           "--time-csv", str(REAL_TIME_CSV)])
+    code = ncu_check.main(["--json", str(REAL_JSON), "--csv", str(REAL_CSV), "--cases", str(REAL_CASES),
+                           "--timing-json", str(REAL_TIMING), "--time-csv", str(REAL_TIME_CSV)])
     out = capsys.readouterr().out
     # Every model agrees, and under max(2 %, 2.5 us) every recorded launch time does too.
     assert code == 0, out
     assert "global/strided/n:16777216/stride:2/manual_time | sectors_per_request | 8 | 8 |" in out
-    assert "shared/column/n:4096/pad:0/manual_time | conflict_ways | 32 |" in out
+    assert "shared/column/side:4096/pad:0/manual_time | conflict_ways | 32 |" in out
     times = [line for line in out.splitlines() if "| time_ns |" in line]
     assert len(times) == 40  # every case of 64 MiB and more
     # a 4.2 ms launch: the suite's cold-L2 time and ncu's median agree

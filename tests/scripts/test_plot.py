@@ -80,7 +80,7 @@ def test_stream_bars_per_kernel_and_type(tmp_path, write_json):
     doc = {"context": {"gpu_name": "NVIDIA H200", "dram_peak_bytes_per_second": "4814304000000"}, "benchmarks": []}
     for kernel in ("read", "write", "copy", "scale", "add", "triad", "dot"):
         for type_ in ("float", "double"):
-            name = f"stream/{kernel}/type:{type_}/n:134217728/block:256/manual_time"
+            name = f"stream/{kernel}/type:{type_}/elements:134217728/block:256/manual_time"
             doc["benchmarks"].append({"name": name, "run_name": name, "run_type": "iteration", "real_time": 250.0,
                                       "time_unit": "us", "bytes": 1.07e9, "bytes_per_second": 4.2e12})
     assert plot.main([write_json(doc), "--out", str(tmp_path), "--formats", "png"]) == 0
@@ -253,7 +253,7 @@ def test_stream_bars_are_the_best_block_at_the_largest_n(write_json):
     rates = {}
     for k, kernel in enumerate(("read", "write", "copy", "scale", "add", "triad", "dot")):
         for n, block, rate in ((1 << 20, 256, 1e12), (1 << 27, 128, 4.1e12 + k * 1e10), (1 << 27, 256, 4.0e12)):
-            name = f"stream/{kernel}/type:double/n:{n}/block:{block}/manual_time"
+            name = f"stream/{kernel}/type:double/elements:{n}/block:{block}/manual_time"
             doc["benchmarks"].append({"name": name, "run_name": name, "run_type": "iteration", "real_time": 1.0,
                                       "time_unit": "us", "bytes_per_second": rate})
         rates[kernel] = (4.1e12 + k * 1e10) / 1e9

@@ -15,12 +15,23 @@ def doc(*benchmarks: dict, **context) -> dict:
     return {"context": dict(context), "benchmarks": list(benchmarks)}
 
 
-def test_names_split_into_family_variant_and_parameters():
-    assert mr.parse_name("global/strided/l2:cold/n:1024/stride:2/manual_time") == (
-        "global", "strided", {"l2": "cold", "n": 1024, "stride": 2})
-    assert mr.parse_name("stream/triad/type:double/n:-3/manual_time") == ("stream", "triad", {"type": "double", "n": -3})
-    assert mr.parse_name("x") == ("x", "", {})
+def test_names_split_into_family_variant_tags_and_axes():
+    parsed = mr.parse_name("global/strided/device:1/l2:cold/n:1024/stride:2/manual_time")
+    assert parsed == mr.CaseName("global", "strided", (("device", 1), ("l2", "cold")), (("n", 1024), ("stride", 2)))
+    assert parsed.params == {"device": 1, "l2": "cold", "n": 1024, "stride": 2}
+    assert parsed.format() == "global/strided/device:1/l2:cold/n:1024/stride:2/manual_time"
+    assert parsed.without("device").format() == "global/strided/l2:cold/n:1024/stride:2/manual_time"
+    named = mr.parse_name("stream/triad/type:double/elements:-3")
+    assert named.axes == (("type", "double"), ("elements", -3)) and named.tags == ()
+    # A tag key after an axis is an axis: tags come right after the variant.
+    assert mr.parse_name("a/b/n:1/l2:cold").axes == (("n", 1), ("l2", "cold"))
     assert mr.warm_name("global/coalesced/l2:cold/n:1024/manual_time") == "global/coalesced/n:1024/manual_time"
+
+
+@pytest.mark.parametrize("name", ["x", "/b", "a//n:1", "a/b/n", "a/b/:1", "a/b/n:"])
+def test_what_is_not_a_case_name_is_an_input_error(name):
+    with pytest.raises(mr.InputError):
+        mr.parse_name(name)
 
 
 def test_times_are_nanoseconds_per_launch_whatever_the_unit():

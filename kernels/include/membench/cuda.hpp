@@ -1,5 +1,5 @@
 // CUDA error handling and RAII owners shared by the kernels library, the
-// harness and the tests. One macro, MEMBENCH_CUDA, turns a failed runtime call
+// suite and the tests. One macro, MEMBENCH_CUDA, turns a failed runtime call
 // into a CudaError carrying the call, file and line.
 #pragma once
 

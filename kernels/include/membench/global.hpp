@@ -13,9 +13,9 @@
 
 namespace membench {
 
-//   coalesced          one float per thread (the study's kernel)
+//   coalesced          one float per thread
 //   strided            thread t handles element t * stride: ceil(n / stride) threads
-//   strided_full_grid  the study's launch of the same kernel: n threads, those
+//   strided_full_grid  the same kernel launched over n threads, those
 //                      with t * stride >= n exit at once
 //   vectorized         vec-float accesses, ilp loads in flight, grid-stride or one trip
 //   memcpy             cudaMemcpyAsync device to device, the ceiling
@@ -23,7 +23,7 @@ enum class GlobalVariant { coalesced, strided, strided_full_grid, vectorized, me
 inline constexpr auto kGlobalVariants =
     enum_names<GlobalVariant>("coalesced", "strided", "strided_full_grid", "vectorized", "memcpy");
 
-inline constexpr int kGlobalBlock = 256;  // threads per block, as in the study
+inline constexpr int kGlobalBlock = 256;  // threads per block
 using VectorWidths = IntList<1, 2, 4>;    // floats per access
 using IlpDepths = IntList<1, 2, 4, 8>;    // independent loads in flight per thread
 

@@ -1,5 +1,5 @@
 // What a launcher will launch: the kernel, its grid and block, its dynamic
-// shared memory. The harness turns it into occupancy facts (blocks per SM,
+// shared memory. The runner turns it into occupancy facts (blocks per SM,
 // registers, shared memory per block) reported beside every measurement,
 // and the support checks read from it what the kernel was compiled for.
 #pragma once

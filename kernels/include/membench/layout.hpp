@@ -15,12 +15,12 @@ namespace membench {
 enum class LayoutVariant { aos, soa };
 inline constexpr auto kLayoutVariants = enum_names<LayoutVariant>("aos", "soa");
 
-// The study's particle: four floats, 4-byte aligned, so a field load is one
+// The particle: four floats, 4-byte aligned, so a field load is one
 // 4-byte access per thread at a 16-byte stride across the warp.
 struct Particle {
   float x, y, z, w;
 };
-static_assert(sizeof(Particle) == 16 && alignof(Particle) == 4, "the study's AoS struct");
+static_assert(sizeof(Particle) == 16 && alignof(Particle) == 4, "a 16-byte struct of four floats");
 
 inline constexpr int kLayoutFields = 4;
 inline constexpr int kLayoutBlock = 256;

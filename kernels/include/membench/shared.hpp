@@ -62,7 +62,7 @@ double shared_bytes(const SharedConfig& c, unsigned grid);
 // phases of 128 bytes (32 lanes for 4-byte, 16 for 8-byte, 8 for 16-byte
 // accesses); within a phase a bank serving k distinct words costs k
 // wavefronts. conflict_ways = wavefronts / phases, which works out to
-// gcd(stride, 128 / width_bytes): 32 for the study's stride-32 column read,
+// gcd(stride, 128 / width_bytes): 32 for the stride-32 column read,
 // 1 for stride 33.
 int conflict_ways(int stride_elems, int width_bytes);
 // Wavefronts of one warp request under the same model.

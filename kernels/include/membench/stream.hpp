@@ -31,8 +31,8 @@ inline constexpr double kStreamFill = 3.25;    // w: what `write` stores (not ze
 inline constexpr int kStreamVectorBytes = 16;  // one access per thread
 // Slots per thread per chunk in the reductions: eight 16-byte loads in
 // flight for a float read and for dot (two arrays, four slots); four for a
-// double read, whose double sums take the registers eight would need (on
-// the H200 eight left 3 blocks of 256 per SM, and lost 6%).
+// double read, whose double sums take the registers eight would need (eight
+// leave fewer blocks resident per SM).
 constexpr int stream_reduce_unroll(StreamKernel k, StreamType t) {
   return k == StreamKernel::read && t == StreamType::f32 ? 8 : 4;
 }

@@ -10,7 +10,7 @@
 #include <optional>
 #include <string>
 
-namespace membench::bench {
+namespace membench::engine {
 
 // SIGTERM, SIGINT, SIGHUP, SIGUSR1, SIGUSR2.
 void install_stop_signals();
@@ -30,4 +30,4 @@ std::string signal_name(int signal);
 // Test hook: forget any stop request.
 void clear_stop_for_test();
 
-}  // namespace membench::bench
+}  // namespace membench::engine

@@ -1,10 +1,10 @@
-#include "resume.hpp"
+#include "gbench/resume.hpp"
 
 #include <cmath>
 #include <nlohmann/json.hpp>
 #include <set>
 
-namespace membench::bench {
+namespace membench::gbench {
 
 namespace {
 
@@ -122,4 +122,4 @@ double manual_seconds_for(double real_time, double multiplier, std::int64_t iter
   return guess;
 }
 
-}  // namespace membench::bench
+}  // namespace membench::gbench

@@ -8,12 +8,12 @@
 #include <cstdint>
 #include <memory>
 
-#include "harness.hpp"
+#include "cases/case.hpp"
 #include "membench/copy.hpp"
 #include "membench/cuda.hpp"
 #include "membench/pattern.hpp"
 
-namespace membench::bench {
+namespace membench::cases {
 
 template <class FarEnd>
 CaseDefinition copy_case(const CopyOperation& op, std::size_t bytes, std::uint32_t seed,
@@ -40,4 +40,4 @@ CaseDefinition copy_case(const CopyOperation& op, std::size_t bytes, std::uint32
   return d;
 }
 
-}  // namespace membench::bench
+}  // namespace membench::cases

@@ -13,7 +13,7 @@
 #include <utility>
 #include <vector>
 
-namespace membench::bench {
+namespace membench::gbench {
 
 struct ResumeError : std::runtime_error {
   using std::runtime_error::runtime_error;
@@ -54,4 +54,4 @@ Carried read_carried(const std::string& path, const std::string& text, const Run
 // seconds * multiplier / iterations, so the nearest double that rounds back is chosen.
 double manual_seconds_for(double real_time, double multiplier, std::int64_t iterations);
 
-}  // namespace membench::bench
+}  // namespace membench::gbench

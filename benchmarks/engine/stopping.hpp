@@ -9,7 +9,7 @@
 #include <limits>
 #include <vector>
 
-namespace membench::bench {
+namespace membench::engine {
 
 struct BatchSample {
   double seconds = 0;    // GPU time of the batch (CUDA events)
@@ -17,12 +17,14 @@ struct BatchSample {
   double clock_mhz = 0;  // SM clock over the batch; 0 = not known
 };
 
+// The rule for one case: the measurement options (options.hpp holds their
+// defaults) and the device's peak clock.
 struct StopRule {
-  int min_batches = 10;
-  double max_noise_pct = 0.5;
-  double max_seconds = 0.5;  // per case
-  double throttle_fraction = 0.9;
-  double peak_mhz = 0;       // 0: no throttle check
+  int min_batches = 0;
+  double max_noise_pct = 0;
+  double max_seconds = 0;       // per case
+  double throttle_fraction = 0;
+  double peak_mhz = 0;          // 0: no throttle check
 };
 
 struct BatchSummary {
@@ -59,4 +61,4 @@ bool converged(const BatchSummary& s, const StopRule& rule);
 bool should_stop(const BatchSummary& s, std::int64_t launches, std::int64_t target, double elapsed_seconds,
                  const StopRule& rule);
 
-}  // namespace membench::bench
+}  // namespace membench::engine

@@ -13,7 +13,7 @@
 
 #include "membench/nvml.hpp"
 
-namespace membench::bench {
+namespace membench::engine {
 
 // nvmlClocksEventReason* bits.
 inline constexpr std::uint64_t kClockGpuIdle = 0x1, kClockApplicationsSetting = 0x2, kClockSwPowerCap = 0x4,
@@ -73,4 +73,4 @@ class HealthMonitor {
 // The processes on the GPU at `pci_bus_id` now (for own_pids); empty when unknown.
 std::vector<unsigned> processes_on(const std::string& pci_bus_id);
 
-}  // namespace membench::bench
+}  // namespace membench::engine

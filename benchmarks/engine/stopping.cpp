@@ -1,4 +1,4 @@
-#include "stopping.hpp"
+#include "engine/stopping.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -6,7 +6,7 @@
 
 #include "membench/fidelity.hpp"
 
-namespace membench::bench {
+namespace membench::engine {
 
 void BatchStats::add(const BatchSample& b) {
   if (b.launches <= 0 || b.seconds <= 0) return;
@@ -50,4 +50,4 @@ bool should_stop(const BatchSummary& s, std::int64_t launches, std::int64_t targ
   return converged(s, rule) || elapsed_seconds >= rule.max_seconds;
 }
 
-}  // namespace membench::bench
+}  // namespace membench::engine

@@ -1,10 +1,10 @@
-#include "stop.hpp"
+#include "engine/stop.hpp"
 
 #include <csignal>
 #include <cstring>
 #include <mutex>
 
-namespace membench::bench {
+namespace membench::engine {
 
 namespace {
 
@@ -66,4 +66,4 @@ void clear_stop_for_test() {
   g_reason.clear();
 }
 
-}  // namespace membench::bench
+}  // namespace membench::engine

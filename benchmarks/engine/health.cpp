@@ -1,10 +1,10 @@
-#include "health.hpp"
+#include "engine/health.hpp"
 
 #include <algorithm>
 #include <cstdio>
 #include <utility>
 
-namespace membench::bench {
+namespace membench::engine {
 
 std::string clock_event_names(std::uint64_t reasons) {
   static const std::pair<std::uint64_t, const char*> kNames[] = {
@@ -86,4 +86,4 @@ std::vector<std::pair<unsigned, std::string>> HealthMonitor::others_now() {
   return out;
 }
 
-}  // namespace membench::bench
+}  // namespace membench::engine

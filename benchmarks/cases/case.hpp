@@ -1,0 +1,119 @@
+// What a family says about one case: what to allocate, how to launch it once
+// its buffers exist, the host reference its output must equal, and what one
+// launch moves and what the model predicts. The runner (runner.hpp) does the
+// rest: allocate, fill, poison, bind, launch once, verify, time, count.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "cases/case_id.hpp"
+#include "membench/kernel_shape.hpp"
+
+namespace membench::cases {
+
+// A case that cannot run on this GPU or build (too large, feature missing):
+// reported as skipped with the message; the run goes on, the exit status is
+// not affected.
+struct CaseSkipped : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// A case that ran and is wrong (verification mismatch): reported as an error,
+// and the exit status becomes 1.
+struct CaseFailed : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// A model's prediction, reported beside the measurement (model_* or the
+// quantity it predicts: sectors_per_request, dram_read_bytes, ...).
+struct ModelCounter {
+  std::string name;
+  double value;
+};
+
+// What one launch of a case moves and computes, and what the model says.
+struct Work {
+  double bytes = 0;                  // useful bytes read + written (0: no bandwidth is reported)
+  double flops = -1;                 // floating-point operations (< 0: not reported)
+  double peak_bytes_per_second = 0;  // for pct_of_peak; 0 means the DRAM peak, < 0 none (no pct_of_peak)
+  double dependent_loads = 0;        // loads in one chain per launch (> 0: latency_ns and latency_cycles)
+  std::vector<ModelCounter> model;
+};
+
+enum class Element { f32, f64, u32, u64 };
+inline std::size_t element_bytes(Element e) { return e == Element::f32 || e == Element::u32 ? 4 : 8; }
+
+// A case's launch once its buffers exist: the kernel it runs (for the
+// occupancy counters; function == nullptr when none of ours) and the launch,
+// its grid and arguments fixed, so that running it is nothing but the launch.
+struct BoundLaunch {
+  KernelShape shape;
+  std::function<cudaError_t(cudaStream_t)> run;
+};
+
+// Everything the runner needs for one case. `bind` works out the launch once,
+// for the case's buffers: the launch reads `in` (input_elements values of the
+// input type, filled with pattern_value(i, seed)) and writes `out`
+// (output_elements of the output type, poisoned first); out[i] must then
+// equal expected(i) (float outputs) or expected_f64(i) (double outputs) bit
+// for bit, poison for elements that must stay unwritten. The expectation must
+// be a pure function: it is called from several threads. A family whose
+// input is not the pattern (a pointer chain) supplies `fill`, which writes
+// the whole input; its input type is then u32 or u64, which only size the
+// buffer.
+struct CaseDefinition {
+  std::size_t input_elements = 0;
+  std::size_t output_elements = 0;
+  Element input_type = Element::f32;
+  Element output_type = Element::f32;
+  std::uint32_t seed = 1;
+  std::function<cudaError_t(const void* in, void* out, BoundLaunch* launch)> bind;
+  std::function<float(std::size_t i)> expected;
+  std::function<double(std::size_t i)> expected_f64;
+  std::function<cudaError_t(void* in, cudaStream_t)> fill;  // empty: the pattern
+  // What the case wrote outside `out` (a host buffer, another GPU's memory),
+  // checked after `out`: an empty result, or what is wrong. The case poisons
+  // that memory itself, in its define.
+  std::function<std::optional<std::string>()> check;
+  bool graphable = true;     // may a batch of launches be captured in a CUDA graph?
+  int warm_up_launches = 1;  // before any timing (a chase that must visit its whole working set first)
+  Work work;
+};
+
+// The bind of a family whose plan is launched as launch(plan, const In* in,
+// Out* out, stream) (found by the plan's namespace): the plan, made once in
+// the case's define, with the case's buffers.
+template <class In = float, class Out = float, class Plan>
+auto bind_plan(const Plan& plan) {
+  return [plan](const void* in, void* out, BoundLaunch* bound) {
+    bound->shape = plan.shape;
+    bound->run = [plan, in = static_cast<const In*>(in), out = static_cast<Out*>(out)](cudaStream_t s) {
+      return launch(plan, in, out, s);
+    };
+    return cudaSuccess;
+  };
+}
+
+// The values of a case's axes, by name (a named axis: the index of its name).
+class CaseArgs {
+ public:
+  explicit CaseArgs(const CaseId& id) : id_(id) {}
+  std::int64_t operator[](const std::string& name) const { return id_[name]; }
+  std::size_t size(const std::string& name) const { return static_cast<std::size_t>(id_[name]); }
+  int integer(const std::string& name) const { return static_cast<int>(id_[name]); }
+
+ private:
+  const CaseId& id_;
+};
+
+using Define = std::function<CaseDefinition(const CaseArgs&)>;
+
+}  // namespace membench::cases

@@ -1,0 +1,48 @@
+// A case's identity as data, and its name: the one place that writes a case
+// name and the one that reads it back. Everything else (the filter, the
+// cache, --resume, the scripts through --list_cases=json) takes names from
+// here.
+//
+//   family/variant[/tag:value...][/axis:value...]
+//
+// Tags say how the case runs (device:K when a run covers several GPUs,
+// l2:cold); axes are the family's parameters, named axes (type:double) before
+// numeric ones. Google Benchmark adds /manual_time.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace membench::cases {
+
+struct CaseId {
+  struct Axis {
+    std::string name;
+    std::int64_t value = 0;  // a named axis: the index of its name
+    std::string label;       // a named axis: the name (type:double); empty for a number
+    bool operator==(const Axis& o) const { return name == o.name && value == o.value && label == o.label; }
+  };
+  std::string family;
+  std::string variant;
+  std::vector<std::pair<std::string, std::string>> tags;
+  std::vector<Axis> axes;
+
+  std::string name() const;
+  // The value of axis `name` (a named axis: its index); throws std::logic_error when the case has none.
+  std::int64_t operator[](const std::string& axis) const;
+  std::optional<std::string> tag(const std::string& key) const;
+
+  // Reads a name back (with or without /manual_time); empty when it is not
+  // one. A named axis comes back with its label and value -1: the names
+  // behind the index are the family's.
+  static std::optional<CaseId> parse(const std::string& name);
+};
+
+// Tag keys; anything else after the variant is an axis.
+inline constexpr const char* kDeviceTag = "device";
+inline constexpr const char* kL2Tag = "l2";
+
+}  // namespace membench::cases

@@ -1,0 +1,126 @@
+#include "cases/family.hpp"
+
+#include <sstream>
+
+namespace membench::cases {
+
+namespace {
+std::vector<FamilySpec>& families() {
+  static std::vector<FamilySpec> list;
+  return list;
+}
+}  // namespace
+
+Registrar::Registrar(FamilySpec spec) {
+  auto& list = families();
+  const auto at = std::upper_bound(list.begin(), list.end(), spec.name,
+                                   [](const std::string& name, const FamilySpec& f) { return name < f.name; });
+  list.insert(at, std::move(spec));
+}
+
+const std::vector<FamilySpec>& registered_families() { return families(); }
+
+AxisSpec axis(std::string name, std::string unit, std::string help, std::vector<std::int64_t> defaults,
+              std::int64_t min, std::int64_t max, std::int64_t multiple_of) {
+  return {std::move(name), std::move(unit), std::move(help), std::move(defaults), min, max, {}, multiple_of, {}};
+}
+
+AxisSpec axis_named(std::string name, std::string help, std::vector<std::string> names,
+                    std::vector<std::int64_t> defaults) {
+  AxisSpec a = axis(std::move(name), "name", std::move(help), std::move(defaults), 0,
+                    static_cast<std::int64_t>(names.size()) - 1);
+  for (std::size_t i = 0; i < names.size(); ++i) a.allowed.push_back(static_cast<std::int64_t>(i));
+  a.names = std::move(names);
+  return a;
+}
+
+Family::Family(const FamilySpec& spec, const Selection& selection, int device, bool count_only)
+    : spec_(spec), selection_(selection), device_(device), count_only_(count_only) {}
+
+std::vector<std::int64_t> Family::values(const std::string& axis) const {
+  return selection_.values(spec_.name, declared(axis));
+}
+
+void Family::add(const std::string& variant, const std::vector<std::string>& axes, std::vector<std::string> kernels,
+                 Define define) {
+  // Named axes come first in the name, then the numbers, each in the order given.
+  std::vector<const AxisSpec*> named, numeric;
+  for (const auto& a : axes) (declared(a).names.empty() ? numeric : named).push_back(&declared(a));
+  std::vector<std::vector<std::int64_t>> named_values, numeric_values;
+  double product = 1;
+  for (const AxisSpec* a : named) named_values.push_back(values(a->name));
+  for (const AxisSpec* a : numeric) numeric_values.push_back(values(a->name));
+  for (const auto& list : named_values) product *= static_cast<double>(list.size());
+  for (const auto& list : numeric_values) product *= static_cast<double>(list.size());
+  std::vector<bool> modes;
+  if (selection_.l2 != engine::L2::cold) modes.push_back(false);
+  if (selection_.l2 != engine::L2::warm) modes.push_back(true);
+  if (count_only_) {
+    counted_ += product * static_cast<double>(modes.size());
+    return;
+  }
+  std::vector<const AxisSpec*> order = named;
+  order.insert(order.end(), numeric.begin(), numeric.end());
+  const bool tag_devices = selection_.devices.size() > 1;
+  // The order cases run in: each combination of named values (the last
+  // varying fastest), warm then cold, then the numbers' product with the
+  // first axis varying fastest.
+  std::vector<std::size_t> pick(named.size(), 0);
+  for (bool more_named = true; more_named;) {
+    for (const bool cold : modes) {
+      CaseId id{spec_.name, variant, {}, {}};
+      if (tag_devices) id.tags.emplace_back(kDeviceTag, std::to_string(device_));
+      if (cold) id.tags.emplace_back(kL2Tag, "cold");
+      std::vector<std::size_t> index(numeric.size(), 0);
+      for (bool more = true; more;) {
+        id.axes.clear();
+        for (std::size_t a = 0; a < named.size(); ++a) {
+          const std::int64_t v = named_values[a][pick[a]];
+          id.axes.push_back({named[a]->name, v, named[a]->names.at(static_cast<std::size_t>(v))});
+        }
+        for (std::size_t a = 0; a < numeric.size(); ++a) id.axes.push_back({numeric[a]->name, numeric_values[a][index[a]], ""});
+        cases_.push_back({id, kernels, order, device_, cold, define});
+        std::size_t a = 0;
+        while (a < numeric.size() && ++index[a] == numeric_values[a].size()) index[a++] = 0;
+        more = a < numeric.size();
+      }
+    }
+    std::size_t a = named.size();
+    while (a > 0 && ++pick[a - 1] == named_values[a - 1].size()) pick[--a] = 0;
+    more_named = a > 0;
+  }
+}
+
+const AxisSpec& Family::declared(const std::string& axis) const {
+  for (const auto& a : spec_.axes)
+    if (a.name == axis) return a;
+  throw std::logic_error("family '" + spec_.name + "' declares no axis '" + axis + "'");
+}
+
+std::vector<CaseSpec> enumerate_cases(const Selection& selection) {
+  double total = 0;
+  for (const auto& spec : registered_families()) {
+    Family family(spec, selection, selection.devices.front(), true);
+    spec.cases(family);
+    total += family.counted();
+  }
+  total *= static_cast<double>(selection.devices.size());
+  if (total > kMaxCases) {
+    std::ostringstream os;
+    os.precision(15);
+    os << "these flags make " << total << " cases, more than the " << kMaxCases
+       << " one run may hold; narrow the axes or split the run";
+    throw TooManyCases(os.str());
+  }
+  std::vector<CaseSpec> all;
+  for (const int device : selection.devices) {
+    for (const auto& spec : registered_families()) {
+      Family family(spec, selection, device);
+      spec.cases(family);
+      for (auto& c : family.cases()) all.push_back(std::move(c));
+    }
+  }
+  return all;
+}
+
+}  // namespace membench::cases

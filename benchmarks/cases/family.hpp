@@ -1,0 +1,138 @@
+// How an experiment joins the suite. A family declares its axes (name, unit,
+// help, default list, the values it accepts) and a function that adds its
+// cases; a static Registrar in the family's own file puts it on the list.
+// Nothing else names a family: the runner, the Google Benchmark adapter and
+// the command line read the list.
+//
+//   void cases(Family& f) {
+//     f.add("coalesced", {"n"}, {"coalesced_scale"}, [](const CaseArgs& a) { return ...; });
+//   }
+//   const Registrar registrar{{"global", {axis("n", "floats", "elements of each array", {1 << 24})}, cases}};
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <functional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "cases/case.hpp"
+#include "cases/case_id.hpp"
+#include "engine/options.hpp"
+#include "membench/device_info.hpp"
+
+namespace membench::cases {
+
+// One axis of one family: its name (the flag that fills it and its part of
+// the case name), its unit, the values it accepts, its default list and one
+// line of help. A named axis (`names` not empty, e.g. type: float, double)
+// takes names on the command line; its values are their indices.
+struct AxisSpec {
+  std::string name;
+  std::string unit;
+  std::string help;
+  std::vector<std::int64_t> defaults;
+  std::int64_t min = 1;
+  std::int64_t max = INT64_MAX;
+  std::vector<std::int64_t> allowed;  // empty: any value in [min, max]
+  std::int64_t multiple_of = 1;
+  std::vector<std::string> names;     // a named axis: value i is names[i]
+};
+
+// An axis that takes any value in [min, max] that is a multiple of `multiple_of`.
+AxisSpec axis(std::string name, std::string unit, std::string help, std::vector<std::int64_t> defaults,
+              std::int64_t min = 1, std::int64_t max = std::int64_t{1} << 40, std::int64_t multiple_of = 1);
+// An axis whose values are the list a template is instantiated for.
+template <class List>
+AxisSpec axis_of(std::string name, std::string unit, std::string help, std::vector<std::int64_t> defaults) {
+  AxisSpec a;
+  a.name = std::move(name);
+  a.unit = std::move(unit);
+  a.help = std::move(help);
+  a.defaults = std::move(defaults);
+  a.allowed.assign(List::values.begin(), List::values.end());
+  a.min = *std::min_element(a.allowed.begin(), a.allowed.end());
+  a.max = *std::max_element(a.allowed.begin(), a.allowed.end());
+  return a;
+}
+// An axis of names (e.g. type: float, double); a case's value is an index into them.
+AxisSpec axis_named(std::string name, std::string help, std::vector<std::string> names,
+                    std::vector<std::int64_t> defaults);
+
+class Family;
+
+struct FamilySpec {
+  std::string name;
+  std::vector<AxisSpec> axes;
+  std::function<void(Family&)> cases;
+};
+
+// Puts a family on the list (at static-initialisation time); the list is
+// kept sorted by name, so the run order does not depend on the build.
+struct Registrar {
+  explicit Registrar(FamilySpec spec);
+};
+const std::vector<FamilySpec>& registered_families();
+
+// What a run covers: the values of every family's axes (from the command
+// line, else the family's defaults), its devices, and the L2 states.
+struct Selection {
+  std::function<std::vector<std::int64_t>(const std::string& family, const AxisSpec& axis)> values;
+  std::vector<int> devices{0};
+  engine::L2 l2 = engine::L2::warm;
+};
+
+// One case to run: its identity, the kernels it launches (for ncu), the
+// device it runs on, its L2 state and its definition.
+struct CaseSpec {
+  CaseId id;
+  std::vector<std::string> kernels;
+  std::vector<const AxisSpec*> axes;  // the declarations of id.axes, in order
+  int device = 0;
+  bool cold = false;
+  Define define;
+};
+
+// What a family's `cases` function gets: the values of its axes, and `add`.
+class Family {
+ public:
+  // count_only: add() counts the cases it would make, and makes none.
+  Family(const FamilySpec& spec, const Selection& selection, int device, bool count_only = false);
+  // The values of this family's axis for this run.
+  std::vector<std::int64_t> values(const std::string& axis) const;
+  // Adds family/variant over the product of these axes' values (named axes
+  // first in the name), launching `kernels`.
+  void add(const std::string& variant, const std::vector<std::string>& axes, std::vector<std::string> kernels,
+           Define define);
+  std::vector<CaseSpec>& cases() { return cases_; }
+  double counted() const { return counted_; }
+
+ private:
+  const AxisSpec& declared(const std::string& axis) const;
+  const FamilySpec& spec_;
+  const Selection& selection_;
+  int device_;
+  bool count_only_;
+  double counted_ = 0;  // a double: ten axes of 10,000 values must not overflow the count
+  std::vector<CaseSpec> cases_;
+};
+
+// The most cases one run may hold: making them is what costs memory and
+// time, before any filter applies.
+inline constexpr double kMaxCases = 100000;
+
+struct TooManyCases : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// Every family's cases for this run, device by device (so a run over several
+// GPUs moves to the next only once). More than kMaxCases throws TooManyCases
+// with the count, before any is made.
+std::vector<CaseSpec> enumerate_cases(const Selection& selection);
+
+// The GPU the runner is measuring: families read its sizes and peaks while
+// defining a case.
+const DeviceInfo& session_device();
+
+}  // namespace membench::cases

@@ -1,0 +1,105 @@
+#include "cli/sweep_file.hpp"
+
+#include <algorithm>
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+
+namespace membench::cli {
+
+namespace {
+
+// The text a JSON value stands for on the command line.
+std::string as_flag_text(const std::string& key, const nlohmann::json& value, bool is_axis) {
+  if (value.is_string()) return value.get<std::string>();
+  if (value.is_boolean()) return value.get<bool>() ? "true" : "false";
+  if (value.is_number_integer()) return std::to_string(value.get<std::int64_t>());
+  if (value.is_number_float() && !is_axis) return value.dump();
+  if (value.is_array() && is_axis) {
+    std::string text;
+    for (const auto& item : value) {
+      if (!item.is_string() && !item.is_number_integer())
+        refuse(key, value.dump(), "list items must be integers or LIST strings");
+      text += (text.empty() ? "" : ",") + (item.is_string() ? item.get<std::string>() : std::to_string(item.get<std::int64_t>()));
+    }
+    return text;
+  }
+  refuse(key, value.dump(), is_axis ? "expects a LIST string, an integer or an array" : "expects a string, a number or true/false");
+}
+
+std::string read_sweep_file(const std::string& path) {
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) throw UsageError("--sweep=" + path + ": no such file");
+  if (!std::filesystem::is_regular_file(path, ec)) throw UsageError("--sweep=" + path + ": not a regular file");
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  if (!in || !(text << in.rdbuf())) throw UsageError("--sweep=" + path + ": cannot read the file");
+  return text.str();
+}
+
+// How deeply arrays and objects nest in JSON text (strings skipped), so a
+// pathological file is refused before a parser recurses through it.
+std::size_t json_depth(const std::string& text) {
+  std::size_t depth = 0, deepest = 0;
+  bool in_string = false, escaped = false;
+  for (char c : text) {
+    if (in_string) {
+      if (escaped) escaped = false;
+      else if (c == '\\') escaped = true;
+      else if (c == '"') in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      deepest = std::max(deepest, ++depth);
+    } else if ((c == ']' || c == '}') && depth > 0) {
+      --depth;
+    }
+  }
+  return deepest;
+}
+
+constexpr std::size_t kMaxSweepDepth = 8;
+
+}  // namespace
+
+std::vector<Arg> sweep_file_args(const std::string& path, const AxisTable& axes) {
+  const std::string origin = "--sweep=" + path + ": ";
+  const std::string text = read_sweep_file(path);
+  if (json_depth(text) > kMaxSweepDepth)
+    throw UsageError(origin + "nested more than " + std::to_string(kMaxSweepDepth) + " deep (a sweep file is an object of flag: value)");
+  std::set<std::string> seen;
+  std::string duplicate;
+  const nlohmann::json::parser_callback_t note_keys = [&](int depth, nlohmann::json::parse_event_t event,
+                                                          nlohmann::json& parsed) {
+    if (depth == 1 && event == nlohmann::json::parse_event_t::key && duplicate.empty() &&
+        !seen.insert(parsed.get<std::string>()).second)
+      duplicate = parsed.get<std::string>();
+    return true;
+  };
+  nlohmann::json doc;
+  try {
+    doc = nlohmann::json::parse(text, note_keys);
+  } catch (const nlohmann::json::exception& e) {
+    throw UsageError(origin + "not valid JSON (" + std::string(e.what()) + ")");
+  }
+  if (!doc.is_object()) throw UsageError(origin + "expects a JSON object of flag: value");
+  if (!duplicate.empty()) throw UsageError(origin + "'" + duplicate + "' is given twice");
+  std::vector<Arg> args;
+  for (const auto& [key, value] : doc.items()) {
+    if (key == "sweep") throw UsageError(origin + "a sweep file cannot name another sweep file");
+    try {
+      const auto dot = key.find('.');
+      const bool is_axis = dot == std::string::npos ? axes.find(key) != nullptr
+                                                     : axes.find(key.substr(0, dot), key.substr(dot + 1)) != nullptr;
+      args.push_back({key, as_flag_text(key, value, is_axis), origin});
+    } catch (const UsageError& e) {
+      throw UsageError(origin + e.what());
+    }
+  }
+  return args;
+}
+
+}  // namespace membench::cli

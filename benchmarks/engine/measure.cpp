@@ -1,0 +1,209 @@
+#include "engine/measure.hpp"
+
+#include <cuda_profiler_api.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+
+#include "engine/stop.hpp"
+#include "membench/cuda.hpp"
+#include "membench/fidelity.hpp"
+
+namespace membench::engine {
+
+namespace {
+
+// A batch aims at this much GPU time, so the events' own cost and resolution
+// weigh little against it and the noise estimate gets many samples quickly.
+constexpr double kBatchTargetSeconds = 1e-3;
+constexpr int kMaxBatch = 1000;
+// NVML is asked about the GPU's health at most this often while a case runs
+// (and at its start and end).
+constexpr double kHealthSampleSeconds = 0.02;
+
+void finish(Session& s, cudaError_t launched) {
+  MEMBENCH_CUDA(launched);
+  MEMBENCH_CUDA(cudaStreamSynchronize(s.stream()));
+}
+
+class Warm final : public TimingMode {
+ public:
+  int batch_launches(const std::function<double()>& time_one_launch) const override {
+    const double one = std::max(time_one_launch(), 1e-7);
+    return std::clamp(static_cast<int>(std::ceil(kBatchTargetSeconds / one)), 1, kMaxBatch);
+  }
+  void before_batch(const Session&, cudaStream_t) const override {}
+};
+
+class Cold final : public TimingMode {
+ public:
+  int batch_launches(const std::function<double()>&) const override { return 1; }
+  void before_batch(const Session& s, cudaStream_t stream) const override {
+    MEMBENCH_CUDA(launch_l2_flush(s.flush(), stream));
+  }
+};
+
+}  // namespace
+
+const TimingMode& warm_l2() {
+  static const Warm warm;
+  return warm;
+}
+
+const TimingMode& cold_l2() {
+  static const Cold cold;
+  return cold;
+}
+
+StopRule stop_rule(const Session& session) {
+  const MeasureOptions& m = session.options();
+  return {m.min_batches, m.max_noise_pct, m.max_seconds, m.throttle_pct / 100.0, session.device().sm_clock_khz / 1e3};
+}
+
+// An instantiated graph of `count` back-to-back launches.
+class CaseTimer::Graph {
+ public:
+  Graph(const Timed& timed, int count, cudaStream_t stream) {
+    MEMBENCH_CUDA(cudaStreamBeginCapture(stream, cudaStreamCaptureModeRelaxed));
+    cudaError_t rc = cudaSuccess;
+    for (int i = 0; i < count && rc == cudaSuccess; ++i) rc = timed.launch(stream);
+    cudaGraph_t graph = nullptr;
+    const cudaError_t end = cudaStreamEndCapture(stream, &graph);
+    MEMBENCH_CUDA(rc);
+    MEMBENCH_CUDA(end);
+    const cudaError_t inst = cudaGraphInstantiate(&exec_, graph, 0);
+    cudaGraphDestroy(graph);
+    MEMBENCH_CUDA(inst);
+  }
+  ~Graph() {
+    if (exec_ != nullptr) cudaGraphExecDestroy(exec_);
+  }
+  Graph(const Graph&) = delete;
+  Graph& operator=(const Graph&) = delete;
+  cudaError_t launch(cudaStream_t stream) const { return cudaGraphLaunch(exec_, stream); }
+
+ private:
+  cudaGraphExec_t exec_ = nullptr;
+};
+
+CaseTimer::CaseTimer(Timed timed, const TimingMode& mode) : timed_(std::move(timed)), mode_(mode) {}
+
+CaseTimer::~CaseTimer() = default;
+
+// Warm-up launches (and, for ncu, the profiled ones), then the batch size:
+// enough launches for kBatchTargetSeconds, one where every launch starts with
+// a cold L2; batches of several launches replay a CUDA graph where the case
+// allows it.
+void CaseTimer::prepare(Session& s) {
+  if (!warmed_) {
+    for (int k = 0; k < std::max(timed_.warm_up_launches, 1); ++k) finish(s, timed_.launch(s.stream()));
+    warmed_ = true;
+  }
+  if (!profiled_ && s.options().profile_launches > 0) {
+    MEMBENCH_CUDA(cudaProfilerStart());
+    for (int k = 0; k < s.options().profile_launches; ++k) finish(s, timed_.launch(s.stream()));
+    MEMBENCH_CUDA(cudaProfilerStop());
+    profiled_ = true;
+  }
+  if (batch_launches_ > 0) return;
+  batch_launches_ = mode_.batch_launches([&] {
+    Event start, stop;
+    MEMBENCH_CUDA(cudaEventRecord(start.get(), s.stream()));
+    MEMBENCH_CUDA(timed_.launch(s.stream()));
+    MEMBENCH_CUDA(cudaEventRecord(stop.get(), s.stream()));
+    return elapsed_ms(start, stop) * 1e-3;
+  });
+  if (batch_launches_ > 1 && timed_.graphable) graph_ = std::make_unique<Graph>(timed_, batch_launches_, s.stream());
+}
+
+namespace {
+
+// Enqueues a batch into one of two slots: [the mode's preparation,] clock
+// stamp, start event, the launches, stop event, clock stamp, done event. A
+// slot is enqueued again only after wait() has read it.
+class BatchTimer {
+ public:
+  using LaunchBatch = std::function<void(cudaStream_t)>;
+  BatchTimer(Session& s, const TimingMode& mode, int launches, LaunchBatch batch)
+      : s_(s), mode_(mode), launches_(launches), batch_(std::move(batch)) {}
+
+  void enqueue(int slot) {
+    const cudaStream_t stream = s_.stream();
+    ClockStamp* stamps = s_.stamps_device() + 2 * slot;
+    s_.stamps_host()[2 * slot] = ClockStamp{};
+    s_.stamps_host()[2 * slot + 1] = ClockStamp{};
+    mode_.before_batch(s_, stream);
+    MEMBENCH_CUDA(launch_clock_stamp(stamps, s_.device().sm_count, stream));
+    MEMBENCH_CUDA(cudaEventRecord(start_[slot].get(), stream));
+    batch_(stream);
+    MEMBENCH_CUDA(cudaEventRecord(stop_[slot].get(), stream));
+    MEMBENCH_CUDA(launch_clock_stamp(stamps + 1, s_.device().sm_count, stream));
+    MEMBENCH_CUDA(cudaEventRecord(done_[slot].get(), stream));
+  }
+
+  BatchSample wait(int slot) {
+    MEMBENCH_CUDA(cudaEventSynchronize(done_[slot].get()));
+    const ClockStamp* stamps = s_.stamps_host() + 2 * slot;
+    return {elapsed_ms(start_[slot], stop_[slot]) * 1e-3, launches_, clock_mhz(stamps[0], stamps[1])};
+  }
+
+ private:
+  Session& s_;
+  const TimingMode& mode_;
+  int launches_;
+  LaunchBatch batch_;
+  Event start_[2], stop_[2], done_[2];
+};
+
+}  // namespace
+
+// Timed batches until the target launches ran and the noise or the time
+// limit says stop. The batch still in flight when the rule says stop is
+// waited for and kept; a stop request abandons the case once the queued
+// batches are done.
+Measurement CaseTimer::measure(Session& s, std::int64_t target_launches) {
+  HealthMonitor& health = s.health();
+  health.begin_case();
+  prepare(s);
+  Measurement m;
+  m.rule = stop_rule(s);
+  m.batch_launches = batch_launches_;
+  const auto began = std::chrono::steady_clock::now();
+  double sampled = 0;
+  BatchTimer timer(s, mode_, batch_launches_, [this](cudaStream_t stream) {
+    if (graph_) {
+      MEMBENCH_CUDA(graph_->launch(stream));
+    } else {
+      for (int k = 0; k < batch_launches_; ++k) MEMBENCH_CUDA(timed_.launch(stream));
+    }
+  });
+  BatchStats stats(m.rule);
+  std::int64_t launches = 0;
+  timer.enqueue(0);
+  timer.enqueue(1);
+  for (int slot = 0;; slot = 1 - slot) {
+    const BatchSample done = timer.wait(slot);
+    stats.add(done);
+    launches += done.launches;
+    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
+    if (elapsed - sampled >= kHealthSampleSeconds) {
+      health.sample();
+      sampled = elapsed;
+    }
+    if (const auto why = stop_reason()) {
+      timer.wait(1 - slot);
+      throw Interrupted(*why);
+    }
+    if (should_stop(stats.summary(), launches, target_launches, elapsed, m.rule)) {
+      stats.add(timer.wait(1 - slot));
+      health.sample();
+      m.summary = stats.summary();
+      m.health = health.current();
+      return m;
+    }
+    timer.enqueue(slot);
+  }
+}
+
+}  // namespace membench::engine

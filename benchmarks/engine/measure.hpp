@@ -1,0 +1,91 @@
+// Timing one case's launches with CUDA events, in the manner of nvbench:
+// batches of launches between two events (about a millisecond each, in a
+// CUDA graph where the case allows it), two batches in flight so the GPU
+// never waits for the host, the SM clock stamped on either side of each
+// batch, the GPU's health sampled between batches, until the stopping rule
+// says enough. Warm and cold L2 are two modes of timing, each a small object
+// with one job. Nothing here knows of the command line, Google Benchmark or
+// what a case computes.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <stdexcept>
+
+#include "engine/health.hpp"
+#include "engine/session.hpp"
+#include "engine/stopping.hpp"
+
+namespace membench::engine {
+
+// What to time: the launch (its kernel, grid and arguments already fixed),
+// whether a CUDA graph may capture it, and how many launches warm it up.
+struct Timed {
+  std::function<cudaError_t(cudaStream_t)> launch;
+  bool graphable = true;
+  int warm_up_launches = 1;
+};
+
+// The L2's state at every timed launch.
+class TimingMode {
+ public:
+  virtual ~TimingMode() = default;
+  // Launches per batch; `time_one_launch` runs one and returns its GPU seconds.
+  virtual int batch_launches(const std::function<double()>& time_one_launch) const = 0;
+  // Enqueued before each batch, outside its events.
+  virtual void before_batch(const Session& session, cudaStream_t stream) const = 0;
+};
+
+// Warm: launches back to back, as an application runs them, in batches of
+// about a millisecond.
+const TimingMode& warm_l2();
+// Cold: the L2 emptied before every launch (the session's flush), and every
+// launch timed alone.
+const TimingMode& cold_l2();
+
+// The run was asked to stop while the case was being measured.
+struct Interrupted : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+struct Measurement {
+  BatchSummary summary;
+  StopRule rule;
+  int batch_launches = 0;
+  CaseHealth health;
+};
+
+// The stopping rule of the session's options and device.
+StopRule stop_rule(const Session& session);
+
+// One case's timing, kept across the calls that measure it again (Google
+// Benchmark's repetitions): the warm-up, the batch size and the graph are
+// worked out the first time.
+class CaseTimer {
+ public:
+  CaseTimer(Timed timed, const TimingMode& mode);
+  ~CaseTimer();
+  CaseTimer(const CaseTimer&) = delete;
+  CaseTimer& operator=(const CaseTimer&) = delete;
+
+  // Times batches until at least `target_launches` ran and the stopping rule
+  // is met. Throws Interrupted when a stop is requested, CudaError on a CUDA
+  // failure.
+  Measurement measure(Session& session, std::int64_t target_launches);
+
+ private:
+  class Graph;
+  void prepare(Session& session);
+
+  Timed timed_;
+  const TimingMode& mode_;
+  bool warmed_ = false;
+  bool profiled_ = false;
+  int batch_launches_ = 0;
+  std::unique_ptr<Graph> graph_;
+};
+
+}  // namespace membench::engine

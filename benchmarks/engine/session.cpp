@@ -1,0 +1,45 @@
+#include "engine/session.hpp"
+
+#include <unistd.h>
+
+#include <vector>
+
+namespace membench::engine {
+
+Session::Session(int device, const MeasureOptions& options) : options_(options) { start(device); }
+
+Session::~Session() { release(); }
+
+void Session::use(int device) {
+  if (stream_ && device_.ordinal == device) return;
+  release();
+  start(device);
+}
+
+void Session::start(int device) {
+  device_ = query_device(device);
+  const std::vector<unsigned> before = own_pids_ ? std::vector<unsigned>{} : processes_on(device_.pci_bus_id);
+  MEMBENCH_CUDA(cudaSetDevice(device));
+  MEMBENCH_CUDA(cudaFree(nullptr));  // the context, now
+  if (!own_pids_) own_pids_ = own_pids(before, processes_on(device_.pci_bus_id), static_cast<unsigned>(getpid()));
+  health_ = HealthMonitor(device_.pci_bus_id, *own_pids_);
+  stream_ = std::make_unique<Stream>();
+  stamps_ = MappedBuffer<ClockStamp>(4);
+  if (options_.l2 != L2::warm) {
+    // Twice the L2, zeroed: reading it leaves the L2 full of clean lines.
+    flush_scratch_ = DeviceBuffer<float>(2 * device_.l2_bytes / sizeof(float));
+    flush_sink_ = DeviceBuffer<float>(1);
+    MEMBENCH_CUDA(cudaMemset(flush_scratch_.get(), 0, flush_scratch_.bytes()));
+    MEMBENCH_CUDA(plan_l2_flush(flush_scratch_.get(), flush_scratch_.size(), flush_sink_.get(), &flush_));
+  }
+}
+
+void Session::release() {
+  stream_.reset();
+  flush_scratch_ = DeviceBuffer<float>();
+  flush_sink_ = DeviceBuffer<float>();
+  flush_ = FlushPlan{};
+  stamps_ = MappedBuffer<ClockStamp>();
+}
+
+}  // namespace membench::engine

@@ -1,0 +1,90 @@
+// Google Benchmark, and everything that depends on which version of it is
+// linked: registering the cases under their names, the filter as it applies
+// it, reporting an Outcome as iterations and manual time, skips, and
+// replaying --resume's cases. No other code names benchmark::.
+//
+// One Google Benchmark iteration is one launch: its first call of a case
+// asks for one iteration, and the count of a timed loop is fixed by its first
+// KeepRunningBatch, so the runner measures first and the launches are then
+// reported in one KeepRunningBatch with their GPU time. `iterations` is the
+// number of launches, real_time the CUDA-event time per launch; cpu_time is
+// Google Benchmark's CPU timer over that report, and means nothing.
+#pragma once
+
+#include <cstdint>
+#include <regex>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "cases/family.hpp"
+#include "cases/runner.hpp"
+#include "gbench/resume.hpp"
+
+#ifndef MEMBENCH_GBENCH_VERSION
+#define MEMBENCH_GBENCH_VERSION 10800
+#endif
+
+namespace benchmark {
+class State;
+}
+
+namespace membench::gbench {
+
+// The linked version: major * 10000 + minor * 100.
+inline constexpr int kVersion = MEMBENCH_GBENCH_VERSION;
+
+// The name Google Benchmark gives a case.
+std::string benchmark_name(const cases::CaseId& id);
+
+// --benchmark_filter as Google Benchmark applies it: an extended regular
+// expression searched in the name, negated by a leading '-'; "" and "all"
+// match everything.
+class Filter {
+ public:
+  struct Invalid : std::runtime_error {
+    using std::runtime_error::runtime_error;
+  };
+  explicit Filter(const std::string& spec);  // throws Invalid (its message says why)
+  bool matches(const std::string& name) const;
+
+ private:
+  bool negative_ = false;
+  std::regex re_;
+};
+
+// Hands Google Benchmark its flags (argv[0] first); false when it does not
+// know one of them.
+bool initialize(std::vector<std::string> args);
+// The filter in force (flag or environment).
+std::string filter();
+// Registers every case; they run in this order.
+void register_cases(const std::vector<cases::CaseSpec>& cases);
+// The cases the filter selects.
+std::vector<const cases::CaseSpec*> selected(const std::vector<cases::CaseSpec>& cases, const Filter& filter);
+// --list_cases=json: for each case its name (as Google Benchmark writes it),
+// family, variant, tags, axes (name, value, unit; a named axis by its name)
+// and the kernels it launches.
+std::string cases_json(const std::vector<const cases::CaseSpec*>& cases);
+// The cases --resume carries over instead of measuring.
+void set_carried(Carried carried);
+
+void add_context(const std::string& key, const std::string& value);
+// Lists the selected names (--benchmark_list_tests).
+void list();
+// Runs the selected cases with `runner`, writing the console and the file.
+void run(cases::Runner& runner);
+void shutdown();
+
+// Reports `launches` launches that took `seconds` of GPU time as that many
+// iterations of a manual-time case; must be the case's only use of
+// KeepRunning / KeepRunningBatch.
+void report_launches(benchmark::State& state, std::int64_t launches, double seconds);
+
+// --benchmark_min_time as the linked version takes seconds: "0.5s" from 1.8
+// on (which warns about a bare number), "0.5" before; and whether it takes an
+// iteration count (Nx).
+std::string min_time_seconds(const std::string& seconds);
+inline constexpr bool kMinTimeTakesIterations = kVersion >= 10800;
+
+}  // namespace membench::gbench
