@@ -15,6 +15,10 @@ namespace {
 constexpr double kReportedPerSecond = 1e6;
 
 struct Registry {
+  // The flags handed to Google Benchmark: it keeps pointers into them (argv[0]
+  // becomes the context's executable), so they live as long as the process.
+  std::vector<std::string> args;
+  std::vector<char*> argv;
   std::vector<cases::CaseSpec> cases;
   cases::Runner* runner = nullptr;
   Carried carried;
@@ -115,12 +119,14 @@ Filter::Filter(const std::string& spec) {
 bool Filter::matches(const std::string& name) const { return std::regex_search(name, re_) != negative_; }
 
 bool initialize(std::vector<std::string> args) {
-  std::vector<char*> argv;
-  for (auto& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  int argc = static_cast<int>(argv.size()) - 1;
-  benchmark::Initialize(&argc, argv.data());
-  return !benchmark::ReportUnrecognizedArguments(argc, argv.data());
+  Registry& reg = registry();
+  reg.args = std::move(args);
+  reg.argv.clear();
+  for (auto& a : reg.args) reg.argv.push_back(a.data());
+  reg.argv.push_back(nullptr);
+  int argc = static_cast<int>(reg.argv.size()) - 1;
+  benchmark::Initialize(&argc, reg.argv.data());
+  return !benchmark::ReportUnrecognizedArguments(argc, reg.argv.data());
 }
 
 std::string filter() { return benchmark::GetBenchmarkFilter(); }
