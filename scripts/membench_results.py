@@ -197,13 +197,30 @@ def parse_name(name: str) -> CaseName:
     return CaseName(parts[0], parts[1], tuple(tags), tuple(axes))
 
 
+# Axes renamed when case names became data, by family: files written before then
+# (a baseline, a fleet's history) are read under today's names, so they still gate.
+RENAMED_AXES = {"layout": {"n": "structs"}, "shared": {"n": "side"}, "stream": {"n": "elements"}}
+
+
+def current_name(name: str) -> tuple[str, CaseName]:
+    """A run name under today's axis names, and its parts."""
+    parsed = parse_name(name)
+    renamed = RENAMED_AXES.get(parsed.family)
+    if not renamed or not any(key in renamed for key, _ in parsed.axes):
+        return name, parsed
+    parsed = CaseName(parsed.family, parsed.variant, parsed.tags,
+                      tuple((renamed.get(key, key), value) for key, value in parsed.axes))
+    return parsed.format("/manual_time" if name.endswith("/manual_time") else ""), parsed
+
+
 def warm_name(name: str) -> str:
     """The name of the warm-L2 case a cold one repeats: without its l2 tag."""
     return parse_name(name).without("l2").format()
 
 
 def cases(doc: dict) -> dict[str, Case]:
-    """The cases of a document, in run order, keyed by run name (aggregates ignored)."""
+    """The cases of a document, in run order, keyed by run name under today's axis
+    names (aggregates ignored)."""
     out: dict[str, Case] = {}
     for entry in doc["benchmarks"]:
         if entry.get("run_type", "iteration") != "iteration":
@@ -211,8 +228,8 @@ def cases(doc: dict) -> dict[str, Case]:
         name = entry.get("run_name", entry["name"])
         if not isinstance(name, str):
             raise InputError(f"{entry['name']}: 'run_name' is not a string")
+        name, parsed = current_name(name)
         if name not in out:
-            parsed = parse_name(name)
             out[name] = Case(name, parsed.family, parsed.variant, parsed.params)
         case = out[name]
         message = str(entry.get("error_message") or entry.get("skip_message") or "")

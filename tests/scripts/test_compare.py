@@ -463,3 +463,21 @@ def test_p_value_decides_above_the_threshold(capsys, h200_global, write_json):
     # The same samples at alpha 0.5: the difference now counts.
     code, out, _ = run(capsys, write_json(base), write_json(cont), "--threshold", "5", "--alpha", "0.5")
     assert verdict(out, CASE) == "REGRESSION" and code == 1
+
+
+def test_a_baseline_from_before_the_axis_renaming_still_gates(capsys, write_json, fixtures):
+    today = json.loads((fixtures / "h200_global_layout.json").read_text())
+    today["benchmarks"] = [b for b in today["benchmarks"] if b["name"].startswith("layout/")]
+    old = copy.deepcopy(today)
+    for b in old["benchmarks"]:
+        for key in ("name", "run_name"):
+            if key in b and b[key].startswith("layout/"):
+                b[key] = b[key].replace("/structs:", "/n:")
+    layout = "layout/aos/structs:16777216/fields:4/manual_time"
+    code, out, _ = run(capsys, write_json(old), write_json(today))
+    assert code == 0
+    assert verdict(out, layout) == "same"
+    assert "/n:16777216/fields" not in out
+    code, out, _ = run(capsys, write_json(old), write_json(scaled(today, layout, 0.8)))
+    assert code == 1
+    assert verdict(out, layout) == "REGRESSION"

@@ -6,7 +6,7 @@ import json
 import fleet
 import pytest
 
-CASES = ("stream/triad/type:double/n:134217728/block:256/manual_time",
+CASES = ("stream/triad/type:double/elements:134217728/block:256/manual_time",
          "hierarchy/bandwidth/working_set:16384/manual_time")
 
 

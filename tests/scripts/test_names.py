@@ -32,3 +32,33 @@ def test_parse_name_reads_every_listed_case(args):
         assert (parsed.family, parsed.variant) == (case["family"], case["variant"])
         assert [(k, str(v)) for k, v in parsed.tags] == [(k, v) for k, v in case["tags"].items()]
         assert list(parsed.axes) == [(a["name"], a["value"]) for a in case["axes"]]
+
+
+@pytest.mark.parametrize("old, new", [
+    ("layout/aos/n:16777216/fields:4/manual_time", "layout/aos/structs:16777216/fields:4/manual_time"),
+    ("shared/padded/n:64/pad:1/manual_time", "shared/padded/side:64/pad:1/manual_time"),
+    ("stream/triad/type:float/n:134217728/block:256/manual_time",
+     "stream/triad/type:float/elements:134217728/block:256/manual_time"),
+    ("layout/soa/l2:cold/n:1024/fields:1", "layout/soa/l2:cold/structs:1024/fields:1"),
+])
+def test_a_name_from_before_the_axis_renaming_reads_as_todays(old, new):
+    name, parsed = mr.current_name(old)
+    assert name == new
+    assert parsed == mr.parse_name(new)
+    assert mr.current_name(new) == (new, mr.parse_name(new))
+
+
+@pytest.mark.parametrize("name", ["global/strided/n:1024/stride:2/manual_time", "async/tma/n:67108864/tile:1024",
+                                  "hierarchy/latency/working_set:4096/chase_stride:128/manual_time"])
+def test_other_families_keep_their_n(name):
+    assert mr.current_name(name) == (name, mr.parse_name(name))
+
+
+@pytest.mark.skipif(not EXE or not Path(EXE).exists(), reason="MEMBENCH_EXE names no membench binary (run under ctest)")
+def test_the_renamed_axes_are_todays_and_the_old_names_are_free():
+    axes: dict[str, set[str]] = {}
+    for case in listed():
+        axes.setdefault(case["family"], set()).update(a["name"] for a in case["axes"])
+    for family, renamed in mr.RENAMED_AXES.items():
+        for old, new in renamed.items():
+            assert new in axes[family] and old not in axes[family], (family, old, new)
