@@ -100,6 +100,8 @@ mb::nvml::Ecc run_ecc(const std::vector<int>& ordinals) {
 std::string health_description(const engine::HealthMonitor& health) {
   if (!health.available()) return "unavailable: " + health.why();
   if (!health.sees_processes()) return "NVML: clock event reasons, ECC; other processes unknown: " + health.why();
+  if (health.process_view() == engine::ProcessView::utilisation)
+    return "NVML: other processes (busy ones, from utilisation samples: " + health.why() + "), clock event reasons, ECC";
   return "NVML: other processes, clock event reasons, ECC";
 }
 
@@ -248,6 +250,7 @@ int main(int argc, char** argv) {
     options = mb::cli::parse_command_line(argc, argv, axes);
     launcher = mb::cli::launcher_info(env);
     options.measure.corrupt_for_test = mb::cli::corrupt_for_test(env);
+    options.measure.utilisation_view_for_test = mb::cli::utilisation_view_for_test(env);
     options.measure.profile_launches = mb::cli::profile_launches(env);
     // The devices, resolved once: as given where listed (checked against the
     // visible ones below, once usage errors, --help and listing, which need

@@ -468,6 +468,18 @@ TEST(TestHook, CorruptIsOnOnlyFor1) {
   }
 }
 
+TEST(TestHook, ProcessViewIsUtilisationOrUnset) {
+  EXPECT_FALSE(utilisation_view_for_test(env_of({})));
+  EXPECT_FALSE(utilisation_view_for_test(env_of({{"MEMBENCH_TEST_PROCESS_VIEW", ""}})));
+  EXPECT_TRUE(utilisation_view_for_test(env_of({{"MEMBENCH_TEST_PROCESS_VIEW", "utilisation"}})));
+  try {
+    utilisation_view_for_test(env_of({{"MEMBENCH_TEST_PROCESS_VIEW", "contexts"}}));
+    ADD_FAILURE() << "accepted 'contexts'";
+  } catch (const UsageError& e) {
+    EXPECT_EQ(std::string(e.what()), "MEMBENCH_TEST_PROCESS_VIEW=contexts: expects utilisation (a test hook)");
+  }
+}
+
 TEST(Devices, ResolvedAgainstTheVisibleOnes) {
   DeviceSelection list;
   list.ordinals = {1, 0};

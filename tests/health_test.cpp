@@ -55,6 +55,35 @@ TEST(Processes, AnotherProcessMarksTheCaseContended) {
   EXPECT_TRUE(h.contended());
 }
 
+TEST(Processes, OthersAreThoseNotOurs) {
+  const Others o = others_among({4001, 5002, 6003}, {5002}, false);
+  EXPECT_EQ(o.count, 2);
+  EXPECT_EQ(o.first, 4001u);
+  EXPECT_EQ(others_among({5002}, {5002}, false).count, 0);
+  EXPECT_EQ(others_among({}, {5002}, false).count, 0);
+  // Contexts: our pid missing from the list does not make anyone ours.
+  EXPECT_EQ(others_among({4001}, {7}, false).count, 1);
+}
+
+TEST(Processes, UtilisationSamplesInAnotherPidNamespaceTakeOneBusyProcessAsOurs) {
+  // Our pid (7) is not among the busy ones: one of them is us, which one is not known.
+  Others o = others_among({4001, 6003}, {7}, true);
+  EXPECT_EQ(o.count, 1);
+  EXPECT_EQ(o.first, 0u);
+  EXPECT_EQ(others_among({4001}, {7}, true).count, 0);
+  // Once ours is listed, the rest are others and are named.
+  o = others_among({4001, 7}, {7}, true);
+  EXPECT_EQ(o.count, 1);
+  EXPECT_EQ(o.first, 4001u);
+  EXPECT_EQ(others_among({}, {7}, true).count, 0);
+}
+
+TEST(Processes, ViewsHaveNames) {
+  EXPECT_STREQ(process_view_name(ProcessView::contexts), "contexts");
+  EXPECT_STREQ(process_view_name(ProcessView::utilisation), "utilisation samples");
+  EXPECT_STREQ(process_view_name(ProcessView::none), "none");
+}
+
 TEST(Processes, AMonitorWithoutTheGpuReportsNothing) {
   HealthMonitor none;  // no NVML device behind it
   EXPECT_FALSE(none.available());
@@ -63,6 +92,8 @@ TEST(Processes, AMonitorWithoutTheGpuReportsNothing) {
   EXPECT_FALSE(none.current().other_processes);
   EXPECT_FALSE(none.current().clock_event_reasons);
   EXPECT_TRUE(none.others_now().empty());
+  EXPECT_EQ(none.process_view(), ProcessView::none);
+  EXPECT_FALSE(none.sees_processes());
 }
 
 }  // namespace

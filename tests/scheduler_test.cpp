@@ -42,6 +42,7 @@ TEST(Refusals, EachIsOneLineAndExit2BeforeAnyGpuWork) {
                  "--benchmark_out=/nonexistent-folder/y.json: cannot write the file (does its folder exist?)");
   expect_refused(run("--resume=/"), "--resume=/: not a regular file");
   expect_refused(run("", "MEMBENCH_TEST_CORRUPT=yes"), "MEMBENCH_TEST_CORRUPT=yes: expects 0 or 1 (a test hook)");
+  expect_refused(run("", "MEMBENCH_TEST_PROCESS_VIEW=x"), "MEMBENCH_TEST_PROCESS_VIEW=x: expects utilisation (a test hook)");
   const std::string deep = temp_path(".deep.json");
   std::ofstream(deep) << "{\"n\": " << std::string(100000, '[') << std::string(100000, ']') << "}";
   expect_refused(run("--sweep=" + deep), "--sweep=" + deep + ": nested more than 8 deep (a sweep file is an object of flag: value)");
@@ -206,6 +207,47 @@ TEST(Contention, AnotherProcessMarksTheCasesItOverlapsAndExclusiveRefusesToStart
   const Outcome exclusive = run("--exclusive --n=2^20 --benchmark_filter=^global/coalesced");
   EXPECT_EQ(exclusive.exit_code, 1) << exclusive.output;
   EXPECT_EQ(exclusive.lines(), 1) << exclusive.output;
+  EXPECT_NE(exclusive.output.find("membench: --exclusive: another process holds device 0 (pid "), std::string::npos)
+      << exclusive.output;
+}
+
+// Where NVML cannot list the GPU's processes, its utilisation samples see the
+// busy ones: alone, no case is contended; beside a process that keeps the GPU
+// busy, every case is, and --exclusive refuses to start.
+TEST(Contention, UtilisationSamplesSeeABusyNeighbourWhereTheProcessListIsNotAvailable) {
+  MEMBENCH_REQUIRE_GPU();
+  const std::string kView = "MEMBENCH_TEST_PROCESS_VIEW=utilisation";
+  // Each case runs its full second: the driver samples utilisation a few times a second.
+  const std::string kCases = "--n=2^26 --max_time=1 --max_noise=0 --benchmark_filter='^global/(coalesced|memcpy)/' "
+                             "--benchmark_out_format=json --benchmark_out=";
+  const std::string alone = temp_path(".json");
+  const Outcome quiet = run(kCases + alone, kView);
+  ASSERT_EQ(quiet.exit_code, 0) << quiet.output;
+  const nlohmann::json quiet_doc = parse_file(alone);
+  const std::string health = quiet_doc.at("context").value("gpu_health", "");
+  if (health.find("utilisation samples") == std::string::npos)
+    GTEST_SKIP() << "NVML keeps no utilisation samples here: " << health;
+  for (const auto& c : quiet_doc.at("benchmarks")) {
+    SCOPED_TRACE(c.at("name").get<std::string>());
+    EXPECT_EQ(c.value("other_processes", -1.0), 0.0);
+    EXPECT_EQ(c.value("contended", -1.0), 0.0);
+  }
+
+  Background holder("'" MEMBENCH_GPU_HOLDER "' 60 busy", temp_path(".holder.log"));
+  ASSERT_TRUE(holder.wait_for_output("ready", 60)) << "the other process never held the GPU";
+  const std::string beside = temp_path(".json");
+  const Outcome shared = run(kCases + beside, kView);
+  EXPECT_EQ(shared.exit_code, 0) << shared.output;
+  const nlohmann::json doc = parse_file(beside);
+  ASSERT_FALSE(doc.is_discarded());
+  for (const auto& c : doc.at("benchmarks")) {
+    SCOPED_TRACE(c.at("name").get<std::string>());
+    EXPECT_GE(c.value("other_processes", 0.0), 1.0);
+    EXPECT_EQ(c.value("contended", 0.0), 1.0);
+  }
+  EXPECT_NE(shared.output.find("membench: another process holds the GPU (pid "), std::string::npos) << shared.output;
+  const Outcome exclusive = run("--exclusive --n=2^20 --benchmark_filter=^global/coalesced", kView);
+  EXPECT_EQ(exclusive.exit_code, 1) << exclusive.output;
   EXPECT_NE(exclusive.output.find("membench: --exclusive: another process holds device 0 (pid "), std::string::npos)
       << exclusive.output;
 }

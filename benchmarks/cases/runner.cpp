@@ -185,7 +185,7 @@ void Runner::note_health(const std::string& name, const engine::CaseHealth& h) {
     if (s.first_other.empty()) {
       const unsigned pid = h.first_other_pid.value_or(0);
       const std::string process = nvml::process_name(pid);
-      s.first_other = "pid " + std::to_string(pid) + (process.empty() ? "" : ", " + process);
+      s.first_other = pid == 0 ? "pid not known" : "pid " + std::to_string(pid) + (process.empty() ? "" : ", " + process);
       std::cerr << "membench: another process holds the GPU (" << s.first_other << ") during " << name
                 << "; cases measured while one does are marked contended = 1\n";
     }

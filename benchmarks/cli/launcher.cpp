@@ -78,6 +78,13 @@ bool corrupt_for_test(const Environment& env) {
   throw UsageError("MEMBENCH_TEST_CORRUPT=" + *v + ": expects 0 or 1 (a test hook)");
 }
 
+bool utilisation_view_for_test(const Environment& env) {
+  const auto v = env("MEMBENCH_TEST_PROCESS_VIEW");
+  if (!v || v->empty()) return false;
+  if (*v == "utilisation") return true;
+  throw UsageError("MEMBENCH_TEST_PROCESS_VIEW=" + *v + ": expects utilisation (a test hook)");
+}
+
 std::vector<int> resolve_devices(const DeviceSelection& selection, int visible, const LauncherInfo& launcher) {
   switch (selection.kind) {
     case DeviceSelection::Kind::all: {

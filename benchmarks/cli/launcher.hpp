@@ -40,6 +40,11 @@ LauncherInfo launcher_info(const Environment& env);
 
 // MEMBENCH_TEST_CORRUPT: unset, "" or "0" off, "1" on; anything else is a UsageError.
 bool corrupt_for_test(const Environment& env);
+
+// MEMBENCH_TEST_PROCESS_VIEW: unset or "" as NVML allows; "utilisation" sees
+// other processes through NVML's utilisation samples only, as where NVML
+// cannot list them; anything else is a UsageError.
+bool utilisation_view_for_test(const Environment& env);
 // MEMBENCH_PROFILE=K (set by scripts/ncu_check.py): K launches per case
 // inside cudaProfilerStart/Stop, after the warm-up, so `ncu
 // --profile-from-start off` sees exactly them; 0 when unset. A value that is

@@ -1,6 +1,7 @@
 #include "engine/health.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <utility>
 
@@ -42,37 +43,88 @@ std::set<unsigned> own_pids(const std::vector<unsigned>& before_context, const s
   return appeared;
 }
 
+const char* process_view_name(ProcessView view) {
+  switch (view) {
+    case ProcessView::contexts: return "contexts";
+    case ProcessView::utilisation: return "utilisation samples";
+    default: return "none";
+  }
+}
+
+Others others_among(const std::vector<unsigned>& seen, const std::set<unsigned>& own, bool ours_may_be_hidden) {
+  Others out;
+  bool ours_listed = false;
+  for (unsigned pid : seen) {
+    if (own.count(pid) != 0) {
+      ours_listed = true;
+      continue;
+    }
+    if (out.count++ == 0) out.first = pid;
+  }
+  if (ours_may_be_hidden && !ours_listed && out.count > 0) {
+    --out.count;  // one of them is us, under a pid we do not know
+    out.first = 0;
+  }
+  return out;
+}
+
+namespace {
+
+// NVML's sample timestamps: CPU time in microseconds since the epoch.
+unsigned long long now_us() {
+  return static_cast<unsigned long long>(
+      std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::system_clock::now().time_since_epoch()).count());
+}
+
+bool has_own(const std::vector<unsigned>& pids, const std::set<unsigned>& own) {
+  return std::any_of(pids.begin(), pids.end(), [&](unsigned pid) { return own.count(pid) != 0; });
+}
+
+}  // namespace
+
 std::vector<unsigned> processes_on(const std::string& pci_bus_id) {
   const auto d = nvml::device_by_bus_id(pci_bus_id, nullptr);
   if (!d) return {};
   return nvml::running_processes(*d, nullptr).value_or(std::vector<unsigned>{});
 }
 
-HealthMonitor::HealthMonitor(const std::string& pci_bus_id, std::set<unsigned> own) : own_(std::move(own)) {
+HealthMonitor::HealthMonitor(const std::string& pci_bus_id, std::set<unsigned> own, bool utilisation_only)
+    : own_(std::move(own)) {
   device_ = nvml::device_by_bus_id(pci_bus_id, &why_);
   if (!device_) return;
-  std::string why;
-  processes_visible_ = nvml::running_processes(*device_, &why).has_value();
-  if (!processes_visible_) why_ = why;
+  std::string why_contexts = "the utilisation samples were asked for (MEMBENCH_TEST_PROCESS_VIEW)";
+  if (!utilisation_only && nvml::running_processes(*device_, &why_contexts)) {
+    view_ = ProcessView::contexts;
+    return;
+  }
+  std::string why_samples;
+  if (nvml::busy_processes(*device_, now_us(), &why_samples)) {
+    view_ = ProcessView::utilisation;
+    why_ = why_contexts;
+  } else {
+    why_ = why_contexts + "; " + why_samples;
+  }
 }
 
 void HealthMonitor::begin_case() {
   case_ = CaseHealth{};
+  case_start_us_ = now_us();
   sample();
 }
 
 void HealthMonitor::sample() {
   if (!device_) return;
-  if (processes_visible_) {
-    if (const auto pids = nvml::running_processes(*device_, nullptr)) {
-      int others = 0;
-      for (unsigned pid : *pids) {
-        if (own_.count(pid) != 0) continue;
-        ++others;
-        if (!case_.first_other_pid) case_.first_other_pid = pid;
-      }
-      case_.other_processes = std::max(case_.other_processes.value_or(0), others);
-    }
+  std::optional<std::vector<unsigned>> seen;
+  if (view_ == ProcessView::contexts) {
+    seen = nvml::running_processes(*device_, nullptr);
+  } else if (view_ == ProcessView::utilisation) {
+    if (auto busy = nvml::busy_processes(*device_, case_start_us_, nullptr)) seen = std::move(busy->pids);
+    if (seen && has_own(*seen, own_)) own_seen_ = true;
+  }
+  if (seen) {
+    const Others others = others_among(*seen, own_, view_ == ProcessView::utilisation && !own_seen_);
+    if (others.count > 0 && !case_.first_other_pid) case_.first_other_pid = others.first;
+    case_.other_processes = std::max(case_.other_processes.value_or(0), others.count);
   }
   if (const auto reasons = nvml::clock_event_reasons(*device_))
     case_.clock_event_reasons = case_.clock_event_reasons.value_or(0) | *reasons;
@@ -80,8 +132,14 @@ void HealthMonitor::sample() {
 
 std::vector<std::pair<unsigned, std::string>> HealthMonitor::others_now() {
   std::vector<std::pair<unsigned, std::string>> out;
-  if (!device_ || !processes_visible_) return out;
-  for (unsigned pid : nvml::running_processes(*device_, nullptr).value_or(std::vector<unsigned>{}))
+  if (!device_ || view_ == ProcessView::none) return out;
+  std::vector<unsigned> seen;
+  if (view_ == ProcessView::contexts) {
+    seen = nvml::running_processes(*device_, nullptr).value_or(std::vector<unsigned>{});
+  } else if (auto busy = nvml::busy_processes(*device_, now_us() - 2'000'000, nullptr)) {
+    seen = std::move(busy->pids);
+  }
+  for (unsigned pid : seen)
     if (own_.count(pid) == 0) out.emplace_back(pid, nvml::process_name(pid));
   return out;
 }

@@ -35,6 +35,24 @@ std::string clock_event_names(std::uint64_t reasons);
 std::set<unsigned> own_pids(const std::vector<unsigned>& before_context, const std::vector<unsigned>& after_context,
                             unsigned own_pid);
 
+// How other processes are seen. NVML's list of the processes holding a
+// context on the GPU sees a neighbour that is idle too; where NVML cannot list
+// them (some containers and virtual GPUs), its per-process utilisation samples
+// see the processes that kept the GPU busy in a sampling period (a few hundred
+// ms), which is what changes our numbers.
+enum class ProcessView { none, contexts, utilisation };
+const char* process_view_name(ProcessView view);
+
+// Who the other processes among `seen` are: their count, and one of them by
+// pid (0 when which one is not known). `ours_may_be_hidden`: utilisation
+// samples taken in a pid namespace where our pid has not been seen; we ran
+// kernels in the window, so one busy process is taken to be ours.
+struct Others {
+  int count = 0;
+  unsigned first = 0;
+};
+Others others_among(const std::vector<unsigned>& seen, const std::set<unsigned>& own, bool ours_may_be_hidden);
+
 // What one case saw.
 struct CaseHealth {
   std::optional<int> other_processes;             // the most seen at once; empty: NVML cannot list them
@@ -49,23 +67,30 @@ struct CaseHealth {
 class HealthMonitor {
  public:
   HealthMonitor() = default;
-  HealthMonitor(const std::string& pci_bus_id, std::set<unsigned> own);
+  // `utilisation_only`: use the utilisation samples even where NVML can list
+  // the processes (a test hook for the fallback).
+  HealthMonitor(const std::string& pci_bus_id, std::set<unsigned> own, bool utilisation_only = false);
 
   bool available() const { return device_.has_value(); }
-  bool sees_processes() const { return processes_visible_; }
+  bool sees_processes() const { return view_ != ProcessView::none; }
+  ProcessView process_view() const { return view_; }
   const std::string& why() const { return why_; }
 
   void begin_case();
   void sample();  // cheap enough to call between batches; rate-limited by the caller
   const CaseHealth& current() const { return case_; }
 
-  // Other processes on the GPU now (pid, name): for --exclusive.
+  // Other processes on the GPU now (pid, name): for --exclusive. From
+  // utilisation samples, those busy in the last two seconds; every one counts
+  // until our own pid has been seen among them (refusing is the safe side).
   std::vector<std::pair<unsigned, std::string>> others_now();
 
  private:
   std::optional<nvml::Device> device_;
   std::set<unsigned> own_;
-  bool processes_visible_ = false;
+  ProcessView view_ = ProcessView::none;
+  bool own_seen_ = false;                // utilisation: our pid has been among the busy ones
+  unsigned long long case_start_us_ = 0;  // utilisation: samples after this belong to the case
   std::string why_;
   CaseHealth case_;
 };

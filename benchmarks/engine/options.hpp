@@ -23,6 +23,7 @@ struct MeasureOptions {
   bool exclusive = false;        // another process on the GPU fails the case and stops the run
   // Set from the environment, not by flags: test and profiling hooks.
   bool corrupt_for_test = false;  // corrupt one output element before verifying
+  bool utilisation_view_for_test = false;  // see other processes through NVML's utilisation samples only
   int profile_launches = 0;       // launches per case inside cudaProfilerStart/Stop (for ncu)
 };
 

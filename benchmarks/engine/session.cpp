@@ -22,7 +22,7 @@ void Session::start(int device) {
   MEMBENCH_CUDA(cudaSetDevice(device));
   MEMBENCH_CUDA(cudaFree(nullptr));  // the context, now
   if (!own_pids_) own_pids_ = own_pids(before, processes_on(device_.pci_bus_id), static_cast<unsigned>(getpid()));
-  health_ = HealthMonitor(device_.pci_bus_id, *own_pids_);
+  health_ = HealthMonitor(device_.pci_bus_id, *own_pids_, options_.utilisation_view_for_test);
   stream_ = std::make_unique<Stream>();
   stamps_ = MappedBuffer<ClockStamp>(4);
   if (options_.l2 != L2::warm) {

@@ -14,6 +14,7 @@ namespace {
 
 constexpr int kSuccess = 0;
 constexpr int kInsufficientSize = 7;  // NVML_ERROR_INSUFFICIENT_SIZE
+constexpr int kNotFound = 6;          // NVML_ERROR_NOT_FOUND: no sample since the timestamp
 constexpr int kMemoryErrorCorrected = 0, kMemoryErrorUncorrected = 1;  // nvmlMemoryErrorType_t
 constexpr int kVolatileEcc = 0;                                        // nvmlEccCounterType_t
 
@@ -50,6 +51,7 @@ void load(Api& n) {
     resolve(lib, n.graphics_processes, {"nvmlDeviceGetGraphicsRunningProcesses"});
   }
   resolve(lib, n.process_name, {"nvmlSystemGetProcessName"});
+  resolve(lib, n.process_utilization, {"nvmlDeviceGetProcessUtilization"});
   resolve(lib, n.clock_event_reasons,
           {"nvmlDeviceGetCurrentClocksEventReasons", "nvmlDeviceGetCurrentClocksThrottleReasons"});
   resolve(lib, n.total_ecc_errors, {"nvmlDeviceGetTotalEccErrors"});
@@ -123,6 +125,41 @@ std::optional<std::vector<unsigned>> running_processes(Device d, std::string* wh
   std::sort(pids.begin(), pids.end());
   pids.erase(std::unique(pids.begin(), pids.end()), pids.end());
   return pids;
+}
+
+std::optional<BusyProcesses> busy_processes(Device d, unsigned long long since, std::string* why) {
+  // nvmlProcessUtilizationSample_t.
+  struct Sample {
+    unsigned pid;
+    unsigned long long time_stamp;
+    unsigned sm, memory, encoder, decoder;
+  };
+  const Api& n = api();
+  if (n.process_utilization == nullptr) {
+    if (why != nullptr) *why = "this NVML lacks nvmlDeviceGetProcessUtilization";
+    return std::nullopt;
+  }
+  std::vector<Sample> samples(64);
+  for (int attempt = 0; attempt < 4; ++attempt) {
+    unsigned count = static_cast<unsigned>(samples.size());
+    const int rc = n.process_utilization(d, samples.data(), &count, since);
+    if (rc == kInsufficientSize) {
+      samples.resize(std::max<std::size_t>(count, samples.size() * 2));
+      continue;
+    }
+    BusyProcesses out;
+    if (rc == kNotFound) return out;
+    if (rc != kSuccess) break;
+    for (unsigned i = 0; i < count && i < samples.size(); ++i) {
+      out.newest = std::max(out.newest, samples[i].time_stamp);
+      if (samples[i].time_stamp > since && (samples[i].sm > 0 || samples[i].memory > 0)) out.pids.push_back(samples[i].pid);
+    }
+    std::sort(out.pids.begin(), out.pids.end());
+    out.pids.erase(std::unique(out.pids.begin(), out.pids.end()), out.pids.end());
+    return out;
+  }
+  if (why != nullptr) *why = "NVML keeps no per-process utilisation samples for this GPU";
+  return std::nullopt;
 }
 
 std::string process_name(unsigned pid) {

@@ -34,6 +34,7 @@ struct Api {
   int (*graphics_processes)(Device, unsigned*, void*) = nullptr;
   std::size_t process_info_bytes = 0;  // the layout the process calls fill (24 bytes from _v2 on, 16 before)
   int (*process_name)(unsigned, char*, unsigned) = nullptr;
+  int (*process_utilization)(Device, void*, unsigned*, unsigned long long) = nullptr;
   int (*clock_event_reasons)(Device, unsigned long long*) = nullptr;
   int (*total_ecc_errors)(Device, int, int, unsigned long long*) = nullptr;
   int (*remapped_rows)(Device, unsigned*, unsigned*, unsigned*, unsigned*) = nullptr;
@@ -53,6 +54,17 @@ std::string driver_version();
 // The process ids with a compute or graphics context on `d`, each once;
 // empty optional with `why` when NVML cannot list them.
 std::optional<std::vector<unsigned>> running_processes(Device d, std::string* why);
+
+// The processes that kept the GPU's SMs or memory busy in a sampling period
+// (the driver samples every few hundred ms) that ended after `since` (a CPU
+// timestamp in microseconds since the epoch), each once, and the newest
+// sample's timestamp. Empty optional with `why` when NVML keeps no such
+// samples for this GPU. A process that only holds a context is not listed.
+struct BusyProcesses {
+  std::vector<unsigned> pids;
+  unsigned long long newest = 0;
+};
+std::optional<BusyProcesses> busy_processes(Device d, unsigned long long since, std::string* why);
 
 // The name NVML gives a process (its executable's path), or "" if unknown.
 std::string process_name(unsigned pid);
