@@ -76,6 +76,11 @@ unsigned long long now_us() {
       std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::system_clock::now().time_since_epoch()).count());
 }
 
+// A utilisation sample covers one of the driver's sampling periods (up to a
+// second), so a case looks back that far: a neighbour that is busy while a
+// short case runs may have been sampled only just before it began.
+constexpr unsigned long long kSamplePeriodUs = 1'000'000;
+
 bool has_own(const std::vector<unsigned>& pids, const std::set<unsigned>& own) {
   return std::any_of(pids.begin(), pids.end(), [&](unsigned pid) { return own.count(pid) != 0; });
 }
@@ -108,7 +113,7 @@ HealthMonitor::HealthMonitor(const std::string& pci_bus_id, std::set<unsigned> o
 
 void HealthMonitor::begin_case() {
   case_ = CaseHealth{};
-  case_start_us_ = now_us();
+  case_start_us_ = now_us() - kSamplePeriodUs;
   sample();
 }
 
@@ -136,7 +141,7 @@ std::vector<std::pair<unsigned, std::string>> HealthMonitor::others_now() {
   std::vector<unsigned> seen;
   if (view_ == ProcessView::contexts) {
     seen = nvml::running_processes(*device_, nullptr).value_or(std::vector<unsigned>{});
-  } else if (auto busy = nvml::busy_processes(*device_, now_us() - 2'000'000, nullptr)) {
+  } else if (auto busy = nvml::busy_processes(*device_, now_us() - 2 * kSamplePeriodUs, nullptr)) {
     seen = std::move(busy->pids);
   }
   for (unsigned pid : seen)

@@ -38,8 +38,8 @@ std::set<unsigned> own_pids(const std::vector<unsigned>& before_context, const s
 // How other processes are seen. NVML's list of the processes holding a
 // context on the GPU sees a neighbour that is idle too; where NVML cannot list
 // them (some containers and virtual GPUs), its per-process utilisation samples
-// see the processes that kept the GPU busy in a sampling period (a few hundred
-// ms), which is what changes our numbers.
+// see the processes that kept the GPU busy in a sampling period (up to a
+// second), which is what changes our numbers.
 enum class ProcessView { none, contexts, utilisation };
 const char* process_view_name(ProcessView view);
 
@@ -90,7 +90,7 @@ class HealthMonitor {
   std::set<unsigned> own_;
   ProcessView view_ = ProcessView::none;
   bool own_seen_ = false;                // utilisation: our pid has been among the busy ones
-  unsigned long long case_start_us_ = 0;  // utilisation: samples after this belong to the case
+  unsigned long long case_start_us_ = 0;  // utilisation: samples after this count for the case
   std::string why_;
   CaseHealth case_;
 };

@@ -56,7 +56,7 @@ std::string driver_version();
 std::optional<std::vector<unsigned>> running_processes(Device d, std::string* why);
 
 // The processes that kept the GPU's SMs or memory busy in a sampling period
-// (the driver samples every few hundred ms) that ended after `since` (a CPU
+// (the driver samples about once a second) that ended after `since` (a CPU
 // timestamp in microseconds since the epoch), each once, and the newest
 // sample's timestamp. Empty optional with `why` when NVML keeps no such
 // samples for this GPU. A process that only holds a context is not listed.
