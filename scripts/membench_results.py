@@ -17,8 +17,6 @@ from typing import NoReturn
 TIME_UNIT_NS = {"ns": 1.0, "us": 1e3, "ms": 1e6, "s": 1e9}
 TIMES = ("real_time", "cpu_time")
 PER_ITERATION = (*TIMES, "bytes")
-# The tags membench writes right after the variant (benchmarks/cases/case_id.hpp); every other part is an axis.
-TAG_KEYS = ("device", "l2")
 _SKIPPED_PREFIX = "skipped: "  # how Google Benchmark 1.7, which has no skip, shows membench's skips
 
 
@@ -63,26 +61,29 @@ class Parser(argparse.ArgumentParser):
 @dataclass(frozen=True)
 class CaseName:
     """A case's name as data, the mirror of membench's CaseId:
-    family/variant[/tag:value...][/axis:value...][/manual_time]."""
+    family/variant[/key:value...][/manual_time]. The keys are membench's tags
+    (how the case runs: device, l2) and then the family's axes; the scripts
+    read both alike, by key, so a new tag needs nothing here."""
 
     family: str
     variant: str
-    tags: tuple[tuple[str, int | str], ...] = ()
-    axes: tuple[tuple[str, int | str], ...] = ()
+    parts: tuple[tuple[str, int | str], ...] = ()
 
     @property
     def params(self) -> dict[str, int | str]:
         """Tags and axes by key ({'l2': 'cold', 'n': 1024})."""
-        return {**dict(self.tags), **dict(self.axes)}
+        return dict(self.parts)
 
     def without(self, *keys: str) -> "CaseName":
         """The same case without these tags or axes (device: the name on every GPU; l2: the warm case)."""
-        return CaseName(self.family, self.variant, tuple(t for t in self.tags if t[0] not in keys),
-                        tuple(a for a in self.axes if a[0] not in keys))
+        return CaseName(self.family, self.variant, tuple(p for p in self.parts if p[0] not in keys))
+
+    def renamed(self, names: dict[str, str]) -> "CaseName":
+        """The same case with these keys renamed."""
+        return CaseName(self.family, self.variant, tuple((names.get(k, k), v) for k, v in self.parts))
 
     def format(self, suffix: str = "/manual_time") -> str:
-        parts = [self.family, self.variant, *(f"{k}:{v}" for k, v in self.tags), *(f"{k}:{v}" for k, v in self.axes)]
-        return "/".join(parts) + suffix
+        return "/".join([self.family, self.variant, *(f"{k}:{v}" for k, v in self.parts)]) + suffix
 
 
 @dataclass
@@ -179,22 +180,21 @@ def load(path: str | Path) -> dict:
 
 def parse_name(name: str) -> CaseName:
     """'global/strided/l2:cold/n:1024/stride:2/manual_time' -> CaseName('global', 'strided',
-    (('l2', 'cold'),), (('n', 1024), ('stride', 2))). Numbers become ints; a named axis keeps its name.
+    (('l2', 'cold'), ('n', 1024), ('stride', 2))). Numbers become ints; a named axis keeps its name.
     A part that is not key:value is an InputError."""
     parts = name.split("/")
     if parts and parts[-1] == "manual_time":
         parts.pop()
     if len(parts) < 2 or not parts[0] or not parts[1]:
         raise InputError(f"'{name}' is not a membench case name (family/variant/...)")
-    tags: list[tuple[str, int | str]] = []
-    axes: list[tuple[str, int | str]] = []
+    params: list[tuple[str, int | str]] = []
     for part in parts[2:]:
         key, colon, value = part.partition(":")
         if not key or not colon or not value:
             raise InputError(f"'{name}': '{part}' is not key:value")
         digits = value[1:] if value.startswith("-") else value
-        (tags if key in TAG_KEYS and not axes else axes).append((key, int(value) if digits.isdigit() else value))
-    return CaseName(parts[0], parts[1], tuple(tags), tuple(axes))
+        params.append((key, int(value) if digits.isdigit() else value))
+    return CaseName(parts[0], parts[1], tuple(params))
 
 
 # Axes renamed when case names became data, by family: files written before then
@@ -206,10 +206,9 @@ def current_name(name: str) -> tuple[str, CaseName]:
     """A run name under today's axis names, and its parts."""
     parsed = parse_name(name)
     renamed = RENAMED_AXES.get(parsed.family)
-    if not renamed or not any(key in renamed for key, _ in parsed.axes):
+    if not renamed or not any(key in renamed for key, _ in parsed.parts):
         return name, parsed
-    parsed = CaseName(parsed.family, parsed.variant, parsed.tags,
-                      tuple((renamed.get(key, key), value) for key, value in parsed.axes))
+    parsed = parsed.renamed(renamed)
     return parsed.format("/manual_time" if name.endswith("/manual_time") else ""), parsed
 
 

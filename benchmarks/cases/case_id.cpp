@@ -16,7 +16,11 @@ bool is_integer(const std::string& s) {
   return true;
 }
 
-bool is_tag(const std::string& key) { return key == kDeviceTag || key == kL2Tag; }
+bool is_tag(const std::string& key) {
+  for (const char* tag : kTagKeys)
+    if (key == tag) return true;
+  return false;
+}
 
 }  // namespace
 

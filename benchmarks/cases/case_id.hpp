@@ -41,8 +41,11 @@ struct CaseId {
   static std::optional<CaseId> parse(const std::string& name);
 };
 
-// Tag keys; anything else after the variant is an axis.
+// Tag keys; anything else after the variant is an axis. A new tag is a key
+// here and the line in the family registry (family.cpp) that adds it; the
+// scripts read every key:value part alike.
 inline constexpr const char* kDeviceTag = "device";
 inline constexpr const char* kL2Tag = "l2";
+inline constexpr const char* kTagKeys[] = {kDeviceTag, kL2Tag};
 
 }  // namespace membench::cases

@@ -30,8 +30,10 @@ def test_parse_name_reads_every_listed_case(args):
         parsed = mr.parse_name(case["name"])
         assert parsed.format() == case["name"]
         assert (parsed.family, parsed.variant) == (case["family"], case["variant"])
-        assert [(k, str(v)) for k, v in parsed.tags] == [(k, v) for k, v in case["tags"].items()]
-        assert list(parsed.axes) == [(a["name"], a["value"]) for a in case["axes"]]
+        tags = [(k, v) for k, v in case["tags"].items()]
+        axes = [(a["name"], a["value"]) for a in case["axes"]]
+        assert [(k, str(v)) for k, v in parsed.parts[:len(tags)]] == tags
+        assert list(parsed.parts[len(tags):]) == axes
 
 
 @pytest.mark.parametrize("old, new", [

@@ -15,16 +15,20 @@ def doc(*benchmarks: dict, **context) -> dict:
     return {"context": dict(context), "benchmarks": list(benchmarks)}
 
 
-def test_names_split_into_family_variant_tags_and_axes():
+def test_names_split_into_family_variant_and_keyed_parts():
     parsed = mr.parse_name("global/strided/device:1/l2:cold/n:1024/stride:2/manual_time")
-    assert parsed == mr.CaseName("global", "strided", (("device", 1), ("l2", "cold")), (("n", 1024), ("stride", 2)))
+    assert parsed == mr.CaseName("global", "strided", (("device", 1), ("l2", "cold"), ("n", 1024), ("stride", 2)))
     assert parsed.params == {"device": 1, "l2": "cold", "n": 1024, "stride": 2}
     assert parsed.format() == "global/strided/device:1/l2:cold/n:1024/stride:2/manual_time"
     assert parsed.without("device").format() == "global/strided/l2:cold/n:1024/stride:2/manual_time"
+    assert parsed.without("l2", "stride").format("") == "global/strided/device:1/n:1024"
     named = mr.parse_name("stream/triad/type:double/elements:-3")
-    assert named.axes == (("type", "double"), ("elements", -3)) and named.tags == ()
-    # A tag key after an axis is an axis: tags come right after the variant.
-    assert mr.parse_name("a/b/n:1/l2:cold").axes == (("n", 1), ("l2", "cold"))
+    assert named.parts == (("type", "double"), ("elements", -3))
+    # The order is the name's: a tag key after an axis stays there.
+    assert mr.parse_name("a/b/n:1/l2:cold").format("") == "a/b/n:1/l2:cold"
+    # A tag the scripts have never heard of reads like any other part.
+    assert mr.parse_name("a/b/clock:base/n:1").params == {"clock": "base", "n": 1}
+    assert parsed.renamed({"n": "elements"}).format("") == "global/strided/device:1/l2:cold/elements:1024/stride:2"
     assert mr.warm_name("global/coalesced/l2:cold/n:1024/manual_time") == "global/coalesced/n:1024/manual_time"
 
 
