@@ -58,7 +58,7 @@ def create_parser() -> mr.Parser:
     p = mr.Parser(prog="compare.py", description=__doc__.split("\n\n")[0])
     p.add_argument("baseline", help="Google Benchmark JSON written by membench")
     p.add_argument("contender", help="Google Benchmark JSON written by membench")
-    p.add_argument("--metric", default="bytes_per_second", help="counter, or real_time / cpu_time")
+    p.add_argument("--metric", default="bytes_per_second", help="counter, or real_time / cpu_time (default bytes_per_second)")
     p.add_argument("--threshold", type=float, default=5.0, help="percent change that counts (default 5)")
     p.add_argument("--alpha", type=float, default=0.05, help="significance level (default 0.05)")
     p.add_argument("--ignore-missing", action="store_true",
@@ -160,7 +160,7 @@ def render(rows: list[Row], metric: str, alpha: float) -> str:
     return "\n".join(lines)
 
 
-def failed(rows: list[Row], ignore_missing: bool, allow_untrusted: bool = False) -> bool:
+def failed(rows: list[Row], ignore_missing: bool, allow_untrusted: bool) -> bool:
     for r in rows:
         if r.verdict == "REGRESSION" or r.verdict.startswith("ERROR"):
             return True

@@ -25,8 +25,6 @@ from collections import defaultdict
 
 import membench_results as mr
 
-KIB = 1024
-
 
 @dataclass
 class Plateau:
@@ -128,10 +126,15 @@ def report(doc: dict, tolerance_pct: float) -> tuple[str, bool]:
     return "\n".join(lines), all_agree
 
 
-def main(argv: list[str] | None = None) -> int:
+def create_parser() -> mr.Parser:
     p = mr.Parser(prog="levels.py", description=__doc__.split("\n\n")[0])
     p.add_argument("results", help="Google Benchmark JSON written by membench")
     p.add_argument("--tolerance", type=float, default=10.0, help="percent a plateau's points may differ (default 10)")
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = create_parser()
     args = p.parse_args(argv)
     if not 0 < args.tolerance < 100:
         p.error(f"--tolerance {args.tolerance}: must be between 0 and 100")

@@ -122,7 +122,7 @@ def create_parser() -> mr.Parser:
     p = mr.Parser(prog="ncu_check.py", description=__doc__.split("\n\n")[0])
     p.add_argument("--membench", help="the membench binary to profile")
     p.add_argument("--ncu", default="ncu", help="Nsight Compute command line (default: ncu on PATH)")
-    p.add_argument("--out", default="ncu_check", help="directory for the runs' JSON, reports and CSV")
+    p.add_argument("--out", default="ncu_check", help="directory for the runs' JSON, reports and CSV (default ncu_check)")
     p.add_argument("--json", help="check a recorded membench JSON (with --csv) instead of running")
     p.add_argument("--csv", help="the recorded counters pass (`ncu --import R --csv --page raw --print-units base`)")
     p.add_argument("--cases", help="with --json: the run's `membench --list_cases=json` (each case's kernels)")

@@ -30,11 +30,11 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[2]
 # The tests that exercise each module; a module not named here gets every test.
 OWN_TESTS = {
-    "compare": ["test_compare.py"],
-    "fleet": ["test_fleet.py"],
-    "levels": ["test_levels.py"],
-    "ncu_check": ["test_ncu_check.py"],
-    "plot": ["test_plot.py"],
+    "compare": ["test_compare.py", "test_cli.py"],
+    "fleet": ["test_fleet.py", "test_cli.py"],
+    "levels": ["test_levels.py", "test_cli.py"],
+    "ncu_check": ["test_ncu_check.py", "test_cli.py"],
+    "plot": ["test_plot.py", "test_cli.py"],
     # The shared reader: its own tests and the gates' (the figures' tests add time, not kills).
     "membench_results": ["test_results.py", "test_compare.py", "test_fleet.py", "test_levels.py", "test_names.py"],
 }
@@ -50,7 +50,9 @@ class Outcome:
     survived: list[tuple[int, str, str]] = field(default_factory=list)  # (line, original, mutated) behavioural
     text_survived: list[tuple[int, str, str]] = field(default_factory=list)
     text_killed: int = 0
-    other: int = 0  # timeouts and suspicious: counted as killed by mutmut's own rule? no: reported apart
+    annotations: int = 0  # mutants of a type annotation only: never evaluated (from __future__ import annotations)
+    timeouts: int = 0     # the tests no longer finished: killed, counted among the killed
+    not_run: int = 0      # left untested (a run cut short): counted nowhere, the run is incomplete
 
 
 def create_parser() -> argparse.ArgumentParser:
@@ -83,6 +85,19 @@ def is_text(original: str, mutated: str, line: int, docstrings: set[int]) -> boo
     return any(mark in original for mark in MESSAGE_MARKS)
 
 
+def is_annotation_only(original: str, mutated: str) -> bool:
+    """A mutant that changes only the annotation of an annotated assignment (`x: int | str = 1`)."""
+    try:
+        before, after = ast.parse(original).body, ast.parse(mutated).body
+    except SyntaxError:
+        return False
+    if len(before) != 1 or len(after) != 1 or not isinstance(before[0], ast.AnnAssign) or not isinstance(
+            after[0], ast.AnnAssign):
+        return False
+    return (ast.dump(before[0].target), ast.dump(before[0].value) if before[0].value else None) == (
+        ast.dump(after[0].target), ast.dump(after[0].value) if after[0].value else None)
+
+
 def mutated_line(folder: Path, mutant_id: int) -> str:
     shown = subprocess.run([sys.executable, "-m", "mutmut", "show", str(mutant_id)], cwd=folder, capture_output=True,
                            text=True).stdout
@@ -99,7 +114,10 @@ def run_module(module: str, scratch: Path, repo: Path) -> Outcome:
     runner = f"{sys.executable} -m pytest -x -q -p no:cacheprovider {tests}".strip()
     subprocess.run([sys.executable, "-m", "mutmut", "run", "--paths-to-mutate", f"scripts/{module}.py",
                     "--tests-dir", "tests/scripts", "--runner", runner, "--no-progress"],
-                   cwd=folder, capture_output=True, text=True, env={**os.environ, "MPLBACKEND": "Agg"})
+                   cwd=folder, capture_output=True, text=True,
+                   # No bytecode: two mutants of the same size written within one second would
+                   # otherwise run the first one's stale .pyc.
+                   env={**os.environ, "MPLBACKEND": "Agg", "PYTHONDONTWRITEBYTECODE": "1"})
     source = (repo / "scripts" / f"{module}.py").read_text()
     source_lines = source.splitlines()
     docstrings = docstring_lines(source)
@@ -114,15 +132,19 @@ def run_module(module: str, scratch: Path, repo: Path) -> Outcome:
         maybe_text = line in docstrings or '"' in original or "'" in original
         mutated = mutated_line(folder, mutant_id) if maybe_text or status == "bad_survived" else ""
         text = maybe_text and is_text(original.strip(), mutated.strip(), line, docstrings)
-        if status == "ok_killed":
+        if status == "untested":
+            outcome.not_run += 1
+        elif status in ("ok_killed", "ok_suspicious", "bad_timeout"):  # suspicious: killed, slowly
+            outcome.timeouts += status == "bad_timeout"
             if text:
                 outcome.text_killed += 1
             else:
                 outcome.killed += 1
         elif status == "bad_survived":
-            (outcome.text_survived if text else outcome.survived).append((line, original.strip(), mutated.strip()))
-        else:  # bad_timeout, ok_suspicious, untested
-            outcome.other += 1
+            if status == "bad_survived" and is_annotation_only(original.strip(), mutated.strip()):
+                outcome.annotations += 1
+            else:
+                (outcome.text_survived if text else outcome.survived).append((line, original.strip(), mutated.strip()))
     return outcome
 
 
@@ -137,17 +159,20 @@ def main(argv: list[str] | None = None) -> int:
     scratch = Path(tempfile.mkdtemp(prefix="membench-mutmut-"))
     with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
         outcomes = list(pool.map(lambda m: run_module(m, scratch, args.repo), modules))
-    print("| module | behavioural mutants | killed | survived | score | message-text mutants (survived) | timeouts |")
-    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
+    print("| module | behavioural mutants | killed | survived | score | message-text mutants (survived) "
+          "| annotation-only (equivalent) | timeouts (killed) | not run |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
     total_killed = total_survived = 0
     for o in outcomes:
         behavioural = o.killed + len(o.survived)
         total_killed += o.killed
         total_survived += len(o.survived)
         print(f"| {o.module} | {behavioural} | {o.killed} | {len(o.survived)} | {100.0 * o.killed / max(behavioural, 1):.0f}% "
-              f"| {o.text_killed + len(o.text_survived)} ({len(o.text_survived)}) | {o.other} |")
+              f"| {o.text_killed + len(o.text_survived)} ({len(o.text_survived)}) | {o.annotations} | {o.timeouts} "
+              f"| {o.not_run} |")
     total = total_killed + total_survived
-    print(f"| all | {total} | {total_killed} | {total_survived} | {100.0 * total_killed / max(total, 1):.1f}% | | |")
+    print(f"| all | {total} | {total_killed} | {total_survived} | {100.0 * total_killed / max(total, 1):.1f}% "
+          f"| | | | {sum(o.not_run for o in outcomes)} |")
     for o in outcomes:
         for line, original, mutated in o.survived:
             print(f"survived: scripts/{o.module}.py:{line}: {original}  ->  {mutated}")

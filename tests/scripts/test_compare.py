@@ -481,3 +481,96 @@ def test_a_baseline_from_before_the_axis_renaming_still_gates(capsys, write_json
     code, out, _ = run(capsys, write_json(old), write_json(scaled(today, layout, 0.8)))
     assert code == 1
     assert verdict(out, layout) == "REGRESSION"
+
+
+def test_the_whole_report(capsys):
+    rows = [
+        compare.Row("a/x/n:1", 100.0, 80.0, -20.0, 0.0286, "REGRESSION", True),
+        compare.Row("a/x/n:2", 100.0, 101.0, 1.0, None, "same", False),
+        compare.Row("a/x/n:3", 100.0, None, None, None, "missing in contender"),
+        compare.Row("a/x/n:4", None, 50.0, None, None, "UNTRUSTED: baseline skipped: too big", untrusted=True),
+        compare.Row("a/x/n:5", 100.0, 90.0, -10.0, None, "UNTRUSTED: contender noise 7% >= the 5% threshold",
+                    False, untrusted=True),
+    ]
+    assert compare.render(rows, "bytes_per_second", 0.05) == """\
+| case | baseline bytes_per_second | contender bytes_per_second | change % | p-value | verdict |
+| --- | ---: | ---: | ---: | ---: | --- |
+| a/x/n:1 | 100 | 80 | -20.00 | 0.0286 | REGRESSION |
+| a/x/n:2 | 100 | 101 | +1.00 | untestable | same (threshold only) |
+| a/x/n:3 | 100 |  |  |  | missing in contender |
+| a/x/n:4 |  | 50 |  |  | UNTRUSTED: baseline skipped: too big |
+| a/x/n:5 | 100 | 90 | -10.00 | untestable | UNTRUSTED: contender noise 7% >= the 5% threshold |
+
+Note: 1 case(s) have too few repetitions for the Mann-Whitney test to reach p < 0.05 (3 vs 3 cannot go below 0.1; \
+4 vs 4 can); their verdicts rest on the threshold alone. Use --benchmark_repetitions=5 or more for a significance test.
+
+Untrusted: 2 case(s) are no evidence either way (another process on the GPU, a clock event, throttling, noise at or \
+above the threshold, or a failed baseline); measure them again on a quiet GPU, or pass --allow-untrusted."""
+    assert compare.render(rows[:1], "real_time", 0.05).count("\n") == 2  # no notes when nothing needs one
+
+
+@pytest.mark.parametrize("metric, factor, verdict", [
+    ("real_time", 1.008, "REGRESSION"),      # 0.8% slower: worse for a time
+    ("real_time", 0.992, "improvement"),
+    ("bytes_per_second", 1.008, "improvement"),
+    ("bytes_per_second", 0.992, "REGRESSION"),
+])
+def test_a_change_under_one_percent_above_a_small_threshold_has_its_direction(capsys, h200_global, write_json,
+                                                                             metric, factor, verdict):
+    code, out, _ = run(capsys, write_json(h200_global), write_json(scaled(h200_global, CASE, factor, metric)),
+                       "--metric", metric, "--threshold", "0.5")
+    assert verdict_of_case(out) == verdict
+    assert code == (1 if verdict == "REGRESSION" else 0)
+
+
+def verdict_of_case(out: str) -> str:
+    return verdict(out, CASE)
+
+
+def test_two_against_two_is_tested_where_alpha_allows():
+    # The smallest p of 2 vs 2 is 2 / C(4, 2) = 1/3.
+    row = compare.judge([10.0, 11.0], [5.0, 6.0], "bytes_per_second", 5, 0.5)
+    assert row.tested and row.p_value == pytest.approx(1 / 3) and row.verdict == "REGRESSION"
+    assert not compare.judge([10.0, 11.0], [5.0, 6.0], "bytes_per_second", 5, 0.3).tested
+
+
+def test_three_against_three_is_untested_at_alpha_exactly_its_smallest_p():
+    # 2 / C(6, 3) = 0.1: the test cannot reach p < 0.1.
+    assert compare.smallest_p(3, 3) == 0.1
+    row = compare.judge([10.0, 10.1, 10.2], [5.0, 5.1, 5.2], "bytes_per_second", 5, 0.1)
+    assert (row.tested, row.p_value, row.verdict) == (False, None, "REGRESSION")
+    assert compare.judge([10.0, 10.1, 10.2], [5.0, 5.1, 5.2], "bytes_per_second", 5, 0.11).tested
+
+
+def test_a_p_value_of_exactly_alpha_is_noise():
+    from scipy.stats import mannwhitneyu
+    base, cont = [10.0, 10.1, 10.2, 10.3], [9.0, 9.1, 10.15, 10.25]
+    p = float(mannwhitneyu(base, cont, alternative="two-sided").pvalue)
+    assert compare.judge(base, cont, "bytes_per_second", 1, p).verdict == "noise"
+    assert compare.judge(base, cont, "bytes_per_second", 1, p * 0.9999).verdict == "noise"
+    assert compare.judge(base, cont, "bytes_per_second", 1, p * 1.0001).verdict == "REGRESSION"
+
+
+@pytest.mark.parametrize("threshold", ["0", "0.5"])
+def test_a_threshold_of_zero_or_under_one_is_accepted(capsys, h200_global, write_json, threshold):
+    code, out, err = run(capsys, write_json(h200_global), write_json(h200_global), "--threshold", threshold)
+    assert (code, err) == (0, "")
+    assert verdict(out, CASE) == "same"
+
+
+def test_the_reasons_a_case_is_untrusted_are_named_exactly(capsys, h200_global, write_json):
+    skipped = copy.deepcopy(h200_global)
+    for b in skipped["benchmarks"]:
+        if b["name"] == CASE:
+            b.update(skipped=True, skip_message="does not fit")
+    code, out, _ = run(capsys, write_json(skipped), write_json(h200_global))
+    assert code == 1
+    assert row_of(out, CASE)[-1] == "UNTRUSTED: baseline skipped: does not fit"
+    lacking = copy.deepcopy(h200_global)
+    for b in lacking["benchmarks"]:
+        if b["name"] == CASE:
+            del b["bytes_per_second"]
+    code, out, _ = run(capsys, write_json(lacking), write_json(h200_global))
+    assert row_of(out, CASE)[-1] == "UNTRUSTED: no 'bytes_per_second' in baseline"
+    code, out, _ = run(capsys, write_json(h200_global), write_json(lacking))
+    assert row_of(out, CASE)[-1] == "UNTRUSTED: no 'bytes_per_second' in contender"

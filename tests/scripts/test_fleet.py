@@ -208,3 +208,110 @@ def test_repetitions_and_aggregates_give_each_gpu_its_median(write_json, capsys)
 def test_a_bad_threshold_is_one_line_and_exit_2(write_json, capsys, flags, message):
     assert fleet.main(fleet_of(write_json, [4.37e12]) + flags) == 2
     assert capsys.readouterr().err == message + "\n"
+
+
+def test_the_whole_report(write_json, capsys):
+    # Given in reverse order; every kind of row; sorted by host and ordinal.
+    a, b = CASES
+    docs = {
+        "n3": gpu_doc("n3", 0, {a: 4.4e12, b: 2.8e13}),
+        "n2": gpu_doc("n2", 0, {a: 3.0e12, b: 2.8e13}),                       # slow on a
+        "n1": gpu_doc("n1", 0, {a: 4.3e12, b: 2.8e13}, error="wrong result"),  # failed a
+        "n0": gpu_doc("n0", 0, {a: 4.4e12, b: 2.8e13}),
+    }
+    docs["n0"]["benchmarks"][1].update(contended=1, other_processes=2, noise_pct=12.0)
+    files = [write_json(docs[h]) for h in ("n3", "n2", "n1", "n0")]
+    assert fleet.main(files) == 1
+    assert capsys.readouterr().out == f"""\
+{a} (NVIDIA H200, 4 GPUs): median 4.4e+12, min 3e+12, max 4.4e+12
+| GPU | value | ratio to median | verdict |
+| --- | ---: | ---: | --- |
+| n0 device 0 (GPU-n0-0) | 4.4e+12 | 1.000 | ok |
+| n1 device 0 (GPU-n1-0) | - | - | FAILED: wrong result |
+| n2 device 0 (GPU-n2-0) | 3e+12 | 0.682 | FLAGGED |
+| n3 device 0 (GPU-n3-0) | 4.4e+12 | 1.000 | ok |
+
+{b} (NVIDIA H200, 4 GPUs): median 2.8e+13, min 2.8e+13, max 2.8e+13
+| GPU | value | ratio to median | verdict |
+| --- | ---: | ---: | --- |
+| n0 device 0 (GPU-n0-0) | 2.8e+13 | - | UNTRUSTED: contended (2 other processes on the GPU); noise 12% >= the 10% threshold |
+| n1 device 0 (GPU-n1-0) | 2.8e+13 | 1.000 | ok |
+| n2 device 0 (GPU-n2-0) | 2.8e+13 | 1.000 | ok |
+| n3 device 0 (GPU-n3-0) | 2.8e+13 | 1.000 | ok |
+
+FLAGGED: n1 device 0 (GPU-n1-0), NVIDIA H200, from {files[2]}
+FLAGGED: n2 device 0 (GPU-n2-0), NVIDIA H200, from {files[1]}
+UNTRUSTED: n0 device 0 (GPU-n0-0), NVIDIA H200, from {files[3]}: some of its values are no evidence (--allow-untrusted accepts them)
+1 of 4 GPUs within 10% of their model's median (bytes_per_second) on 2 cases; 1 with untrusted values
+"""
+    assert fleet.main(files + ["--allow-untrusted"]) == 1
+    out = capsys.readouterr().out
+    assert f"from {files[3]}: some of its values are no evidence\n" in out
+
+
+def test_every_gpu_skipping_for_one_reason_lists_each_and_is_no_finding(write_json, capsys):
+    docs = [gpu_doc(h, 0, {CASES[0]: 4.4e12, CASES[1]: 2.8e13}) for h in ("n1", "n0")]
+    for d in docs:
+        d["benchmarks"][0].update(skipped=True, skip_message="needs a second GPU")
+    assert fleet.main([write_json(d) for d in docs]) == 0
+    out = capsys.readouterr().out
+    assert (f"{CASES[0]} (NVIDIA H200, 2 GPUs)\n| GPU | value | ratio to median | verdict |\n| --- | ---: | ---: | --- |\n"
+            "| n0 device 0 (GPU-n0-0) | - | - | skipped: needs a second GPU (on every GPU) |\n"
+            "| n1 device 0 (GPU-n1-0) | - | - | skipped: needs a second GPU (on every GPU) |\n") in out
+
+
+@pytest.mark.parametrize("metric", ["cpu_time", "latency_cycles", "latency_ns", "real_time"])
+def test_times_and_latencies_are_lower_is_better(write_json, capsys, metric):
+    # Median 128: 144 is exactly 12.5% worse (not flagged at 12.5); 145 is; 100 is faster.
+    files = []
+    for host, v in (("a", 128.0), ("b", 128.0), ("c", 144.0), ("d", 100.0), ("e", 145.0)):
+        doc = latency_doc(host, 1.0)
+        doc["benchmarks"][0][metric] = v
+        doc["benchmarks"][0]["time_unit"] = "ns"
+        files.append(write_json(doc))
+    assert fleet.main(files + ["--metric", metric, "--threshold", "12.5"]) == 1
+    assert flagged_hosts(capsys.readouterr().out) == {"e"}
+
+
+def test_bandwidth_exactly_the_threshold_worse_is_not_flagged(write_json, capsys):
+    files = [write_json(gpu_doc(h, 0, {CASES[0]: v})) for h, v in (("a", 100e9), ("b", 100e9), ("c", 87.5e9))]
+    assert fleet.main(files + ["--threshold", "12.5"]) == 0
+    assert fleet.main(files + ["--threshold", "12.4"]) == 1
+    assert flagged_hosts(capsys.readouterr().out) == {"c"}
+
+
+def test_one_model_gives_no_warning_and_a_threshold_under_1_is_accepted(write_json, capsys):
+    files = fleet_of(write_json, [4.37e12, 4.37e12])
+    assert fleet.main(files + ["--threshold", "0.5"]) == 0
+    out = capsys.readouterr().out
+    assert "warning" not in out
+    assert "2 of 2 GPUs within 0.5% of their model's median (bytes_per_second) on 2 cases\n" in out
+
+
+def test_a_context_without_host_ordinal_or_uuid(write_json, capsys):
+    docs = []
+    for i in range(2):
+        doc = gpu_doc("x", 0, {CASES[0]: 4.4e12})
+        for key in ("host_name", "gpu_ordinal"):
+            del doc["context"][key]
+        doc["context"]["gpu_uuid"] = f"GPU-{i}"
+        docs.append(doc)
+    # A case tagged device 0 belongs to the file's only GPU, ordinal 0 when the context names none.
+    tagged = CASES[0].replace("/type:", "/device:0/type:")
+    docs[1]["benchmarks"][0].update(name=tagged, run_name=tagged)
+    assert fleet.main([write_json(d) for d in docs]) == 0
+    out = capsys.readouterr().out
+    assert "| unknown-host device 0 (GPU-0) | 4.4e+12 | 1.000 | ok |" in out
+    nameless = gpu_doc("y", 0, {CASES[0]: 4.4e12})
+    del nameless["context"]["gpu_uuid"]
+    assert fleet.main([write_json(nameless)]) == 0
+    assert "| y device 0 (unknown-uuid) | 4.4e+12 | 1.000 | ok |" in capsys.readouterr().out
+
+
+def test_a_median_of_zero_gives_no_ratio(write_json, capsys):
+    docs = [gpu_doc(h, 0, {CASES[0]: 1.0}) for h in ("a", "b")]
+    for d in docs:
+        d["benchmarks"][0]["bytes_per_second"] = 0.0
+    files = [write_json(d) for d in docs]
+    assert fleet.main(files) == 0
+    assert "| a device 0 (GPU-a-0) | 0 | nan | ok |" in capsys.readouterr().out

@@ -99,3 +99,85 @@ def test_plateaus_need_two_points_within_the_tolerance():
 def test_size_names():
     assert [levels.size(n) for n in (512, 1024, 1536, 2**20, 60 * 2**20, 2**30, 2**34)] == [
         "512 B", "1 KiB", "1.5 KiB", "1 MiB", "60 MiB", "1 GiB", "16 GiB"]
+
+
+def test_the_whole_report_of_a_sweep(write_json, capsys):
+    doc = sweep(256 * 1024, 32 * 2**20)
+    for ws, ns in ((16 * 1024, 30.0), (32 * 1024, 31.0), (1 * 2**20, 250.0), (2 * 2**20, 260.0)):
+        name = f"hierarchy/latency/working_set:{ws}/chase_stride:128/manual_time"
+        doc["benchmarks"].append({"name": name, "run_name": name, "run_type": "iteration", "real_time": 1.0,
+                                  "time_unit": "us", "latency_ns": ns})
+    assert levels.main([write_json(doc)]) == 1  # the latency curve has no step at the L2
+    assert capsys.readouterr().out == """\
+bandwidth (GB/s): 17 working sets, 3 plateaus
+| plateau | working sets | value |
+| --- | --- | ---: |
+| 1 | 16 KiB-256 KiB | 2.8e+04 |
+| 2 | 512 KiB-32 MiB | 9000 |
+| 3 | 128 MiB-1 GiB | 4500 |
+| boundary | between | device reports | agrees |
+| --- | --- | ---: | --- |
+| 1-2 | 256 KiB and 512 KiB | L1/shared per SM 256 KiB | yes |
+| 2-3 | 32 MiB and 128 MiB | L2 60 MiB | yes |
+
+latency (ns), chase_stride 128: 4 working sets, 2 plateaus
+| plateau | working sets | value |
+| --- | --- | ---: |
+| 1 | 16 KiB-32 KiB | 30.5 |
+| 2 | 1 MiB-2 MiB | 255 |
+| boundary | between | device reports | agrees |
+| --- | --- | ---: | --- |
+| 1-2 | 32 KiB and 1 MiB | L1/shared per SM 256 KiB | yes |
+| - | no step around it | L2 60 MiB | NO |
+
+"""
+
+
+@pytest.mark.parametrize("l2_bytes, agrees", [
+    (128 * 2**20, True),      # the first set of the next plateau
+    (128 * 2**20 + 1, False),
+    (16 * 2**20, True),       # half the last set of the plateau before
+    (16 * 2**20 - 1, False),
+])
+def test_a_reported_size_agrees_from_half_the_last_set_before_to_the_first_after(l2_bytes, agrees):
+    text, agree = levels.report(sweep(256 * 1024, 32 * 2**20, l2_bytes=l2_bytes), 10)
+    assert agree is agrees
+    assert ("| 2-3 | 32 MiB and 128 MiB | L2 " in text) is agrees
+
+
+def test_a_point_exactly_at_the_tolerance_stays_on_the_plateau():
+    # 100 and 300: median 200, each 100 from it, exactly 50% of it.
+    assert [(p.first, p.last, p.value) for p in levels.find_plateaus([(1, 100.0), (2, 300.0)], 50)] == [(1, 2, 200.0)]
+    assert levels.find_plateaus([(1, 100.0), (2, 300.0)], 49.9) == []
+
+
+def test_only_warm_hierarchy_cases_that_ran_make_the_curves():
+    doc = sweep(256 * 1024, 32 * 2**20)
+    extra = [
+        ("hierarchy/bandwidth/l2:cold/working_set:16384", {"bytes_per_second": 1e9}),  # cold: another experiment
+        ("hierarchy/bandwidth/working_set:big", {"bytes_per_second": 1e9}),            # not a size
+        ("global/coalesced/working_set:16384", {"bytes_per_second": 1e9}),              # not the hierarchy
+        ("hierarchy/bandwidth/working_set:24576", {"error_occurred": True, "error_message": "wrong"}),
+        ("hierarchy/bandwidth/working_set:40960", {"bytes_per_second": 0.0}),          # nothing measured
+        ("hierarchy/latency/working_set:16384/chase_stride:64", {"latency_ns": 20.0, "bytes_per_second": 5e9}),
+        ("hierarchy/latency/working_set:65536/chase_stride:64", {"latency_ns": 0.0}),
+    ]
+    doc["benchmarks"][:0] = [{"name": f"{n}/manual_time", "run_name": f"{n}/manual_time", "run_type": "iteration",
+                              "real_time": 1.0, "time_unit": "us", **extra_keys} for n, extra_keys in extra]
+    found = levels.curves(doc)
+    assert sorted(found) == ["bandwidth (GB/s)", "latency (ns), chase_stride 64"]
+    assert len(found["bandwidth (GB/s)"]) == 17 and (16384, 28000.0) in found["bandwidth (GB/s)"]
+    assert found["latency (ns), chase_stride 64"] == [(16384, 20.0)]
+
+
+@pytest.mark.parametrize("tolerance, code", [("0.5", 0), ("99.5", None), ("100", 2), ("0", 2), ("-1", 2), ("nan", 2)])
+def test_the_tolerance_is_a_percentage_strictly_between_0_and_100(write_json, capsys, tolerance, code):
+    path = write_json(sweep(256 * 1024, 32 * 2**20))
+    if code == 2:
+        with pytest.raises(SystemExit) as exit_:
+            levels.main([path, "--tolerance", tolerance])
+        assert exit_.value.code == 2
+        assert capsys.readouterr().err.endswith(": must be between 0 and 100\n")
+    else:
+        assert levels.main([path, "--tolerance", tolerance]) in (0, 1)
+        assert capsys.readouterr().err == ""

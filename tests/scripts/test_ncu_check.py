@@ -5,6 +5,7 @@ import copy
 import csv
 import io
 import json
+import sys
 
 import ncu_check
 import pytest
@@ -351,3 +352,284 @@ def test_hierarchy_a_cache_level_reading_from_dram_fails_and_boundaries_are_info
     checks = {(c.case.split("/")[2], c.quantity): c.ok for c in ncu_check.evaluate(doc, rows, 5, 2, dram_rows=dram)}
     assert checks[("working_set:4194304", "dram_read_bytes")] is False
     assert checks[("working_set:67108864", "dram_read_bytes")] is None
+
+
+# ---- the four passes, run by a stand-in ncu and membench ------------------------------------------
+
+FAKE_MEMBENCH = '''#!{python}
+import json, sys
+from pathlib import Path
+log, fixtures = Path({log!r}), {fixtures!r}
+args = sys.argv[1:]
+with log.open("a") as f:
+    f.write(json.dumps(["membench", *args]) + "\\n")
+if "--list_cases=json" in args:
+    print(Path(fixtures["cases"]).read_text())
+for a in args:
+    if a.startswith("--benchmark_out="):
+        source = fixtures["timing"] if "--l2=cold" in args else fixtures["run"]
+        Path(a.split("=", 1)[1]).write_text(Path(source).read_text())
+'''
+
+FAKE_NCU = '''#!{python}
+import json, os, subprocess, sys
+from pathlib import Path
+log, fixtures = Path({log!r}), {fixtures!r}
+args = sys.argv[1:]
+with log.open("a") as f:
+    f.write(json.dumps(["ncu", *args, "MEMBENCH_PROFILE=" + os.environ.get("MEMBENCH_PROFILE", "")]) + "\\n")
+if args[0] == "--import":
+    print(Path(args[1]).read_text(), end="")
+    sys.exit(0)
+report = args[args.index("--export") + 1]
+membench = next(i for i, a in enumerate(args) if a.endswith("fake_membench"))
+subprocess.run(args[membench:], check=True)
+Path(report + ".ncu-rep").write_text(Path(fixtures[Path(report).name]).read_text())
+'''
+
+
+def fake_tools(tmp_path) -> tuple[str, str, Path]:
+    """A stand-in ncu and membench that log their command lines and serve the recorded H200 files."""
+    doc = json.loads(REAL_JSON.read_text())
+    for b in doc["benchmarks"]:  # a DRAM model (the recorded run predates it): half the bytes read, half written
+        b["dram_read_bytes"] = b["dram_write_bytes"] = b["bytes"] / 2
+    (tmp_path / "run.json").write_text(json.dumps(doc))
+    cases = {c.name: c for c in ncu_check.launched(doc, ncu_check.case_kernels(json.loads(REAL_CASES.read_text()), ""))}
+    # A DRAM pass: three launches per case, each reading and writing what the model says.
+    dram = []
+    for row, case in zip(ncu_check.parse_csv(REAL_CSV.read_text()), cases.values()):
+        for _ in range(3):
+            dram.append({"kernel": row["kernel"], "dram__bytes_read.sum": case.median("dram_read_bytes") or 0,
+                         "dram__bytes_write.sum": case.median("dram_write_bytes") or 0})
+    (tmp_path / "dram.csv").write_text(make_csv(dram))
+    fixtures = {"run": str(tmp_path / "run.json"), "timing": str(REAL_TIMING), "cases": str(REAL_CASES),
+                "profile": str(REAL_CSV), "time": str(REAL_TIME_CSV), "dram": str(tmp_path / "dram.csv")}
+    log = tmp_path / "commands.log"
+    paths = []
+    for name, text in (("fake_membench", FAKE_MEMBENCH), ("fake_ncu", FAKE_NCU)):
+        path = tmp_path / name
+        path.write_text(text.format(python=sys.executable, log=str(log), fixtures=fixtures))
+        path.chmod(0o755)
+        paths.append(str(path))
+    return paths[0], paths[1], log
+
+
+def test_the_four_passes_run_as_documented_and_check_what_they_recorded(tmp_path, capsys):
+    membench, ncu, log = fake_tools(tmp_path)
+    out = tmp_path / "a" / "b"  # folders that do not exist yet
+    code = ncu_check.main(["--membench", membench, "--ncu", ncu, "--out", str(out)])
+    ran = capsys.readouterr()
+    assert ran.err == ""
+    commands = [json.loads(line) for line in log.read_text().splitlines()]
+    args = ncu_check.DEFAULT_MEMBENCH_ARGS
+    profiled = ["--min_batches=1", "--max_time=0"]  # one measured launch is enough under ncu
+
+    def under_ncu(name, cache, metrics, launches):
+        return [["ncu", "--profile-from-start", "off", "--clock-control", "none", "--cache-control", cache,
+                 "--metrics", ",".join(metrics), "--export", str(out / name), "--force-overwrite",
+                 membench, *args, *profiled, f"--benchmark_out={out / name}.json", "--benchmark_out_format=json",
+                 f"MEMBENCH_PROFILE={launches}"],
+                ["membench", *args, *profiled, f"--benchmark_out={out / name}.json", "--benchmark_out_format=json"],
+                ["ncu", "--import", f"{out / name}.ncu-rep", "--csv", "--page", "raw", "--print-units", "base",
+                 "MEMBENCH_PROFILE="]]
+
+    assert commands == [
+        ["membench", *args, "--list_cases=json"],
+        ["membench", *args, "--l2=cold", f"--benchmark_out={out / 'timing.json'}", "--benchmark_out_format=json"],
+        # the counters: one warm launch per case, ncu leaving caches and clocks alone
+        *under_ncu("profile", "none", [
+            "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
+            "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum",
+            "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
+            "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",
+            "smsp__inst_executed_op_shared_ld.sum",
+            "lts__t_sectors_srcunit_tex_op_read.sum",
+            "l1tex__t_sector_pipe_lsu_mem_global_op_ld_hit_rate.pct"], 1),
+        # DRAM bytes: three launches, in the steady state of back-to-back launches
+        *under_ncu("dram", "none", ["dram__bytes_read.sum", "dram__bytes_write.sum"], 3),
+        # the time: five launches, each after ncu empties the caches
+        *under_ncu("time", "all", ["gpu__time_duration.sum"], 5),
+    ]
+    # What the passes wrote is checked exactly as the recorded files are.
+    recorded = ncu_check.main(["--json", str(out / "profile.json"), "--csv", str(out / "profile.csv"),
+                               "--cases", str(out / "cases.json"), "--timing-json", str(out / "timing.json"),
+                               "--time-csv", str(out / "time.csv"), "--dram-csv", str(out / "dram.csv")])
+    assert (code, ran.out) == (recorded, capsys.readouterr().out)
+    assert code == 0
+    assert (out / "cases.json").read_text() == REAL_CASES.read_text() + "\n"
+    assert "| dram_read_bytes |" in ran.out and "| time_ns |" in ran.out and "| sectors_per_request |" in ran.out
+    # The same folder again, and membench's own arguments after --.
+    log.write_text("")
+    assert ncu_check.main(["--membench", membench, "--ncu", ncu, "--out", str(out), "--launches", "2",
+                           "--dram-launches", "4", "--", *args]) == 0
+    commands = [json.loads(line) for line in log.read_text().splitlines()]
+    assert [c[-1] for c in commands if c[0] == "ncu" and c[1] != "--import"] == [
+        "MEMBENCH_PROFILE=1", "MEMBENCH_PROFILE=4", "MEMBENCH_PROFILE=2"]
+    capsys.readouterr()
+
+
+@pytest.mark.parametrize("unit, cell, base", [
+    ("ns", "7", 7.0), ("us", "7", 7e3), ("ms", "7", 7e6), ("s", "7", 7e9),
+    ("nsecond", "7", 7.0), ("usecond", "7", 7e3), ("msecond", "7", 7e6), ("second", "7", 7e9),
+    ("byte", "7", 7.0), ("Kbyte", "7", 7e3), ("Mbyte", "7", 7e6), ("Gbyte", "7", 7e9), ("Tbyte", "7", 7e12),
+    ("", "1,234.5", 1234.5), ("sector", "3", 3.0), ("ns", "", None), ("ns", "n/a", None), ("ns", "many", None),
+])
+def test_every_unit_ncu_prints_is_read_in_base_units(unit, cell, base):
+    text = ('"ID","Kernel Name","gpu__time_duration.sum"\n'
+            f'"","","{unit}"\n'
+            f'"0","k","{cell}"\n')
+    assert ncu_check.parse_csv(text) == [{"kernel": "k", "gpu__time_duration.sum": base}]
+
+
+def test_a_csv_without_a_units_row_and_with_short_rows():
+    text = '"ID","Kernel Name","gpu__time_duration.sum"\n"0","k","5"\n"1","k"\n"2","j","6"\n'
+    assert ncu_check.parse_csv(text) == [{"kernel": "k", "gpu__time_duration.sum": 5.0},
+                                         {"kernel": "j", "gpu__time_duration.sum": 6.0}]
+
+
+@pytest.mark.parametrize("model, measured, tolerance, slack, ok", [
+    (100.0, 105.0, 5.0, 0.0, True),    # exactly the tolerance agrees
+    (100.0, 105.01, 5.0, 0.0, False),
+    (100.0, 104.0, 2.0, 4.0, True),    # exactly the slack agrees
+    (100.0, 104.01, 2.0, 4.0, False),
+    (100.0, 300.0, None, 0.0, None),   # information only
+])
+def test_agreement_is_inclusive_at_both_limits(model, measured, tolerance, slack, ok):
+    assert ncu_check.Check("c", "q", model, measured, tolerance, slack).ok is ok
+
+
+def test_a_row_that_cannot_be_checked_is_one_line_and_exit_2(tmp_path, capsys):
+    run = write_run(tmp_path, strided_doc([1]))
+    # requests counted, sectors not: the ratio cannot be formed
+    (tmp_path / "p.csv").write_text(
+        '"ID","Kernel Name","l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum","l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"\n'
+        '"0","strided_scale","524288","n/a"\n')
+    assert ncu_check.main([*run, "--csv", str(tmp_path / "p.csv")]) == 2
+    assert capsys.readouterr().err.startswith("ncu_check.py: cannot check these files (TypeError: ")
+
+
+def test_the_summary_counts_what_agrees_and_what_differs(tmp_path, capsys):
+    strides = [1, 2, 4]
+    run = write_run(tmp_path, strided_doc(strides))
+    (tmp_path / "p.csv").write_text(make_csv(strided_rows(strides, sectors={2: 9})))
+    assert ncu_check.main([*run, "--csv", str(tmp_path / "p.csv")]) == 1
+    out = capsys.readouterr().out
+    assert out.startswith("| case | quantity | model | ncu | diff % | verdict |\n| --- | --- | ---: | ---: | ---: | --- |\n")
+    # three sector counts and the 128 MiB case's time; stride 2's sectors differ
+    assert out.endswith(" | ok |\n\n4 of 5 checks agree; 1 differ\n")
+
+
+@pytest.mark.parametrize("working_set, judged", [
+    (30 * 2**20 - 1, True),   # just under half the 60 MiB L2: held in it
+    (30 * 2**20, False),      # half the L2: the cache holds part, information only
+    (240 * 2**20, False),     # four times the L2: still information
+    (240 * 2**20 + 4, True),  # past four times: all from DRAM
+    (128 * 2**10, False),     # half the 256 KiB L1
+])
+def test_a_working_set_from_half_to_four_times_a_level_is_information(working_set, judged):
+    doc = hierarchy_doc([working_set])
+    read = 2.0 * 2**30
+    rows = hierarchy_rows([read], [0.0])
+    checks = {c.quantity: c for c in ncu_check.evaluate(doc, rows, 5, 2, dram_rows=[
+        {"kernel": rows[0]["kernel"], "dram__bytes_read.sum": doc["benchmarks"][0]["dram_read_bytes"]}])}
+    assert (checks["l2_read_bytes"].tolerance_pct is not None) is judged
+    assert (checks["dram_read_bytes"].tolerance_pct is not None) is judged
+
+
+def test_a_cache_level_agrees_while_under_1_percent_comes_from_dram():
+    read = 2.0 * 2**30
+    doc = hierarchy_doc([4 * 2**20])
+    rows = hierarchy_rows([read], [1.0])
+    for from_dram, ok in ((0.01 * read, True), (0.0101 * read, False)):
+        check = next(c for c in ncu_check.evaluate(doc, rows, 5, 2, dram_rows=[
+            {"kernel": rows[0]["kernel"], "dram__bytes_read.sum": from_dram}]) if c.quantity == "dram_read_bytes")
+        assert (check.model, check.ok) == (0.0, ok)
+    # A level read from DRAM (model = every byte) has no such slack.
+    doc = hierarchy_doc([1 * 2**30])
+    check = next(c for c in ncu_check.evaluate(doc, rows, 5, 2, dram_rows=[
+        {"kernel": rows[0]["kernel"], "dram__bytes_read.sum": read - 0.06 * read}]) if c.quantity == "dram_read_bytes")
+    assert (check.slack, check.ok) == (0.0, False)
+
+
+def test_l1_hits_are_judged_only_for_a_set_held_in_l1():
+    doc = hierarchy_doc([16 * 2**10, 1 * 2**30])
+    rows = hierarchy_rows([132.0 * 16 * 2**10, 2.0 * 2**30], [96.0, 3.0])
+    hits = [c for c in ncu_check.evaluate(doc, rows, 5, 2) if c.quantity == "l1_hit_pct"]
+    assert [(c.model, c.measured, c.ok) for c in hits] == [(100.0, 96.0, True), (0.0, 3.0, None)]
+    # Without a model level there is no hit-rate check.
+    del doc["benchmarks"][0]["model_level"]
+    assert not [c for c in ncu_check.evaluate(doc, rows, 5, 2) if c.quantity == "l1_hit_pct" and "16384" in c.case]
+
+
+def test_the_time_is_checked_for_a_hierarchy_set_read_from_dram_only():
+    doc = hierarchy_doc([4 * 2**20, 1 * 2**30])  # an L2 level (2) and a DRAM level (3), 2 GiB read each
+    rows = hierarchy_rows([2.0 * 2**30] * 2, [0.0, 0.0])
+    times = [c.case for c in ncu_check.evaluate(doc, rows, 5, 2) if c.quantity == "time_ns"]
+    assert times == ["hierarchy/bandwidth/working_set:1073741824/manual_time"]
+
+
+@pytest.mark.parametrize("write, judged", [(1e7, True), (0.99e7, False)])
+def test_a_side_is_judged_from_1_percent_of_the_case_traffic(write, judged):
+    doc = strided_doc([2])
+    doc["benchmarks"][0].update(dram_read_bytes=1e9 - 1e7, dram_write_bytes=write)  # total about 1e9
+    total = 1e9 - 1e7 + write
+    checks = {c.quantity: c for c in ncu_check.evaluate(doc, strided_rows([2]), 5, 2,
+                                                          dram_rows=dram_rows([1e9 - 1e7], [write]))}
+    assert (checks["dram_write_bytes"].tolerance_pct is not None) is (write >= 0.01 * total) is judged
+    assert checks["dram_read_bytes"].ok is True
+
+
+def test_dram_is_checked_for_layout_structs_and_stream_elements_too():
+    for name in ("layout/aos/structs:16777216/fields:4", "stream/copy/type:float/elements:16777216/block:256",
+                 "layout/aos/structs:16777215/fields:4"):
+        doc = strided_doc([1])
+        doc["benchmarks"][0].update(name=f"{name}/manual_time", run_name=f"{name}/manual_time",
+                                    dram_read_bytes=1e8, dram_write_bytes=1e8)
+        rows = strided_rows([1])
+        checks = [c for c in ncu_check.evaluate(doc, rows, 5, 2, dram_rows=dram_rows([1e8], [1e8]))
+                  if c.quantity.startswith("dram")]
+        assert [c.ok for c in checks] == ([None, None] if name.endswith("16777215/fields:4") else [True, True]), name
+
+
+def test_a_failing_command_names_its_last_line(tmp_path):
+    fake = tmp_path / "tool"
+    fake.write_text("#!/bin/sh\necho first >&2\necho 'the reason' >&2\nexit 3\n")
+    fake.chmod(0o755)
+    with pytest.raises(ncu_check.mr.InputError, match=r"^tool exited with 3: the reason$"):
+        ncu_check.quiet([str(fake)])
+    silent = tmp_path / "silent"
+    silent.write_text("#!/bin/sh\nexit 4\n")
+    silent.chmod(0o755)
+    with pytest.raises(ncu_check.mr.InputError, match=r"^silent exited with 4: no output$"):
+        ncu_check.quiet([str(silent)])
+    assert ncu_check.quiet(["echo", "out"]) == "out\n"
+
+
+def test_an_export_that_fails_is_named(tmp_path):
+    fake = tmp_path / "ncu"
+    fake.write_text("#!/bin/sh\nexit 5\n")
+    fake.chmod(0o755)
+    with pytest.raises(ncu_check.mr.InputError, match=r"^ncu --import .*/r\.ncu-rep exited with 5$"):
+        ncu_check.export_csv(str(fake), tmp_path / "r", tmp_path / "r.csv")
+
+
+@pytest.mark.parametrize("given", [["--csv", "p.csv"], ["--cases", "c.json"], ["--json", "r.json", "--csv", "p.csv"]])
+def test_recorded_files_go_together(given, capsys):
+    assert ncu_check.main(given) == 2
+    assert capsys.readouterr().err == "ncu_check.py: --json, --csv and --cases go together\n"
+
+
+def test_a_missing_membench_is_refused(tmp_path, capsys):
+    assert ncu_check.main(["--ncu", "true", "--membench", str(tmp_path / "none")]) == 2
+    assert capsys.readouterr().err == f"ncu_check.py: membench binary not found: {tmp_path / 'none'}\n"
+    assert ncu_check.main(["--ncu", "true"]) == 2
+    assert capsys.readouterr().err == "ncu_check.py: membench binary not found: None\n"
+
+
+@pytest.mark.parametrize("flag", ["--launches", "--dram-launches"])
+def test_one_launch_is_enough_and_none_is_refused(tmp_path, capsys, flag):
+    membench, ncu, _ = fake_tools(tmp_path)
+    assert ncu_check.main(["--membench", membench, "--ncu", ncu, "--out", str(tmp_path / "o"), flag, "1"]) == 0
+    capsys.readouterr()
+    assert ncu_check.main(["--membench", membench, "--ncu", ncu, "--out", str(tmp_path / "p"), flag, "0"]) == 2
+    assert capsys.readouterr().err == f"ncu_check.py: {flag}=0: must be at least 1\n"

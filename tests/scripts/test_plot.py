@@ -17,15 +17,6 @@ RECORDINGS = {
 }
 
 
-@pytest.mark.parametrize("family", sorted(RECORDINGS))
-def test_each_family_gets_png_and_svg(tmp_path, write_json, family):
-    doc = load(RECORDINGS[family])
-    assert plot.main([write_json(doc), "--out", str(tmp_path)]) == 0
-    for ext in ("png", "svg"):
-        image = tmp_path / f"{family}.{ext}"
-        assert image.exists() and image.stat().st_size > 5_000, image
-
-
 def test_only_families_present_are_drawn(tmp_path, write_json):
     doc = load("h200_global_layout.json")
     only_layout = copy.deepcopy(doc)
@@ -276,3 +267,177 @@ def test_links_draw_each_variant_and_the_link_model():
     assert lines(ax)["host_to_device_memcpy_ce, host pinned"] == ([4096.0, float(1 << 20), float(1 << 26)], [1.0, 48.0, 55.0])
     assert [t.get_text() for t in ax.texts] == ["link model 63 GB/s"]
     plt.close(fig)
+
+
+# ---- what a person reads on each figure: titles, axes, scales, grid and legend ------------------
+
+def scale(axis) -> str:
+    base = getattr(axis.get_transform(), "base", None)
+    return axis.get_scale() + ("" if base is None else f" base {base:g}")
+
+
+def look(fig) -> tuple[str, list[tuple]]:
+    """The figure's title and, per panel: title, x and y labels, scales, grid, legend."""
+    panels = []
+    for ax in fig.axes:
+        legend = ax.get_legend()
+        panels.append((ax.get_title(), ax.get_xlabel(), ax.get_ylabel(), (scale(ax.xaxis), scale(ax.yaxis)),
+                       any(l.get_visible() for l in ax.xaxis.get_gridlines() + ax.yaxis.get_gridlines()),
+                       [t.get_text() for t in legend.get_texts()] if legend else None))
+    return fig._suptitle.get_text(), panels
+
+
+RATE = "bandwidth (GB/s, read + write)"
+LOOKS = {
+    "global": ("Global memory: stride and size\nNVIDIA H200, 2026-11-30", [
+        ("global/strided: two launch geometries", "stride (floats between neighbouring threads)",
+         "effective bandwidth (GB/s, useful bytes)", ("log base 2", "log base 10"), True,
+         ["strided, n = 268,435,456", "model: memcpy rate x useful / DRAM bytes (n = 268,435,456)"]),
+        ("global: bandwidth vs n", "n (floats)", RATE, ("log base 2", "linear"), True,
+         ["coalesced", "memcpy", *(f"vectorized vec {v} ilp {i}" for v in (1, 2, 4) for i in (1, 2, 4, 8)),
+          "n where in + out = L2 size", "theoretical DRAM peak"])]),
+    "layout": ("Layout: AoS vs SoA (model: the AoS all-fields rate x useful / modelled DRAM bytes)\n"
+               "NVIDIA H200, 2026-11-30", [
+        ("", "", "effective bandwidth (GB/s, useful bytes)", ("linear", "linear"), True,
+         ["model (see the figure's note)", "aos", "soa"])]),
+    "async": ("Async copy: sync vs memcpy_async vs pipeline vs bulk vs tma\nNVIDIA H200, 2026-11-30", [
+        ("async: stages (dotted: async/sync)", "pipeline stages", RATE, ("linear", "linear"), True,
+         [f"{v}, flops {f}" for f in (0, 16, 64, 256) for v in ("bulk", "pipeline")]),
+        ("async: where overlap pays", "compute intensity (flops per byte moved)", RATE, ("symlog base 10", "linear"),
+         True, ["bulk (best stages)", "memcpy_async (best stages)", "pipeline (best stages)", "sync (best stages)"])]),
+    "shared": ("Shared memory: bank conflicts\nNVIDIA H200, 2026-11-30", [
+        ("32 x 32 tile through shared memory", "", "bandwidth (GB/s, global read + write)", ("linear", "linear"),
+         True, None),
+        ("shared/conflict_degree", "stride between lanes (elements)", "slowdown vs stride 1 (x)",
+         ("linear", "log base 2"), True,
+         [f"{kind}, {w}-byte" for w in (4, 8, 16) for kind in ("measured", "model conflict_ways")])]),
+    "hierarchy": ("Memory hierarchy: read bandwidth and latency by working set\nNVIDIA H200, 2026-11-30", [
+        ("hierarchy/bandwidth: the whole grid re-reads the set", "working set (bytes)", "read bandwidth (GB/s)",
+         ("log base 2", "linear"), True, ["warm"]),
+        ("hierarchy/latency: a random pointer chase", "working set (bytes)", "latency per dependent load (ns)",
+         ("log base 2", "log base 10"), True, ["warm, nodes 128 B apart"])]),
+    "dsmem": ("Distributed shared memory: a cluster's blocks reading each other\nNVIDIA H200, 2026-11-30", [
+        ("dsmem: every thread reads a buffer", "blocks per cluster", "read bandwidth (GB/s)", ("linear", "linear"),
+         True, ["read_local", "read_remote", "shared-memory peak (128 B/clk/SM)"]),
+        ("dsmem: one thread chases a chain", "blocks per cluster", "latency per dependent load (ns)",
+         ("linear", "linear"), True, ["chase_local", "chase_remote"])]),
+}
+
+
+@pytest.mark.parametrize("family", sorted(LOOKS))
+def test_each_recorded_figure_reads_as_intended(family):
+    fig = draw(load(RECORDINGS[family]), family)
+    assert look(fig) == LOOKS[family]
+    plt.close(fig)
+
+
+def test_tick_labels_name_each_bar():
+    fig = draw(load("h200_global_layout.json"), "layout")
+    assert [t.get_text() for t in fig.axes[0].get_xticklabels()] == [
+        "16,777,216 structs\n1 field(s)", "16,777,216 structs\n4 field(s)"]
+    plt.close(fig)
+    fig = draw(load("h200_shared.json"), "shared")
+    assert [t.get_text() for t in fig.axes[0].get_xticklabels()] == [
+        "row\nside 4096", "column pad 0\nside 4096", "column pad 1\nside 4096", "swizzle\nside 4096"]
+    plt.close(fig)
+
+
+def stream_doc() -> dict:
+    doc = {"context": {"gpu_name": "NVIDIA H200", "dram_peak_bytes_per_second": "4814304000000"}, "benchmarks": []}
+    for kernel in ("read", "write", "copy", "scale", "add", "triad", "dot"):
+        for type_ in ("float", "double"):
+            name = f"stream/{kernel}/type:{type_}/elements:134217728/block:256/manual_time"
+            doc["benchmarks"].append({"name": name, "run_name": name, "run_type": "iteration", "real_time": 250.0,
+                                      "time_unit": "us", "bytes": 1.07e9, "bytes_per_second": 4.2e12})
+    return doc
+
+
+def test_stream_and_link_figures_read_as_intended():
+    fig = draw(stream_doc(), "stream")
+    assert look(fig) == ("Stream: the traffic mixes against the DRAM peak\nNVIDIA H200", [
+        ("n = 134,217,728 elements per array", "", "bandwidth (GB/s, bytes as BabelStream counts them)",
+         ("linear", "linear"), True, ["theoretical DRAM peak", "double", "float"])])
+    assert [t.get_text() for t in fig.axes[0].get_xticklabels()] == ["read", "write", "copy", "scale", "add", "triad",
+                                                                     "dot"]
+    plt.close(fig)
+    doc = {"context": {"gpu_name": "NVIDIA H200"}, "benchmarks": []}
+    for family, variant, extra in (("transfer", "host_to_device_memcpy_ce", "host:pinned/"),
+                                   ("peer", "device_to_device_memcpy_read_ce", "peer_access:1/")):
+        name = f"{family}/{variant}/{extra}bytes:4096/manual_time"
+        doc["benchmarks"].append({"name": name, "run_name": name, "run_type": "iteration", "real_time": 10.0,
+                                  "time_unit": "us", "bytes_per_second": 4e8})
+    links = ("", "bytes per direction", "GB/s (both directions summed for bidirectional)", ("log base 2", "linear"), True)
+    fig = draw(doc, "transfer")
+    assert look(fig) == ("Host <-> device: copy engine and SM over the link\nNVIDIA H200",
+                         [(*links, ["host_to_device_memcpy_ce, host pinned"])])
+    plt.close(fig)
+    fig = draw(doc, "peer")
+    assert look(fig) == ("GPU <-> GPU: copy engine and SM over the link\nNVIDIA H200",
+                         [(*links, ["device_to_device_memcpy_read_ce, peer_access 1"])])
+    plt.close(fig)
+
+
+def test_a_global_file_without_strided_cases_says_so_in_the_panel():
+    doc = copy.deepcopy(load("h200_global_2p28.json"))
+    doc["benchmarks"] = [b for b in doc["benchmarks"] if "/strided" not in b["name"]]
+    fig = draw(doc, "global")
+    ax = fig.axes[0]
+    (note,) = ax.texts
+    assert (note.get_text(), note.get_position(), note.get_ha(), note.get_va()) == (
+        "no strided cases in this file", (0.5, 0.5), "center", "center")
+    assert not ax.axison and ax.get_legend() is None
+    plt.close(fig)
+
+
+def test_vectorized_labels_name_the_loop_and_a_cold_l2():
+    doc = {"context": {"gpu_name": "NVIDIA H200"}, "benchmarks": []}
+    for name in ("global/vectorized/n:1024/vec:4/ilp:2/persistent:1", "global/vectorized/n:1024/vec:4/ilp:2/persistent:0",
+                 "global/vectorized/l2:cold/n:1024/vec:2/ilp:1", "global/coalesced/l2:cold/n:1024"):
+        doc["benchmarks"].append({"name": f"{name}/manual_time", "run_name": f"{name}/manual_time",
+                                  "run_type": "iteration", "real_time": 1.0, "time_unit": "us", "bytes_per_second": 1e9})
+    fig = draw(doc, "global")
+    assert sorted(lines(fig.axes[1])) == ["coalesced, cold L2", "vectorized vec 2 ilp 1, cold L2",
+                                          "vectorized vec 4 ilp 2 grid-stride", "vectorized vec 4 ilp 2 one trip"]
+    plt.close(fig)
+
+
+def test_the_title_names_the_gpu_and_the_day():
+    assert plot.title({"context": {"gpu_name": "G", "date": "2026-12-01T08:00:00+00:00"}}, "x") == "x\nG, 2026-12-01"
+    assert plot.title({"context": {"gpu_name": "G"}}, "x") == "x\nG"
+    assert plot.title({}, "x") == "x\nunknown GPU"
+
+
+def test_skipped_cases_and_a_case_without_bandwidth():
+    doc = {"context": {"gpu_name": "G"}, "benchmarks": [
+        {"name": "layout/aos/structs:8/fields:4/manual_time", "skipped": True, "skip_message": "too big"}]}
+    assert plot.by_family(doc) == {}
+    doc["benchmarks"].append({"name": "dsmem/chase_local/cluster:2/manual_time", "real_time": 1.0, "latency_ns": 5.0})
+    (case,) = plot.by_family(doc)["dsmem"]
+    assert plot.bw(case) == 0.0
+
+
+def test_the_dram_model_adds_whichever_sides_were_modelled():
+    doc = {"context": {}, "benchmarks": [
+        {"name": "a/b/manual_time", "real_time": 1.0, "bytes": 1000.0, "dram_read_bytes": 4000.0},
+        {"name": "a/c/manual_time", "real_time": 1.0, "bytes": 1000.0, "dram_write_bytes": 2000.0},
+        {"name": "a/d/manual_time", "real_time": 1.0, "bytes": 1000.0}]}
+    b, c, d = plot.by_family(doc)["a"]
+    assert plot.dram_bound(b, 8e9) == 2.0 and plot.dram_bound(c, 8e9) == 4.0 and plot.dram_bound(d, 8e9) is None
+
+
+@pytest.mark.parametrize("family", sorted(RECORDINGS))
+def test_each_family_gets_png_and_svg(tmp_path, write_json, family):
+    doc = load(RECORDINGS[family])
+    assert plot.main([write_json(doc), "--out", str(tmp_path)]) == 0
+    for ext in ("png", "svg"):
+        image = tmp_path / f"{family}.{ext}"
+        assert image.exists() and image.stat().st_size > 5_000, image
+
+
+
+
+def test_the_output_folder_must_be_named(tmp_path, write_json, capsys):
+    with pytest.raises(SystemExit) as exit_:
+        plot.main([write_json(load("h200_global_layout.json"))])
+    assert exit_.value.code == 2
+    assert capsys.readouterr().err == "plot.py: the following arguments are required: --out\n"

@@ -166,3 +166,72 @@ def test_a_usage_error_is_one_line_and_exit_2(capsys):
         parser.parse_args(["--n", "many"])
     assert e.value.code == 2
     assert capsys.readouterr().err == "x.py: argument --n: invalid int value: 'many'\n"
+
+
+def test_a_repetition_without_the_metric_is_passed_over_not_the_end():
+    runs = [entry("a/b/manual_time", repetition_index=0), entry("a/b/manual_time", bytes_per_second=4.0, repetition_index=1)]
+    assert mr.cases(doc(*runs))["a/b/manual_time"].values("bytes_per_second") == [4.0]
+
+
+def test_times_default_to_nanoseconds_and_cpu_time_is_a_time():
+    bare = {"name": "a/b/manual_time", "real_time": 3.0, "cpu_time": 4.0}  # no time_unit, no run_type
+    case = mr.cases(doc(bare))["a/b/manual_time"]
+    assert case.values("real_time") == [3.0] and case.runs == [bare]
+    case = mr.cases(doc(entry("a/b/manual_time", cpu_time=4.0, time_unit="ms")))["a/b/manual_time"]
+    assert case.values("cpu_time") == [4e6]
+
+
+def test_old_batched_files_divide_per_launch_and_a_zero_batch_divides_by_one():
+    old = entry("a/b/manual_time", real_time=8.0, time_unit="ns", bytes=800.0, launches_per_iteration=4)
+    case = mr.cases(doc(old))["a/b/manual_time"]
+    assert (case.values("real_time"), case.values("bytes"), case.values("cpu_time")) == ([2.0], [200.0], [])
+    zero = entry("a/b/manual_time", real_time=8.0, time_unit="ns", launches_per_iteration=0)
+    assert mr.cases(doc(zero))["a/b/manual_time"].values("real_time") == [8.0]
+
+
+def test_a_skip_without_a_message_still_says_skipped():
+    case = mr.cases(doc(entry("a/b/manual_time", skipped=True)))["a/b/manual_time"]
+    assert (case.skipped, case.error, case.runs) == ("skipped", None, [])
+
+
+def test_metrics_leave_out_google_benchmarks_bookkeeping():
+    bookkeeping = {k: 1 for k in ("family_index", "per_family_instance_index", "repetitions", "repetition_index",
+                                  "threads", "iterations")}
+    assert mr.metrics(doc(entry("a/b/manual_time", bytes_per_second=1.0, **bookkeeping))) == ["bytes_per_second",
+                                                                                                "real_time"]
+
+
+def test_a_name_is_a_value():
+    name = mr.parse_name("global/strided/n:8/stride:2")
+    assert {name: 1}[mr.parse_name("global/strided/n:8/stride:2")] == 1
+    with pytest.raises(AttributeError):
+        name.family = "layout"
+    assert mr.CaseName("a", "b").format("") == "a/b" and mr.CaseName("a", "b").params == {}
+
+
+def test_a_name_that_needs_no_renaming_is_kept_as_written():
+    # parse and format would turn structs:007 into structs:7; a name with nothing to rename is not rewritten.
+    assert mr.current_name("layout/aos/structs:007/fields:4/manual_time")[0] == "layout/aos/structs:007/fields:4/manual_time"
+    assert mr.current_name("layout/aos/n:007/fields:4")[0] == "layout/aos/structs:7/fields:4"
+
+
+def test_noise_of_exactly_zero_is_known_and_quiet():
+    case = mr.cases(doc(entry("a/b/manual_time", noise_pct=0.0)))["a/b/manual_time"]
+    assert case.doubts(5.0) == []
+
+
+def test_clock_event_reasons_of_every_repetition_are_named():
+    runs = [entry("a/b/manual_time", clock_event=1, clock_event_reasons=0x4, repetition_index=0),
+            entry("a/b/manual_time", clock_event=0, clock_event_reasons=0x40, repetition_index=1),
+            entry("a/b/manual_time", clock_event=0, repetition_index=2)]
+    assert mr.cases(doc(*runs))["a/b/manual_time"].doubts(5.0) == ["clock event (sw_power_cap, hw_thermal_slowdown)"]
+
+
+def test_messages_name_the_value_and_the_reason(tmp_path):
+    case = mr.cases(doc(entry("a/b/manual_time", bytes_per_second="x" * 60)))["a/b/manual_time"]
+    with pytest.raises(mr.InputError) as e:
+        case.values("bytes_per_second")
+    assert str(e.value) == f"a/b/manual_time: 'bytes_per_second' is not a number (\"{'x' * 39})"
+    with pytest.raises(mr.InputError) as e:
+        mr.load(tmp_path / "missing.json")
+    assert str(e.value) == f"{tmp_path / 'missing.json'}: cannot read (No such file or directory)"

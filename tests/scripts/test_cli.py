@@ -1,0 +1,54 @@
+"""Every script as a person runs it: `--help` from the command line shows its summary, and each
+default is the one its help names."""
+from __future__ import annotations
+
+import importlib
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+SCRIPTS = Path(__file__).parents[2] / "scripts"
+SUMMARIES = {
+    "compare": "Regression gate: compare two membench JSON files case by case.",
+    "fleet": "Many GPUs measured the same way, merged: which one is slow?",
+    "levels": "The memory levels a hierarchy sweep shows, against the device's sizes.",
+    "ncu_check": "Model vs hardware counters: every model membench reports, checked with Nsight Compute.",
+    "plot": "Figures for every experiment present in a membench JSON file.",
+}
+
+
+@pytest.mark.parametrize("name, summary", SUMMARIES.items())
+def test_help_from_the_command_line_starts_with_the_summary(name, summary):
+    done = subprocess.run([sys.executable, str(SCRIPTS / f"{name}.py"), "--help"], capture_output=True, text=True)
+    assert (done.returncode, done.stderr) == (0, "")
+    assert done.stdout.startswith(f"usage: {name}.py ")
+    assert summary in " ".join(done.stdout.split())  # argparse wraps the text
+
+
+@pytest.mark.parametrize("name", SUMMARIES)
+def test_a_bad_flag_from_the_command_line_is_one_line_and_exit_2(name):
+    done = subprocess.run([sys.executable, str(SCRIPTS / f"{name}.py"), "x.json", "--no-such-flag"],
+                          capture_output=True, text=True)
+    assert done.returncode == 2
+    assert done.stderr == f"{name}.py: unrecognized arguments: --no-such-flag\n" or done.stderr.startswith(f"{name}.py: ")
+    assert len(done.stderr.splitlines()) == 1 and done.stdout == ""
+
+
+@pytest.mark.parametrize("name", SUMMARIES)
+def test_each_default_is_the_one_the_help_names(name):
+    parser = importlib.import_module(name).create_parser()
+    named = 0
+    for action in parser._actions:
+        said = re.search(r"\(default:? ([^;)]+)", action.help or "")
+        if not said:
+            continue
+        named += 1
+        value = said.group(1).split()[0]  # "ncu on PATH" names the command ncu
+        if action.type in (float, int):
+            assert action.default == action.type(value), action.dest
+        else:
+            assert action.default == value, action.dest
+    assert named >= 1
