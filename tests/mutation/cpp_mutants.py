@@ -142,6 +142,8 @@ MUTANTS = [
       "aggregates carried as runs"),
     M("benchmarks/gbench/resume.cpp", "for (int k = 0; k < 64; ++k) {", "for (int k = 0; k < 0; ++k) {", "no exact time search"),
     M("benchmarks/engine/health.cpp", "  appeared.insert(own_pid);\n", "", "our own pid forgotten in another namespace"),
+    M("benchmarks/cases/case_id.cpp", "    if (key == tag) return true;", "    if (key == tag) return false;",
+      "no key is read back as a tag"),
     M("benchmarks/engine/health.cpp", "    --out.count;  // one of them is us", "    // one of them is us",
       "utilisation samples in another pid namespace count us as another process"),
     M("benchmarks/engine/health.cpp", "if (own.count(pid) != 0) {\n      ours_listed = true;", "if (false) {\n      ours_listed = true;",
