@@ -88,10 +88,10 @@ DEFAULT_MEMBENCH_ARGS = [
 # Under ncu only the profiled launches matter: measure as little as the suite allows.
 PROFILED_RUN_ARGS = ["--min_batches=1", "--max_time=0"]
 
+# The units ncu prints that are not the base unit (ns, byte, sector, ...: a factor of 1).
 UNIT_SCALE = {
-    "ns": 1.0, "us": 1e3, "ms": 1e6, "s": 1e9,
-    "nsecond": 1.0, "usecond": 1e3, "msecond": 1e6, "second": 1e9,
-    "byte": 1.0, "Kbyte": 1e3, "Mbyte": 1e6, "Gbyte": 1e9, "Tbyte": 1e12,
+    "us": 1e3, "ms": 1e6, "s": 1e9, "usecond": 1e3, "msecond": 1e6, "second": 1e9,
+    "Kbyte": 1e3, "Mbyte": 1e6, "Gbyte": 1e9, "Tbyte": 1e12,
 }
 MIB64 = 64 * 2**20
 DRAM_MIN_N = 2**24
@@ -140,11 +140,9 @@ def create_parser() -> mr.Parser:
 
 
 def _number(text: str) -> float | None:
-    text = text.strip().replace(",", "")
-    if text in ("", "n/a"):
-        return None
+    """A cell's number (thousands separators allowed); None for "", "n/a" or anything else."""
     try:
-        return float(text)
+        return float(text.strip().replace(",", ""))
     except ValueError:
         return None
 

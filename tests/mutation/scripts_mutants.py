@@ -111,7 +111,10 @@ def run_module(module: str, scratch: Path, repo: Path) -> Outcome:
     shutil.copytree(repo / "tests" / "scripts", folder / "tests" / "scripts", ignore=shutil.ignore_patterns("__pycache__"))
     present = [t for t in OWN_TESTS.get(module, []) if (folder / "tests" / "scripts" / t).exists()]
     tests = " ".join(f"tests/scripts/{t}" for t in present) or "tests/scripts"
-    runner = f"{sys.executable} -m pytest -x -q -p no:cacheprovider {tests}".strip()
+    # mutmut counts only exit status 1 as a kill; a mutant that breaks the import makes pytest
+    # exit 2 (a collection error), so every failing status is made 1.
+    runner = (f"{sys.executable} -c 'import subprocess, sys; sys.exit(min(1, subprocess.call(sys.argv[1:])))' "
+              f"{sys.executable} -m pytest -x -q -p no:cacheprovider {tests}")
     subprocess.run([sys.executable, "-m", "mutmut", "run", "--paths-to-mutate", f"scripts/{module}.py",
                     "--tests-dir", "tests/scripts", "--runner", runner, "--no-progress"],
                    cwd=folder, capture_output=True, text=True,

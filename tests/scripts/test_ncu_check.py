@@ -421,7 +421,9 @@ def test_the_four_passes_run_as_documented_and_check_what_they_recorded(tmp_path
     ran = capsys.readouterr()
     assert ran.err == ""
     commands = [json.loads(line) for line in log.read_text().splitlines()]
-    args = ncu_check.DEFAULT_MEMBENCH_ARGS
+    # the cases whose models the counters check: global's access patterns, layout and shared
+    args = ["--benchmark_filter=^(global/(coalesced|strided|strided_full_grid|vectorized)|layout/|shared/)",
+            "--stride=1:32", "--shared_stride=1,2,4,8,16,32,33"]
     profiled = ["--min_batches=1", "--max_time=0"]  # one measured launch is enough under ncu
 
     def under_ncu(name, cache, metrics, launches):
@@ -633,3 +635,83 @@ def test_one_launch_is_enough_and_none_is_refused(tmp_path, capsys, flag):
     capsys.readouterr()
     assert ncu_check.main(["--membench", membench, "--ncu", ncu, "--out", str(tmp_path / "p"), flag, "0"]) == 2
     assert capsys.readouterr().err == f"ncu_check.py: {flag}=0: must be at least 1\n"
+
+
+def test_l2_bytes_are_sectors_of_32_bytes():
+    doc = hierarchy_doc([4 * 2**20])
+    rows = hierarchy_rows([2.0 * 2**30], [0.0])  # 2 GiB in 32-byte sectors
+    check = next(c for c in ncu_check.evaluate(doc, rows, 5, 2) if c.quantity == "l2_read_bytes")
+    assert (check.model, check.measured) == (2.0 * 2**30, 2.0 * 2**30)
+
+
+@pytest.mark.parametrize("listing", [{"name": "x", "kernels": []}, ["x"], [{"name": "x"}], [{"kernels": []}],
+                                     [{"name": 3, "kernels": []}], [{"name": "x", "kernels": "k"}]])
+def test_a_case_list_that_is_not_membench_s_is_refused(listing):
+    with pytest.raises(ncu_check.mr.InputError, match="^c.json: not membench --list_cases=json output$"):
+        ncu_check.case_kernels(listing, "c.json")
+
+
+def test_skipped_and_failed_cases_launch_nothing_to_pair():
+    doc = strided_doc([1, 2, 4])
+    doc["benchmarks"][0].update(skipped=True, skip_message="too big")
+    doc["benchmarks"][2].update(error_occurred=True, error_message="wrong")
+    checks = ncu_check.evaluate(doc, strided_rows([2]), 5, 2)
+    assert {c.case for c in checks} == {"global/strided/n:16777216/stride:2/manual_time"}
+
+
+def test_a_profile_without_rows_is_out_of_step():
+    with pytest.raises(ncu_check.mr.InputError, match="^1 cases ran but 0 kernels were profiled"):
+        ncu_check.evaluate(strided_doc([1]), [], 5, 2)
+
+
+def test_shared_wavefronts_are_checked_against_their_model():
+    name = "shared/conflict_degree/shared_stride:2/width:4/manual_time"
+    doc = {"context": {}, "benchmarks": [{"name": name, "run_name": name, "run_type": "iteration", "real_time": 1.0,
+                                          "time_unit": "us", "wavefronts_per_request": 2.0}]}
+    row = {"kernel": "k", "smsp__inst_executed_op_shared_ld.sum": 100.0,
+           "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum": 205.0}
+    (check,) = ncu_check.evaluate(doc, [row], 5, 2)
+    assert (check.quantity, check.model, check.measured, check.ok) == ("wavefronts_per_request", 2.0, 2.05, True)
+
+
+def test_a_side_modelled_as_zero_bytes_is_not_checked():
+    doc = strided_doc([1])
+    doc["benchmarks"][0].update(dram_read_bytes=1e8, dram_write_bytes=0.0)
+    checks = [c.quantity for c in ncu_check.evaluate(doc, strided_rows([1]), 5, 2, dram_rows=dram_rows([1e8], [5e3]))]
+    assert "dram_read_bytes" in checks and "dram_write_bytes" not in checks
+
+
+def test_only_hierarchy_bandwidth_cases_with_a_model_get_level_checks():
+    read = 2.0 * 2**30
+    doc = hierarchy_doc([4 * 2**20])
+    latency = "hierarchy/latency/working_set:4194304/chase_stride:128/manual_time"
+    doc["benchmarks"].append({"name": latency, "run_name": latency, "run_type": "iteration", "real_time": 1.0,
+                              "time_unit": "us", "latency_ns": 200.0, "model_level": 2, "l2_read_bytes": read,
+                              "dram_read_bytes": 0.0, "bytes": read})
+    del doc["benchmarks"][0]["l2_read_bytes"]
+    rows = hierarchy_rows([read, read], [1.0, 1.0])
+    checks = [(c.case.split("/")[1], c.quantity) for c in ncu_check.evaluate(doc, rows, 5, 2)]
+    assert checks == [("bandwidth", "l1_hit_pct")]  # no l2 model, no DRAM pass; the latency case has none
+
+
+def test_the_time_slack_is_2_5_us_unless_given():
+    doc = strided_doc([1])  # 128 MiB: the time is checked
+    doc["benchmarks"][0]["real_time"] = 100.0  # us
+    for duration_ns, ok in ((97_500, True), (97_499, False)):
+        (check,) = [c for c in ncu_check.evaluate(doc, strided_rows([1], time_ns=duration_ns), 5, 2)
+                    if c.quantity == "time_ns"]
+        assert check.ok is ok, duration_ns
+    (check,) = [c for c in ncu_check.evaluate(doc, strided_rows([1], time_ns=97_000), 5, 2, time_slack_us=3.0)
+                if c.quantity == "time_ns"]
+    assert check.ok is True
+
+
+def test_information_rows_say_info():
+    assert ncu_check.render([ncu_check.Check("c", "conflict_ways", 32.0, 35.0, None)]).splitlines()[-1] == \
+        "| c | conflict_ways | 32 | 35 | +9.38 | info |"
+
+
+def test_a_recorded_file_that_cannot_be_read_is_named(tmp_path, capsys):
+    run = write_run(tmp_path, strided_doc([1]))
+    assert ncu_check.main([*run, "--csv", str(tmp_path / "none.csv")]) == 2
+    assert capsys.readouterr().err == f"ncu_check.py: {tmp_path / 'none.csv'}: cannot read (No such file or directory)\n"

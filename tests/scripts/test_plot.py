@@ -283,7 +283,8 @@ def look(fig) -> tuple[str, list[tuple]]:
         legend = ax.get_legend()
         panels.append((ax.get_title(), ax.get_xlabel(), ax.get_ylabel(), (scale(ax.xaxis), scale(ax.yaxis)),
                        any(l.get_visible() for l in ax.xaxis.get_gridlines() + ax.yaxis.get_gridlines()),
-                       [t.get_text() for t in legend.get_texts()] if legend else None))
+                       [t.get_text() for t in legend.get_texts()] if legend else None,
+                       legend.get_texts()[0].get_fontsize() if legend else None))
     return fig._suptitle.get_text(), panels
 
 
@@ -292,35 +293,35 @@ LOOKS = {
     "global": ("Global memory: stride and size\nNVIDIA H200, 2026-11-30", [
         ("global/strided: two launch geometries", "stride (floats between neighbouring threads)",
          "effective bandwidth (GB/s, useful bytes)", ("log base 2", "log base 10"), True,
-         ["strided, n = 268,435,456", "model: memcpy rate x useful / DRAM bytes (n = 268,435,456)"]),
+         ["strided, n = 268,435,456", "model: memcpy rate x useful / DRAM bytes (n = 268,435,456)"], 7),
         ("global: bandwidth vs n", "n (floats)", RATE, ("log base 2", "linear"), True,
          ["coalesced", "memcpy", *(f"vectorized vec {v} ilp {i}" for v in (1, 2, 4) for i in (1, 2, 4, 8)),
-          "n where in + out = L2 size", "theoretical DRAM peak"])]),
+          "n where in + out = L2 size", "theoretical DRAM peak"], 7)]),
     "layout": ("Layout: AoS vs SoA (model: the AoS all-fields rate x useful / modelled DRAM bytes)\n"
                "NVIDIA H200, 2026-11-30", [
         ("", "", "effective bandwidth (GB/s, useful bytes)", ("linear", "linear"), True,
-         ["model (see the figure's note)", "aos", "soa"])]),
+         ["model (see the figure's note)", "aos", "soa"], 10)]),
     "async": ("Async copy: sync vs memcpy_async vs pipeline vs bulk vs tma\nNVIDIA H200, 2026-11-30", [
         ("async: stages (dotted: async/sync)", "pipeline stages", RATE, ("linear", "linear"), True,
-         [f"{v}, flops {f}" for f in (0, 16, 64, 256) for v in ("bulk", "pipeline")]),
+         [f"{v}, flops {f}" for f in (0, 16, 64, 256) for v in ("bulk", "pipeline")], 6),
         ("async: where overlap pays", "compute intensity (flops per byte moved)", RATE, ("symlog base 10", "linear"),
-         True, ["bulk (best stages)", "memcpy_async (best stages)", "pipeline (best stages)", "sync (best stages)"])]),
+         True, ["bulk (best stages)", "memcpy_async (best stages)", "pipeline (best stages)", "sync (best stages)"], 7)]),
     "shared": ("Shared memory: bank conflicts\nNVIDIA H200, 2026-11-30", [
         ("32 x 32 tile through shared memory", "", "bandwidth (GB/s, global read + write)", ("linear", "linear"),
-         True, None),
+         True, None, None),
         ("shared/conflict_degree", "stride between lanes (elements)", "slowdown vs stride 1 (x)",
          ("linear", "log base 2"), True,
-         [f"{kind}, {w}-byte" for w in (4, 8, 16) for kind in ("measured", "model conflict_ways")])]),
+         [f"{kind}, {w}-byte" for w in (4, 8, 16) for kind in ("measured", "model conflict_ways")], 7)]),
     "hierarchy": ("Memory hierarchy: read bandwidth and latency by working set\nNVIDIA H200, 2026-11-30", [
         ("hierarchy/bandwidth: the whole grid re-reads the set", "working set (bytes)", "read bandwidth (GB/s)",
-         ("log base 2", "linear"), True, ["warm"]),
+         ("log base 2", "linear"), True, ["warm"], 7),
         ("hierarchy/latency: a random pointer chase", "working set (bytes)", "latency per dependent load (ns)",
-         ("log base 2", "log base 10"), True, ["warm, nodes 128 B apart"])]),
+         ("log base 2", "log base 10"), True, ["warm, nodes 128 B apart"], 7)]),
     "dsmem": ("Distributed shared memory: a cluster's blocks reading each other\nNVIDIA H200, 2026-11-30", [
         ("dsmem: every thread reads a buffer", "blocks per cluster", "read bandwidth (GB/s)", ("linear", "linear"),
-         True, ["read_local", "read_remote", "shared-memory peak (128 B/clk/SM)"]),
+         True, ["read_local", "read_remote", "shared-memory peak (128 B/clk/SM)"], 7),
         ("dsmem: one thread chases a chain", "blocks per cluster", "latency per dependent load (ns)",
-         ("linear", "linear"), True, ["chase_local", "chase_remote"])]),
+         ("linear", "linear"), True, ["chase_local", "chase_remote"], 7)]),
 }
 
 
@@ -356,7 +357,7 @@ def test_stream_and_link_figures_read_as_intended():
     fig = draw(stream_doc(), "stream")
     assert look(fig) == ("Stream: the traffic mixes against the DRAM peak\nNVIDIA H200", [
         ("n = 134,217,728 elements per array", "", "bandwidth (GB/s, bytes as BabelStream counts them)",
-         ("linear", "linear"), True, ["theoretical DRAM peak", "double", "float"])])
+         ("linear", "linear"), True, ["theoretical DRAM peak", "double", "float"], 8)])
     assert [t.get_text() for t in fig.axes[0].get_xticklabels()] == ["read", "write", "copy", "scale", "add", "triad",
                                                                      "dot"]
     plt.close(fig)
@@ -369,11 +370,11 @@ def test_stream_and_link_figures_read_as_intended():
     links = ("", "bytes per direction", "GB/s (both directions summed for bidirectional)", ("log base 2", "linear"), True)
     fig = draw(doc, "transfer")
     assert look(fig) == ("Host <-> device: copy engine and SM over the link\nNVIDIA H200",
-                         [(*links, ["host_to_device_memcpy_ce, host pinned"])])
+                         [(*links, ["host_to_device_memcpy_ce, host pinned"], 6)])
     plt.close(fig)
     fig = draw(doc, "peer")
     assert look(fig) == ("GPU <-> GPU: copy engine and SM over the link\nNVIDIA H200",
-                         [(*links, ["device_to_device_memcpy_read_ce, peer_access 1"])])
+                         [(*links, ["device_to_device_memcpy_read_ce, peer_access 1"], 6)])
     plt.close(fig)
 
 
@@ -441,3 +442,79 @@ def test_the_output_folder_must_be_named(tmp_path, write_json, capsys):
         plot.main([write_json(load("h200_global_layout.json"))])
     assert exit_.value.code == 2
     assert capsys.readouterr().err == "plot.py: the following arguments are required: --out\n"
+
+
+def layout_doc(with_dram: bool) -> dict:
+    """AoS and SoA at two sizes with 4 and 1 fields; SoA lacks (2^20, 1 field)."""
+    doc = {"context": {"gpu_name": "G"}, "benchmarks": []}
+    rates = {("aos", 4): 4e12, ("aos", 1): 1e12, ("soa", 4): 3.9e12, ("soa", 1): 3.6e12}
+    for structs in (2**20, 2**24):
+        for (variant, fields), rate in rates.items():
+            if (variant, structs, fields) == ("soa", 2**20, 1):
+                continue
+            name = f"layout/{variant}/structs:{structs}/fields:{fields}/manual_time"
+            entry = {"name": name, "run_name": name, "run_type": "iteration", "real_time": 1.0, "time_unit": "us",
+                     "bytes_per_second": rate * (structs / 2**24), "bytes": 8.0 * fields * structs,
+                     "dram_efficiency": fields / 4 if variant == "aos" else 1.0}
+            if with_dram:
+                entry.update(dram_read_bytes=16.0 * structs, dram_write_bytes=16.0 * structs if variant == "aos" else
+                             8.0 * fields * structs)
+            doc["benchmarks"].append(entry)
+    return doc
+
+
+def test_layout_bars_sit_side_by_side_under_their_group():
+    fig = draw(layout_doc(False), "layout")
+    ax = fig.axes[0]
+    bars = [(round(p.get_x() + p.get_width() / 2, 6), round(p.get_width(), 6)) for p in ax.patches]
+    # groups (structs, fields) in order: (2^20, 1), (2^20, 4), (2^24, 1), (2^24, 4); two variants, 0.4 wide each,
+    # AoS then SoA; SoA has no (2^20, 1) bar.
+    assert bars == [(0.0, 0.4), (1.0, 0.4), (2.0, 0.4), (3.0, 0.4), (1.4, 0.4), (2.4, 0.4), (3.4, 0.4)]
+    assert list(ax.get_xticks()) == pytest.approx([0.2, 1.2, 2.2, 3.2])
+    (marker,) = [l for l in ax.get_lines() if l.get_label() == "model (see the figure's note)"]
+    assert (marker.get_marker(), marker.get_markersize(), marker.get_markeredgewidth()) == ("_", 20, 2)
+    plt.close(fig)
+
+
+def test_layout_model_moves_the_dram_bytes_at_the_aos_all_fields_rate():
+    doc = layout_doc(True)
+    fig = draw(doc, "layout")
+    drawn = [float(y) for line in fig.axes[0].get_lines() for y in line.get_ydata()]  # one marker line per variant
+    for b in doc["benchmarks"]:
+        structs, fields = param(b, "structs"), param(b, "fields")
+        full = next(e for e in doc["benchmarks"] if e["name"] == f"layout/aos/structs:{structs}/fields:4/manual_time")
+        model = full["bytes_per_second"] * b["bytes"] / (b["dram_read_bytes"] + b["dram_write_bytes"]) / 1e9
+        assert any(abs(y - model) <= 1e-9 * model for y in drawn), b["name"]
+    # Without the AoS all-fields case there is no DRAM model, only SoA x dram_efficiency.
+    doc["benchmarks"] = [b for b in doc["benchmarks"] if "aos/structs:16777216/fields:4" not in b["name"]]
+    fig2 = draw(doc, "layout")
+    one = next(b for b in doc["benchmarks"] if b["name"] == "layout/aos/structs:16777216/fields:1/manual_time")
+    soa = next(b for b in doc["benchmarks"] if b["name"] == "layout/soa/structs:16777216/fields:1/manual_time")
+    drawn = [float(y) for line in fig2.axes[0].get_lines() for y in line.get_ydata()]
+    assert any(abs(y - soa["bytes_per_second"] / 1e9 * 0.25) < 1e-6 for y in drawn)
+    assert one["dram_efficiency"] == 0.25
+    plt.close(fig)
+    plt.close(fig2)
+
+
+def test_both_strided_geometries_and_each_n_have_their_own_lines():
+    doc = {"context": {"gpu_name": "G"}, "benchmarks": []}
+    for n in (2**20, 2**24):
+        for variant in ("strided", "strided_full_grid"):
+            for stride in (1, 2, 4):
+                name = f"global/{variant}/n:{n}/stride:{stride}/manual_time"
+                doc["benchmarks"].append({"name": name, "run_name": name, "run_type": "iteration", "real_time": 1.0,
+                                          "time_unit": "us", "bytes_per_second": 1e12 / stride, "bytes": 8.0 * n / stride,
+                                          "dram_read_bytes": 8.0 * n, "dram_write_bytes": 0.0})
+        name = f"global/memcpy/n:{n}/manual_time"
+        doc["benchmarks"].append({"name": name, "run_name": name, "run_type": "iteration", "real_time": 1.0,
+                                  "time_unit": "us", "bytes_per_second": 2e12})
+    fig = draw(doc, "global")
+    ax = fig.axes[0]
+    styles = {l.get_label(): (l.get_marker(), l.get_linestyle(), len(l.get_xdata())) for l in ax.get_lines()}
+    for n in ("1,048,576", "16,777,216"):
+        assert styles[f"strided, n = {n}"] == ("o", "-", 3)
+        assert styles[f"strided_full_grid, n = {n}"] == ("s", "--", 3)
+        assert styles[f"model: memcpy rate x useful / DRAM bytes (n = {n})"] == ("None", ":", 3)
+    assert lines(ax)["model: memcpy rate x useful / DRAM bytes (n = 16,777,216)"][1] == [2000.0, 1000.0, 500.0]
+    plt.close(fig)
