@@ -10,6 +10,14 @@
 // model_bytes_per_second (doubled for both directions). The hypothesis: with
 // peer access both engines approach the NVLink rate for large copies;
 // without it the copy engine falls to what the host path allows.
+//
+// device_to_device_latency_sm: one thread of the local GPU chases a random
+// cyclic chain of pointers that lies in the next GPU's memory, as
+// hierarchy/latency does in its own, every load past its L1 (ld.global.cg):
+// latency_ns and latency_cycles per load. nvbandwidth's test of the name
+// chases 2 MiB, its nodes 128 bytes apart, the default here. The
+// hypothesis: the peer's L2 latency plus a round trip over NVLink, the same
+// for every working set the peer's L2 holds, and its DRAM's latency past it.
 //==============================================================================
 #include <cstdint>
 #include <memory>
@@ -17,6 +25,7 @@
 #include "cases/copy_case.hpp"
 #include "cases/family.hpp"
 #include "membench/cuda.hpp"
+#include "membench/hierarchy.hpp"
 #include "membench/links.hpp"
 #include "membench/pattern.hpp"
 #include "membench/peer.hpp"
@@ -58,6 +67,51 @@ CaseDefinition define(const PeerConfig& c) {
   return d;
 }
 
+CaseDefinition define_latency(const LatencyConfig& c) {
+  const int local = session_device().ordinal;
+  int visible = 0;
+  MEMBENCH_CUDA(cudaGetDeviceCount(&visible));
+  const int peer = peer_of(local, visible);
+  std::string why;
+  if (!peer_supported({PeerVariant::read_sm, true, 16}, local, peer, visible, &why)) throw CaseSkipped(why);
+  if (!latency_config_supported(c, &why)) throw CaseSkipped(why);
+  MEMBENCH_CUDA(set_peer_access(local, peer, true));
+  auto chain = std::make_shared<DeviceAllocation>();
+  DeviceInfo far;
+  {
+    DeviceScope there(peer);
+    far = query_device(peer);
+    try {
+      *chain = DeviceAllocation(c.working_set);
+    } catch (const CudaError& e) {
+      throw CaseSkipped(std::string("cannot allocate the chain on the peer: ") + e.what());
+    }
+    MEMBENCH_CUDA(fill_chain(c, chain->get(), nullptr));
+    MEMBENCH_CUDA(cudaDeviceSynchronize());
+  }
+  LatencyPlan plan;
+  MEMBENCH_CUDA(membench::plan(c, &plan));
+  CaseDefinition d;
+  d.output_elements = 1;
+  d.output_type = Element::f64;
+  d.bind = [plan, chain](const void*, void* out, BoundLaunch* bound) {
+    bound->shape = plan.shape;
+    bound->run = [plan, chain, state = static_cast<double*>(out)](cudaStream_t s) {
+      return launch(plan, chain->get(), state, s);
+    };
+    return cudaSuccess;
+  };
+  const double end = latency_expected(c);
+  d.expected_f64 = [end](std::size_t) { return end; };
+  d.warm_up_launches = latency_warm_up_launches(c, far.l2_bytes);
+  d.work.dependent_loads = static_cast<double>(kChaseSteps);
+  d.work.model.push_back({"peer_device", static_cast<double>(peer)});
+  d.work.model.push_back({"chain_nodes", static_cast<double>(latency_nodes(c))});
+  // Where the chain lies on the peer: its L2 or its DRAM (1 would be an L1, never here).
+  d.work.model.push_back({"model_level", static_cast<double>(c.working_set <= far.l2_bytes ? Level::l2 : Level::dram)});
+  return d;
+}
+
 void cases(Family& f) {
   for (PeerVariant v : kPeerVariants.all()) {
     const std::string name(kPeerVariants(v));
@@ -67,13 +121,20 @@ void cases(Family& f) {
       f.add(name, {"peer_access", "bytes"}, {},
             [v](const CaseArgs& a) { return define({v, a["peer_access"] != 0, a.size("bytes")}); });
   }
+  f.add("device_to_device_latency_sm", {"working_set", "chase_stride"}, {"hierarchy_chase"}, [](const CaseArgs& a) {
+    return define_latency({a.size("working_set"), a.size("chase_stride"), false});
+  });
 }
 
 const Registrar registrar{
     {"peer",
      {axis("peer_access", "switch", "copy-engine cases: 1 = peer access enabled, 0 = disabled", {1, 0}, 0, 1),
       axis("bytes", "bytes", "per direction (a multiple of 16)", {std::int64_t{64} << 20}, 16, std::int64_t{1} << 36,
-           16)},
+           16),
+      axis("working_set", "bytes", "latency: spanned by the chain in the peer's memory", {std::int64_t{2} << 20}, 16,
+           std::int64_t{1} << 36),
+      axis("chase_stride", "bytes", "latency: between the chain's nodes (a multiple of 8)", {128}, 8,
+           std::int64_t{1} << 30, 8)},
      cases}};
 
 }  // namespace

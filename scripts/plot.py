@@ -38,6 +38,7 @@ TITLES = {
     "dsmem": "Distributed shared memory: a cluster's blocks reading each other",
     "transfer": "Host <-> device: copy engine and SM over the link",
     "peer": "GPU <-> GPU: copy engine and SM over the link",
+    "node": "Every GPU at once: to and from the host, and all-to-all",
 }
 
 
@@ -340,12 +341,14 @@ def plot_dsmem(doc: dict, cases: list[mr.Case], fig: plt.Figure) -> None:
 
 
 def plot_links(doc: dict, cases: list[mr.Case], fig: plt.Figure) -> None:
-    """transfer and peer: GB/s against the bytes per direction, one line per variant (and host memory
+    """transfer, peer and node: GB/s against the bytes per direction, one line per variant (and host memory
     or peer access), the link models dashed."""
     ax = fig.subplots()
     lines: dict[str, list[tuple[int, float]]] = defaultdict(list)
     models: set[float] = set()
     for c in cases:
+        if "bytes" not in c.params:
+            continue  # a latency case (peer/device_to_device_latency_sm) has no bandwidth to draw
         label = c.variant + "".join(f", {k} {c.params[k]}" for k in ("host", "peer_access") if k in c.params)
         lines[label].append((c.params.get("bytes", 0), bw(c)))
         if c.median("model_bytes_per_second"):
@@ -365,7 +368,7 @@ def plot_links(doc: dict, cases: list[mr.Case], fig: plt.Figure) -> None:
 
 PLOTTERS = {"global": plot_global, "layout": plot_layout, "shared": plot_shared, "async": plot_async,
             "stream": plot_stream, "hierarchy": plot_hierarchy, "dsmem": plot_dsmem, "transfer": plot_links,
-            "peer": plot_links}
+            "peer": plot_links, "node": plot_links}
 
 
 def make_figures(doc: dict, out_dir: Path, formats: list[str]) -> list[Path]:

@@ -4,11 +4,13 @@
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "gpu.hpp"
 #include "process.hpp"
@@ -113,6 +115,24 @@ TEST(SweepFiles, SeedIsTheArticlesCasesAtItsSizes) {
             "shared/column/side:4096/pad:0/manual_time\n"
             "shared/column/side:4096/pad:1/manual_time\n"
             "shared/swizzle/side:4096/manual_time\n");
+}
+
+TEST(SweepFiles, NodeIsEveryNodeCaseAndThePeerChaseByWorkingSet) {
+  std::string expected;
+  for (const char* v : {"all_to_host_memcpy_ce", "host_to_all_memcpy_ce", "all_to_all_memcpy_write_ce",
+                        "all_to_host_memcpy_sm", "host_to_all_memcpy_sm", "all_to_all_memcpy_write_sm"})
+    expected += std::string("node/") + v + "/bytes:536870912/manual_time\n";
+  for (const char* ws : {"4096", "65536", "2097152", "33554432", "268435456", "4294967296"})
+    expected += std::string("peer/device_to_device_latency_sm/working_set:") + ws + "/chase_stride:128/manual_time\n";
+  // Families list in the order they register, which the linker decides: compared as sets.
+  auto sorted_lines = [](const std::string& text) {
+    std::vector<std::string> v;
+    std::istringstream in(text);
+    for (std::string line; std::getline(in, line);) v.push_back(line);
+    std::sort(v.begin(), v.end());
+    return v;
+  };
+  EXPECT_EQ(sorted_lines(listed("node.json")), sorted_lines(expected));
 }
 
 TEST(SweepFiles, CiIsASmallSetOfEveryFamily) {
@@ -307,6 +327,42 @@ TEST(ExitStatus, CaseThatDoesNotFitIsSkippedAndTheRestRunWithExitCode0) {
   EXPECT_NE(why.find("does not fit"), std::string::npos) << cases[0].dump();
   EXPECT_FALSE(cases[1].value("error_occurred", false));
   EXPECT_TRUE(cases[1].contains("bytes_per_second"));
+}
+
+TEST(Suite, NodeCasesRunFromDevice0OfTwoGpusAndReportEachGpusShare) {
+  MEMBENCH_REQUIRE_GPU();
+  int visible = 0;
+  ASSERT_EQ(cudaGetDeviceCount(&visible), cudaSuccess);
+  const auto r = run_json("--bytes=1M --working_set=64K '--benchmark_filter=^(node/|peer/device_to_device_latency_sm/)'");
+  ASSERT_EQ(r.outcome.exit_code, 0) << r.outcome.output;
+  const auto& cases = r.doc.at("benchmarks");
+  ASSERT_EQ(cases.size(), 7u);
+  for (const auto& c : cases) {
+    const std::string name = c.at("name").get<std::string>();
+    SCOPED_TRACE(name);
+    if (visible < 2) {
+      EXPECT_EQ(c.value("skip_message", c.value("error_message", "")), "needs two GPUs; 1 visible");
+      continue;
+    }
+    EXPECT_FALSE(c.value("error_occurred", false)) << c.value("error_message", "");
+    if (name.rfind("peer/", 0) == 0) {
+      EXPECT_GT(c.at("latency_ns").get<double>(), 0.0);
+      EXPECT_EQ(c.at("peer_device").get<double>(), 1.0);
+      EXPECT_EQ(c.at("chain_nodes").get<double>(), 512.0);  // 64 KiB / 128 bytes
+      continue;
+    }
+    EXPECT_EQ(c.at("devices").get<double>(), visible);
+    double sum = 0;
+    for (int i = 0; i < visible; ++i) {
+      const double share = c.at("device" + std::to_string(i) + "_bytes_per_second").get<double>();
+      EXPECT_GT(share, 0.0);
+      sum += share;
+    }
+    EXPECT_DOUBLE_EQ(c.at("sum_of_devices_bytes_per_second").get<double>(), sum);
+    // The node's rate counts every GPU's bytes over the slowest one's span:
+    // never more than the sum of each GPU's own rate.
+    EXPECT_LE(c.at("bytes_per_second").get<double>(), sum * 1.05);
+  }
 }
 
 }  // namespace

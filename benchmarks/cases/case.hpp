@@ -83,6 +83,10 @@ struct CaseDefinition {
   // checked after `out`: an empty result, or what is wrong. The case poisons
   // that memory itself, in its define.
   std::function<std::optional<std::string>()> check;
+  // Counters the case measures itself once the runner has timed it, from
+  // launches of its own on `stream` and events of its own (each GPU's share
+  // of a node-wide copy): reported beside the runner's.
+  std::function<std::vector<ModelCounter>(cudaStream_t stream)> after_timing;
   bool graphable = true;     // may a batch of launches be captured in a CUDA graph?
   int warm_up_launches = 1;  // before any timing (a chase that must visit its whole working set first)
   Work work;

@@ -271,6 +271,9 @@ Outcome Runner::run(const CaseSpec& c, std::int64_t target_launches) {
     o.launches = m.summary.clean_launches;
     o.seconds = m.summary.clean_seconds;
     set_counters(o, session_.device(), prepared_->def.work, m, prepared_->facts, prepared_->bound.shape);
+    if (prepared_->def.after_timing)
+      for (const ModelCounter& extra : prepared_->def.after_timing(session_.stream()))
+        o.counters.emplace_back(extra.name, extra.value);
     count_once(name, &RunSummary::measured);
     return o;
   } catch (const engine::Interrupted& e) {

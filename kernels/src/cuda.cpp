@@ -45,6 +45,12 @@ Stream::~Stream() {
   if (stream_ != nullptr) cudaStreamDestroy(stream_);
 }
 
+DeviceScope::DeviceScope(int device) {
+  MEMBENCH_CUDA(cudaGetDevice(&previous_));
+  MEMBENCH_CUDA(cudaSetDevice(device));
+}
+DeviceScope::~DeviceScope() { cudaSetDevice(previous_); }
+
 Event::Event() { MEMBENCH_CUDA(cudaEventCreate(&event_)); }
 Event::~Event() {
   if (event_ != nullptr) cudaEventDestroy(event_);

@@ -57,6 +57,7 @@ __global__ void __launch_bounds__(kHierarchyBlock) hierarchy_read(const float4* 
 }
 
 // One thread, kChaseSteps dependent loads; see launch(LatencyConfig).
+template <bool kThroughL1>
 __global__ void hierarchy_chase(const std::uint64_t* chain, double* state, std::uint64_t nodes, std::uint64_t stride,
                                 std::uint64_t head, std::uint64_t steps) {
   const double at = state[0];
@@ -64,7 +65,8 @@ __global__ void hierarchy_chase(const std::uint64_t* chain, double* state, std::
   const char* base = reinterpret_cast<const char*>(chain);
   const unsigned long long* p = reinterpret_cast<const unsigned long long*>(base + start * stride);
 #pragma unroll 16
-  for (std::uint64_t k = 0; k < steps; ++k) p = reinterpret_cast<const unsigned long long*>(__ldca(p));
+  for (std::uint64_t k = 0; k < steps; ++k)
+    p = reinterpret_cast<const unsigned long long*>(kThroughL1 ? __ldca(p) : __ldcg(p));
   state[0] = static_cast<double>((reinterpret_cast<const char*>(p) - base) / stride);
 }
 
@@ -161,15 +163,17 @@ cudaError_t fill_chain(const LatencyConfig& c, void* chain, cudaStream_t stream)
 cudaError_t plan(const LatencyConfig& c, LatencyPlan* p) {
   if (!latency_config_supported(c, nullptr)) return cudaErrorInvalidValue;
   p->config = c;
-  p->shape = detail::shape_of(kernels::hierarchy_chase, 1, 1);
+  p->shape = c.through_l1 ? detail::shape_of(kernels::hierarchy_chase<true>, 1, 1)
+                         : detail::shape_of(kernels::hierarchy_chase<false>, 1, 1);
   p->nodes = latency_nodes(c);
   p->head = CycleOrder(p->nodes, kChaseKey).node(0);
   return cudaSuccess;
 }
 
 cudaError_t launch(const LatencyPlan& p, const void* chain, double* state, cudaStream_t stream) {
-  kernels::hierarchy_chase<<<1, 1, 0, stream>>>(static_cast<const std::uint64_t*>(chain), state, p.nodes,
-                                                p.config.stride, p.head, kChaseSteps);
+  const auto chase = p.config.through_l1 ? kernels::hierarchy_chase<true> : kernels::hierarchy_chase<false>;
+  chase<<<1, 1, 0, stream>>>(static_cast<const std::uint64_t*>(chain), state, p.nodes, p.config.stride, p.head,
+                             kChaseSteps);
   return cudaGetLastError();
 }
 

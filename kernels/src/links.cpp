@@ -76,6 +76,7 @@ std::optional<NvlinkPath> nvlink_path(const std::string& from, const std::string
     int type = -1;
     if (n.nvlink_remote_type != nullptr && n.nvlink_remote_type(*d, link, &type) == 0 && type == kRemoteSwitch) {
       ++path.links;
+      ++path.switch_links;
       continue;
     }
     if (n.nvlink_remote_pci(*d, link, &remote) != 0 || !same_pci_function(remote.bus_id, to)) continue;

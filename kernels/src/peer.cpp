@@ -9,25 +9,6 @@
 
 namespace membench {
 
-namespace {
-
-// Makes `device` current for a scope.
-class DeviceScope {
- public:
-  explicit DeviceScope(int device) {
-    MEMBENCH_CUDA(cudaGetDevice(&previous_));
-    MEMBENCH_CUDA(cudaSetDevice(device));
-  }
-  ~DeviceScope() { cudaSetDevice(previous_); }
-  DeviceScope(const DeviceScope&) = delete;
-  DeviceScope& operator=(const DeviceScope&) = delete;
-
- private:
-  int previous_ = 0;
-};
-
-}  // namespace
-
 int peer_of(int device, int visible) { return visible < 2 ? device : (device + 1) % visible; }
 
 bool peer_supported(const PeerConfig& c, int local, int peer, int visible, std::string* why) {

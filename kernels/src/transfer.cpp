@@ -23,7 +23,7 @@ HostBuffer::HostBuffer(HostMemory kind, std::size_t bytes) : kind_(kind), bytes_
       MEMBENCH_CUDA(cudaMallocHost(reinterpret_cast<void**>(&host_), bytes));
       break;
     case HostMemory::mapped:
-      MEMBENCH_CUDA(cudaHostAlloc(reinterpret_cast<void**>(&host_), bytes, cudaHostAllocMapped));
+      MEMBENCH_CUDA(cudaHostAlloc(reinterpret_cast<void**>(&host_), bytes, cudaHostAllocMapped | cudaHostAllocPortable));
       MEMBENCH_CUDA(cudaHostGetDevicePointer(&device_, host_, 0));
       break;
     case HostMemory::pageable:

@@ -362,9 +362,11 @@ def test_stream_and_link_figures_read_as_intended():
                                                                      "dot"]
     plt.close(fig)
     doc = {"context": {"gpu_name": "NVIDIA H200"}, "benchmarks": []}
-    for family, variant, extra in (("transfer", "host_to_device_memcpy_ce", "host:pinned/"),
-                                   ("peer", "device_to_device_memcpy_read_ce", "peer_access:1/")):
-        name = f"{family}/{variant}/{extra}bytes:4096/manual_time"
+    for family, variant, extra in (("transfer", "host_to_device_memcpy_ce", "host:pinned/bytes:4096"),
+                                   ("peer", "device_to_device_memcpy_read_ce", "peer_access:1/bytes:4096"),
+                                   ("peer", "device_to_device_latency_sm", "working_set:2097152/chase_stride:128"),
+                                   ("node", "all_to_host_memcpy_ce", "bytes:4096")):
+        name = f"{family}/{variant}/{extra}/manual_time"
         doc["benchmarks"].append({"name": name, "run_name": name, "run_type": "iteration", "real_time": 10.0,
                                   "time_unit": "us", "bytes_per_second": 4e8})
     links = ("", "bytes per direction", "GB/s (both directions summed for bidirectional)", ("log base 2", "linear"), True)
@@ -375,6 +377,10 @@ def test_stream_and_link_figures_read_as_intended():
     fig = draw(doc, "peer")
     assert look(fig) == ("GPU <-> GPU: copy engine and SM over the link\nNVIDIA H200",
                          [(*links, ["device_to_device_memcpy_read_ce, peer_access 1"], 6)])
+    plt.close(fig)
+    fig = draw(doc, "node")
+    assert look(fig) == ("Every GPU at once: to and from the host, and all-to-all\nNVIDIA H200",
+                         [(*links, ["all_to_host_memcpy_ce"], 6)])
     plt.close(fig)
 
 

@@ -80,6 +80,19 @@ class Stream {
   cudaStream_t stream_ = nullptr;
 };
 
+// Makes `device` current for a scope (streams, events and launches belong
+// to the device current when they are made).
+class DeviceScope {
+ public:
+  explicit DeviceScope(int device);
+  ~DeviceScope();
+  DeviceScope(const DeviceScope&) = delete;
+  DeviceScope& operator=(const DeviceScope&) = delete;
+
+ private:
+  int previous_ = 0;
+};
+
 class Event {
  public:
   Event();

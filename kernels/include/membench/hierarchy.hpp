@@ -76,6 +76,7 @@ inline constexpr int kChaseMaxWarmUp = 64;  // launches
 struct LatencyConfig {
   std::size_t working_set = 0;  // bytes
   std::size_t stride = 128;     // bytes between nodes (a multiple of 8)
+  bool through_l1 = true;       // loads may hit in the L1; false: each goes past it (ld.global.cg)
 };
 
 bool latency_config_supported(const LatencyConfig& c, std::string* why);
@@ -84,7 +85,7 @@ std::uint64_t latency_nodes(const LatencyConfig& c);
 // of the cycle (CycleOrder(nodes, kChaseKey)).
 cudaError_t fill_chain(const LatencyConfig& c, void* chain, cudaStream_t stream);
 // One thread takes kChaseSteps dependent 8-byte loads (ld.global.ca, so an L1
-// hit is possible). It starts where the previous launch stopped, kept as a
+// hit is possible; ld.global.cg, past the L1, when !through_l1). It starts where the previous launch stopped, kept as a
 // node index in state[0] (anything else, such as the poison before the
 // first launch, starts at the head), so successive launches walk the whole
 // cycle instead of its first kChaseSteps nodes.

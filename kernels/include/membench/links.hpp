@@ -21,6 +21,7 @@ struct PcieLink {
 
 struct NvlinkPath {
   int links = 0;                 // active links from one GPU to the other
+  int switch_links = 0;          // of them, links to NVSwitches (shared by every peer)
   double bytes_per_second = 0;   // per direction
 };
 

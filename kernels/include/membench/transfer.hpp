@@ -26,6 +26,8 @@ inline constexpr auto kTransferVariants = enum_names<TransferVariant>(
 enum class TransferHost { pinned, pageable };
 inline constexpr auto kTransferHosts = enum_names<TransferHost>("pinned", "pageable");
 
+// mapped: pinned, mapped into the device address space and portable (pinned
+// and mapped for every GPU of the process).
 enum class HostMemory { pinned, pageable, mapped };
 
 struct TransferConfig {
