@@ -342,26 +342,39 @@ def plot_dsmem(doc: dict, cases: list[mr.Case], fig: plt.Figure) -> None:
 
 def plot_links(doc: dict, cases: list[mr.Case], fig: plt.Figure) -> None:
     """transfer, peer and node: GB/s against the bytes per direction, one line per variant (and host memory
-    or peer access), the link models dashed."""
-    ax = fig.subplots()
+    or peer access), the link models dashed; the peer chase's latency by working set in a panel of its own."""
+    chases = sorted((c.params["working_set"], c.median("latency_ns") or 0.0) for c in cases
+                    if "working_set" in c.params and c.median("latency_ns"))
     lines: dict[str, list[tuple[int, float]]] = defaultdict(list)
     models: set[float] = set()
     for c in cases:
         if "bytes" not in c.params:
-            continue  # a latency case (peer/device_to_device_latency_sm) has no bandwidth to draw
+            continue  # a chase: drawn on its own panel
         label = c.variant + "".join(f", {k} {c.params[k]}" for k in ("host", "peer_access") if k in c.params)
         lines[label].append((c.params.get("bytes", 0), bw(c)))
         if c.median("model_bytes_per_second"):
             models.add(c.median("model_bytes_per_second") / GB)
-    for label, points in sorted(lines.items()):
-        points.sort()
-        ax.plot([p[0] for p in points], [p[1] for p in points], "o-", ms=3, label=label)
-    for rate in sorted(models):
-        ax.axhline(rate, ls="--", color="grey", alpha=0.5)
-        ax.annotate(f"link model {rate:.0f} GB/s", (0, rate), xycoords=("axes fraction", "data"), xytext=(3, 2),
-                    textcoords="offset points", fontsize=6, color="grey")
-    ax.set_xscale("log", base=2)
-    finish(ax, "bytes per direction", "GB/s (both directions summed for bidirectional)", "", bool(lines), 6)
+    if chases and lines:
+        ax, ax_lat = fig.subplots(1, 2)
+    elif chases:
+        ax, ax_lat = None, fig.subplots()
+    else:
+        ax, ax_lat = fig.subplots(), None
+    if ax is not None:
+        for label, points in sorted(lines.items()):
+            points.sort()
+            ax.plot([p[0] for p in points], [p[1] for p in points], "o-", ms=3, label=label)
+        for rate in sorted(models):
+            ax.axhline(rate, ls="--", color="grey", alpha=0.5)
+            ax.annotate(f"link model {rate:.0f} GB/s", (0, rate), xycoords=("axes fraction", "data"), xytext=(3, 2),
+                        textcoords="offset points", fontsize=6, color="grey")
+        ax.set_xscale("log", base=2)
+        finish(ax, "bytes per direction", "GB/s (both directions summed for bidirectional)", "", bool(lines), 6)
+    if ax_lat is not None:
+        ax_lat.plot([p[0] for p in chases], [p[1] for p in chases], "o-", ms=3, label="device_to_device_latency_sm")
+        ax_lat.set_xscale("log", base=2)
+        finish(ax_lat, "working set in the peer's memory (bytes)", "latency per dependent load (ns)",
+               "one thread chases the peer's memory", True, 6)
     family = cases[0].family if cases else "transfer"
     fig.suptitle(title(doc, TITLES.get(family, family)))
 

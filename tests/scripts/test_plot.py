@@ -378,6 +378,19 @@ def test_stream_and_link_figures_read_as_intended():
     assert look(fig) == ("GPU <-> GPU: copy engine and SM over the link\nNVIDIA H200",
                          [(*links, ["device_to_device_memcpy_read_ce, peer_access 1"], 6)])
     plt.close(fig)
+    # The chase has its own panel, latency by working set, once it has a latency.
+    chase = next(b for b in doc["benchmarks"] if "latency" in b["name"])
+    chase["latency_ns"] = 849.0
+    fig = draw(doc, "peer")
+    assert look(fig)[1][1] == ("one thread chases the peer's memory", "working set in the peer's memory (bytes)",
+                               "latency per dependent load (ns)", ("log base 2", "linear"), True,
+                               ["device_to_device_latency_sm"], 6)
+    assert [list(line.get_xydata()[0]) for line in fig.axes[1].get_lines()] == [[2097152.0, 849.0]]
+    plt.close(fig)
+    # A file of chases alone: the latency panel alone.
+    fig = draw({"context": doc["context"], "benchmarks": [chase]}, "peer")
+    assert [panel[0] for panel in look(fig)[1]] == ["one thread chases the peer's memory"]
+    plt.close(fig)
     fig = draw(doc, "node")
     assert look(fig) == ("Every GPU at once: to and from the host, and all-to-all\nNVIDIA H200",
                          [(*links, ["all_to_host_memcpy_ce"], 6)])
