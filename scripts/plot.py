@@ -341,7 +341,7 @@ def plot_dsmem(doc: dict, cases: list[mr.Case], fig: plt.Figure) -> None:
 
 
 def plot_links(doc: dict, cases: list[mr.Case], fig: plt.Figure) -> None:
-    """transfer, peer and node: GB/s against the bytes per direction, one line per variant (and host memory
+    """transfer and peer: GB/s against the bytes per direction, one line per variant (and host memory
     or peer access), the link models dashed; the peer chase's latency by working set in a panel of its own."""
     chases = sorted((c.params["working_set"], c.median("latency_ns") or 0.0) for c in cases
                     if "working_set" in c.params and c.median("latency_ns"))
@@ -379,9 +379,34 @@ def plot_links(doc: dict, cases: list[mr.Case], fig: plt.Figure) -> None:
     fig.suptitle(title(doc, TITLES.get(family, family)))
 
 
+def plot_node(doc: dict, cases: list[mr.Case], fig: plt.Figure) -> None:
+    """node: for each case, the node's rate, each GPU's own and the model, the host's links and NVLink apart."""
+    panels = (("to and from the host", [c for c in cases if "all_to_all" not in c.variant]),
+              ("all-to-all over NVLink", [c for c in cases if "all_to_all" in c.variant]))
+    axes = fig.subplots(1, 2)
+    for ax, (heading, group) in zip(axes, panels):
+        group = sorted(group, key=lambda c: (c.variant, c.params.get("bytes", 0)))
+        devices = max((int(c.median("devices") or 0) for c in group), default=0)
+        series = [("node", "bytes_per_second")] + [(f"device {i}", f"device{i}_bytes_per_second")
+                                                   for i in range(devices)]
+        width = 0.8 / max(len(series), 1)
+        for k, (label, key) in enumerate(series):
+            ax.bar([i + k * width for i in range(len(group))], [(c.median(key) or 0.0) / GB for c in group], width,
+                   label=label)
+        for i, c in enumerate(group):
+            if c.median("model_bytes_per_second"):
+                ax.hlines(c.median("model_bytes_per_second") / GB, i - width / 2, i + 0.8 - width / 2, colors="red",
+                          linestyles="--", label="link model" if i == 0 else None)
+        ax.set_xticks([i + 0.4 - width / 2 for i in range(len(group))],
+                      [c.variant + ("" if len({g.params.get("bytes") for g in group}) < 2
+                                    else f"\n{c.params.get('bytes', 0)} B") for c in group], fontsize=7)
+        finish(ax, "", "GB/s", heading, bool(group), 7)
+    fig.suptitle(title(doc, TITLES["node"]))
+
+
 PLOTTERS = {"global": plot_global, "layout": plot_layout, "shared": plot_shared, "async": plot_async,
             "stream": plot_stream, "hierarchy": plot_hierarchy, "dsmem": plot_dsmem, "transfer": plot_links,
-            "peer": plot_links, "node": plot_links}
+            "peer": plot_links, "node": plot_node}
 
 
 def make_figures(doc: dict, out_dir: Path, formats: list[str]) -> list[Path]:

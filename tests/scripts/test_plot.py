@@ -364,8 +364,7 @@ def test_stream_and_link_figures_read_as_intended():
     doc = {"context": {"gpu_name": "NVIDIA H200"}, "benchmarks": []}
     for family, variant, extra in (("transfer", "host_to_device_memcpy_ce", "host:pinned/bytes:4096"),
                                    ("peer", "device_to_device_memcpy_read_ce", "peer_access:1/bytes:4096"),
-                                   ("peer", "device_to_device_latency_sm", "working_set:2097152/chase_stride:128"),
-                                   ("node", "all_to_host_memcpy_ce", "bytes:4096")):
+                                   ("peer", "device_to_device_latency_sm", "working_set:2097152/chase_stride:128")):
         name = f"{family}/{variant}/{extra}/manual_time"
         doc["benchmarks"].append({"name": name, "run_name": name, "run_type": "iteration", "real_time": 10.0,
                                   "time_unit": "us", "bytes_per_second": 4e8})
@@ -391,9 +390,28 @@ def test_stream_and_link_figures_read_as_intended():
     fig = draw({"context": doc["context"], "benchmarks": [chase]}, "peer")
     assert [panel[0] for panel in look(fig)[1]] == ["one thread chases the peer's memory"]
     plt.close(fig)
+
+
+def test_node_figure_sets_each_gpu_beside_the_node_and_the_model():
+    doc = {"context": {"gpu_name": "NVIDIA H200"}, "benchmarks": []}
+    for variant, node, shares, model in (("all_to_host_memcpy_ce", 110e9, (55e9, 54e9), 126e9),
+                                         ("all_to_all_memcpy_write_ce", 771e9, (391e9, 390e9), 900e9)):
+        name = f"node/{variant}/bytes:536870912/manual_time"
+        doc["benchmarks"].append({"name": name, "run_name": name, "run_type": "iteration", "real_time": 10.0,
+                                  "time_unit": "us", "bytes_per_second": node, "devices": 2,
+                                  "device0_bytes_per_second": shares[0], "device1_bytes_per_second": shares[1],
+                                  "model_bytes_per_second": model})
     fig = draw(doc, "node")
-    assert look(fig) == ("Every GPU at once: to and from the host, and all-to-all\nNVIDIA H200",
-                         [(*links, ["all_to_host_memcpy_ce"], 6)])
+    title_, panels = look(fig)
+    assert title_ == "Every GPU at once: to and from the host, and all-to-all\nNVIDIA H200"
+    assert [p[0] for p in panels] == ["to and from the host", "all-to-all over NVLink"]
+    assert [p[5] for p in panels] == [["link model", "node", "device 0", "device 1"]] * 2
+    host, nvlink = fig.axes
+    assert [round(bar.get_height()) for bar in host.patches] == [110, 55, 54]
+    assert [round(bar.get_height()) for bar in nvlink.patches] == [771, 391, 390]
+    assert [t.get_text() for t in host.get_xticklabels()] == ["all_to_host_memcpy_ce"]
+    (model,) = [c for c in host.collections]
+    assert model.get_segments()[0][0][1] == 126.0
     plt.close(fig)
 
 
