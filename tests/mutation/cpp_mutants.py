@@ -200,6 +200,17 @@ MUTANTS = [
       "return static_cast<double>(bytes);", "both directions count once"),
     M("kernels/src/peer.cpp", "int peer_of(int device, int visible) { return visible < 2 ? device : (device + 1) % visible; }",
       "int peer_of(int device, int visible) { return visible < 2 ? device : device + 1; }", "the last GPU pairs with none"),
+    # ---- node ---------------------------------------------------------------------------------------
+    M("kernels/src/node.cpp", "return node_to_peers(v) ? std::max(devices - 1, 0) : 1;", "return node_to_peers(v) ? devices : 1;",
+      "all-to-all writes to itself too"),
+    M("kernels/src/node.cpp", "* node_copies_per_device(c.variant, devices) * devices;", "* devices;",
+      "a node launch counts one copy per GPU"),
+    M("kernels/src/node.cpp", "through_switches = std::max(through_switches, s);", "through_switches += s;",
+      "switch links counted once per peer"),
+    M("kernels/src/node.cpp", "direct += links[j] - s;", "direct += links[j];", "switch links counted as direct too"),
+    M("kernels/src/node.cpp", "if (conductor != 0)", "if (conductor < 0)", "every device runs the node's cases"),
+    M("kernels/include/membench/node.hpp", "return static_cast<int>(v) >= static_cast<int>(NodeVariant::all_to_host_sm);",
+      "return static_cast<int>(v) > static_cast<int>(NodeVariant::all_to_host_sm);", "all_to_host_sm by the copy engine"),
 ]
 
 
