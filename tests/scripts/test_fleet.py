@@ -315,3 +315,26 @@ def test_a_median_of_zero_gives_no_ratio(write_json, capsys):
     files = [write_json(d) for d in docs]
     assert fleet.main(files) == 0
     assert "| a device 0 (GPU-a-0) | 0 | nan | ok |" in capsys.readouterr().out
+
+
+def test_a_case_one_model_lacks_is_still_judged_for_the_other(write_json, capsys):
+    # Models are sorted: the A100s come first and lack CASES[1]; the H200s' row for it must still be there.
+    a100 = [write_json(gpu_doc(f"old{i}", 0, {CASES[0]: 1.7e12}, model="NVIDIA A100")) for i in range(2)]
+    h200 = [write_json(gpu_doc(f"new{i}", 0, {CASES[0]: 4.37e12, CASES[1]: v}))
+            for i, v in enumerate((2.8e13, 2.0e13))]
+    assert fleet.main(a100 + h200) == 1
+    out = capsys.readouterr().out
+    assert f"{CASES[1]} (NVIDIA H200, 2 GPUs): median 2.4e+13, min 2e+13, max 2.8e+13" in out
+    assert "FLAGGED: new1 device 0 (GPU-new1-0), NVIDIA H200" in out
+
+
+def test_untrusted_gpus_are_listed_by_host_then_ordinal(write_json, capsys):
+    files = []
+    for host, ordinal in (("node2", 0), ("node1", 1), ("node1", 0)):
+        doc = gpu_doc(host, ordinal, {CASES[0]: 4.37e12, CASES[1]: 2.8e13})
+        doc["benchmarks"][0].update(contended=1, other_processes=1)
+        files.append(write_json(doc))
+    assert fleet.main(files) == 1
+    listed = [line.split(",")[0] for line in capsys.readouterr().out.splitlines() if line.startswith("UNTRUSTED: ")]
+    assert listed == ["UNTRUSTED: node1 device 0 (GPU-node1-0)", "UNTRUSTED: node1 device 1 (GPU-node1-1)",
+                      "UNTRUSTED: node2 device 0 (GPU-node2-0)"]

@@ -157,6 +157,8 @@ def test_only_warm_hierarchy_cases_that_ran_make_the_curves():
         ("hierarchy/bandwidth/l2:cold/working_set:16384", {"bytes_per_second": 1e9}),  # cold: another experiment
         ("hierarchy/bandwidth/working_set:big", {"bytes_per_second": 1e9}),            # not a size
         ("global/coalesced/working_set:16384", {"bytes_per_second": 1e9}),              # not the hierarchy
+        ("dsmem/latency/working_set:16384/chase_stride:64", {"latency_ns": 99.0}),      # another family's variant of the name
+        ("peer/device_to_device_latency_sm/working_set:16384/chase_stride:64", {"latency_ns": 849.0}),
         ("hierarchy/bandwidth/working_set:24576", {"error_occurred": True, "error_message": "wrong"}),
         ("hierarchy/bandwidth/working_set:40960", {"bytes_per_second": 0.0}),          # nothing measured
         ("hierarchy/latency/working_set:16384/chase_stride:64", {"latency_ns": 20.0, "bytes_per_second": 5e9}),

@@ -555,3 +555,96 @@ def test_both_strided_geometries_and_each_n_have_their_own_lines():
         assert styles[f"model: memcpy rate x useful / DRAM bytes (n = {n})"] == ("None", ":", 3)
     assert lines(ax)["model: memcpy rate x useful / DRAM bytes (n = 16,777,216)"][1] == [2000.0, 1000.0, 500.0]
     plt.close(fig)
+
+
+def test_each_mark_sits_where_its_number_is():
+    """Reference lines, notes and bars at the values and places they stand for, not only present."""
+    # async: one dotted line per sync case, at its bandwidth.
+    doc = load("h200_async.json")
+    fig = draw(doc, "async")
+    ax_stages = fig.axes[0]
+    dotted = sorted(l.get_ydata()[0] for l in ax_stages.get_lines() if l.get_linestyle() == ":")
+    assert dotted == sorted(b["bytes_per_second"] / 1e9 for b in entries(doc, "async/sync/"))
+    styles = {l.get_label(): l.get_linestyle() for l in ax_stages.get_lines() if not l.get_label().startswith("_")}
+    assert styles["pipeline, flops 0"] == "-" and styles["bulk, flops 0"] == "--"
+    plt.close(fig)
+
+    # hierarchy: each level's ceiling named at the left edge, each reported size at the top.
+    doc = load("h200_hierarchy.json")
+    fig = draw(doc, "hierarchy")
+    ax_bw = next(ax for ax in fig.axes if "bandwidth" in ax.get_title())
+    notes = {t.get_text(): t.xy for t in ax_bw.texts if t.get_text().startswith("model ceiling")}
+    ceilings = {int(b["model_level"]): b["model_bytes_per_second"] / 1e9 for b in entries(doc, "hierarchy/bandwidth/")}
+    names = {1: "L1", 2: "L2 (assumed)", 3: "DRAM"}
+    assert notes == {f"model ceiling {names[level]}": (0, c) for level, c in ceilings.items()}
+    sizes = [t for t in ax_bw.texts if not t.get_text().startswith("model ceiling")]
+    assert sizes and all(t.xy[1] == 1 and t.xy[0] > 0 for t in sizes)
+    assert [t.get_position() for t in sizes] == [(3, -3)] * len(sizes)
+    plt.close(fig)
+
+    # dsmem: both chases on the latency panel, the shared-memory peak in GB/s.
+    fig = draw(doc, "dsmem")
+    ax_bw, ax_lat = fig.axes[:2]
+    local = sorted(entries(doc, "dsmem/chase_local/"), key=lambda b: param(b, "cluster"))
+    assert lines(ax_lat)["chase_local"] == ([float(param(b, "cluster")) for b in local], [b["latency_ns"] for b in local])
+    peak = float(doc["context"]["smem_peak_bytes_per_second"])
+    assert lines(ax_bw)["shared-memory peak (128 B/clk/SM)"][1] == [peak / 1e9, peak / 1e9]
+    plt.close(fig)
+
+    # shared: bars in the order side, row / column / swizzle, pad; each note over its bar's middle.
+    doc = load("h200_shared.json")
+    fig = draw(doc, "shared")
+    ax_bars = fig.axes[0]
+    assert [t.get_text() for t in ax_bars.get_xticklabels()] == [
+        "row\nside 4096", "column pad 0\nside 4096", "column pad 1\nside 4096", "swizzle\nside 4096"]
+    for bar, note in zip(ax_bars.patches, ax_bars.texts):
+        assert note.xy == (bar.get_x() + bar.get_width() / 2, bar.get_height())
+    plt.close(fig)
+
+    # stream: float's bars one width right of double's, the tick between them, each number over its bar.
+    doc = {"context": {"gpu_name": "NVIDIA H200"}, "benchmarks": []}
+    for t, rate in (("double", 4.2e12), ("float", 4.1e12)):
+        for kernel in ("read", "copy"):
+            name = f"stream/{kernel}/type:{t}/elements:1024/block:256/manual_time"
+            doc["benchmarks"].append({"name": name, "run_name": name, "run_type": "iteration", "real_time": 1.0,
+                                      "time_unit": "us", "bytes_per_second": rate})
+    fig = draw(doc, "stream")
+    ax = fig.axes[0]
+    width = 0.4  # 0.8 shared by two types
+    assert [round(p.get_x() + p.get_width() / 2, 9) for p in ax.patches] == [0.0, 2.0, 0.4, 2.4]
+    assert [round(p.get_width(), 9) for p in ax.patches] == [width] * 4
+    assert [round(x, 9) for x in ax.get_xticks()] == [round(k + width / 2, 9) for k in range(7)]
+    for bar, note in zip(ax.patches, ax.texts):
+        assert note.xy == (bar.get_x() + bar.get_width() / 2, bar.get_height())
+        assert note.get_text() == f"{bar.get_height():.0f}"
+    plt.close(fig)
+
+    # links: the model's note at the left edge, at the model's rate.
+    doc = {"context": {"gpu_name": "NVIDIA H200"}, "benchmarks": []}
+    name = "transfer/host_to_device_memcpy_ce/host:pinned/bytes:4096/manual_time"
+    doc["benchmarks"].append({"name": name, "run_name": name, "run_type": "iteration", "real_time": 1.0,
+                              "time_unit": "us", "bytes_per_second": 4e9, "model_bytes_per_second": 63e9})
+    fig = draw(doc, "transfer")
+    (note,) = fig.axes[0].texts
+    assert (note.get_text(), note.xy, note.get_position()) == ("link model 63 GB/s", (0, 63.0), (3, 2))
+    assert lines(fig.axes[0])["host_to_device_memcpy_ce, host pinned"] == ([4096.0], [4.0])
+    plt.close(fig)
+
+
+def test_an_unknown_family_is_passed_over_and_the_rest_drawn(tmp_path, write_json, capsys):
+    doc = copy.deepcopy(load("h200_global_layout.json"))
+    name = "future/variant/n:1/manual_time"  # a family this script does not know, listed first
+    doc["benchmarks"].insert(0, {"name": name, "run_name": name, "run_type": "iteration", "real_time": 1.0,
+                                 "time_unit": "us", "bytes_per_second": 1e9})
+    out = tmp_path / "a" / "b"  # folders made as needed
+    assert plot.main([write_json(doc), "--out", str(out), "--formats", "png"]) == 0
+    assert sorted(p.name for p in out.iterdir()) == ["global.png", "layout.png"]
+    assert capsys.readouterr().out.splitlines() == [str(out / "global.png"), str(out / "layout.png")]
+
+
+def test_a_file_of_unknown_families_alone_is_exit_2(tmp_path, write_json, capsys):
+    name = "future/variant/n:1/manual_time"
+    doc = {"context": {}, "benchmarks": [{"name": name, "run_name": name, "run_type": "iteration", "real_time": 1.0,
+                                          "time_unit": "us", "bytes_per_second": 1e9}]}
+    assert plot.main([write_json(doc), "--out", str(tmp_path / "f")]) == 2
+    assert capsys.readouterr().err == "plot.py: no case of a known family ran in this file\n"
