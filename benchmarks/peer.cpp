@@ -67,7 +67,7 @@ CaseDefinition define(const PeerConfig& c) {
   return d;
 }
 
-CaseDefinition define_chase(const LatencyConfig& c) {
+CaseDefinition define_latency(const LatencyConfig& c) {
   const int local = session_device().ordinal;
   int visible = 0;
   MEMBENCH_CUDA(cudaGetDeviceCount(&visible));
@@ -122,7 +122,7 @@ void cases(Family& f) {
             [v](const CaseArgs& a) { return define({v, a["peer_access"] != 0, a.size("bytes")}); });
   }
   f.add("device_to_device_latency_sm", {"working_set", "chase_stride"}, {"hierarchy_chase"}, [](const CaseArgs& a) {
-    return define_chase({a.size("working_set"), a.size("chase_stride"), false});
+    return define_latency({a.size("working_set"), a.size("chase_stride"), false});
   });
 }
 
