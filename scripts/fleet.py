@@ -28,7 +28,6 @@ appears twice.
 """
 from __future__ import annotations
 
-import json
 import statistics
 import sys
 from collections import defaultdict
@@ -65,20 +64,8 @@ def create_parser() -> mr.Parser:
 
 def gpus_of(doc: dict, path: str) -> dict[int, Gpu]:
     """The GPUs a file measured, by ordinal."""
-    ctx = doc["context"]
-    host = str(ctx.get("host_name", "unknown-host"))
-    if "devices" in ctx:
-        try:
-            listed = json.loads(ctx["devices"])
-            return {int(d["ordinal"]): Gpu(host, int(d["ordinal"]), str(d["uuid"]), str(d["name"]), path)
-                    for d in listed}
-        except (ValueError, TypeError, KeyError) as e:
-            raise mr.InputError(f"{path}: context 'devices' is not a list of devices ({e})") from e
-    try:
-        ordinal = int(ctx.get("gpu_ordinal", 0))
-    except (TypeError, ValueError) as e:
-        raise mr.InputError(f"{path}: context 'gpu_ordinal' is not a number") from e
-    return {ordinal: Gpu(host, ordinal, str(ctx.get("gpu_uuid", "unknown-uuid")), mr.gpu_name(doc), path)}
+    host = str(doc["context"].get("host_name", "unknown-host"))
+    return {ordinal: Gpu(host, ordinal, uuid, name, path) for ordinal, (uuid, name) in mr.devices(doc, path).items()}
 
 
 def untagged(name: str) -> str:

@@ -263,6 +263,24 @@ def require_metric(doc: dict, path: str, metric: str) -> None:
         raise InputError(f"{path}: no case carries '{metric}' (it has: {', '.join(metrics(doc)) or 'none measured'})")
 
 
+def devices(doc: dict, path: str) -> dict[int, tuple[str, str]]:
+    """The GPUs a file measured, by ordinal: (UUID, name). A run over several
+    GPUs lists them in its context's 'devices' (its cases tagged device:K);
+    a run on one names it in gpu_ordinal, gpu_uuid and gpu_name."""
+    ctx = doc.get("context", {})
+    if "devices" in ctx:
+        try:
+            listed = json.loads(ctx["devices"])
+            return {int(d["ordinal"]): (str(d["uuid"]), str(d["name"])) for d in listed}
+        except (ValueError, TypeError, KeyError) as e:
+            raise InputError(f"{path}: context 'devices' is not a list of devices ({e})") from e
+    try:
+        ordinal = int(ctx.get("gpu_ordinal", 0))
+    except (TypeError, ValueError) as e:
+        raise InputError(f"{path}: context 'gpu_ordinal' is not a number") from e
+    return {ordinal: (str(ctx.get("gpu_uuid", "unknown-uuid")), gpu_name(doc))}
+
+
 def gpu_name(doc: dict) -> str:
     return str(doc.get("context", {}).get("gpu_name", "unknown GPU"))
 

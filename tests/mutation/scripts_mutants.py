@@ -35,6 +35,7 @@ OWN_TESTS = {
     "levels": ["test_levels.py", "test_cli.py"],
     "ncu_check": ["test_ncu_check.py", "test_cli.py"],
     "plot": ["test_plot.py", "test_cli.py"],
+    "export": ["test_export.py", "test_cli.py"],
     # The shared reader: its own tests and the gates' (the figures' tests add time, not kills).
     "membench_results": ["test_results.py", "test_compare.py", "test_fleet.py", "test_levels.py", "test_names.py"],
 }
