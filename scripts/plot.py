@@ -3,7 +3,7 @@
     python scripts/plot.py RESULTS.json --out DIR [--formats png,svg]
 
 One figure per family found (global, layout, shared, async, stream, hierarchy,
-dsmem, transfer, peer), each titled with
+dsmem, transfer, peer, node), each titled with
 the GPU from the file's context, written as DIR/<family>.png and .svg.
 Works on files holding any subset of families.
 """

@@ -18,8 +18,9 @@ SUMMARIES = {
     "ncu_check": "Model vs hardware counters: every model membench reports, checked with Nsight Compute.",
     "plot": "Figures for every experiment present in a membench JSON file.",
     "export": "Export a membench run to the formats regression trackers and monitoring read.",
+    "report": "A report of membench runs to look at: one self-contained HTML page and a markdown summary.",
 }
-WITH_DEFAULTS = [name for name in SUMMARIES if name != "export"]  # export's flags are required or optional, no default
+WITH_DEFAULTS = [name for name in SUMMARIES if name not in ("export", "report")]  # their flags have no default
 
 
 @pytest.mark.parametrize("name, summary", SUMMARIES.items())

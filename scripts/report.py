@@ -1,0 +1,275 @@
+"""A report of membench runs to look at: one self-contained HTML page and a markdown summary.
+
+    python scripts/report.py RUN.json [MORE.json ...] --out DIR
+
+Writes DIR/report.html (opens offline from the file: its style and figures
+are inside it) and DIR/report.md (for a CI log or a pull request). Both
+hold, for the first file:
+
+- the study on this GPU: the article's three tables (coalesced vs strided,
+  shared memory, async copies) at its sizes, this GPU's ratios next to the
+  RTX 4090's, and what the counters say of each (the default run and
+  sweeps/seed.json carry these cases);
+- the run: the GPU, driver, clocks, UUID, and its health (cases failed,
+  skipped, noisy, contended, throttled, under a clock event);
+- every family: each case measured against its model and the peak, with its
+  marks, and the figures plot.py draws.
+
+With two files of the same GPU, a comparison of the second against the first
+(compare.py's verdicts); with files of different GPUs, the fleet view
+(fleet.py's). Exit status: 0 written, 2 unreadable input or a bad flag.
+"""
+from __future__ import annotations
+
+import base64
+import html
+import sys
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import membench_results as mr
+
+try:
+    import compare
+    import fleet
+    import plot
+except ModuleNotFoundError as error:
+    mr.missing_package("report.py", error)
+
+GB = 1e9
+
+# The article's tables, measured on an RTX 4090: (label, case, GB/s there).
+STUDY = [
+    ("Coalesced vs strided, n = 16,777,216", [
+        ("coalesced", "global/coalesced/n:16777216", 925.31),
+        ("stride 2 (the article's launch: n threads)", "global/strided_full_grid/n:16777216/stride:2", 427.34),
+        ("AoS, four fields", "layout/aos/structs:16777216/fields:4", 922.31),
+        ("SoA, four fields", "layout/soa/structs:16777216/fields:4", 912.82)]),
+    ("Shared memory, 4096 x 4096", [
+        ("row", "shared/row/side:4096", 879.49),
+        ("column, 32-way conflict", "shared/column/side:4096/pad:0", 740.07),
+        ("column, padded [32][33]", "shared/column/side:4096/pad:1", 826.01)]),
+    ("Async copy, n = 67,108,864", [
+        ("sync", "async/sync/n:67108864/tile:1024/flops:0", 901.43),
+        ("memcpy_async, one stage", "async/memcpy_async/n:67108864/tile:1024/flops:0", 898.00),
+        ("pipeline, 3 stages", "async/pipeline/n:67108864/tile:1024/stages:3/flops:0", 856.55)]),
+]
+
+
+@dataclass
+class Table:
+    title: str
+    header: list[str]
+    rows: list[list[str]] = field(default_factory=list)
+    note: str = ""
+
+    def markdown(self) -> str:
+        lines = [f"### {self.title}", "", "| " + " | ".join(self.header) + " |",
+                 "| " + " | ".join("---" for _ in self.header) + " |"]
+        lines += ["| " + " | ".join(c.replace("|", "\\|") for c in row) + " |" for row in self.rows]
+        return "\n".join(lines + ([""] + [self.note] if self.note else []))
+
+    def html(self) -> str:
+        head = "".join(f"<th>{html.escape(h)}</th>" for h in self.header)
+        body = "".join("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in row) + "</tr>" for row in self.rows)
+        note = f"<p>{html.escape(self.note)}</p>" if self.note else ""
+        return f"<h3>{html.escape(self.title)}</h3><table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>{note}"
+
+
+def create_parser() -> mr.Parser:
+    p = mr.Parser(prog="report.py", description=__doc__.split("\n\n")[0])
+    p.add_argument("results", nargs="+", help="Google Benchmark JSON written by membench; the first is reported")
+    p.add_argument("--out", required=True, help="directory for report.html and report.md")
+    return p
+
+
+def by_plain_name(doc: dict) -> dict[str, mr.Case]:
+    """Cases by name without the device tag and /manual_time (the first device's, in a run over several)."""
+    out: dict[str, mr.Case] = {}
+    for case in mr.cases(doc).values():
+        out.setdefault(mr.parse_name(case.name).without("device").format(""), case)
+    return out
+
+
+def gbps(case: mr.Case | None) -> float | None:
+    value = case.median("bytes_per_second") if case and not case.error and not case.skipped else None
+    return value / GB if value else None
+
+
+def study_note(title: str, cases: dict[str, mr.Case]) -> str:
+    """One sentence of what the counters say, from the counters the file has."""
+    def counter(case: str, key: str) -> float | None:
+        c = cases.get(case)
+        return c.median(key) if c else None
+
+    if title.startswith("Coalesced"):
+        s1, s2 = counter(STUDY[0][1][0][1], "sectors_per_request"), counter(STUDY[0][1][1][1], "sectors_per_request")
+        eff = counter(STUDY[0][1][1][1], "dram_efficiency")
+        if s1 and s2:
+            return (f"Counters: a warp's load at stride 2 touches {s2:g} sectors of 32 bytes, coalesced {s1:g}"
+                    + (f"; {eff:.0%} of the bytes fetched are used." if eff else "."))
+    elif title.startswith("Shared"):
+        ways = [counter(case, "conflict_ways") for _, case, _ in STUDY[1][1]]
+        if all(w is not None for w in ways):
+            return (f"Counters: a warp's column read without padding hits one bank {ways[1]:g} ways; the row read "
+                    f"and the padded column {ways[0]:g} and {ways[2]:g}.")
+    else:
+        facts = [(counter(case, "blocks_per_sm"), counter(case, "registers")) for _, case, _ in STUDY[2][1]]
+        if all(b is not None for b, _ in facts):
+            return ("Counters: blocks per SM and registers per thread: "
+                    + ", ".join(f"{label} {b:g} and {r:g}" for (label, _, _), (b, r) in zip(STUDY[2][1], facts))
+                    + ".")
+    return "The counters for this table are not in this file."
+
+
+def study(doc: dict) -> list[Table]:
+    cases = by_plain_name(doc)
+    gpu = mr.gpu_name(doc)
+    tables = []
+    for title, rows in STUDY:
+        first_here, first_there = gbps(cases.get(rows[0][1])), rows[0][2]
+        t = Table(title, ["case", f"GB/s, {gpu}", "vs first row", "GB/s, RTX 4090 (article)", "vs first row"])
+        for label, name, there in rows:
+            here = gbps(cases.get(name))
+            t.rows.append([label, f"{here:.0f}" if here else "not in this file",
+                           f"{here / first_here:.2f}x" if here and first_here else "",
+                           f"{there:.2f}", f"{there / first_there:.2f}x"])
+        t.note = study_note(title, cases)
+        tables.append(t)
+    return tables
+
+
+def marks(case: mr.Case) -> str:
+    if case.error:
+        return f"FAILED: {case.error}"
+    if case.skipped:
+        return f"skipped: {case.skipped}"
+    found = []
+    if (case.median("noisy") or 0) >= 1:
+        found.append("noisy")
+    found += case.doubts(float("inf"))  # contended, clock event, throttled (noise is marked above)
+    return "; ".join(found)
+
+
+def families(doc: dict) -> list[Table]:
+    tables: dict[str, Table] = {}
+    for case in mr.cases(doc).values():
+        t = tables.setdefault(case.family, Table(case.family, ["case", "measured", "model", "% of peak", "marks"]))
+        measured = ""
+        if not case.error and not case.skipped:
+            if (bw := case.median("bytes_per_second")) is not None:
+                measured = f"{bw / GB:.4g} GB/s"
+            elif (ns := case.median("latency_ns")) is not None:
+                measured = f"{ns:.4g} ns"
+        model = case.median("model_bytes_per_second")
+        pct = case.median("pct_of_peak")
+        name = mr.parse_name(case.name).format("")
+        t.rows.append([name[len(case.family) + 1:], measured, f"{model / GB:.4g} GB/s" if model else "",
+                       f"{pct:.1f}" if pct is not None and measured else "", marks(case)])
+    return list(tables.values())
+
+
+def the_run(doc: dict, path: str) -> Table:
+    ctx = doc.get("context", {})
+    cases = list(mr.cases(doc).values())
+    count = lambda test: sum(1 for c in cases if test(c))  # noqa: E731
+    ran = [c for c in cases if not c.error and not c.skipped]
+    memory = mr.context_number(doc, "memory_clock_khz")
+    rows = [
+        ("file", path), ("GPU", mr.gpu_name(doc)), ("UUID", str(ctx.get("gpu_uuid", ""))),
+        ("host", str(ctx.get("host_name", ""))), ("date", str(ctx.get("date", ""))),
+        ("driver", str(ctx.get("driver_version", ""))), ("CUDA (driver API, runtime)",
+                                                         f"{ctx.get('cuda_driver_version', '')}, {ctx.get('runtime_version', '')}"),
+        ("peak SM clock", f"{ctx.get('sm_clock_peak_mhz', '')} MHz"),
+        ("memory clock", f"{memory / 1000:.0f} MHz" if memory else ""),
+        ("membench", f"{ctx.get('membench_version', '')} ({ctx.get('membench_build', '')})"),
+        ("cases", f"{len(cases)}: {len(ran)} measured, {count(lambda c: c.error)} failed, {count(lambda c: c.skipped)} skipped"),
+        ("health", f"{sum(1 for c in ran if (c.median('noisy') or 0) >= 1)} noisy, "
+                   f"{sum(1 for c in ran if (c.median('contended') or 0) >= 1)} contended, "
+                   f"{sum(1 for c in ran if (c.median('throttled_batches') or 0) > 0)} throttled, "
+                   f"{sum(1 for c in ran if (c.median('clock_event') or 0) >= 1)} under a clock event"),
+    ]
+    return Table("The run", ["", ""], [[k, v] for k, v in rows])
+
+
+def several(paths: list[str], docs: list[dict]) -> str:
+    """Markdown: the comparison of two runs of one GPU, or the fleet view of several GPUs."""
+    if len(paths) < 2:
+        return ""
+    uuids = [set(uuid for uuid, _ in mr.devices(doc, path).values()) for path, doc in zip(paths, docs)]
+    if len(paths) == 2 and uuids[0] == uuids[1]:
+        rows = compare.compare(docs[0], docs[1], "bytes_per_second", 5.0, 0.05)
+        return (f"## {paths[1]} against {paths[0]}\n\ncompare.py's verdicts (bytes_per_second, 5% threshold):\n\n"
+                + compare.render(rows, "bytes_per_second", 0.05))
+    text, flagged, untrusted, warnings = fleet.judge(fleet.collect(paths, "bytes_per_second", 10.0), 10.0,
+                                                     "bytes_per_second")
+    summary = [f"FLAGGED: {g}" for g in sorted(flagged, key=lambda g: (g.host, g.ordinal))]
+    summary += [f"UNTRUSTED: {g}" for g in sorted(untrusted, key=lambda g: (g.host, g.ordinal))]
+    return ("## The fleet\n\nfleet.py's view (bytes_per_second, 10% threshold):\n\n" + text
+            + "\n".join(["", *summary, *(f"warning: {w}" for w in warnings)]))
+
+
+def figures(doc: dict) -> list[tuple[str, str]]:
+    """(family, base64 PNG) for every figure plot.py draws of this run."""
+    with tempfile.TemporaryDirectory() as tmp:
+        return [(path.stem, base64.b64encode(path.read_bytes()).decode("ascii"))
+                for path in plot.make_figures(doc, Path(tmp), ["png"])]
+
+
+STYLE = """body{font-family:system-ui,sans-serif;margin:2em;max-width:80em;color:#222}
+table{border-collapse:collapse;margin:.5em 0 1.5em}td,th{border:1px solid #ccc;padding:.2em .6em;text-align:left}
+th{background:#f3f3f3}td:nth-child(n+2){font-variant-numeric:tabular-nums}img{max-width:100%;border:1px solid #eee}
+pre{background:#f7f7f7;padding:.5em;overflow-x:auto}"""
+
+
+def write(paths: list[str], out: Path) -> tuple[Path, Path]:
+    docs = [mr.load(p) for p in paths]
+    doc = docs[0]
+    head = f"membench report: {mr.gpu_name(doc)}"
+    study_tables, run, family_tables = study(doc), the_run(doc, paths[0]), families(doc)
+    extra = several(paths, docs)
+    md = [f"# {head}", "", "## The study on this GPU", ""]
+    md += [t.markdown() + "\n" for t in study_tables]
+    md += ["## The run", "", run.markdown().split("\n", 2)[2], "", "## Every family", ""]
+    md += [t.markdown() + "\n" for t in family_tables]
+    if extra:
+        md += [extra, ""]
+    pictures = figures(doc)
+    page = [f"<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>{html.escape(head)}</title>"
+            f"<style>{STYLE}</style></head><body><h1>{html.escape(head)}</h1>",
+            "<h2>The study on this GPU</h2>", *(t.html() for t in study_tables),
+            "<h2>The run</h2>", run.html(), "<h2>Every family</h2>"]
+    for t in family_tables:
+        page.append(t.html())
+        page += [f'<img alt="{html.escape(f)} figure" src="data:image/png;base64,{data}">'
+                 for f, data in pictures if f == t.title]
+    if extra:
+        page.append(f"<pre>{html.escape(extra)}</pre>")
+    page.append("</body></html>")
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "report.md").write_text("\n".join(md))
+    (out / "report.html").write_text("\n".join(page))
+    return out / "report.html", out / "report.md"
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = create_parser().parse_args(argv)
+    out = Path(args.out)
+    try:
+        if out.exists() and not out.is_dir():
+            raise mr.InputError(f"--out {out}: exists and is not a directory")
+        written = write(args.results, out)
+    except mr.InputError as e:
+        print(f"report.py: {e}", file=sys.stderr)
+        return 2
+    except OSError as e:
+        print(f"report.py: --out {out}: cannot write ({e.strerror})", file=sys.stderr)
+        return 2
+    for path in written:
+        print(path)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

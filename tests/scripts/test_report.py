@@ -1,0 +1,125 @@
+"""report.py: the study's tables from a run, the run's health, every family, and a page that needs
+nothing but itself."""
+from __future__ import annotations
+
+import base64
+from html.parser import HTMLParser
+
+import pytest
+
+import report
+
+STUDY_RATES = {  # GB/s, and the counters the notes read
+    "global/coalesced/n:16777216": (2600.0, {"sectors_per_request": 4, "dram_efficiency": 1.0}),
+    "global/strided_full_grid/n:16777216/stride:2": (1040.0, {"sectors_per_request": 8, "dram_efficiency": 0.5}),
+    "layout/aos/structs:16777216/fields:4": (4200.0, {}),
+    "layout/soa/structs:16777216/fields:4": (4100.0, {}),
+    "shared/row/side:4096": (1800.0, {"conflict_ways": 1}),
+    "shared/column/side:4096/pad:0": (1000.0, {"conflict_ways": 32}),
+    "shared/column/side:4096/pad:1": (1700.0, {"conflict_ways": 1}),
+    "async/sync/n:67108864/tile:1024/flops:0": (4000.0, {"blocks_per_sm": 8, "registers": 31}),
+    "async/memcpy_async/n:67108864/tile:1024/flops:0": (4000.0, {"blocks_per_sm": 8, "registers": 24}),
+    "async/pipeline/n:67108864/tile:1024/stages:3/flops:0": (3480.0, {"blocks_per_sm": 8, "registers": 28}),
+}
+
+
+def entry(name: str, **counters) -> dict:
+    full = f"{name}/manual_time"
+    return {"name": full, "run_name": full, "run_type": "iteration", "real_time": 1.0, "time_unit": "us", **counters}
+
+
+def a_run(uuid: str = "GPU-1", scale: float = 1.0) -> dict:
+    benchmarks = [entry(name, bytes_per_second=rate * 1e9 * scale, pct_of_peak=rate / 48.14, noisy=0, **counters)
+                  for name, (rate, counters) in STUDY_RATES.items()]
+    benchmarks.append(entry("hierarchy/latency/working_set:16384/chase_stride:128", latency_ns=16.5, noisy=1))
+    benchmarks.append({**entry("peer/device_to_device_memcpy_read_sm/bytes:64"), "error_occurred": True,
+                       "error_message": "skipped: needs two GPUs; 1 visible"})
+    benchmarks.append(entry("stream/read/type:float/elements:1024/block:256", bytes_per_second=4.4e12, contended=1,
+                            other_processes=1, noisy=0))
+    return {"context": {"gpu_name": "NVIDIA H200", "gpu_uuid": uuid, "host_name": "n1", "driver_version": "580.159.04",
+                        "sm_clock_peak_mhz": "1980", "memory_clock_khz": "3201000"}, "benchmarks": benchmarks}
+
+
+class Page(HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.tags: dict[str, int] = {}
+        self.images: list[str] = []
+        self.links: list[str] = []
+
+    def handle_starttag(self, tag, attrs):
+        self.tags[tag] = self.tags.get(tag, 0) + 1
+        attrs = dict(attrs)
+        if tag == "img":
+            self.images.append(attrs.get("src", ""))
+        for key in ("src", "href"):
+            if key in attrs:
+                self.links.append(attrs[key])
+
+
+def made(tmp_path, write_json, *docs) -> tuple[str, str]:
+    out = tmp_path / "r"
+    assert report.main([*(write_json(d) for d in docs), "--out", str(out)]) == 0
+    return (out / "report.md").read_text(), (out / "report.html").read_text()
+
+
+def test_the_study_tables_set_this_gpus_ratios_beside_the_article_s(tmp_path, write_json):
+    md, _ = made(tmp_path, write_json, a_run())
+    assert "| stride 2 (the article's launch: n threads) | 1040 | 0.40x | 427.34 | 0.46x |" in md
+    assert "| column, 32-way conflict | 1000 | 0.56x | 740.07 | 0.84x |" in md
+    assert "| pipeline, 3 stages | 3480 | 0.87x | 856.55 | 0.95x |" in md
+    assert "a warp's load at stride 2 touches 8 sectors of 32 bytes, coalesced 4; 50% of the bytes fetched are used." in md
+    assert "without padding hits one bank 32 ways; the row read and the padded column 1 and 1." in md
+    assert "pipeline, 3 stages 8 and 28." in md
+
+
+def test_a_study_case_missing_from_the_file_says_so(tmp_path, write_json):
+    doc = a_run()
+    doc["benchmarks"] = [b for b in doc["benchmarks"] if "async/" not in b["name"]]
+    md, _ = made(tmp_path, write_json, doc)
+    assert "| sync | not in this file |  | 901.43 | 1.00x |" in md
+    assert "The counters for this table are not in this file." in md
+
+
+def test_the_run_and_every_family_with_their_marks(tmp_path, write_json):
+    md, _ = made(tmp_path, write_json, a_run())
+    assert "| driver | 580.159.04 |" in md and "| memory clock | 3201 MHz |" in md
+    assert "| cases | 13: 12 measured, 0 failed, 1 skipped |" in md
+    assert "| health | 1 noisy, 1 contended, 0 throttled, 0 under a clock event |" in md
+    assert "| latency/working_set:16384/chase_stride:128 | 16.5 ns |  |  | noisy |" in md
+    assert "| device_to_device_memcpy_read_sm/bytes:64 |  |  |  | skipped: needs two GPUs; 1 visible |" in md
+    assert "| read/type:float/elements:1024/block:256 | 4400 GB/s |  |  | contended (1 other process on the GPU) |" in md
+
+
+def test_the_page_needs_nothing_but_itself(tmp_path, write_json):
+    _, page = made(tmp_path, write_json, a_run())
+    parsed = Page()
+    parsed.feed(page)
+    assert parsed.tags["table"] == 3 + 1 + 7  # the study, the run, seven families
+    assert parsed.images, "the figures plot.py draws"
+    for src in parsed.images:
+        assert src.startswith("data:image/png;base64,")
+        assert base64.b64decode(src.split(",", 1)[1])[:8] == b"\x89PNG\r\n\x1a\n"
+    assert all(link.startswith("data:") for link in parsed.links)  # no CDN, no file beside it
+
+
+def test_two_runs_of_one_gpu_are_compared_and_of_two_gpus_are_a_fleet(tmp_path, write_json):
+    md, page = made(tmp_path, write_json, a_run(), a_run(scale=0.5))
+    assert "compare.py's verdicts (bytes_per_second, 5% threshold)" in md
+    assert "| -50.00 |" in md and "REGRESSION" in md and "REGRESSION" in page
+    md, _ = made(tmp_path, write_json, a_run("GPU-1"), a_run("GPU-2", scale=0.5))
+    assert "fleet.py's view (bytes_per_second, 10% threshold)" in md
+    assert "FLAGGED: n1 device 0 (GPU-2)" in md
+
+
+def test_bad_input_is_one_line_and_exit_2(tmp_path, write_json, capsys):
+    assert report.main([str(tmp_path / "missing.json"), "--out", str(tmp_path / "r")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("report.py: ") and len(err.splitlines()) == 1
+    taken = tmp_path / "file"
+    taken.write_text("x")
+    assert report.main([write_json(a_run()), "--out", str(taken)]) == 2
+    assert capsys.readouterr().err == f"report.py: --out {taken}: exists and is not a directory\n"
+    with pytest.raises(SystemExit) as e:
+        report.main([write_json(a_run())])
+    assert e.value.code == 2
