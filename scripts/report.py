@@ -65,7 +65,7 @@ class Table:
     note: str = ""
 
     def markdown(self) -> str:
-        lines = [f"### {self.title}", "", "| " + " | ".join(self.header) + " |",
+        lines = ([f"### {self.title}", ""] if self.title else []) + ["| " + " | ".join(self.header) + " |",
                  "| " + " | ".join("---" for _ in self.header) + " |"]
         lines += ["| " + " | ".join(c.replace("|", "\\|") for c in row) + " |" for row in self.rows]
         return "\n".join(lines + ([""] + [self.note] if self.note else []))
@@ -74,7 +74,8 @@ class Table:
         head = "".join(f"<th>{html.escape(h)}</th>" for h in self.header)
         body = "".join("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in row) + "</tr>" for row in self.rows)
         note = f"<p>{html.escape(self.note)}</p>" if self.note else ""
-        return f"<h3>{html.escape(self.title)}</h3><table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>{note}"
+        title = f"<h3>{html.escape(self.title)}</h3>" if self.title else ""
+        return f"{title}<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>{note}"
 
 
 def create_parser() -> mr.Parser:
@@ -190,7 +191,7 @@ def the_run(doc: dict, path: str) -> Table:
                    f"{sum(1 for c in ran if (c.median('throttled_batches') or 0) > 0)} throttled, "
                    f"{sum(1 for c in ran if (c.median('clock_event') or 0) >= 1)} under a clock event"),
     ]
-    return Table("The run", ["", ""], [[k, v] for k, v in rows])
+    return Table("", ["what", "value"], [[k, v] for k, v in rows])
 
 
 def several(paths: list[str], docs: list[dict]) -> str:
@@ -223,6 +224,16 @@ th{background:#f3f3f3}td:nth-child(n+2){font-variant-numeric:tabular-nums}img{ma
 pre{background:#f7f7f7;padding:.5em;overflow-x:auto}"""
 
 
+# Once the page has loaded, it records on its root element how many figures
+# it holds and how many a browser drew (a test reads both back).
+CHECK = """window.addEventListener("load", function () {
+  var all = Array.prototype.slice.call(document.images);
+  var drawn = all.filter(function (i) { return i.complete && i.naturalWidth > 0; });
+  document.documentElement.setAttribute("data-figures", String(all.length));
+  document.documentElement.setAttribute("data-figures-drawn", String(drawn.length));
+});"""
+
+
 def write(paths: list[str], out: Path) -> tuple[Path, Path]:
     docs = [mr.load(p) for p in paths]
     doc = docs[0]
@@ -231,7 +242,7 @@ def write(paths: list[str], out: Path) -> tuple[Path, Path]:
     extra = several(paths, docs)
     md = [f"# {head}", "", "## The study on this GPU", ""]
     md += [t.markdown() + "\n" for t in study_tables]
-    md += ["## The run", "", run.markdown().split("\n", 2)[2], "", "## Every family", ""]
+    md += ["## The run", "", run.markdown(), "", "## Every family", ""]
     md += [t.markdown() + "\n" for t in family_tables]
     if extra:
         md += [extra, ""]
@@ -241,12 +252,13 @@ def write(paths: list[str], out: Path) -> tuple[Path, Path]:
             "<h2>The study on this GPU</h2>", *(t.html() for t in study_tables),
             "<h2>The run</h2>", run.html(), "<h2>Every family</h2>"]
     for t in family_tables:
-        page.append(t.html())
+        page.append(f"<h3>{html.escape(t.title)}</h3>")
         page += [f'<img alt="{html.escape(f)} figure" src="data:image/png;base64,{data}">'
                  for f, data in pictures if f == t.title]
+        page.append(Table("", t.header, t.rows, t.note).html())
     if extra:
         page.append(f"<pre>{html.escape(extra)}</pre>")
-    page.append("</body></html>")
+    page.append(f"<script>{CHECK}</script></body></html>")
     out.mkdir(parents=True, exist_ok=True)
     (out / "report.md").write_text("\n".join(md))
     (out / "report.html").write_text("\n".join(page))

@@ -3,7 +3,11 @@ nothing but itself."""
 from __future__ import annotations
 
 import base64
+import re
+import shutil
+import subprocess
 from html.parser import HTMLParser
+from pathlib import Path
 
 import pytest
 
@@ -123,3 +127,33 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path, write_json, capsys):
     with pytest.raises(SystemExit) as e:
         report.main([write_json(a_run())])
     assert e.value.code == 2
+
+
+def browser() -> str:
+    for name in ("chromium", "chromium-browser", "google-chrome"):
+        if found := shutil.which(name):
+            return found
+    pytest.skip("no Chromium on this machine (Debian: apt-get install chromium); the page is not loaded in a browser")
+
+
+def load_in_browser(page: Path, profile: Path) -> tuple[str, list[str]]:
+    """The DOM after the page's load event, and every console message."""
+    done = subprocess.run([browser(), "--headless", "--no-sandbox", "--disable-gpu", f"--user-data-dir={profile}",
+                           "--enable-logging=stderr", "--v=0", "--dump-dom", page.as_uri()],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    return done.stdout, [line for line in done.stderr.splitlines() if ":CONSOLE" in line]
+
+
+def test_a_browser_draws_every_figure_without_a_console_message(tmp_path, write_json):
+    out = tmp_path / "r"
+    assert report.main([write_json(a_run()), "--out", str(out)]) == 0
+    dom, console = load_in_browser(out / "report.html", tmp_path / "profile")
+    assert console == []
+    drawn = re.search(r'data-figures="(\d+)" data-figures-drawn="(\d+)"', dom)
+    assert drawn and int(drawn.group(1)) > 0 and drawn.group(1) == drawn.group(2), dom[:300]
+    assert dom.count("<table") == 11
+    # The check can fail: a page that logs and throws is caught.
+    broken = tmp_path / "broken.html"
+    broken.write_text('<!DOCTYPE html><html><body><script>console.error("x"); nosuch();</script></body></html>')
+    assert len(load_in_browser(broken, tmp_path / "profile2")[1]) == 2
