@@ -23,6 +23,8 @@ from __future__ import annotations
 
 import base64
 import html
+import sqlite3
+import statistics
 import sys
 import tempfile
 from dataclasses import dataclass, field
@@ -82,6 +84,7 @@ def create_parser() -> mr.Parser:
     p = mr.Parser(prog="report.py", description=__doc__.split("\n\n")[0])
     p.add_argument("results", nargs="+", help="Google Benchmark JSON written by membench; the first is reported")
     p.add_argument("--out", required=True, help="directory for report.html and report.md")
+    p.add_argument("--history", help="a history.py file: each study case's values over its runs on this GPU model")
     return p
 
 
@@ -139,6 +142,27 @@ def study(doc: dict) -> list[Table]:
         t.note = study_note(title, cases)
         tables.append(t)
     return tables
+
+
+def study_history(db: str, doc: dict) -> Table:
+    """Each study case's bytes per second over the runs of this GPU model in a history.py file, oldest first."""
+    if not Path(db).is_file():
+        raise mr.InputError(f"--history {db}: no such file")
+    try:
+        con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+        t = Table("The study's cases in the history", ["case", "runs", "min", "median", "max", "last five (GB/s)"])
+        for _, rows in STUDY:
+            for label, name, _ in rows:
+                values = [v / GB for (v,) in con.execute(
+                    "SELECT value FROM measurements m JOIN runs r ON r.id = m.run WHERE m.name = ? AND "
+                    "metric = 'bytes_per_second' AND trusted = 1 AND gpu_name = ? ORDER BY started, r.id",
+                    (name + "/manual_time", mr.gpu_name(doc)))]
+                t.rows.append([label, str(len(values))] + ([f"{min(values):.0f}", f"{statistics.median(values):.0f}",
+                                                              f"{max(values):.0f}", ", ".join(f"{v:.0f}" for v in values[-5:])]
+                                                             if values else ["", "", "", ""]))
+    except sqlite3.Error as e:
+        raise mr.InputError(f"--history {db}: not a history file ({e})") from e
+    return t
 
 
 def marks(case: mr.Case) -> str:
@@ -234,11 +258,13 @@ CHECK = """window.addEventListener("load", function () {
 });"""
 
 
-def write(paths: list[str], out: Path) -> tuple[Path, Path]:
+def write(paths: list[str], out: Path, history: str | None = None) -> tuple[Path, Path]:
     docs = [mr.load(p) for p in paths]
     doc = docs[0]
     head = f"membench report: {mr.gpu_name(doc)}"
     study_tables, run, family_tables = study(doc), the_run(doc, paths[0]), families(doc)
+    if history:
+        study_tables.append(study_history(history, doc))
     extra = several(paths, docs)
     md = [f"# {head}", "", "## The study on this GPU", ""]
     md += [t.markdown() + "\n" for t in study_tables]
@@ -271,7 +297,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if out.exists() and not out.is_dir():
             raise mr.InputError(f"--out {out}: exists and is not a directory")
-        written = write(args.results, out)
+        written = write(args.results, out, args.history)
     except mr.InputError as e:
         print(f"report.py: {e}", file=sys.stderr)
         return 2

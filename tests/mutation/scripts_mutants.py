@@ -36,7 +36,8 @@ OWN_TESTS = {
     "ncu_check": ["test_ncu_check.py", "test_cli.py"],
     "plot": ["test_plot.py", "test_cli.py"],
     "export": ["test_export.py", "test_cli.py"],
-    "report": ["test_report.py", "test_cli.py"],
+    "report": ["test_report.py", "test_history.py", "test_cli.py"],
+    "history": ["test_history.py", "test_cli.py"],
     # The shared reader: its own tests and the gates' (the figures' tests add time, not kills).
     "membench_results": ["test_results.py", "test_compare.py", "test_fleet.py", "test_levels.py", "test_names.py"],
 }

@@ -19,6 +19,7 @@ SUMMARIES = {
     "plot": "Figures for every experiment present in a membench JSON file.",
     "export": "Export a membench run to the formats regression trackers and monitoring read.",
     "report": "A report of membench runs to look at: one self-contained HTML page and a markdown summary.",
+    "history": "A history of membench runs in one SQLite file: add runs, list them, draw a case's trend, gate a new run.",
 }
 WITH_DEFAULTS = [name for name in SUMMARIES if name not in ("export", "report")]  # their flags have no default
 

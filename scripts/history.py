@@ -1,0 +1,216 @@
+"""A history of membench runs in one SQLite file: add runs, list them, draw a case's trend, gate a new run.
+
+    python scripts/history.py [--db FILE] add RUN.json...
+    python scripts/history.py [--db FILE] list
+    python scripts/history.py [--db FILE] trend CASE-REGEX --out DIR [--metric M]
+    python scripts/history.py [--db FILE] check RUN.json [--metric M] [--last N] [--width K]
+
+add: each GPU of each file becomes one run, known by its host, GPU UUID,
+start time and membench version; adding it again changes nothing. A case's
+value is the median of its repetitions, kept with whether it can be trusted
+(not noisy, contended, throttled or under a clock event, and measured).
+
+trend: DIR/trend.csv and DIR/trend.png, the metric of every matching case
+over the runs, one line per GPU and case.
+
+check: each case of RUN.json against the last N trusted values of the same
+case on GPUs of the same model and driver: the band is their median +- K
+scaled median absolute deviations (at least 1% of the median). A value
+outside it on the bad side is a regression (exit 1); cases with fewer than
+3 values in the history are reported, not judged. Exit status: 0 within the
+band, 1 a regression, 2 unreadable input or a bad flag.
+"""
+from __future__ import annotations
+
+import csv
+import re
+import sqlite3
+import statistics
+import sys
+from pathlib import Path
+
+import membench_results as mr
+
+LOWER_IS_BETTER = ("real_time", "cpu_time", "latency_ns", "latency_cycles")
+MAD_SCALE = 1.4826  # a normal distribution's standard deviation per median absolute deviation
+MIN_HISTORY = 3
+KEPT = ("bytes_per_second", "latency_ns", "latency_cycles", "real_time", "pct_of_peak")  # what a run adds
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS runs (id INTEGER PRIMARY KEY, host TEXT, gpu_uuid TEXT, gpu_name TEXT, driver TEXT,
+                                 started TEXT, version TEXT, source TEXT, UNIQUE (host, gpu_uuid, started, version));
+CREATE TABLE IF NOT EXISTS measurements (run INTEGER REFERENCES runs(id), name TEXT, metric TEXT, value REAL,
+                                         trusted INTEGER, PRIMARY KEY (run, name, metric));
+"""
+
+
+def create_parser() -> mr.Parser:
+    p = mr.Parser(prog="history.py", description=__doc__.split("\n\n")[0])
+    p.add_argument("--db", default="membench-history.sqlite", help="the history file (default membench-history.sqlite)")
+    sub = p.add_subparsers(dest="command", required=True, parser_class=mr.Parser)
+    add = sub.add_parser("add", help="add runs (again: nothing changes)")
+    add.add_argument("results", nargs="+", help="Google Benchmark JSON written by membench")
+    sub.add_parser("list", help="the runs, oldest first")
+    trend = sub.add_parser("trend", help="a CSV and a figure of matching cases over the runs")
+    trend.add_argument("pattern", help="regular expression on case names")
+    trend.add_argument("--out", required=True, help="directory for trend.csv and trend.png")
+    trend.add_argument("--metric", default="bytes_per_second", help="counter (default bytes_per_second)")
+    check = sub.add_parser("check", help="gate a run against the history of its GPU model and driver")
+    check.add_argument("results", help="Google Benchmark JSON written by membench")
+    check.add_argument("--metric", default="bytes_per_second", help="counter (default bytes_per_second)")
+    check.add_argument("--last", type=int, default=10, help="trusted values of each case to keep in the band (default 10)")
+    check.add_argument("--width", type=float, default=3.0, help="band half-width in scaled MADs (default 3.0)")
+    return p
+
+
+def connect(db: str) -> sqlite3.Connection:
+    try:
+        con = sqlite3.connect(db)
+        con.executescript(SCHEMA)
+    except sqlite3.Error as e:
+        raise mr.InputError(f"--db {db}: not a history file ({e})") from e
+    return con
+
+
+def runs_of(doc: dict, path: str) -> list[tuple[dict, dict[str, mr.Case]]]:
+    """(run key, cases by untagged name) for each GPU of a file."""
+    ctx = doc.get("context", {})
+    gpus = mr.devices(doc, path)
+    by_gpu: dict[int, dict[str, mr.Case]] = {ordinal: {} for ordinal in gpus}
+    first = next(iter(gpus))
+    for case in mr.cases(doc).values():
+        ordinal = case.params.get("device", first)
+        by_gpu.setdefault(ordinal, {})[mr.parse_name(case.name).without("device").format()] = case
+    out = []
+    for ordinal, cases in by_gpu.items():
+        uuid, name = gpus.get(ordinal, ("unknown-uuid", mr.gpu_name(doc)))
+        out.append(({"host": str(ctx.get("host_name", "")), "gpu_uuid": uuid, "gpu_name": name,
+                     "driver": str(ctx.get("driver_version", "")), "started": str(ctx.get("date", "")),
+                     "version": str(ctx.get("membench_version", "")), "source": path}, cases))
+    return out
+
+
+def trusted(case: mr.Case) -> bool:
+    return not case.error and not case.skipped and (case.median("noisy") or 0) < 1 and not case.doubts(float("inf"))
+
+
+def add(con: sqlite3.Connection, paths: list[str]) -> int:
+    added = 0
+    for path in paths:
+        for key, cases in runs_of(mr.load(path), path):
+            cur = con.execute("INSERT OR IGNORE INTO runs (host, gpu_uuid, gpu_name, driver, started, version, source) "
+                              "VALUES (:host, :gpu_uuid, :gpu_name, :driver, :started, :version, :source)", key)
+            if cur.rowcount == 0:
+                continue  # this run is already there
+            added += 1
+            for name, case in cases.items():
+                if case.error or case.skipped:
+                    continue
+                for metric in KEPT:
+                    value = case.median(metric)
+                    if value is not None:
+                        con.execute("INSERT INTO measurements VALUES (?, ?, ?, ?, ?)",
+                                    (cur.lastrowid, name, metric, value, int(trusted(case))))
+    con.commit()
+    return added
+
+
+def list_runs(con: sqlite3.Connection) -> str:
+    lines = ["| run | started | host | GPU | UUID | driver | membench | cases |", "| ---: | --- | --- | --- | --- | --- | --- | ---: |"]
+    for row in con.execute("SELECT r.id, started, host, gpu_name, gpu_uuid, driver, version, "
+                           "(SELECT COUNT(DISTINCT name) FROM measurements m WHERE m.run = r.id) FROM runs r "
+                           "ORDER BY started, r.id"):
+        lines.append("| " + " | ".join(str(c) for c in row) + " |")
+    return "\n".join(lines)
+
+
+def trend(con: sqlite3.Connection, pattern: str, metric: str, out: Path) -> tuple[Path, Path]:
+    try:
+        regex = re.compile(pattern)
+    except re.error as e:
+        raise mr.InputError(f"{pattern}: not a regular expression ({e})") from e
+    rows = [r for r in con.execute("SELECT started, host, gpu_uuid, gpu_name, name, value, trusted FROM measurements m "
+                                   "JOIN runs r ON r.id = m.run WHERE metric = ? ORDER BY started, r.id", (metric,))
+            if regex.search(r[4])]
+    if not rows:
+        raise mr.InputError(f"no case matching '{pattern}' has '{metric}' in the history")
+    out.mkdir(parents=True, exist_ok=True)
+    with open(out / "trend.csv", "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["started", "host", "gpu_uuid", "gpu_name", "case", metric, "trusted"])
+        w.writerows(rows)
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    fig, ax = plt.subplots(figsize=(11, 5), layout="constrained")
+    starts = sorted({r[0] for r in rows})
+    for (host, uuid, case) in sorted({(r[1], r[2], r[4]) for r in rows}):
+        points = [(starts.index(r[0]), r[5]) for r in rows if (r[1], r[2], r[4]) == (host, uuid, case)]
+        ax.plot([p[0] for p in points], [p[1] for p in points], "o-", ms=3, label=f"{host} {uuid[:12]}: {case}")
+    ax.set_xticks(range(len(starts)), [s[:19] for s in starts], rotation=30, ha="right", fontsize=7)
+    ax.set_ylabel(metric)
+    ax.set_title(f"{metric} over {len(starts)} runs")
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize=6)
+    fig.savefig(out / "trend.png", dpi=110)
+    plt.close(fig)
+    return out / "trend.csv", out / "trend.png"
+
+
+def check(con: sqlite3.Connection, path: str, metric: str, last: int, width: float) -> tuple[str, bool]:
+    lower_better = metric in LOWER_IS_BETTER
+    lines = [f"| case | GPU | {metric} | history median | band | verdict |", "| --- | --- | ---: | ---: | --- | --- |"]
+    regressed = False
+    for key, cases in runs_of(mr.load(path), path):
+        for name, case in cases.items():
+            value = case.median(metric) if not case.error and not case.skipped else None
+            if value is None:
+                continue
+            history = [v for (v,) in con.execute(
+                "SELECT value FROM measurements m JOIN runs r ON r.id = m.run WHERE name = ? AND metric = ? AND "
+                "trusted = 1 AND gpu_name = ? AND driver = ? AND NOT (host = ? AND gpu_uuid = ? AND started = ?) "
+                "ORDER BY started DESC LIMIT ?",
+                (name, metric, key["gpu_name"], key["driver"], key["host"], key["gpu_uuid"], key["started"], last))]
+            if len(history) < MIN_HISTORY:
+                lines.append(f"| {name} | {key['gpu_uuid']} | {value:.6g} | | | {len(history)} trusted values in the "
+                             f"history, {MIN_HISTORY} needed: not judged |")
+                continue
+            median = statistics.median(history)
+            spread = max(width * MAD_SCALE * statistics.median(abs(v - median) for v in history), 0.01 * median)
+            low, high = median - spread, median + spread
+            bad = value > high if lower_better else value < low
+            doubts = [] if trusted(case) else ["untrusted in this run"]
+            verdict = "REGRESSION" if bad and not doubts else ("; ".join(doubts) or "ok")
+            regressed |= bad and not doubts
+            lines.append(f"| {name} | {key['gpu_uuid']} | {value:.6g} | {median:.6g} | {low:.6g} .. {high:.6g} | {verdict} |")
+    return "\n".join(lines), regressed
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = create_parser().parse_args(argv)
+    try:
+        if args.command == "check" and (args.last < MIN_HISTORY or not args.width > 0):
+            raise mr.InputError(f"--last must be at least {MIN_HISTORY} and --width positive")
+        con = connect(args.db)
+        if args.command == "add":
+            print(f"{add(con, args.results)} run(s) added to {args.db}")
+        elif args.command == "list":
+            print(list_runs(con))
+        elif args.command == "trend":
+            for path in trend(con, args.pattern, args.metric, Path(args.out)):
+                print(path)
+        else:
+            text, regressed = check(con, args.results, args.metric, args.last, args.width)
+            print(text)
+            return 1 if regressed else 0
+    except mr.InputError as e:
+        print(f"history.py: {e}", file=sys.stderr)
+        return 2
+    except OSError as e:
+        print(f"history.py: {e.filename}: {e.strerror}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,138 @@
+"""history.py: runs added once, listed, drawn over time, and a new run gated against the band of its GPU model."""
+from __future__ import annotations
+
+import csv
+import json
+import sqlite3
+
+import pytest
+
+import history
+import report
+
+TRIAD = "stream/triad/type:float/elements:1024/block:256/manual_time"
+CHASE = "hierarchy/latency/working_set:16384/chase_stride:128/manual_time"
+
+
+def a_run(day: int, triad: float = 4.36e12, chase: float = 16.5, uuid: str = "GPU-1", **triad_counters) -> dict:
+    def entry(name, **counters):
+        return {"name": name, "run_name": name, "run_type": "iteration", "real_time": 1.0, "time_unit": "us",
+                "noisy": 0, **counters}
+    return {"context": {"date": f"2026-12-{day:02d}T00:00:00+00:00", "host_name": "n1", "gpu_uuid": uuid,
+                        "gpu_name": "NVIDIA H200", "driver_version": "580.159.04", "membench_version": "0.1.0"},
+            "benchmarks": [entry(TRIAD, bytes_per_second=triad, **triad_counters), entry(CHASE, latency_ns=chase)]}
+
+
+@pytest.fixture
+def db(tmp_path, write_json):
+    """A history of three days of the same GPU, the triad within 0.5% of 4.36 TB/s."""
+    path = str(tmp_path / "h.sqlite")
+    files = [write_json(a_run(day, triad)) for day, triad in ((1, 4.36e12), (2, 4.35e12), (3, 4.37e12))]
+    assert history.main(["--db", path, "add", *files]) == 0
+    return path
+
+
+def test_add_is_idempotent_and_list_shows_each_run(db, write_json, capsys):
+    capsys.readouterr()
+    assert history.main(["--db", db, "add", write_json(a_run(1))]) == 0
+    assert capsys.readouterr().out == f"0 run(s) added to {db}\n"
+    assert history.main(["--db", db, "list"]) == 0
+    listed = [line for line in capsys.readouterr().out.splitlines() if line.startswith("| ") and "2026" in line]
+    assert [line.split(" | ")[1] for line in listed] == [f"2026-12-0{d}T00:00:00+00:00" for d in (1, 2, 3)]
+    assert all(line.endswith("| 2 |") for line in listed)  # two cases each
+
+
+def test_each_gpu_of_a_run_over_several_is_a_run_of_its_own(tmp_path, write_json, capsys):
+    doc = a_run(4)
+    doc["context"]["devices"] = json.dumps([{"ordinal": k, "name": "NVIDIA H200", "uuid": f"GPU-{k}"} for k in (0, 1)])
+    doc["benchmarks"] = [{**b, "name": b["name"].replace("/type:", f"/device:{k}/type:"),
+                          "run_name": b["name"].replace("/type:", f"/device:{k}/type:")}
+                         for k in (0, 1) for b in doc["benchmarks"][:1]]
+    path = str(tmp_path / "h.sqlite")
+    assert history.main(["--db", path, "add", write_json(doc)]) == 0
+    con = sqlite3.connect(path)
+    assert sorted(con.execute("SELECT gpu_uuid, name FROM runs JOIN measurements ON run = runs.id "
+                              "WHERE metric = 'bytes_per_second'")) == [("GPU-0", TRIAD), ("GPU-1", TRIAD)]
+
+
+def test_trend_writes_the_values_and_a_figure(db, tmp_path, capsys):
+    out = tmp_path / "trend"
+    assert history.main(["--db", db, "trend", "triad", "--out", str(out)]) == 0
+    rows = list(csv.reader(open(out / "trend.csv")))
+    assert rows[0] == ["started", "host", "gpu_uuid", "gpu_name", "case", "bytes_per_second", "trusted"]
+    assert [float(r[5]) for r in rows[1:]] == [4.36e12, 4.35e12, 4.37e12]
+    assert (out / "trend.png").read_bytes()[:4] == b"\x89PNG"
+    assert history.main(["--db", db, "trend", "chase", "--metric", "latency_ns", "--out", str(out)]) == 0
+    assert [r[5] for r in csv.reader(open(out / "trend.csv"))][1:] == ["16.5"] * 3
+
+
+def test_check_passes_a_run_inside_the_band_and_catches_a_15_percent_slowdown(db, write_json, capsys):
+    capsys.readouterr()
+    assert history.main(["--db", db, "check", write_json(a_run(4, 4.36e12))]) == 0
+    # median 4.36e12; deviations 0, 0.01e12, 0.01e12: MAD 0.01e12; half-width 3 x 1.4826 x 0.01e12 = 4.4478e10
+    assert f"| {TRIAD} | GPU-1 | 4.36e+12 | 4.36e+12 | 4.31552e+12 .. 4.40448e+12 | ok |" in capsys.readouterr().out
+    assert history.main(["--db", db, "check", write_json(a_run(5, 4.36e12 * 0.85))]) == 1
+    assert "| REGRESSION |" in capsys.readouterr().out
+    # Latency is lower-is-better: 15% slower is higher.
+    assert history.main(["--db", db, "check", "--metric", "latency_ns", write_json(a_run(6, chase=16.5 * 1.15))]) == 1
+
+
+def test_untrusted_values_never_enter_the_band_nor_fail_the_gate(tmp_path, write_json, capsys):
+    path = str(tmp_path / "h.sqlite")
+    files = [write_json(a_run(d, 4.36e12)) for d in (1, 2)]
+    files.append(write_json(a_run(3, 2.0e12, contended=1, other_processes=1)))  # a shared GPU: kept, not trusted
+    assert history.main(["--db", path, "add", *files]) == 0
+    capsys.readouterr()
+    assert history.main(["--db", path, "check", write_json(a_run(4, 4.36e12))]) == 0
+    assert "2 trusted values in the history, 3 needed: not judged" in capsys.readouterr().out
+    assert history.main(["--db", path, "add", write_json(a_run(5, 4.36e12))]) == 0
+    assert history.main(["--db", path, "check", write_json(a_run(6, 2.0e12, noisy=1))]) == 0
+    assert "| untrusted in this run |" in capsys.readouterr().out
+
+
+def test_other_gpu_models_or_drivers_are_not_the_band(db, write_json, capsys):
+    other = a_run(4, 2.0e12)
+    other["context"]["driver_version"] = "590.0"
+    capsys.readouterr()
+    assert history.main(["--db", db, "check", write_json(other)]) == 0
+    assert "0 trusted values in the history" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("args, line", [
+    (["check", "{run}", "--last", "2"], "history.py: --last must be at least 3 and --width positive"),
+    (["check", "{run}", "--width", "0"], "history.py: --last must be at least 3 and --width positive"),
+    (["trend", "(", "--out", "{tmp}"], "history.py: (: not a regular expression"),
+    (["trend", "nothing-like-this", "--out", "{tmp}"], "history.py: no case matching 'nothing-like-this' has 'bytes_per_second' in the history"),
+    (["add", "{tmp}/missing.json"], "history.py: "),
+])
+def test_refusals_are_one_line_and_exit_2(db, tmp_path, write_json, capsys, args, line):
+    run = write_json(a_run(4))
+    capsys.readouterr()
+    assert history.main(["--db", db, *[a.format(run=run, tmp=tmp_path) for a in args]]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(line) and len(err.splitlines()) == 1, err
+
+
+def test_a_file_that_is_not_a_history_is_refused(tmp_path, write_json, capsys):
+    bad = tmp_path / "not.sqlite"
+    bad.write_text("plain text, not SQLite")
+    assert history.main(["--db", str(bad), "list"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"history.py: --db {bad}: not a history file") and len(err.splitlines()) == 1
+
+
+def test_the_report_shows_the_study_cases_over_the_history(tmp_path, write_json):
+    path = str(tmp_path / "h.sqlite")
+    name = "global/coalesced/n:16777216/manual_time"
+    runs = []
+    for day, rate in ((1, 2.6e12), (2, 2.7e12)):
+        doc = a_run(day)
+        doc["benchmarks"].append({**doc["benchmarks"][0], "name": name, "run_name": name, "bytes_per_second": rate})
+        runs.append(write_json(doc))
+    assert history.main(["--db", path, "add", *runs]) == 0
+    out = tmp_path / "r"
+    assert report.main([runs[-1], "--out", str(out), "--history", path]) == 0
+    md = (out / "report.md").read_text()
+    assert "| coalesced | 2 | 2600 | 2650 | 2700 | 2600, 2700 |" in md
+    assert "| sync | 0 |  |  |  |  |" in md
+    assert report.main([runs[-1], "--out", str(out), "--history", str(tmp_path / "none.sqlite")]) == 2
