@@ -3,8 +3,8 @@
     python scripts/report.py RUN.json [MORE.json ...] --out DIR
 
 Writes DIR/report.html (opens offline from the file: its style and figures
-are inside it) and DIR/report.md (for a CI log or a pull request). Both
-hold, for the first file:
+are inside it) and DIR/report.md (for a CI log or a pull request; its
+figures are DIR/figures/*.png). Both hold, for the first file:
 
 - the study on this GPU: the article's three tables (coalesced vs strided,
   shared memory, async copies) at its sizes, this GPU's ratios next to the
@@ -268,11 +268,14 @@ def write(paths: list[str], out: Path, history: str | None = None) -> tuple[Path
     extra = several(paths, docs)
     md = [f"# {head}", "", "## The study on this GPU", ""]
     md += [t.markdown() + "\n" for t in study_tables]
+    pictures = figures(doc)
     md += ["## The run", "", run.markdown(), "", "## Every family", ""]
-    md += [t.markdown() + "\n" for t in family_tables]
+    for t in family_tables:
+        md.append(f"### {t.title}\n")
+        md += [f"![{f}](figures/{f}.png)\n" for f, _ in pictures if f == t.title]
+        md.append(Table("", t.header, t.rows, t.note).markdown() + "\n")
     if extra:
         md += [extra, ""]
-    pictures = figures(doc)
     page = [f"<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>{html.escape(head)}</title>"
             f"<style>{STYLE}</style></head><body><h1>{html.escape(head)}</h1>",
             "<h2>The study on this GPU</h2>", *(t.html() for t in study_tables),
@@ -285,7 +288,9 @@ def write(paths: list[str], out: Path, history: str | None = None) -> tuple[Path
     if extra:
         page.append(f"<pre>{html.escape(extra)}</pre>")
     page.append(f"<script>{CHECK}</script></body></html>")
-    out.mkdir(parents=True, exist_ok=True)
+    (out / "figures").mkdir(parents=True, exist_ok=True)
+    for f, data in pictures:  # the markdown's figures, beside it (the page holds its own)
+        (out / "figures" / f"{f}.png").write_bytes(base64.b64decode(data))
     (out / "report.md").write_text("\n".join(md))
     (out / "report.html").write_text("\n".join(page))
     return out / "report.html", out / "report.md"

@@ -105,6 +105,10 @@ def test_the_page_needs_nothing_but_itself(tmp_path, write_json):
         assert src.startswith("data:image/png;base64,")
         assert base64.b64decode(src.split(",", 1)[1])[:8] == b"\x89PNG\r\n\x1a\n"
     assert all(link.startswith("data:") for link in parsed.links)  # no CDN, no file beside it
+    md = (tmp_path / "r" / "report.md").read_text()
+    drawn = sorted(p.name for p in (tmp_path / "r" / "figures").iterdir())
+    assert drawn and [f"![{name[:-4]}](figures/{name})" in md for name in drawn] == [True] * len(drawn)
+    assert len(parsed.images) == len(drawn)
 
 
 def test_two_runs_of_one_gpu_are_compared_and_of_two_gpus_are_a_fleet(tmp_path, write_json):
