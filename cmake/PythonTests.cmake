@@ -43,8 +43,13 @@ else()
   set(MEMBENCH_PYTHON ${Python3_EXECUTABLE})
 endif()
 
-add_test(NAME scripts.pytest
-  COMMAND ${MEMBENCH_PYTHON} -m pytest -q -p no:cacheprovider ${PROJECT_SOURCE_DIR}/tests/scripts
-  WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
-set_tests_properties(scripts.pytest PROPERTIES
-  ENVIRONMENT "MPLBACKEND=Agg;MEMBENCH_EXE=$<TARGET_FILE:membench>")
+# One ctest test per test file, so that ctest -j runs them side by side.
+file(GLOB _membench_script_tests CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/tests/scripts/test_*.py)
+foreach(_file IN LISTS _membench_script_tests)
+  get_filename_component(_name ${_file} NAME_WE)
+  add_test(NAME scripts.${_name}
+    COMMAND ${MEMBENCH_PYTHON} -m pytest -q -p no:cacheprovider ${_file}
+    WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+  set_tests_properties(scripts.${_name} PROPERTIES
+    ENVIRONMENT "MPLBACKEND=Agg;MEMBENCH_EXE=$<TARGET_FILE:membench>")
+endforeach()

@@ -61,13 +61,19 @@ class Page(HTMLParser):
                 self.links.append(attrs[key])
 
 
+@pytest.fixture
+def no_figures(monkeypatch):
+    """For tests of the tables: the figures (plot.py's, tested there and below) are left out, which is most of the time."""
+    monkeypatch.setattr(report, "figures", lambda doc: [])
+
+
 def made(tmp_path, write_json, *docs) -> tuple[str, str]:
     out = tmp_path / "r"
     assert report.main([*(write_json(d) for d in docs), "--out", str(out)]) == 0
     return (out / "report.md").read_text(), (out / "report.html").read_text()
 
 
-def test_the_study_tables_set_this_gpus_ratios_beside_the_article_s(tmp_path, write_json):
+def test_the_study_tables_set_this_gpus_ratios_beside_the_article_s(tmp_path, write_json, no_figures):
     md, _ = made(tmp_path, write_json, a_run())
     assert "| stride 2 (the article's launch: n threads) | 1040 | 0.40x | 427.34 | 0.46x |" in md
     assert "| column, 32-way conflict | 1000 | 0.56x | 740.07 | 0.84x |" in md
@@ -77,7 +83,7 @@ def test_the_study_tables_set_this_gpus_ratios_beside_the_article_s(tmp_path, wr
     assert "pipeline, 3 stages 8 and 28." in md
 
 
-def test_a_study_case_missing_from_the_file_says_so(tmp_path, write_json):
+def test_a_study_case_missing_from_the_file_says_so(tmp_path, write_json, no_figures):
     doc = a_run()
     doc["benchmarks"] = [b for b in doc["benchmarks"] if "async/" not in b["name"]]
     md, _ = made(tmp_path, write_json, doc)
@@ -85,7 +91,7 @@ def test_a_study_case_missing_from_the_file_says_so(tmp_path, write_json):
     assert "The counters for this table are not in this file." in md
 
 
-def test_the_run_and_every_family_with_their_marks(tmp_path, write_json):
+def test_the_run_and_every_family_with_their_marks(tmp_path, write_json, no_figures):
     md, _ = made(tmp_path, write_json, a_run())
     assert "| driver | 580.159.04 |" in md and "| memory clock | 3201 MHz |" in md
     assert "| cases | 13: 12 measured, 0 failed, 1 skipped |" in md
@@ -111,7 +117,7 @@ def test_the_page_needs_nothing_but_itself(tmp_path, write_json):
     assert len(parsed.images) == len(drawn)
 
 
-def test_two_runs_of_one_gpu_are_compared_and_of_two_gpus_are_a_fleet(tmp_path, write_json):
+def test_two_runs_of_one_gpu_are_compared_and_of_two_gpus_are_a_fleet(tmp_path, write_json, no_figures):
     md, page = made(tmp_path, write_json, a_run(), a_run(scale=0.5))
     assert "compare.py's verdicts (bytes_per_second, 5% threshold)" in md
     assert "| -50.00 |" in md and "REGRESSION" in md and "REGRESSION" in page
@@ -120,7 +126,7 @@ def test_two_runs_of_one_gpu_are_compared_and_of_two_gpus_are_a_fleet(tmp_path, 
     assert "FLAGGED: n1 device 0 (GPU-2)" in md
 
 
-def test_bad_input_is_one_line_and_exit_2(tmp_path, write_json, capsys):
+def test_bad_input_is_one_line_and_exit_2(tmp_path, write_json, capsys, no_figures):
     assert report.main([str(tmp_path / "missing.json"), "--out", str(tmp_path / "r")]) == 2
     err = capsys.readouterr().err
     assert err.startswith("report.py: ") and len(err.splitlines()) == 1
