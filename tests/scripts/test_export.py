@@ -100,3 +100,31 @@ def test_out_writes_the_file_and_bad_input_is_one_line_and_exit_2(tmp_path, writ
         export.main([write_json(a_run()), "--format", "csv"])
     assert e.value.code == 2
     assert "invalid choice: 'csv'" in capsys.readouterr().err
+
+
+def test_only_membench_s_counters_become_gauges_and_names_and_labels_are_escaped(write_json, capsys):
+    parser = pytest.importorskip("prometheus_client.parser")
+    doc = a_run()
+    doc["context"]["host_name"] = 'rack\\7\n"b"'
+    doc["context"].pop("gpu_uuid")
+    for b in doc["benchmarks"]:
+        b.update(family_index=3, per_family_instance_index=1, threads=1, cpu_time=2.0, **{"odd-key.v2": 5.0})
+    families = {f.name: f for f in parser.text_string_to_metric_families(exported(write_json, capsys, "prometheus", doc))}
+    assert not {"membench_family_index", "membench_per_family_instance_index", "membench_threads",
+                "membench_cpu_time", "membench_repetitions", "membench_repetition_index"} & set(families)
+    assert "membench_odd_key_v2" in families
+    (bw,) = families["membench_bytes_per_second"].samples
+    assert bw.labels["host"] == 'rack\\7\n"b"' and bw.labels["gpu_uuid"] == "unknown-uuid"
+    doc["context"].pop("host_name")
+    families = {f.name: f for f in parser.text_string_to_metric_families(exported(write_json, capsys, "prometheus", doc))}
+    assert families["membench_bytes_per_second"].samples[0].labels["host"] == ""
+
+
+def test_two_repetitions_have_a_range_and_a_missing_format_is_refused(write_json, capsys):
+    doc = a_run()
+    doc["benchmarks"] = [b for b in doc["benchmarks"] if b.get("repetition_index") != 2]
+    bigger = json.loads(exported(write_json, capsys, "benchmark-action", doc))
+    assert bigger == [{"name": CASE_BW, "unit": "GB/s", "value": 4200.0, "range": "± 200"}]
+    with pytest.raises(SystemExit) as e:
+        export.main([write_json(doc)])
+    assert e.value.code == 2 and "--format" in capsys.readouterr().err
