@@ -139,22 +139,29 @@ def trend(con: sqlite3.Connection, pattern: str, metric: str, out: Path) -> tupl
         w = csv.writer(f)
         w.writerow(["started", "host", "gpu_uuid", "gpu_name", "case", metric, "trusted"])
         w.writerows(rows)
+    fig = draw_trend(rows, metric)
+    fig.savefig(out / "trend.png", dpi=110)
+    import matplotlib.pyplot as plt
+    plt.close(fig)
+    return out / "trend.csv", out / "trend.png"
+
+
+def draw_trend(rows: list[tuple], metric: str):
+    """The metric over the runs (x: the runs in order of their start), a line per GPU and case."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     fig, ax = plt.subplots(figsize=(11, 5), layout="constrained")
     starts = sorted({r[0] for r in rows})
     for (host, uuid, case) in sorted({(r[1], r[2], r[4]) for r in rows}):
-        points = [(starts.index(r[0]), r[5]) for r in rows if (r[1], r[2], r[4]) == (host, uuid, case)]
+        points = sorted((starts.index(r[0]), r[5]) for r in rows if (r[1], r[2], r[4]) == (host, uuid, case))
         ax.plot([p[0] for p in points], [p[1] for p in points], "o-", ms=3, label=f"{host} {uuid[:12]}: {case}")
     ax.set_xticks(range(len(starts)), [s[:19] for s in starts], rotation=30, ha="right", fontsize=7)
     ax.set_ylabel(metric)
     ax.set_title(f"{metric} over {len(starts)} runs")
     ax.grid(True, alpha=0.3)
     ax.legend(fontsize=6)
-    fig.savefig(out / "trend.png", dpi=110)
-    plt.close(fig)
-    return out / "trend.csv", out / "trend.png"
+    return fig
 
 
 def check(con: sqlite3.Connection, path: str, metric: str, last: int, width: float) -> tuple[str, bool]:

@@ -137,3 +137,123 @@ def test_the_report_shows_the_study_cases_over_the_history(tmp_path, write_json,
     assert "| coalesced | 2 | 2600 | 2650 | 2700 | 2600, 2700 |" in md
     assert "| sync | 0 |  |  |  |  |" in md
     assert report.main([runs[-1], "--out", str(out), "--history", str(tmp_path / "none.sqlite")]) == 2
+
+
+def test_a_run_keeps_its_key_metrics_and_its_context(tmp_path, write_json, capsys):
+    path = str(tmp_path / "h.sqlite")
+    doc = a_run(1)
+    doc["benchmarks"][0].update(latency_cycles=1.0, pct_of_peak=90.0, noise_pct=0.1)
+    skipped = {**doc["benchmarks"][1], "name": "peer/x/bytes:64/manual_time", "run_name": "peer/x/bytes:64/manual_time",
+               "error_occurred": True, "error_message": "skipped: needs two GPUs; 1 visible"}
+    doc["benchmarks"].insert(0, skipped)  # a skipped case first: the rest is still kept
+    twin = a_run(1)
+    twin["context"]["membench_version"] = "0.2.0"  # the same start on another version: another run
+    bare = a_run(2)
+    for key in ("host_name", "driver_version", "membench_version"):
+        bare["context"].pop(key)
+    assert history.main(["--db", path, "add", write_json(a_run(1)), write_json(doc), write_json(twin),
+                         write_json(bare)]) == 0
+    assert capsys.readouterr().out == f"3 run(s) added to {path}\n"  # doc repeats a_run(1)'s key
+    con = sqlite3.connect(path)
+    assert sorted(m for (m,) in con.execute("SELECT DISTINCT metric FROM measurements WHERE name = ?", (TRIAD,))) == [
+        "bytes_per_second", "real_time"]
+    assert history.main(["--db", path, "list"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[:2] == ["| run | started | host | GPU | UUID | driver | membench | cases |",
+                         "| ---: | --- | --- | --- | --- | --- | --- | ---: |"]
+    assert lines[2:] == ["| 1 | 2026-12-01T00:00:00+00:00 | n1 | NVIDIA H200 | GPU-1 | 580.159.04 | 0.1.0 | 2 |",
+                         "| 2 | 2026-12-01T00:00:00+00:00 | n1 | NVIDIA H200 | GPU-1 | 580.159.04 | 0.2.0 | 2 |",
+                         "| 3 | 2026-12-02T00:00:00+00:00 |  | NVIDIA H200 | GPU-1 |  |  | 2 |"]
+    path2 = str(tmp_path / "h2.sqlite")
+    assert history.main(["--db", path2, "add", write_json(doc)]) == 0
+    con = sqlite3.connect(path2)
+    assert sorted(m for (m,) in con.execute("SELECT metric FROM measurements WHERE name = ?", (TRIAD,))) == [
+        "bytes_per_second", "latency_cycles", "pct_of_peak", "real_time"]
+
+
+def test_trend_draws_a_line_per_gpu_and_case_over_the_runs_in_order(tmp_path, write_json, capsys):
+    path = str(tmp_path / "h.sqlite")
+    runs = [a_run(3, 4.3e12), a_run(1, 4.1e12), a_run(2, 4.2e12), a_run(2, 3.0e12, uuid="GPU-2")]
+    assert history.main(["--db", path, "add", *map(write_json, runs)]) == 0
+    capsys.readouterr()
+    out = tmp_path / "deep" / "trend"
+    assert history.main(["--db", path, "trend", "triad", "--out", str(out)]) == 0
+    assert capsys.readouterr().out.splitlines() == [str(out / "trend.csv"), str(out / "trend.png")]
+    con = sqlite3.connect(path)
+    rows = [r for r in con.execute("SELECT started, host, gpu_uuid, gpu_name, name, value, trusted FROM measurements m "
+                                   "JOIN runs r ON r.id = m.run WHERE metric = 'bytes_per_second' AND name = ?", (TRIAD,))]
+    fig = history.draw_trend(rows, "bytes_per_second")
+    drawn = {l.get_label(): (list(l.get_xdata()), list(l.get_ydata())) for l in fig.axes[0].get_lines()}
+    assert drawn == {f"n1 GPU-1: {TRIAD}": ([0, 1, 2], [4.1e12, 4.2e12, 4.3e12]), f"n1 GPU-2: {TRIAD}": ([1], [3.0e12])}
+    assert [t.get_text() for t in fig.axes[0].get_xticklabels()] == [f"2026-12-0{d}T00:00:00" for d in (1, 2, 3)]
+    assert fig.axes[0].get_title() == "bytes_per_second over 3 runs"
+
+
+def history_of(tmp_path, write_json, triads, **run_kwargs) -> str:
+    path = str(tmp_path / "h.sqlite")
+    files = [write_json(a_run(day + 1, t, **run_kwargs)) for day, t in enumerate(triads)]
+    assert history.main(["--db", path, "add", *files]) == 0
+    return path
+
+
+def test_the_band_is_the_last_n_values_and_at_least_one_percent(tmp_path, write_json, capsys):
+    # Ten recent values 4.00 .. 4.09e12 and an older 9e12: the last ten have median 4.045e12, eleven 4.05e12.
+    path = history_of(tmp_path, write_json, [9e12] + [4.0e12 + k * 1e10 for k in range(10)])
+    capsys.readouterr()
+    assert history.main(["--db", path, "check", write_json(a_run(20, 4.045e12))]) == 0
+    assert "| 4.045e+12 | 4.045e+12 |" in capsys.readouterr().out
+    # Identical values: no spread, so the band is +-1%: 4.0e12 -> 3.96e12 .. 4.04e12, its edge inside.
+    (tmp_path / "b").mkdir()
+    path = history_of(tmp_path / "b", write_json, [4.0e12] * 3)
+    capsys.readouterr()
+    assert history.main(["--db", path, "check", write_json(a_run(20, 3.96e12))]) == 0
+    assert history.main(["--db", path, "check", write_json(a_run(21, 3.95e12))]) == 1
+    assert history.main(["--db", path, "check", "--last", "3", "--width", "0.5", write_json(a_run(22, 3.99e12))]) == 0
+
+
+@pytest.mark.parametrize("metric, worse", [("real_time", 1.2), ("latency_cycles", 1.2), ("latency_ns", 1.2),
+                                           ("bytes_per_second", 0.8)])
+def test_each_metric_is_judged_the_way_it_gets_worse(tmp_path, write_json, capsys, metric, worse):
+    path = str(tmp_path / "h.sqlite")
+    files = []
+    for day in (1, 2, 3):
+        doc = a_run(day)
+        doc["benchmarks"][0].update(latency_cycles=32.0, latency_ns=16.0)
+        files.append(write_json(doc))
+    assert history.main(["--db", path, "add", *files]) == 0
+    new = a_run(4)
+    new["benchmarks"][0].update(latency_cycles=32.0, latency_ns=16.0)
+    new["benchmarks"][0][metric] = new["benchmarks"][0][metric] * worse
+    assert history.main(["--db", path, "check", "--metric", metric, write_json(new)]) == 1
+    new["benchmarks"][0][metric] = new["benchmarks"][0][metric] / worse / worse  # as much better
+    assert history.main(["--db", path, "check", "--metric", metric, write_json(new)]) == 0
+
+
+def test_one_regression_among_many_fails_and_a_case_without_history_does_not_stop_the_rest(tmp_path, write_json, capsys):
+    path = history_of(tmp_path, write_json, [4.36e12] * 3)
+    new = a_run(9, 4.36e12 * 0.8)
+    fresh = {**new["benchmarks"][0], "name": "stream/new/x:1/manual_time", "run_name": "stream/new/x:1/manual_time"}
+    late = {**new["benchmarks"][0], "name": "stream/zz/x:1/manual_time", "run_name": "stream/zz/x:1/manual_time"}
+    new["benchmarks"] = [fresh, new["benchmarks"][0], late]  # no history, a regression, no history
+    capsys.readouterr()
+    assert history.main(["--db", path, "check", write_json(new)]) == 1
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == "| case | GPU | bytes_per_second | history median | band | verdict |"
+    assert [line.rsplit("|", 2)[1].strip() for line in lines[2:]] == [
+        "0 trusted values in the history, 3 needed: not judged", "REGRESSION",
+        "0 trusted values in the history, 3 needed: not judged"]
+
+
+def test_usage_errors_are_one_line_and_exit_2(tmp_path, write_json, capsys):
+    for argv in (["--db", str(tmp_path / "h.sqlite")], ["--db", str(tmp_path / "h.sqlite"), "trend", "triad"]):
+        with pytest.raises(SystemExit) as e:
+            history.main(argv)
+        assert e.value.code == 2
+        assert len(capsys.readouterr().err.splitlines()) == 1
+    path = history_of(tmp_path, write_json, [4.36e12] * 3)
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    capsys.readouterr()
+    assert history.main(["--db", path, "trend", "triad", "--out", str(blocker / "sub")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("history.py: ") and len(err.splitlines()) == 1
