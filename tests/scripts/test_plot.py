@@ -648,3 +648,53 @@ def test_a_file_of_unknown_families_alone_is_exit_2(tmp_path, write_json, capsys
                                           "time_unit": "us", "bytes_per_second": 1e9}]}
     assert plot.main([write_json(doc), "--out", str(tmp_path / "f")]) == 2
     assert capsys.readouterr().err == "plot.py: no case of a known family ran in this file\n"
+
+
+def test_node_bars_models_and_ticks_sit_under_their_case():
+    doc = {"context": {"gpu_name": "NVIDIA H200"}, "benchmarks": []}
+    for variant, size, node, model in (("host_to_all_memcpy_ce", 1 << 20, 90e9, 126e9),
+                                       ("all_to_host_memcpy_ce", 1 << 29, 110e9, 126e9),
+                                       ("all_to_host_memcpy_ce", 1 << 20, 80e9, 126e9)):
+        name = f"node/{variant}/bytes:{size}/manual_time"
+        doc["benchmarks"].append({"name": name, "run_name": name, "run_type": "iteration", "real_time": 1.0,
+                                  "time_unit": "us", "bytes_per_second": node, "devices": 2,
+                                  "device0_bytes_per_second": node / 2, "device1_bytes_per_second": node / 2,
+                                  "model_bytes_per_second": model})
+    fig = draw(doc, "node")
+    host = fig.axes[0]
+    width = 0.8 / 3  # node and two GPUs side by side
+    # Sorted by variant, then bytes: all_to_host 1 MiB, all_to_host 512 MiB, host_to_all 1 MiB.
+    node_bars = [round(b.get_height()) for b in host.patches[:3]]
+    assert node_bars == [80, 110, 90]
+    assert [round(b.get_x() + b.get_width() / 2, 9) for b in host.patches] == [
+        round(i + k * width, 9) for k in range(3) for i in range(3)]
+    assert [round(b.get_width(), 9) for b in host.patches] == [round(width, 9)] * 9
+    segments = [seg for models in host.collections for seg in models.get_segments()]
+    assert [[tuple(round(v, 9) for v in p) for p in seg] for seg in segments] == [
+        [(round(i - width / 2, 9), 126.0), (round(i + 0.8 - width / 2, 9), 126.0)] for i in range(3)]
+    assert [round(x, 9) for x in host.get_xticks()] == [round(i + 0.4 - width / 2, 9) for i in range(3)]
+    assert [t.get_text() for t in host.get_xticklabels()] == [
+        "all_to_host_memcpy_ce\n1048576 B", "all_to_host_memcpy_ce\n536870912 B", "host_to_all_memcpy_ce\n1048576 B"]
+    assert (host.get_xlabel(), host.get_ylabel()) == ("", "GB/s")
+    assert fig.axes[1].patches == [] or all(b.get_height() == 0 for b in fig.axes[1].patches)
+    plt.close(fig)
+
+
+def test_hierarchy_names_cold_cases_and_draws_only_real_latencies():
+    doc = {"context": {"gpu_name": "NVIDIA H200"}, "benchmarks": []}
+    for name, counters in (("hierarchy/latency/l2:cold/working_set:16384/chase_stride:64", {"latency_ns": 200.0}),
+                           ("hierarchy/latency/working_set:16384/chase_stride:64", {"latency_ns": 17.0}),
+                           ("hierarchy/latency/working_set:32768/chase_stride:64", {}),
+                           ("hierarchy/bandwidth/working_set:16384", {"bytes_per_second": 2.8e13, "model_level": 1}),
+                           ("hierarchy/bandwidth/working_set:32768", {"bytes_per_second": 2.8e13,
+                                                                     "model_bytes_per_second": 3.3e13})):
+        full = f"{name}/manual_time"
+        doc["benchmarks"].append({"name": full, "run_name": full, "run_type": "iteration", "real_time": 1.0,
+                                  "time_unit": "us", **counters})
+    fig = draw(doc, "hierarchy")
+    ax_lat = next(ax for ax in fig.axes if "latency" in ax.get_title())
+    assert lines(ax_lat) == {"cold L2, nodes 64 B apart": ([16384.0], [200.0]),
+                             "warm, nodes 64 B apart": ([16384.0], [17.0])}
+    ax_bw = next(ax for ax in fig.axes if "bandwidth" in ax.get_title())
+    assert not [t for t in ax_bw.texts if t.get_text().startswith("model ceiling")]  # a level or a ceiling alone: none
+    plt.close(fig)
