@@ -309,6 +309,9 @@ def main(argv: list[str] | None = None) -> int:
     except OSError as e:
         print(f"report.py: --out {out}: cannot write ({e.strerror})", file=sys.stderr)
         return 2
+    except (KeyError, TypeError, ValueError) as e:  # a file whose cases lack what a table or figure needs
+        print(f"report.py: {args.results[0]}: cannot report it ({type(e).__name__}: {e})", file=sys.stderr)
+        return 2
     for path in written:
         print(path)
     return 0

@@ -167,3 +167,17 @@ def test_a_browser_draws_every_figure_without_a_console_message(tmp_path, write_
     broken = tmp_path / "broken.html"
     broken.write_text('<!DOCTYPE html><html><body><script>console.error("x"); nosuch();</script></body></html>')
     assert len(load_in_browser(broken, tmp_path / "profile2")[1]) == 2
+
+
+@pytest.mark.parametrize("damage", [
+    lambda d: d["benchmarks"].append(3),
+    lambda d: d["benchmarks"][0].update(bytes_per_second="fast"),
+    lambda d: d.update(context=[]),
+    lambda d: d["benchmarks"][0].update(name="not-a-case-name", run_name="not-a-case-name"),
+])
+def test_malformed_content_is_one_line_and_exit_2(tmp_path, write_json, capsys, damage):
+    doc = a_run()
+    damage(doc)
+    assert report.main([write_json(doc), "--out", str(tmp_path / "r")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("report.py: ") and len(err.splitlines()) == 1, err
