@@ -67,9 +67,11 @@ class Table:
     note: str = ""
 
     def markdown(self) -> str:
-        lines = ([f"### {self.title}", ""] if self.title else []) + ["| " + " | ".join(self.header) + " |",
-                 "| " + " | ".join("---" for _ in self.header) + " |"]
-        lines += ["| " + " | ".join(c.replace("|", "\\|") for c in row) + " |" for row in self.rows]
+        def row(cells: list[str]) -> str:
+            return "| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |"
+
+        lines = ([f"### {self.title}", ""] if self.title else []) + [row(self.header), row(["---"] * len(self.header))]
+        lines += [row(r) for r in self.rows]
         return "\n".join(lines + ([""] + [self.note] if self.note else []))
 
     def html(self) -> str:

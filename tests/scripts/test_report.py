@@ -181,3 +181,46 @@ def test_malformed_content_is_one_line_and_exit_2(tmp_path, write_json, capsys, 
     assert report.main([write_json(doc), "--out", str(tmp_path / "r")]) == 2
     err = capsys.readouterr().err
     assert err.startswith("report.py: ") and len(err.splitlines()) == 1, err
+
+
+def test_the_whole_study_section_as_written(tmp_path, write_json, no_figures):
+    md, _ = made(tmp_path, write_json, a_run())
+    study = md.split("## The study on this GPU\n\n", 1)[1].split("## The run", 1)[0]
+    head = "| case | GB/s, NVIDIA H200 | vs first row | GB/s, RTX 4090 (article) | vs first row |\n| --- | --- | --- | --- | --- |\n"
+    assert study == (
+        "### Coalesced vs strided, n = 16,777,216\n\n" + head +
+        "| coalesced | 2600 | 1.00x | 925.31 | 1.00x |\n"
+        "| stride 2 (the article's launch: n threads) | 1040 | 0.40x | 427.34 | 0.46x |\n"
+        "| AoS, four fields | 4200 | 1.62x | 922.31 | 1.00x |\n"
+        "| SoA, four fields | 4100 | 1.58x | 912.82 | 0.99x |\n\n"
+        "Counters: a warp's load at stride 2 touches 8 sectors of 32 bytes, coalesced 4; 50% of the bytes fetched are used.\n\n"
+        "### Shared memory, 4096 x 4096\n\n" + head +
+        "| row | 1800 | 1.00x | 879.49 | 1.00x |\n"
+        "| column, 32-way conflict | 1000 | 0.56x | 740.07 | 0.84x |\n"
+        "| column, padded [32][33] | 1700 | 0.94x | 826.01 | 0.94x |\n\n"
+        "Counters: a warp's column read without padding hits one bank 32 ways; the row read and the padded column 1 and 1.\n\n"
+        "### Async copy, n = 67,108,864\n\n" + head +
+        "| sync | 4000 | 1.00x | 901.43 | 1.00x |\n"
+        "| memcpy_async, one stage | 4000 | 1.00x | 898.00 | 1.00x |\n"
+        "| pipeline, 3 stages | 3480 | 0.87x | 856.55 | 0.95x |\n\n"
+        "Counters: blocks per SM and registers per thread: sync 8 and 31, memcpy_async, one stage 8 and 24, "
+        "pipeline, 3 stages 8 and 28.\n\n")
+
+
+def test_a_table_as_markdown_and_as_html():
+    t = report.Table("A <title>", ["a", "b|c"], [["1", "x|y"], ["2", "<b>"]], note="n & m")
+    assert t.markdown() == "### A <title>\n\n| a | b\\|c |\n| --- | --- |\n| 1 | x\\|y |\n| 2 | <b> |\n\nn & m"
+    assert t.html() == ("<h3>A &lt;title&gt;</h3><table><thead><tr><th>a</th><th>b|c</th></tr></thead><tbody>"
+                        "<tr><td>1</td><td>x|y</td></tr><tr><td>2</td><td>&lt;b&gt;</td></tr></tbody></table>"
+                        "<p>n &amp; m</p>")
+    bare = report.Table("", ["a"], [["1"]])
+    assert (bare.markdown(), bare.html()) == ("| a |\n| --- |\n| 1 |",
+                                              "<table><thead><tr><th>a</th></tr></thead><tbody><tr><td>1</td></tr></tbody></table>")
+
+
+def test_marks_name_every_reason():
+    case = report.mr.Case("x/y/manual_time", "x", "y", {}, runs=[{"noisy": 1, "contended": 1, "other_processes": 2,
+                                                                   "throttled_batches": 3}])
+    assert report.marks(case) == ("noisy; contended (2 other processes on the GPU); "
+                                  "throttled (3 batches below the clock threshold)")
+    assert report.marks(report.mr.Case("x/y", "x", "y", {}, error="verification failed")) == "FAILED: verification failed"
