@@ -224,3 +224,19 @@ def test_marks_name_every_reason():
     assert report.marks(case) == ("noisy; contended (2 other processes on the GPU); "
                                   "throttled (3 batches below the clock threshold)")
     assert report.marks(report.mr.Case("x/y", "x", "y", {}, error="verification failed")) == "FAILED: verification failed"
+
+
+def test_the_whole_run_table_as_written(tmp_path, write_json, no_figures):
+    doc = a_run()
+    doc["context"].update(date="2026-12-01T10:44:45+00:00", cuda_driver_version="13.0", runtime_version="13.0",
+                          membench_version="0.1.0", membench_build="abc123")
+    path = write_json(doc)
+    assert report.main([path, "--out", str(tmp_path / "r")]) == 0
+    md = (tmp_path / "r" / "report.md").read_text()
+    run = md.split("## The run\n\n", 1)[1].split("\n\n## Every family", 1)[0]
+    assert run == "\n".join([
+        "| what | value |", "| --- | --- |", f"| file | {path} |", "| GPU | NVIDIA H200 |", "| UUID | GPU-1 |",
+        "| host | n1 |", "| date | 2026-12-01T10:44:45+00:00 |", "| driver | 580.159.04 |",
+        "| CUDA (driver API, runtime) | 13.0, 13.0 |", "| peak SM clock | 1980 MHz |", "| memory clock | 3201 MHz |",
+        "| membench | 0.1.0 (abc123) |", "| cases | 13: 12 measured, 0 failed, 1 skipped |",
+        "| health | 1 noisy, 1 contended, 0 throttled, 0 under a clock event |"])
