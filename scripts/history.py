@@ -3,7 +3,7 @@
     python scripts/history.py [--db FILE] add RUN.json...
     python scripts/history.py [--db FILE] list
     python scripts/history.py [--db FILE] trend CASE-REGEX --out DIR [--metric M]
-    python scripts/history.py [--db FILE] check RUN.json [--metric M] [--last N] [--width K]
+    python scripts/history.py [--db FILE] check RUN.json [--metric M] [--last N] [--width K] [--allow-untrusted]
 
 add: each GPU of each file becomes one run, known by its host, GPU UUID,
 start time and membench version; adding it again changes nothing. A case's
@@ -16,9 +16,11 @@ over the runs, one line per GPU and case.
 check: each case of RUN.json against the last N trusted values of the same
 case on GPUs of the same model and driver: the band is their median +- K
 scaled median absolute deviations (at least 1% of the median). A value
-outside it on the bad side is a regression (exit 1); cases with fewer than
-3 values in the history are reported, not judged. Exit status: 0 within the
-band, 1 a regression, 2 unreadable input or a bad flag.
+outside it on the bad side is a regression; cases with fewer than 3 values
+in the history are reported, not judged. Exit status: 0 every judged case
+within its band; 1 a regression, no case judged at all, or a case of the
+run untrusted (noisy, contended, throttled, a clock event; unless
+--allow-untrusted); 2 unreadable input or a bad flag.
 """
 from __future__ import annotations
 
@@ -60,6 +62,8 @@ def create_parser() -> mr.Parser:
     check.add_argument("--metric", default="bytes_per_second", help="counter (default bytes_per_second)")
     check.add_argument("--last", type=int, default=10, help="trusted values of each case to keep in the band (default 10)")
     check.add_argument("--width", type=float, default=3.0, help="band half-width in scaled MADs (default 3.0)")
+    check.add_argument("--allow-untrusted", action="store_true",
+                       help="cases of this run that are noisy, contended or throttled do not fail")
     return p
 
 
@@ -164,10 +168,11 @@ def draw_trend(rows: list[tuple], metric: str):
     return fig
 
 
-def check(con: sqlite3.Connection, path: str, metric: str, last: int, width: float) -> tuple[str, bool]:
+def check(con: sqlite3.Connection, path: str, metric: str, last: int, width: float) -> tuple[str, int, int, int]:
+    """The table, and how many cases regressed, were untrusted in this run, and were judged at all."""
     lower_better = metric in LOWER_IS_BETTER
     lines = [f"| case | GPU | {metric} | history median | band | verdict |", "| --- | --- | ---: | ---: | --- | --- |"]
-    regressed = False
+    regressed = untrusted = judged = 0
     for key, cases in runs_of(mr.load(path), path):
         for name, case in cases.items():
             value = case.median(metric) if not case.error and not case.skipped else None
@@ -188,9 +193,11 @@ def check(con: sqlite3.Connection, path: str, metric: str, last: int, width: flo
             bad = value > high if lower_better else value < low
             doubts = [] if trusted(case) else ["untrusted in this run"]
             verdict = "REGRESSION" if bad and not doubts else ("; ".join(doubts) or "ok")
-            regressed |= bad and not doubts
+            judged += 1
+            regressed += bool(bad and not doubts)
+            untrusted += bool(doubts)
             lines.append(f"| {name} | {key['gpu_uuid']} | {value:.6g} | {median:.6g} | {low:.6g} .. {high:.6g} | {verdict} |")
-    return "\n".join(lines), regressed
+    return "\n".join(lines), regressed, untrusted, judged
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -207,8 +214,16 @@ def main(argv: list[str] | None = None) -> int:
             for path in trend(con, args.pattern, args.metric, Path(args.out)):
                 print(path)
         else:
-            text, regressed = check(con, args.results, args.metric, args.last, args.width)
+            text, regressed, untrusted, judged = check(con, args.results, args.metric, args.last, args.width)
             print(text)
+            if not judged:  # a gate that judged nothing has passed nothing
+                print(f"history.py: no case of {args.results} has {MIN_HISTORY} trusted values of '{args.metric}' "
+                      "in the history of its GPU model and driver: nothing judged", file=sys.stderr)
+                return 1
+            if untrusted and not args.allow_untrusted:
+                print(f"history.py: {untrusted} case(s) of {args.results} are no evidence (noisy, contended, "
+                      "throttled or under a clock event); --allow-untrusted accepts them", file=sys.stderr)
+                return 1
             return 1 if regressed else 0
     except mr.InputError as e:
         print(f"history.py: {e}", file=sys.stderr)

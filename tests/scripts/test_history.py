@@ -77,24 +77,31 @@ def test_check_passes_a_run_inside_the_band_and_catches_a_15_percent_slowdown(db
     assert history.main(["--db", db, "check", "--metric", "latency_ns", write_json(a_run(6, chase=16.5 * 1.15))]) == 1
 
 
-def test_untrusted_values_never_enter_the_band_nor_fail_the_gate(tmp_path, write_json, capsys):
+def test_untrusted_values_never_enter_the_band_and_the_gate_fails_closed(tmp_path, write_json, capsys):
     path = str(tmp_path / "h.sqlite")
     files = [write_json(a_run(d, 4.36e12)) for d in (1, 2)]
     files.append(write_json(a_run(3, 2.0e12, contended=1, other_processes=1)))  # a shared GPU: kept, not trusted
     assert history.main(["--db", path, "add", *files]) == 0
     capsys.readouterr()
-    assert history.main(["--db", path, "check", write_json(a_run(4, 4.36e12))]) == 0
-    assert "2 trusted values in the history, 3 needed: not judged" in capsys.readouterr().out
+    # Two trusted values: nothing can be judged, and a gate that judged nothing has not passed.
+    assert history.main(["--db", path, "check", write_json(a_run(4, 4.36e12))]) == 1
+    done = capsys.readouterr()
+    assert "2 trusted values in the history, 3 needed: not judged" in done.out
+    assert done.err.startswith("history.py: no case of ") and done.err.endswith(": nothing judged\n")
     assert history.main(["--db", path, "add", write_json(a_run(5, 4.36e12))]) == 0
-    assert history.main(["--db", path, "check", write_json(a_run(6, 2.0e12, noisy=1))]) == 0
-    assert "| untrusted in this run |" in capsys.readouterr().out
+    noisy = write_json(a_run(6, 2.0e12, noisy=1))
+    capsys.readouterr()
+    assert history.main(["--db", path, "check", noisy]) == 1  # no evidence is no pass
+    done = capsys.readouterr()
+    assert "| untrusted in this run |" in done.out and "--allow-untrusted accepts them" in done.err
+    assert history.main(["--db", path, "check", "--allow-untrusted", noisy]) == 0
 
 
 def test_other_gpu_models_or_drivers_are_not_the_band(db, write_json, capsys):
     other = a_run(4, 2.0e12)
     other["context"]["driver_version"] = "590.0"
     capsys.readouterr()
-    assert history.main(["--db", db, "check", write_json(other)]) == 0
+    assert history.main(["--db", db, "check", write_json(other)]) == 1  # nothing to judge it against
     assert "0 trusted values in the history" in capsys.readouterr().out
 
 
