@@ -317,7 +317,9 @@ TEST(Filter, FollowsGoogleBenchmarksRules) {
 class SweepFile : public ::testing::Test {
  protected:
   std::string write(const std::string& text) {
-    path_ = ::testing::TempDir() + "membench_sweep_" + std::to_string(counter_++) + ".json";
+    // Named for the test: ctest runs each test in a process of its own, several at once.
+    path_ = ::testing::TempDir() + "membench_sweep_" + ::testing::UnitTest::GetInstance()->current_test_info()->name() +
+            "_" + std::to_string(counter_++) + ".json";
     std::ofstream(path_) << text;
     return path_;
   }
