@@ -45,6 +45,7 @@ struct Work {
   double flops = -1;                 // floating-point operations (< 0: not reported)
   double peak_bytes_per_second = 0;  // for pct_of_peak; 0 means the DRAM peak, < 0 none (no pct_of_peak)
   double dependent_loads = 0;        // loads in one chain per launch (> 0: latency_ns and latency_cycles)
+  double updates = 0;                // atomic read-modify-writes per launch (> 0: updates_per_second)
   std::vector<ModelCounter> model;
 };
 
@@ -54,9 +55,13 @@ inline std::size_t element_bytes(Element e) { return e == Element::f32 || e == E
 // A case's launch once its buffers exist: the kernel it runs (for the
 // occupancy counters; function == nullptr when none of ours) and the launch,
 // its grid and arguments fixed, so that running it is nothing but the launch.
+// `before_each`, where a case has one, is enqueued before every launch and
+// outside its timing (pages moved back to the host before a launch that
+// faults them in): such a case is timed one launch at a time.
 struct BoundLaunch {
   KernelShape shape;
   std::function<cudaError_t(cudaStream_t)> run;
+  std::function<cudaError_t(cudaStream_t)> before_each;
 };
 
 // Everything the runner needs for one case. `bind` works out the launch once,

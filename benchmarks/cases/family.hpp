@@ -21,6 +21,7 @@
 #include "cases/case_id.hpp"
 #include "engine/options.hpp"
 #include "membench/device_info.hpp"
+#include "membench/int_list.hpp"
 
 namespace membench::cases {
 
@@ -59,6 +60,13 @@ AxisSpec axis_of(std::string name, std::string unit, std::string help, std::vect
 // An axis of names (e.g. type: float, double); a case's value is an index into them.
 AxisSpec axis_named(std::string name, std::string help, std::vector<std::string> names,
                     std::vector<std::int64_t> defaults);
+// The same, named by an enum's names (kStreamTypes, ...).
+template <class Enum, std::size_t N>
+AxisSpec axis_named(std::string name, std::string help, const EnumNames<Enum, N>& names,
+                    std::vector<std::int64_t> defaults) {
+  return axis_named(std::move(name), std::move(help), std::vector<std::string>(names.names.begin(), names.names.end()),
+                    std::move(defaults));
+}
 
 class Family;
 

@@ -122,6 +122,10 @@ void set_counters(Outcome& o, const DeviceInfo& device, const Work& w, const eng
     add("latency_ns", ns);
     add("latency_cycles", ns * s.clock_mhz * 1e-3);  // at the SM clock measured over the batches
   }
+  if (w.updates > 0) {
+    add("updates", w.updates);
+    add("updates_per_second", s.clean_seconds > 0 ? w.updates * static_cast<double>(s.clean_launches) / s.clean_seconds : 0);
+  }
   if (w.flops >= 0) {
     add("flops_per_byte", w.flops / w.bytes);
     add("gflops_per_second",
@@ -229,6 +233,7 @@ Outcome Runner::run(const CaseSpec& c, std::int64_t target_launches) {
           fill_input(def, p->input.get(), stream);
           if (out_bytes > 0) MEMBENCH_CUDA(launch_poison(p->output.get(), out_bytes, stream));
           MEMBENCH_CUDA(def.bind(p->input.get(), p->output.get(), &p->bound));
+          if (p->bound.before_each) MEMBENCH_CUDA(p->bound.before_each(stream));
           MEMBENCH_CUDA(p->bound.run(stream));
           MEMBENCH_CUDA(cudaStreamSynchronize(stream));
           verify(session_, def, p->output.get());
@@ -238,7 +243,7 @@ Outcome Runner::run(const CaseSpec& c, std::int64_t target_launches) {
             p->facts = facts;
           }
           p->timer = std::make_unique<engine::CaseTimer>(
-              engine::Timed{p->bound.run, def.graphable, def.warm_up_launches},
+              engine::Timed{p->bound.run, def.graphable, def.warm_up_launches, p->bound.before_each},
               c.cold ? engine::cold_l2() : engine::warm_l2());
           prepared_ = std::move(p);
         } catch (const CaseSkipped& e) {

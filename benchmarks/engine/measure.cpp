@@ -95,19 +95,29 @@ CaseTimer::~CaseTimer() = default;
 // enough launches for kBatchTargetSeconds, one where every launch starts with
 // a cold L2; batches of several launches replay a CUDA graph where the case
 // allows it.
+void CaseTimer::before_each(cudaStream_t stream) const {
+  if (timed_.before_each) MEMBENCH_CUDA(timed_.before_each(stream));
+}
+
 void CaseTimer::prepare(Session& s) {
   if (!warmed_) {
-    for (int k = 0; k < std::max(timed_.warm_up_launches, 1); ++k) finish(s, timed_.launch(s.stream()));
+    for (int k = 0; k < std::max(timed_.warm_up_launches, 1); ++k) {
+      before_each(s.stream());
+      finish(s, timed_.launch(s.stream()));
+    }
     warmed_ = true;
   }
   if (!profiled_ && s.options().profile_launches > 0) {
     MEMBENCH_CUDA(cudaProfilerStart());
-    for (int k = 0; k < s.options().profile_launches; ++k) finish(s, timed_.launch(s.stream()));
+    for (int k = 0; k < s.options().profile_launches; ++k) {
+      before_each(s.stream());
+      finish(s, timed_.launch(s.stream()));
+    }
     MEMBENCH_CUDA(cudaProfilerStop());
     profiled_ = true;
   }
   if (batch_launches_ > 0) return;
-  batch_launches_ = mode_.batch_launches([&] {
+  batch_launches_ = timed_.before_each ? 1 : mode_.batch_launches([&] {
     Event start, stop;
     MEMBENCH_CUDA(cudaEventRecord(start.get(), s.stream()));
     MEMBENCH_CUDA(timed_.launch(s.stream()));
@@ -119,14 +129,14 @@ void CaseTimer::prepare(Session& s) {
 
 namespace {
 
-// Enqueues a batch into one of two slots: [the mode's preparation,] clock
-// stamp, start event, the launches, stop event, clock stamp, done event. A
-// slot is enqueued again only after wait() has read it.
+// Enqueues a batch into one of two slots: [the mode's preparation, the
+// case's,] clock stamp, start event, the launches, stop event, clock stamp,
+// done event. A slot is enqueued again only after wait() has read it.
 class BatchTimer {
  public:
   using LaunchBatch = std::function<void(cudaStream_t)>;
-  BatchTimer(Session& s, const TimingMode& mode, int launches, LaunchBatch batch)
-      : s_(s), mode_(mode), launches_(launches), batch_(std::move(batch)) {}
+  BatchTimer(Session& s, const TimingMode& mode, int launches, LaunchBatch before, LaunchBatch batch)
+      : s_(s), mode_(mode), launches_(launches), before_(std::move(before)), batch_(std::move(batch)) {}
 
   void enqueue(int slot) {
     const cudaStream_t stream = s_.stream();
@@ -134,6 +144,7 @@ class BatchTimer {
     s_.stamps_host()[2 * slot] = ClockStamp{};
     s_.stamps_host()[2 * slot + 1] = ClockStamp{};
     mode_.before_batch(s_, stream);
+    before_(stream);
     MEMBENCH_CUDA(launch_clock_stamp(stamps, s_.device().sm_count, stream));
     MEMBENCH_CUDA(cudaEventRecord(start_[slot].get(), stream));
     batch_(stream);
@@ -152,7 +163,7 @@ class BatchTimer {
   Session& s_;
   const TimingMode& mode_;
   int launches_;
-  LaunchBatch batch_;
+  LaunchBatch before_, batch_;
   Event start_[2], stop_[2], done_[2];
 };
 
@@ -171,7 +182,7 @@ Measurement CaseTimer::measure(Session& s, std::int64_t target_launches) {
   m.batch_launches = batch_launches_;
   const auto began = std::chrono::steady_clock::now();
   double sampled = 0;
-  BatchTimer timer(s, mode_, batch_launches_, [this](cudaStream_t stream) {
+  BatchTimer timer(s, mode_, batch_launches_, [this](cudaStream_t stream) { before_each(stream); }, [this](cudaStream_t stream) {
     if (graph_) {
       MEMBENCH_CUDA(graph_->launch(stream));
     } else {

@@ -23,10 +23,13 @@ namespace membench::engine {
 
 // What to time: the launch (its kernel, grid and arguments already fixed),
 // whether a CUDA graph may capture it, and how many launches warm it up.
+// `before_each` (optional) is enqueued before every launch, outside the
+// events: a launch that needs it is timed alone, never in a batch.
 struct Timed {
   std::function<cudaError_t(cudaStream_t)> launch;
   bool graphable = true;
   int warm_up_launches = 1;
+  std::function<cudaError_t(cudaStream_t)> before_each;
 };
 
 // The L2's state at every timed launch.
@@ -79,6 +82,7 @@ class CaseTimer {
  private:
   class Graph;
   void prepare(Session& session);
+  void before_each(cudaStream_t stream) const;
 
   Timed timed_;
   const TimingMode& mode_;
