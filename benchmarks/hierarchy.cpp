@@ -82,7 +82,7 @@ CaseDefinition define_latency(const LatencyConfig& c) {
   const double end = latency_expected(c);
   d.expected_f64 = [end](std::size_t) { return end; };
   d.warm_up_launches = latency_warm_up_launches(c, session_device().l2_bytes);
-  d.work.dependent_loads = static_cast<double>(kChaseSteps);
+  d.work.dependent_loads = static_cast<double>(c.steps);
   add_level_model(d.work, level_holding(c.working_set, session_device()));
   d.work.model.push_back({"chain_nodes", static_cast<double>(latency_nodes(c))});
   return d;

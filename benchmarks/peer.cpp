@@ -104,7 +104,7 @@ CaseDefinition define_latency(const LatencyConfig& c) {
   const double end = latency_expected(c);
   d.expected_f64 = [end](std::size_t) { return end; };
   d.warm_up_launches = latency_warm_up_launches(c, far.l2_bytes);
-  d.work.dependent_loads = static_cast<double>(kChaseSteps);
+  d.work.dependent_loads = static_cast<double>(c.steps);
   d.work.model.push_back({"peer_device", static_cast<double>(peer)});
   d.work.model.push_back({"chain_nodes", static_cast<double>(latency_nodes(c))});
   // Where the chain lies on the peer: its L2 or its DRAM (1 would be an L1, never here).

@@ -15,6 +15,15 @@
 // see, so their time per launch varies with the host's scheduling and
 // memory, and they stay noisy = 1 however long they run; the gates judge
 // them untrusted and the CI sweep leaves them out.
+//
+// host_device_latency_sm: one thread chases a random cyclic chain of
+// pointers that lies in mapped host memory, every load past its L1
+// (ld.global.cg), as hierarchy/latency does in device memory: latency_ns and
+// latency_cycles per load. nvbandwidth's test of the name chases 2 MiB, its
+// nodes 128 bytes apart, the default here. The hypothesis: each load is a
+// round trip over PCIe to the host's memory controller, a few times the
+// DRAM latency and the same at every working set, since the L2 does not
+// keep host memory that another agent may change.
 //==============================================================================
 #include <cstdint>
 #include <memory>
@@ -22,6 +31,7 @@
 #include "cases/copy_case.hpp"
 #include "cases/family.hpp"
 #include "membench/cuda.hpp"
+#include "membench/hierarchy.hpp"
 #include "membench/links.hpp"
 #include "membench/pattern.hpp"
 #include "membench/transfer.hpp"
@@ -61,6 +71,41 @@ CaseDefinition define(const TransferConfig& c) {
   return d;
 }
 
+CaseDefinition define_latency(const LatencyConfig& c) {
+  std::string why;
+  if (!latency_config_supported(c, &why)) throw CaseSkipped(why);
+  std::shared_ptr<HostBuffer> chain;
+  try {
+    chain = std::make_shared<HostBuffer>(HostMemory::mapped, c.working_set);
+  } catch (const CudaError& e) {
+    throw CaseSkipped(std::string("cannot allocate the host memory: ") + e.what());
+  }
+  MEMBENCH_CUDA(fill_chain(c, chain->device(), nullptr));
+  MEMBENCH_CUDA(cudaDeviceSynchronize());
+  LatencyPlan plan;
+  MEMBENCH_CUDA(membench::plan(c, &plan));
+  CaseDefinition d;
+  d.output_elements = 1;
+  d.output_type = Element::f64;
+  d.bind = [plan, chain](const void*, void* out, BoundLaunch* bound) {
+    bound->shape = plan.shape;
+    bound->run = [plan, chain, state = static_cast<double*>(out)](cudaStream_t s) {
+      return launch(plan, chain->device(), state, s);
+    };
+    return cudaSuccess;
+  };
+  const double end = latency_expected(c);
+  d.expected_f64 = [end](std::size_t) { return end; };
+  d.warm_up_launches = latency_warm_up_launches(c, session_device().l2_bytes);
+  d.work.dependent_loads = static_cast<double>(c.steps);
+  d.work.model.push_back({"chain_nodes", static_cast<double>(latency_nodes(c))});
+  if (const auto link = pcie_link(session_device().pci_bus_id, &why)) {
+    d.work.model.push_back({"link_generation", static_cast<double>(link->generation)});
+    d.work.model.push_back({"link_width", static_cast<double>(link->width)});
+  }
+  return d;
+}
+
 void cases(Family& f) {
   for (TransferVariant v : kTransferVariants.all()) {
     const std::string name(kTransferVariants(v));
@@ -72,13 +117,20 @@ void cases(Family& f) {
         return define({v, static_cast<TransferHost>(a["host"]), a.size("bytes")});
       });
   }
+  f.add("host_device_latency_sm", {"working_set", "chase_stride"}, {"hierarchy_chase"}, [](const CaseArgs& a) {
+    return define_latency({a.size("working_set"), a.size("chase_stride"), false, kLinkChaseSteps});
+  });
 }
 
 const Registrar registrar{{"transfer",
                            {axis_named("host", "copy-engine cases: host memory", {"pinned", "pageable"}, {0, 1}),
                             axis("bytes", "bytes", "per direction (a multiple of 16)",
                                  {std::int64_t{4} << 10, std::int64_t{1} << 20, std::int64_t{64} << 20}, 16,
-                                 std::int64_t{1} << 36, 16)},
+                                 std::int64_t{1} << 36, 16),
+                            axis("working_set", "bytes", "latency: spanned by the chain in mapped host memory",
+                                 {std::int64_t{2} << 20}, 16, std::int64_t{1} << 36),
+                            axis("chase_stride", "bytes", "latency: between the chain's nodes (a multiple of 8)", {128},
+                                 8, std::int64_t{1} << 30, 8)},
                            cases}};
 
 }  // namespace

@@ -122,6 +122,13 @@ TEST(LatencyConfig, NodesWarmUpAndRefusals) {
   EXPECT_EQ(latency_warm_up_launches({std::size_t{32} << 20, 128}, l2), 4);  // 2^18 nodes, 2^16 per launch
   EXPECT_EQ(latency_warm_up_launches({std::size_t{1} << 30, 128}, l2), 1);   // DRAM: nothing to warm
   EXPECT_EQ(latency_warm_up_launches({std::size_t{64} << 20, 8}, l2), kChaseMaxWarmUp);
+  // A chase of fewer steps (over a link) needs more launches to walk the cycle once, and ends elsewhere.
+  EXPECT_EQ(latency_warm_up_launches({std::size_t{2} << 20, 128, false, kLinkChaseSteps}, l2), 2);  // 2^14 nodes, 2^13 per launch
+  EXPECT_FALSE(latency_config_supported({1 << 20, 128, false, 0}, &why));
+  EXPECT_NE(why.find("one step"), std::string::npos) << why;
+  const CycleOrder order(8192, kChaseKey);
+  EXPECT_EQ(latency_expected({1 << 20, 128, true, 1000}), static_cast<double>(order.node(1000)));
+  EXPECT_EQ(latency_expected({1 << 20, 128}), static_cast<double>(order.node(0)));  // 2^16 steps: eight laps
 }
 
 class HierarchyKernels : public ::testing::Test {

@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include "gpu.hpp"
+#include "membench/chain.hpp"
+#include "membench/hierarchy.hpp"
 #include "membench/links.hpp"
 #include "membench/pattern.hpp"
 #include "membench/transfer.hpp"
@@ -89,6 +91,28 @@ TEST(TransferKernels, ADestinationLeftPoisonedIsCaught) {
   const auto wrong = host.check(3);  // nothing launched: still poison
   ASSERT_TRUE(wrong);
   EXPECT_NE(wrong->find("poison (never written)"), std::string::npos) << *wrong;
+}
+
+TEST(TransferKernels, HostLatencyChaseInMappedMemoryEndsWhereTheCycleSays) {
+  MEMBENCH_REQUIRE_GPU();
+  // The chain host_device_latency_sm chases: written by the GPU through the
+  // mapping, every load past the L1, over the link.
+  const LatencyConfig c{std::size_t{1} << 20, 128, false, kLinkChaseSteps};
+  const HostBuffer chain(HostMemory::mapped, c.working_set);
+  MEMBENCH_CUDA(fill_chain(c, chain.device(), nullptr));
+  DeviceBuffer<double> state(1);
+  MEMBENCH_CUDA(launch_poison(state.get(), state.bytes(), nullptr));
+  MEMBENCH_CUDA(cudaDeviceSynchronize());
+  // The host sees the chain the GPU wrote: node j holds node j + 1's device address.
+  const CycleOrder order(latency_nodes(c), kChaseKey);
+  const auto* words = reinterpret_cast<const std::uint64_t*>(chain.host());
+  const auto base = reinterpret_cast<std::uint64_t>(chain.device());
+  for (std::uint64_t j : {std::uint64_t{0}, std::uint64_t{1}, latency_nodes(c) - 1})
+    EXPECT_EQ(words[order.node(j) * 16], base + order.node((j + 1) % latency_nodes(c)) * 128) << j;
+  MEMBENCH_CUDA(launch(c, chain.device(), state.get(), nullptr));
+  MEMBENCH_CUDA(cudaDeviceSynchronize());
+  EXPECT_EQ(copy_to_host(state.get(), 1)[0], latency_expected(c));
+  EXPECT_EQ(latency_expected(c), static_cast<double>(order.node(kLinkChaseSteps % latency_nodes(c))));
 }
 
 }  // namespace

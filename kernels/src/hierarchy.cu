@@ -56,7 +56,7 @@ __global__ void __launch_bounds__(kHierarchyBlock) hierarchy_read(const float4* 
   if (threadIdx.x == 0) partial[blockIdx.x] = sum;
 }
 
-// One thread, kChaseSteps dependent loads; see launch(LatencyConfig).
+// One thread, `steps` dependent loads; see launch(LatencyConfig).
 template <bool kThroughL1>
 __global__ void hierarchy_chase(const std::uint64_t* chain, double* state, std::uint64_t nodes, std::uint64_t stride,
                                 std::uint64_t head, std::uint64_t steps) {
@@ -150,6 +150,7 @@ bool latency_config_supported(const LatencyConfig& c, std::string* why) {
   };
   if (c.stride < 8 || c.stride % 8 != 0) return refuse("stride must be a positive multiple of 8 bytes");
   if (c.working_set / c.stride < 2) return refuse("the working set must hold at least two strides");
+  if (c.steps == 0) return refuse("a chase takes at least one step");
   return true;
 }
 
@@ -173,7 +174,7 @@ cudaError_t plan(const LatencyConfig& c, LatencyPlan* p) {
 cudaError_t launch(const LatencyPlan& p, const void* chain, double* state, cudaStream_t stream) {
   const auto chase = p.config.through_l1 ? kernels::hierarchy_chase<true> : kernels::hierarchy_chase<false>;
   chase<<<1, 1, 0, stream>>>(static_cast<const std::uint64_t*>(chain), state, p.nodes, p.config.stride, p.head,
-                             kChaseSteps);
+                             p.config.steps);
   return cudaGetLastError();
 }
 
@@ -185,12 +186,12 @@ cudaError_t launch(const LatencyConfig& c, const void* chain, double* state, cud
 
 double latency_expected(const LatencyConfig& c) {
   const std::uint64_t nodes = latency_nodes(c);
-  return static_cast<double>(CycleOrder(nodes, kChaseKey).node(kChaseSteps % nodes));
+  return static_cast<double>(CycleOrder(nodes, kChaseKey).node(c.steps % nodes));
 }
 
 int latency_warm_up_launches(const LatencyConfig& c, std::size_t l2_bytes) {
   if (c.working_set > 2 * l2_bytes) return 1;
-  const auto laps = detail::ceil_div(latency_nodes(c), kChaseSteps);
+  const auto laps = detail::ceil_div(latency_nodes(c), std::max<std::uint64_t>(c.steps, 1));
   return static_cast<int>(std::clamp<std::uint64_t>(laps, 1, kChaseMaxWarmUp));
 }
 

@@ -70,6 +70,9 @@ double bandwidth_expected(const BandwidthCoverage& plan, const std::vector<doubl
 // ---- latency: one thread chases a random cyclic chain through it --------------
 
 inline constexpr std::uint64_t kChaseSteps = std::uint64_t{1} << 16;  // dependent loads per launch
+// Over a link (host memory, ~1 us a load) a launch takes fewer, so that it
+// lasts milliseconds rather than tenths of a second.
+inline constexpr std::uint64_t kLinkChaseSteps = std::uint64_t{1} << 13;
 inline constexpr std::uint32_t kChaseKey = 0x1A7E;
 inline constexpr int kChaseMaxWarmUp = 64;  // launches
 
@@ -77,6 +80,7 @@ struct LatencyConfig {
   std::size_t working_set = 0;  // bytes
   std::size_t stride = 128;     // bytes between nodes (a multiple of 8)
   bool through_l1 = true;       // loads may hit in the L1; false: each goes past it (ld.global.cg)
+  std::uint64_t steps = kChaseSteps;  // dependent loads per launch
 };
 
 bool latency_config_supported(const LatencyConfig& c, std::string* why);
@@ -84,11 +88,11 @@ std::uint64_t latency_nodes(const LatencyConfig& c);
 // The input: node k at byte k x stride holds the address of the next node
 // of the cycle (CycleOrder(nodes, kChaseKey)).
 cudaError_t fill_chain(const LatencyConfig& c, void* chain, cudaStream_t stream);
-// One thread takes kChaseSteps dependent 8-byte loads (ld.global.ca, so an L1
+// One thread takes c.steps dependent 8-byte loads (ld.global.ca, so an L1
 // hit is possible; ld.global.cg, past the L1, when !through_l1). It starts where the previous launch stopped, kept as a
 // node index in state[0] (anything else, such as the poison before the
 // first launch, starts at the head), so successive launches walk the whole
-// cycle instead of its first kChaseSteps nodes.
+// cycle instead of its first c.steps nodes.
 struct LatencyPlan {
   LatencyConfig config;
   KernelShape shape;
@@ -98,7 +102,7 @@ struct LatencyPlan {
 cudaError_t plan(const LatencyConfig& c, LatencyPlan* plan);
 cudaError_t launch(const LatencyPlan& p, const void* chain, double* state, cudaStream_t stream);
 cudaError_t launch(const LatencyConfig& c, const void* chain, double* state, cudaStream_t stream);
-// Where the first launch stops: the index of node (kChaseSteps mod nodes).
+// Where the first launch stops: the index of node (c.steps mod nodes).
 double latency_expected(const LatencyConfig& c);
 // Launches that walk the whole cycle once before timing, when it can fit in
 // the caches (up to twice the L2); one otherwise. At most kChaseMaxWarmUp.
