@@ -1,0 +1,100 @@
+// The cost of a read-modify-write: every thread of a resident grid adds 1,
+// `updates` times, to an address it shares with the threads of its group
+// (the whole grid, its block, its warp, or none), by atomicAdd whose old
+// value is used, or by a reduction that returns nothing (red), in
+// global or in shared memory, on 32- and 64-bit integers and floats.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "membench/int_list.hpp"
+#include "membench/kernel_shape.hpp"
+
+namespace membench {
+
+inline constexpr int kAtomicsBlock = 256;
+
+// add: atomicAdd, each old value summed by its thread (the tickets); red: the
+// PTX reduction (red.global / red.shared), which returns nothing.
+enum class AtomicVariant { add, red };
+inline constexpr auto kAtomicVariants = enum_names<AtomicVariant>("add", "red");
+enum class AtomicType { u32, u64, f32, f64 };
+inline constexpr auto kAtomicTypes = enum_names<AtomicType>("u32", "u64", "f32", "f64");
+enum class AtomicSpace { global, shared };
+inline constexpr auto kAtomicSpaces = enum_names<AtomicSpace>("global", "shared");
+// The threads that update one address together.
+enum class AtomicSharing { grid, block, warp, thread };
+inline constexpr auto kAtomicSharings = enum_names<AtomicSharing>("grid", "block", "warp", "thread");
+
+struct AtomicsConfig {
+  AtomicVariant variant = AtomicVariant::red;
+  AtomicType type = AtomicType::u32;
+  AtomicSpace space = AtomicSpace::global;
+  AtomicSharing shared_by = AtomicSharing::thread;
+  int updates = 16;  // per thread
+};
+
+inline constexpr int kAtomicsMaxUpdates = 1024;
+std::size_t atomic_type_bytes(AtomicType t);
+
+// Whether a config can run on a grid of `grid` blocks (float sums must stay
+// exact: at most 2^24 updates of one f32 address); otherwise why not.
+bool atomics_config_supported(const AtomicsConfig& c, unsigned grid, std::string* why);
+
+// How a grid of `grid` blocks of kAtomicsBlock threads spreads over addresses.
+struct AtomicsLayout {
+  std::uint64_t threads = 0;
+  std::uint64_t members = 0;    // threads per address
+  std::uint64_t addresses = 0;  // in use at once: in global memory, or summed over all blocks in shared memory
+  std::uint64_t updates_per_address = 0;
+  double updates = 0;           // per launch
+};
+AtomicsLayout atomics_layout(const AtomicsConfig& c, unsigned grid);
+
+// The model: updates to one address are applied one after another by the
+// unit that owns it (an L2 slice, or a shared-memory bank), at most one per
+// SM clock; updates to different addresses proceed in parallel, at most one
+// warp-wide instruction (32 updates) per SM per clock.
+double atomics_model_updates_per_second(const AtomicsLayout& l, int sm_count, double sm_clock_hz);
+
+// What the hardware is asked, per launch. In global memory the SM sends a
+// warp's updates of one address as one L2 request per lane (it combines
+// none of them), and a warp's 32 distinct neighbouring words as one:
+// model_l2_requests. In shared memory an atomicAdd of integers takes one
+// wavefront per lane when lanes share the address and one per warp when
+// none do, and a reduction one per warp either way (the shared-memory unit
+// combines it): model_shared_wavefronts. Float additions in shared memory
+// are compare-and-swap loops, whose retries no model counts (nullopt).
+double atomics_model_l2_requests(const AtomicsConfig& c, const AtomicsLayout& l);
+std::optional<double> atomics_model_shared_wavefronts(const AtomicsConfig& c, const AtomicsLayout& l);
+
+// The launch worked out once: a resident grid, and where its results go.
+// target: one value per address (global), or the block's slots written back
+// (shared); tickets: per thread, the sum of the old values its updates
+// returned (add only), as doubles.
+struct AtomicsPlan {
+  using Run = cudaError_t (*)(const AtomicsPlan&, void*, double*, cudaStream_t);
+  AtomicsConfig config;
+  KernelShape shape;
+  AtomicsLayout layout;
+  std::size_t target_elements = 0;
+  std::size_t ticket_elements = 0;
+  Run run = nullptr;
+};
+cudaError_t plan(const AtomicsConfig& c, AtomicsPlan* plan);
+// The targets must hold zeros before the first launch; later launches keep adding.
+cudaError_t launch(const AtomicsPlan& p, void* target, double* tickets, cudaStream_t stream);
+
+// After exactly one launch from zeros: every target holds members x updates,
+// and (add) the tickets of each address's group sum to N (N - 1) / 2 for its
+// N updates, each old value 0 .. N - 1 returned once. Empty when right.
+std::optional<std::string> atomics_check(const AtomicsPlan& p, const std::vector<unsigned char>& target,
+                                         const std::vector<double>& tickets);
+
+}  // namespace membench

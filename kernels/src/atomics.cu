@@ -1,0 +1,257 @@
+// The atomics family's kernel, launcher and host check. See atomics.hpp.
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <utility>
+#include <sstream>
+#include <type_traits>
+
+#include "launch_utils.cuh"
+#include "membench/atomics.hpp"
+
+namespace membench {
+
+namespace kernels {
+
+// The address a thread updates: its index among the addresses in use, in
+// global memory (one space for the grid) or in its block's shared slots.
+__device__ __forceinline__ std::uint64_t atomic_address(int sharing, bool in_shared) {
+  const std::uint64_t thread = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  switch (static_cast<AtomicSharing>(sharing)) {
+    case AtomicSharing::grid: return 0;
+    case AtomicSharing::block: return in_shared ? 0 : blockIdx.x;
+    case AtomicSharing::warp: return in_shared ? threadIdx.x / 32 : thread / 32;
+    case AtomicSharing::thread: break;
+  }
+  return in_shared ? threadIdx.x : thread;
+}
+
+// A reduction: adds 1 at p and returns nothing (RED, or ATOMS without a
+// destination), written out so that the compiler cannot choose otherwise.
+template <bool kShared, class T>
+__device__ __forceinline__ void reduce_add_one(T* p) {
+  if constexpr (kShared) {
+    const auto a = static_cast<unsigned>(__cvta_generic_to_shared(p));
+    if constexpr (std::is_same_v<T, unsigned int>) asm volatile("red.shared.add.u32 [%0], 1;" ::"r"(a) : "memory");
+    else if constexpr (std::is_same_v<T, unsigned long long>) asm volatile("red.shared.add.u64 [%0], 1;" ::"r"(a) : "memory");
+    else if constexpr (std::is_same_v<T, float>) asm volatile("red.shared.add.f32 [%0], 0f3F800000;" ::"r"(a) : "memory");
+    else asm volatile("red.shared.add.f64 [%0], 0d3FF0000000000000;" ::"r"(a) : "memory");
+  } else {
+    if constexpr (std::is_same_v<T, unsigned int>) asm volatile("red.global.add.u32 [%0], 1;" ::"l"(p) : "memory");
+    else if constexpr (std::is_same_v<T, unsigned long long>) asm volatile("red.global.add.u64 [%0], 1;" ::"l"(p) : "memory");
+    else if constexpr (std::is_same_v<T, float>) asm volatile("red.global.add.f32 [%0], 0f3F800000;" ::"l"(p) : "memory");
+    else asm volatile("red.global.add.f64 [%0], 0d3FF0000000000000;" ::"l"(p) : "memory");
+  }
+}
+
+// `updates` additions of 1 by every thread. kUse: atomicAdd, its old values
+// summed into the thread's ticket; otherwise the result is unused and the
+// kernel issues a reduction (reduce_add_one). kShared: the
+// block's slots in shared memory, zeroed first and written to target[block]
+// after the last update.
+template <class T, bool kUse, bool kShared>
+__global__ void __launch_bounds__(kAtomicsBlock) atomics_update(T* __restrict__ target, double* __restrict__ tickets,
+                                                                int updates, int sharing, unsigned slots) {
+  __shared__ T shared_slots[kAtomicsBlock];
+  T* where;
+  if constexpr (kShared) {
+    for (unsigned i = threadIdx.x; i < slots; i += blockDim.x) shared_slots[i] = T(0);
+    __syncthreads();
+    where = shared_slots + atomic_address(sharing, true);
+  } else {
+    where = target + atomic_address(sharing, false);
+  }
+  double sum = 0;
+  for (int k = 0; k < updates; ++k) {
+    if constexpr (kUse) {
+      sum += static_cast<double>(atomicAdd(where, T(1)));
+    } else {
+      reduce_add_one<kShared>(where);
+    }
+  }
+  if constexpr (kUse) tickets[static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x] = sum;
+  if constexpr (kShared) {
+    __syncthreads();
+    for (unsigned i = threadIdx.x; i < slots; i += blockDim.x) target[std::size_t{blockIdx.x} * slots + i] = shared_slots[i];
+  }
+}
+
+}  // namespace kernels
+
+namespace {
+
+unsigned slots_of(AtomicSharing s);
+
+// The typed launch of one instance.
+template <class T, bool kUse, bool kShared>
+cudaError_t run_atomics(const AtomicsPlan& p, void* target, double* tickets, cudaStream_t stream) {
+  kernels::atomics_update<T, kUse, kShared><<<p.shape.grid, p.shape.block, 0, stream>>>(
+      static_cast<T*>(target), tickets, p.config.updates, static_cast<int>(p.config.shared_by),
+      slots_of(p.config.shared_by));
+  return cudaGetLastError();
+}
+
+using Instance = std::pair<const void*, AtomicsPlan::Run>;
+
+template <class T, bool kUse, bool kShared>
+Instance instance() {
+  return {reinterpret_cast<const void*>(kernels::atomics_update<T, kUse, kShared>), run_atomics<T, kUse, kShared>};
+}
+
+template <class T>
+Instance instance_of(bool use, bool shared) {
+  if (use) return shared ? instance<T, true, true>() : instance<T, true, false>();
+  return shared ? instance<T, false, true>() : instance<T, false, false>();
+}
+
+Instance instance_of(const AtomicsConfig& c) {
+  const bool use = c.variant == AtomicVariant::add, shared = c.space == AtomicSpace::shared;
+  switch (c.type) {
+    case AtomicType::u32: return instance_of<unsigned int>(use, shared);
+    case AtomicType::u64: return instance_of<unsigned long long>(use, shared);
+    case AtomicType::f32: return instance_of<float>(use, shared);
+    case AtomicType::f64: return instance_of<double>(use, shared);
+  }
+  return {nullptr, nullptr};
+}
+
+std::uint64_t members_of(AtomicSharing s, std::uint64_t threads) {
+  switch (s) {
+    case AtomicSharing::grid: return threads;
+    case AtomicSharing::block: return kAtomicsBlock;
+    case AtomicSharing::warp: return 32;
+    case AtomicSharing::thread: return 1;
+  }
+  return 1;
+}
+
+// The shared slots a block uses.
+unsigned slots_of(AtomicSharing s) { return static_cast<unsigned>(kAtomicsBlock / members_of(s, kAtomicsBlock)); }
+
+// The value a target holds as a double.
+double element(const std::vector<unsigned char>& bytes, AtomicType t, std::size_t i) {
+  switch (t) {
+    case AtomicType::u32: {
+      std::uint32_t v;
+      std::memcpy(&v, bytes.data() + 4 * i, 4);
+      return v;
+    }
+    case AtomicType::u64: {
+      std::uint64_t v;
+      std::memcpy(&v, bytes.data() + 8 * i, 8);
+      return static_cast<double>(v);
+    }
+    case AtomicType::f32: {
+      float v;
+      std::memcpy(&v, bytes.data() + 4 * i, 4);
+      return v;
+    }
+    case AtomicType::f64: {
+      double v;
+      std::memcpy(&v, bytes.data() + 8 * i, 8);
+      return v;
+    }
+  }
+  return 0;
+}
+
+}  // namespace
+
+std::size_t atomic_type_bytes(AtomicType t) { return t == AtomicType::u32 || t == AtomicType::f32 ? 4 : 8; }
+
+AtomicsLayout atomics_layout(const AtomicsConfig& c, unsigned grid) {
+  AtomicsLayout l;
+  l.threads = std::uint64_t{grid} * kAtomicsBlock;
+  l.members = members_of(c.shared_by, l.threads);
+  l.addresses = l.members == 0 ? 0 : l.threads / l.members;
+  l.updates_per_address = l.members * static_cast<std::uint64_t>(std::max(c.updates, 0));
+  l.updates = static_cast<double>(l.threads) * std::max(c.updates, 0);
+  return l;
+}
+
+bool atomics_config_supported(const AtomicsConfig& c, unsigned grid, std::string* why) {
+  auto refuse = [&](const std::string& reason) {
+    if (why != nullptr) *why = reason;
+    return false;
+  };
+  if (c.updates < 1 || c.updates > kAtomicsMaxUpdates)
+    return refuse("updates must be within 1.." + std::to_string(kAtomicsMaxUpdates));
+  if (c.space == AtomicSpace::shared && c.shared_by == AtomicSharing::grid)
+    return refuse("shared memory is per block: no address is shared by the whole grid");
+  const AtomicsLayout l = atomics_layout(c, grid);
+  if (c.type == AtomicType::f32 && l.updates_per_address > (std::uint64_t{1} << 24))
+    return refuse("f32 sums are exact only up to 2^24; " + std::to_string(l.updates_per_address) +
+                  " updates of one address would round (fewer updates per thread)");
+  return true;
+}
+
+double atomics_model_updates_per_second(const AtomicsLayout& l, int sm_count, double sm_clock_hz) {
+  const double serial = static_cast<double>(l.addresses) * sm_clock_hz;
+  const double issue = static_cast<double>(sm_count) * 32 * sm_clock_hz;
+  return std::min(serial, issue);
+}
+
+double atomics_model_l2_requests(const AtomicsConfig& c, const AtomicsLayout& l) {
+  if (c.space != AtomicSpace::global) return 0;
+  const double warp_instructions = static_cast<double>(l.threads / 32) * c.updates;
+  return l.members > 1 ? l.updates : warp_instructions;
+}
+
+std::optional<double> atomics_model_shared_wavefronts(const AtomicsConfig& c, const AtomicsLayout& l) {
+  if (c.space != AtomicSpace::shared) return 0.0;
+  if (c.type == AtomicType::f32 || c.type == AtomicType::f64) return std::nullopt;
+  const double warp_instructions = static_cast<double>(l.threads / 32) * c.updates;
+  return c.variant == AtomicVariant::add && l.members > 1 ? l.updates : warp_instructions;
+}
+
+cudaError_t plan(const AtomicsConfig& c, AtomicsPlan* p) {
+  const auto [kernel, run] = instance_of(c);
+  if (kernel == nullptr) return cudaErrorInvalidValue;
+  unsigned grid = 0;
+  if (const cudaError_t rc = detail::resident_grid(kernel, kAtomicsBlock, 0, &grid); rc != cudaSuccess) return rc;
+  if (!atomics_config_supported(c, grid, nullptr)) return cudaErrorInvalidValue;
+  p->config = c;
+  p->shape = detail::shape_of(kernel, grid, kAtomicsBlock);
+  p->layout = atomics_layout(c, grid);
+  p->target_elements = c.space == AtomicSpace::shared ? std::size_t{grid} * slots_of(c.shared_by) : p->layout.addresses;
+  p->ticket_elements = c.variant == AtomicVariant::add ? p->layout.threads : 0;
+  p->run = run;
+  return cudaSuccess;
+}
+
+cudaError_t launch(const AtomicsPlan& p, void* target, double* tickets, cudaStream_t stream) {
+  return p.run == nullptr ? cudaErrorInvalidValue : p.run(p, target, tickets, stream);
+}
+
+std::optional<std::string> atomics_check(const AtomicsPlan& p, const std::vector<unsigned char>& target,
+                                         const std::vector<double>& tickets) {
+  const AtomicsConfig& c = p.config;
+  const double expected = static_cast<double>(p.layout.updates_per_address);
+  if (target.size() != p.target_elements * atomic_type_bytes(c.type)) return "target: wrong size";
+  for (std::size_t i = 0; i < p.target_elements; ++i)
+    if (const double got = element(target, c.type, i); got != expected) {
+      std::ostringstream os;
+      os << "target[" << i << "] = " << got << ", expected " << expected << " (" << p.layout.members << " threads x "
+         << c.updates << " updates)";
+      return os.str();
+    }
+  if (c.variant != AtomicVariant::add) return std::nullopt;
+  if (tickets.size() != p.ticket_elements) return "tickets: wrong size";
+  // Each address's group: threads [g x members, (g + 1) x members), since
+  // every sharing groups consecutive threads.
+  const double n = expected, want = n * (n - 1) / 2;
+  for (std::uint64_t g = 0; g < p.layout.addresses; ++g) {
+    double sum = 0;
+    for (std::uint64_t t = g * p.layout.members; t < (g + 1) * p.layout.members; ++t) sum += tickets[t];
+    if (sum != want) {
+      std::ostringstream os;
+      os.precision(17);
+      os << "the old values returned to address " << g << "'s " << p.layout.members << " threads sum to " << sum
+         << ", expected " << want << " (each of 0.." << n - 1 << " once)";
+      return os.str();
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace membench
