@@ -135,6 +135,22 @@ TEST(SweepFiles, NodeIsEveryNodeCaseAndThePeerChaseByWorkingSet) {
   EXPECT_EQ(sorted_lines(listed("node.json")), sorted_lines(expected));
 }
 
+TEST(SweepFiles, TheNewFamiliesSweepEveryAxisTheirTablesUse) {
+  auto count = [](const std::string& file, const std::string& family) {
+    std::istringstream lines(listed(file));
+    int n = 0;
+    for (std::string line; std::getline(lines, line);) {
+      EXPECT_EQ(line.rfind(family, 0), 0u) << file << ": " << line;
+      ++n;
+    }
+    return n;
+  };
+  EXPECT_EQ(count("atomics.json", "atomics/"), 2 * 4 * 2 * 4);  // variant x word x space x sharing
+  EXPECT_EQ(count("managed.json", "managed/"), (5 + 2 * 3) * 4);  // five variants, two with three touches, x 4 sizes
+  EXPECT_EQ(count("l2persist.json", "l2persist/"), 3 * 3 * 4);
+  EXPECT_EQ(count("host_latency.json", "transfer/"), 6 + 1);  // six working sets and the SM copy beside them
+}
+
 TEST(SweepFiles, CiIsASmallSetOfEveryFamily) {
   EXPECT_EQ(listed("ci.json"),
             "async/sync/n:67108864/tile:1024/flops:0/manual_time\n"
@@ -145,6 +161,8 @@ TEST(SweepFiles, CiIsASmallSetOfEveryFamily) {
             "async/bulk/n:67108864/tile:1024/stages:2/flops:64/manual_time\n"
             "async/tma/n:67108864/tile:1024/stages:2/flops:0/manual_time\n"
             "async/tma/n:67108864/tile:1024/stages:2/flops:64/manual_time\n"
+            "atomics/red/word:u32/space:global/shared_by:grid/updates:16/manual_time\n"
+            "atomics/red/word:u32/space:global/shared_by:thread/updates:16/manual_time\n"
             "dsmem/read_remote/cluster:2/manual_time\n"
             "dsmem/chase_remote/cluster:2/manual_time\n"
             "global/coalesced/n:67108864/manual_time\n"
@@ -158,10 +176,14 @@ TEST(SweepFiles, CiIsASmallSetOfEveryFamily) {
             "hierarchy/bandwidth/working_set:1073741824/manual_time\n"
             "hierarchy/latency/working_set:1048576/chase_stride:128/manual_time\n"
             "hierarchy/latency/working_set:1073741824/chase_stride:128/manual_time\n"
+            "l2persist/hot_cold/hot_bytes:16777216/hit_ratio:0/set_aside:50/manual_time\n"
+            "l2persist/hot_cold/hot_bytes:16777216/hit_ratio:100/set_aside:50/manual_time\n"
             "layout/aos/structs:16777216/fields:4/manual_time\n"
             "layout/aos/structs:16777216/fields:1/manual_time\n"
             "layout/soa/structs:16777216/fields:4/manual_time\n"
             "layout/soa/structs:16777216/fields:1/manual_time\n"
+            "managed/resident/bytes:33554432/manual_time\n"
+            "managed/remote/bytes:33554432/manual_time\n"
             "shared/row/side:4096/manual_time\n"
             "shared/column/side:4096/pad:0/manual_time\n"
             "shared/column/side:4096/pad:1/manual_time\n"
@@ -174,7 +196,9 @@ TEST(SweepFiles, CiIsASmallSetOfEveryFamily) {
             "transfer/host_to_device_memcpy_ce/host:pinned/bytes:67108864/manual_time\n"
             "transfer/device_to_host_memcpy_ce/host:pinned/bytes:67108864/manual_time\n"
             "transfer/host_to_device_memcpy_sm/bytes:67108864/manual_time\n"
-            "transfer/device_to_host_memcpy_sm/bytes:67108864/manual_time\n");
+            "transfer/device_to_host_memcpy_sm/bytes:67108864/manual_time\n"
+            "transfer/host_device_latency_sm/working_set:1048576/chase_stride:128/manual_time\n"
+            "transfer/host_device_latency_sm/working_set:1073741824/chase_stride:128/manual_time\n");
 }
 
 TEST(ExitStatus, UsageErrorsAreOneLineAndExitCode2) {
@@ -290,6 +314,44 @@ TEST(Suite, ColdCasesTimeEveryLaunchAlone) {
   EXPECT_EQ(cases[1].at("name").get<std::string>(), "global/coalesced/l2:cold/n:1048576/manual_time");
   EXPECT_EQ(cases[1].at("batch_launches").get<double>(), 1.0);
   EXPECT_GT(cases[0].at("batch_launches").get<double>(), 1.0);
+}
+
+TEST(Suite, CasesThatPutPagesBackBeforeEachLaunchAreTimedOneLaunchAtATime) {
+  MEMBENCH_REQUIRE_GPU();
+  const auto r = run_json("--managed.bytes=4M --touch=sequential --benchmark_filter='^managed/(resident|fault)/'");
+  ASSERT_EQ(r.outcome.exit_code, 0) << r.outcome.output;
+  const auto& cases = r.doc.at("benchmarks");
+  ASSERT_EQ(cases.size(), 2u);
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.at("name").get<std::string>());
+    EXPECT_FALSE(c.value("error_occurred", false)) << c.value("error_message", "");
+    EXPECT_EQ(c.at("bytes").get<double>(), 4.0 * (1 << 20));
+    EXPECT_TRUE(c.contains("model_migrated_bytes"));
+  }
+  EXPECT_EQ(cases[0].at("name").get<std::string>(), "managed/resident/bytes:4194304/manual_time");
+  EXPECT_GT(cases[0].at("batch_launches").get<double>(), 1.0);
+  EXPECT_EQ(cases[0].at("model_migrated_bytes").get<double>(), 0.0);
+  EXPECT_EQ(cases[1].at("batch_launches").get<double>(), 1.0);  // the pages go back to the host between launches
+  EXPECT_EQ(cases[1].at("model_migrated_bytes").get<double>(), 4.0 * (1 << 20));
+}
+
+TEST(Suite, AtomicsReportUpdatesPerSecondBesideTheModel) {
+  MEMBENCH_REQUIRE_GPU();
+  const auto r = run_json("--word=u64 --space=global --shared_by=warp,thread --benchmark_filter='^atomics/red/'");
+  ASSERT_EQ(r.outcome.exit_code, 0) << r.outcome.output;
+  const auto& cases = r.doc.at("benchmarks");
+  ASSERT_EQ(cases.size(), 2u);
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.at("name").get<std::string>());
+    EXPECT_FALSE(c.value("error_occurred", false)) << c.value("error_message", "");
+    EXPECT_GT(c.at("updates_per_second").get<double>(), 0.0);
+    EXPECT_TRUE(c.contains("model_updates_per_second"));
+    EXPECT_FALSE(c.contains("bytes_per_second"));
+    const double seconds = c.at("real_time").get<double>() * 1e-6;
+    EXPECT_NEAR(c.at("updates").get<double>() / seconds / c.at("updates_per_second").get<double>(), 1.0, 1e-3);
+  }
+  EXPECT_EQ(cases[0].at("updates_per_address").get<double>(), 32.0 * 16);
+  EXPECT_EQ(cases[1].at("updates_per_address").get<double>(), 16.0);
 }
 
 TEST(Suite, ShortMemcpyIsBatchedToo) {
