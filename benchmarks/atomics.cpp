@@ -98,9 +98,9 @@ void cases(Family& f) {
 
 const Registrar registrar{
     {"atomics",
-     {axis_named("word", "the type of the updated word", kAtomicTypes, {0, 2}),
+     {axis_named("word", "the type of the updated word", kAtomicTypes, {0}),
       axis_named("space", "where the addresses are", kAtomicSpaces, {0, 1}),
-      axis_named("shared_by", "the threads that update one address", kAtomicSharings, {0, 1, 2, 3}),
+      axis_named("shared_by", "the threads that update one address", kAtomicSharings, {0, 2, 3}),
       axis("updates", "updates", "additions of 1 by each thread", {16}, 1, kAtomicsMaxUpdates)},
      cases}};
 

@@ -80,8 +80,8 @@ const Registrar registrar{
     {"l2persist",
      {axis("hot_bytes", "bytes", "the buffer re-read under the window (a multiple of 4096)", {std::int64_t{16} << 20},
            4096, std::int64_t{1} << 32, 4096),
-      axis("hit_ratio", "percent", "of the window's accesses that persist", {0, 50, 100}, 0, 100),
-      axis("set_aside", "percent", "of the largest persisting L2 set-aside", {0, 50, 100}, 0, 100)},
+      axis("hit_ratio", "percent", "of the window's accesses that persist", {0, 100}, 0, 100),
+      axis("set_aside", "percent", "of the largest persisting L2 set-aside", {50, 100}, 0, 100)},
      cases}};
 
 }  // namespace
