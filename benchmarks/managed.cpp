@@ -14,8 +14,10 @@
 // the timing, so these cases are timed one launch at a time.
 //
 // bytes_per_second counts the bytes the kernel reads. The model: resident
-// reads at the DRAM peak; every other variant is bound by the host link
-// (PCIe, from NVML), ping_pong at half of it since each page crosses twice;
+// reads at the ceiling of the level that holds the buffer (model_level, as
+// hierarchy/bandwidth: the L2 up to its size, then DRAM); every other
+// variant is bound by the host link (PCIe, from NVML), ping_pong at half of
+// it since each page crosses twice;
 // model_migrated_bytes is what should move: the driver migrates a fault's
 // memory in 64 KiB blocks at least, so every block holding a page read
 // moves whole, once (twice for ping_pong), and none for resident and remote.
@@ -38,6 +40,7 @@
 
 #include "cases/family.hpp"
 #include "membench/cuda.hpp"
+#include "membench/hierarchy.hpp"
 #include "membench/links.hpp"
 #include "membench/managed.hpp"
 #include "membench/um_counters.hpp"
@@ -112,7 +115,11 @@ CaseDefinition define(const ManagedConfig& c) {
     return out;
   };
   d.work.bytes = managed_read_bytes(c);
-  double model = gpu.dram_peak_bytes_per_second;
+  // Resident: the level that holds the buffer (the L2 up to its size, then DRAM), as hierarchy/bandwidth.
+  const Level level = level_holding(c.bytes, gpu);
+  double model = level_read_ceiling(level == Level::l1 ? Level::l2 : level, gpu);
+  if (c.variant == ManagedVariant::resident)
+    d.work.model.push_back({"model_level", static_cast<double>(level == Level::l1 ? Level::l2 : level)});
   if (c.variant != ManagedVariant::resident) {
     const auto link = pcie_link(gpu.pci_bus_id, &why);
     model = !link ? -1 : c.variant == ManagedVariant::ping_pong ? link->bytes_per_second / 2 : link->bytes_per_second;

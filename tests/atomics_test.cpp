@@ -90,10 +90,12 @@ TEST(AtomicsModel, RequestsAndWavefrontsTheHardwareIsAsked) {
   EXPECT_DOUBLE_EQ(*atomics_model_shared_wavefronts(s, atomics_layout(s, kGrid)), updates);
   s.variant = AtomicVariant::red;
   EXPECT_DOUBLE_EQ(*atomics_model_shared_wavefronts(s, atomics_layout(s, kGrid)), warp_instructions);
-  s = config(AtomicVariant::add, AtomicType::u64, AtomicSpace::shared, AtomicSharing::thread);
+  s = config(AtomicVariant::add, AtomicType::u32, AtomicSpace::shared, AtomicSharing::thread);
   EXPECT_DOUBLE_EQ(*atomics_model_shared_wavefronts(s, atomics_layout(s, kGrid)), warp_instructions);
-  s.type = AtomicType::f32;
-  EXPECT_FALSE(atomics_model_shared_wavefronts(s, atomics_layout(s, kGrid)));
+  for (AtomicType t : {AtomicType::u64, AtomicType::f32, AtomicType::f64}) {  // compare-and-swap loops
+    s.type = t;
+    EXPECT_FALSE(atomics_model_shared_wavefronts(s, atomics_layout(s, kGrid))) << kAtomicTypes(t);
+  }
 }
 
 // A plan for the host check alone, as plan() would make it for kGrid blocks.

@@ -199,7 +199,7 @@ double atomics_model_l2_requests(const AtomicsConfig& c, const AtomicsLayout& l)
 
 std::optional<double> atomics_model_shared_wavefronts(const AtomicsConfig& c, const AtomicsLayout& l) {
   if (c.space != AtomicSpace::shared) return 0.0;
-  if (c.type == AtomicType::f32 || c.type == AtomicType::f64) return std::nullopt;
+  if (c.type != AtomicType::u32) return std::nullopt;  // 64-bit and float additions are compare-and-swap loops
   const double warp_instructions = static_cast<double>(l.threads / 32) * c.updates;
   return c.variant == AtomicVariant::add && l.members > 1 ? l.updates : warp_instructions;
 }

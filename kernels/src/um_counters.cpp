@@ -4,9 +4,11 @@
 #if defined(MEMBENCH_HAVE_CUPTI)
 #include <cupti.h>
 
+#include <chrono>
 #include <cstdint>
 #include <cstdlib>
 #include <mutex>
+#include <thread>
 #endif
 
 namespace membench {
@@ -83,7 +85,11 @@ std::optional<UnifiedMemoryCounts> count_unified_memory(int device, const std::f
   g_counts = &counts;
   const cudaError_t worked = work();
   cudaDeviceSynchronize();
-  const CUptiResult flushed = cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+  // The driver delivers its records after the work is done, not always by
+  // the first flush: flush, wait a moment, flush again, and only then stop.
+  CUptiResult flushed = cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  if (flushed == CUPTI_SUCCESS) flushed = cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
   cuptiActivityDisable(CUPTI_ACTIVITY_KIND_UNIFIED_MEMORY_COUNTER);
   cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);  // whatever came in while disabling, not counted
   g_counts = nullptr;

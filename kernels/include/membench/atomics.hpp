@@ -66,11 +66,13 @@ double atomics_model_updates_per_second(const AtomicsLayout& l, int sm_count, do
 // What the hardware is asked, per launch. In global memory the SM sends a
 // warp's updates of one address as one L2 request per lane (it combines
 // none of them), and a warp's 32 distinct neighbouring words as one:
-// model_l2_requests. In shared memory an atomicAdd of integers takes one
-// wavefront per lane when lanes share the address and one per warp when
-// none do, and a reduction one per warp either way (the shared-memory unit
-// combines it): model_shared_wavefronts. Float additions in shared memory
-// are compare-and-swap loops, whose retries no model counts (nullopt).
+// model_l2_requests. In shared memory an atomicAdd of a 32-bit integer takes
+// one wavefront per lane when lanes share the address and one per warp when
+// none do, and a reduction one per warp either way (the compiler makes an
+// increment by 1 a population-count increment, ATOMS.POPC.INC, which adds
+// the lanes of each address at once): model_shared_wavefronts. 64-bit and
+// float additions in shared memory are compare-and-swap loops
+// (ATOMS.CAST.SPIN), whose retries no model counts (nullopt).
 double atomics_model_l2_requests(const AtomicsConfig& c, const AtomicsLayout& l);
 std::optional<double> atomics_model_shared_wavefronts(const AtomicsConfig& c, const AtomicsLayout& l);
 
