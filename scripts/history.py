@@ -36,7 +36,7 @@ import membench_results as mr
 LOWER_IS_BETTER = ("real_time", "cpu_time", "latency_ns", "latency_cycles")
 MAD_SCALE = 1.4826  # a normal distribution's standard deviation per median absolute deviation
 MIN_HISTORY = 3
-KEPT = ("bytes_per_second", "latency_ns", "latency_cycles", "real_time", "pct_of_peak")  # what a run adds
+KEPT = ("bytes_per_second", "latency_ns", "latency_cycles", "updates_per_second", "real_time", "pct_of_peak")  # what a run adds
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS runs (id INTEGER PRIMARY KEY, host TEXT, gpu_uuid TEXT, gpu_name TEXT, driver TEXT,

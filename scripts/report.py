@@ -189,10 +189,14 @@ def families(doc: dict) -> list[Table]:
                 measured = f"{bw / GB:.4g} GB/s"
             elif (ns := case.median("latency_ns")) is not None:
                 measured = f"{ns:.4g} ns"
-        model = case.median("model_bytes_per_second")
+            elif (ups := case.median("updates_per_second")) is not None:
+                measured = f"{ups / 1e9:.4g} G updates/s"
+        model = f"{bw / GB:.4g} GB/s" if (bw := case.median("model_bytes_per_second")) else ""
+        if (ups := case.median("model_updates_per_second")):
+            model = f"{ups / 1e9:.4g} G updates/s"
         pct = case.median("pct_of_peak")
         name = mr.parse_name(case.name).format("")
-        t.rows.append([name[len(case.family) + 1:], measured, f"{model / GB:.4g} GB/s" if model else "",
+        t.rows.append([name[len(case.family) + 1:], measured, model,
                        f"{pct:.1f}" if pct is not None and measured else "", marks(case)])
     return list(tables.values())
 

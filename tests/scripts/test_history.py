@@ -149,7 +149,7 @@ def test_the_report_shows_the_study_cases_over_the_history(tmp_path, write_json,
 def test_a_run_keeps_its_key_metrics_and_its_context(tmp_path, write_json, capsys):
     path = str(tmp_path / "h.sqlite")
     doc = a_run(1)
-    doc["benchmarks"][0].update(latency_cycles=1.0, pct_of_peak=90.0, noise_pct=0.1)
+    doc["benchmarks"][0].update(latency_cycles=1.0, pct_of_peak=90.0, noise_pct=0.1, updates_per_second=2.0)
     skipped = {**doc["benchmarks"][1], "name": "peer/x/bytes:64/manual_time", "run_name": "peer/x/bytes:64/manual_time",
                "error_occurred": True, "error_message": "skipped: needs two GPUs; 1 visible"}
     doc["benchmarks"].insert(0, skipped)  # a skipped case first: the rest is still kept
@@ -175,7 +175,7 @@ def test_a_run_keeps_its_key_metrics_and_its_context(tmp_path, write_json, capsy
     assert history.main(["--db", path2, "add", write_json(doc)]) == 0
     con = sqlite3.connect(path2)
     assert sorted(m for (m,) in con.execute("SELECT metric FROM measurements WHERE name = ?", (TRIAD,))) == [
-        "bytes_per_second", "latency_cycles", "pct_of_peak", "real_time"]
+        "bytes_per_second", "latency_cycles", "pct_of_peak", "real_time", "updates_per_second"]
 
 
 def test_trend_draws_a_line_per_gpu_and_case_over_the_runs_in_order(tmp_path, write_json, capsys):

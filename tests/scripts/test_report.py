@@ -101,6 +101,14 @@ def test_the_run_and_every_family_with_their_marks(tmp_path, write_json, no_figu
     assert "| read/type:float/elements:1024/block:256 | 4400 GB/s |  |  | contended (1 other process on the GPU) |" in md
 
 
+def test_atomics_show_updates_per_second_beside_their_bound(tmp_path, write_json, no_figures):
+    doc = a_run()
+    doc["benchmarks"].append(entry("atomics/red/word:u32/space:global/shared_by:grid/updates:16",
+                                   updates_per_second=1.36e9, model_updates_per_second=1.98e9, noisy=0))
+    md, _ = made(tmp_path, write_json, doc)
+    assert "| red/word:u32/space:global/shared_by:grid/updates:16 | 1.36 G updates/s | 1.98 G updates/s |  |  |" in md
+
+
 def test_the_page_needs_nothing_but_itself(tmp_path, write_json):
     _, page = made(tmp_path, write_json, a_run())
     parsed = Page()
