@@ -39,6 +39,9 @@ TITLES = {
     "transfer": "Host <-> device: copy engine and SM over the link",
     "peer": "GPU <-> GPU: copy engine and SM over the link",
     "node": "Every GPU at once: to and from the host, and all-to-all",
+    "managed": "Unified memory: where the pages are when the GPU reads them",
+    "l2persist": "L2 residency control: a hot buffer under an access policy window",
+    "atomics": "Atomics: updates per second by the threads sharing an address",
 }
 
 
@@ -343,8 +346,11 @@ def plot_dsmem(doc: dict, cases: list[mr.Case], fig: plt.Figure) -> None:
 def plot_links(doc: dict, cases: list[mr.Case], fig: plt.Figure) -> None:
     """transfer and peer: GB/s against the bytes per direction, one line per variant (and host memory
     or peer access), the link models dashed; the peer chase's latency by working set in a panel of its own."""
-    chases = sorted((c.params["working_set"], c.median("latency_ns") or 0.0) for c in cases
-                    if "working_set" in c.params and c.median("latency_ns"))
+    chase_lines: dict[str, list[tuple[int, float]]] = defaultdict(list)
+    for c in cases:
+        if "working_set" in c.params and c.median("latency_ns"):
+            chase_lines[c.variant].append((c.params["working_set"], c.median("latency_ns")))
+    chases = [p for points in chase_lines.values() for p in points]
     lines: dict[str, list[tuple[int, float]]] = defaultdict(list)
     models: set[float] = set()
     for c in cases:
@@ -371,10 +377,13 @@ def plot_links(doc: dict, cases: list[mr.Case], fig: plt.Figure) -> None:
         ax.set_xscale("log", base=2)
         finish(ax, "bytes per direction", "GB/s (both directions summed for bidirectional)", "", bool(lines), 6)
     if ax_lat is not None:
-        ax_lat.plot([p[0] for p in chases], [p[1] for p in chases], "o-", ms=3, label="device_to_device_latency_sm")
+        for variant, points in sorted(chase_lines.items()):
+            points.sort()
+            ax_lat.plot([p[0] for p in points], [p[1] for p in points], "o-", ms=3, label=variant)
         ax_lat.set_xscale("log", base=2)
-        finish(ax_lat, "working set in the peer's memory (bytes)", "latency per dependent load (ns)",
-               "one thread chases the peer's memory", True, 6)
+        where = "the peer's memory" if "peer" in {c.family for c in cases} else "host memory"
+        finish(ax_lat, f"working set in {where} (bytes)", "latency per dependent load (ns)",
+               f"one thread chases {where}", True, 6)
     family = cases[0].family if cases else "transfer"
     fig.suptitle(title(doc, TITLES.get(family, family)))
 
@@ -404,9 +413,73 @@ def plot_node(doc: dict, cases: list[mr.Case], fig: plt.Figure) -> None:
     fig.suptitle(title(doc, TITLES["node"]))
 
 
+def plot_managed(doc: dict, cases: list[mr.Case], fig: plt.Figure) -> None:
+    """managed: GB/s of the bytes read against the buffer's size, a line per variant (and touch), log scale,
+    the host link's model dashed."""
+    ax = fig.subplots()
+    lines: dict[str, list[tuple[int, float]]] = defaultdict(list)
+    for c in cases:
+        if bw(c) > 0:
+            lines[c.variant + (f", {c.params['touch']}" if "touch" in c.params else "")].append((c.params.get("bytes", 0), bw(c)))
+    for label, points in sorted(lines.items()):
+        points.sort()
+        ax.plot([p[0] for p in points], [p[1] for p in points], "o-", ms=3, label=label)
+    links = {round(c.median("model_bytes_per_second") / GB, 1) for c in cases
+             if c.variant not in ("resident", "ping_pong") and c.median("model_bytes_per_second")}
+    for rate in sorted(links):
+        ax.axhline(rate, ls="--", color="grey", alpha=0.6, label=f"host link model {rate:g} GB/s")
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    finish(ax, "buffer (bytes)", "GB/s of the bytes the kernel reads", "", bool(lines), 7, 2)
+    fig.suptitle(title(doc, TITLES["managed"]))
+
+
+def plot_l2persist(doc: dict, cases: list[mr.Case], fig: plt.Figure) -> None:
+    """l2persist: GB/s against the set-aside, a line per hot buffer and hit ratio; the model's DRAM bytes beside
+    the whole, as a share of the bytes read."""
+    ax, ax_dram = fig.subplots(1, 2)
+    lines: dict[tuple[int, int], list[tuple[int, float, float]]] = defaultdict(list)
+    for c in cases:
+        share = (c.median("model_dram_read_bytes") or 0.0) / (c.median("bytes") or 1.0)
+        lines[(c.params.get("hot_bytes", 0), c.params.get("hit_ratio", 0))].append(
+            (c.params.get("set_aside", 0), bw(c), share))
+    for (hot, hit), points in sorted(lines.items()):
+        label = f"hot {hot / 2**20:g} MiB, hit ratio {hit}%"
+        points.sort()
+        ax.plot([p[0] for p in points], [p[1] for p in points], "o-", ms=3, label=label)
+        ax_dram.plot([p[0] for p in points], [100 * p[2] for p in points], "o--", ms=3, label=label)
+    finish(ax, "set-aside (% of the largest)", "read bandwidth (GB/s)", "measured", bool(lines), 6)
+    finish(ax_dram, "set-aside (% of the largest)", "modelled DRAM bytes (% of the bytes read)",
+           "model: what DRAM still serves", bool(lines), 6)
+    fig.suptitle(title(doc, TITLES["l2persist"]))
+
+
+SHARINGS = ("grid", "block", "warp", "thread")
+
+
+def plot_atomics(doc: dict, cases: list[mr.Case], fig: plt.Figure) -> None:
+    """atomics: updates per second against the threads sharing an address, one panel per space, a line per
+    variant and word, log scale."""
+    axes = fig.subplots(1, 2)
+    for ax, space in zip(axes, ("global", "shared")):
+        lines: dict[str, list[tuple[int, float]]] = defaultdict(list)
+        for c in cases:
+            rate = c.median("updates_per_second")
+            if c.params.get("space") == space and rate and c.params.get("shared_by") in SHARINGS:
+                lines[f"{c.variant} {c.params.get('word')}"].append((SHARINGS.index(c.params["shared_by"]), rate / 1e9))
+        for label, points in sorted(lines.items()):
+            points.sort()
+            ax.plot([p[0] for p in points], [p[1] for p in points], "o-", ms=3, label=label)
+        ax.set_xticks(range(len(SHARINGS)), [f"one per {s}" if s != "grid" else "one for the grid" for s in SHARINGS])
+        ax.set_yscale("log")
+        finish(ax, "threads that share an address", "G updates / s", f"{space} memory", bool(lines), 6, 2)
+    fig.suptitle(title(doc, TITLES["atomics"]))
+
+
 PLOTTERS = {"global": plot_global, "layout": plot_layout, "shared": plot_shared, "async": plot_async,
             "stream": plot_stream, "hierarchy": plot_hierarchy, "dsmem": plot_dsmem, "transfer": plot_links,
-            "peer": plot_links, "node": plot_node}
+            "peer": plot_links, "node": plot_node, "managed": plot_managed, "l2persist": plot_l2persist,
+            "atomics": plot_atomics}
 
 
 def make_figures(doc: dict, out_dir: Path, formats: list[str]) -> list[Path]:

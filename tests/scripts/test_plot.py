@@ -14,6 +14,9 @@ RECORDINGS = {
     "shared": "h200_shared.json",
     "hierarchy": "h200_hierarchy.json",
     "dsmem": "h200_hierarchy.json",
+    "managed": "h200_families.json",
+    "l2persist": "h200_families.json",
+    "atomics": "h200_families.json",
 }
 
 
@@ -289,6 +292,8 @@ def look(fig) -> tuple[str, list[tuple]]:
 
 
 RATE = "bandwidth (GB/s, read + write)"
+HOT = [f"hot {hot} MiB, hit ratio {hit}%" for hot in (8, 16, 32) for hit in (0, 50, 100)]  # numeric order
+WORDS = [f"{variant} {word}" for variant in ("add", "red") for word in ("f32", "f64", "u32", "u64")]
 LOOKS = {
     "global": ("Global memory: stride and size\nNVIDIA H200, 2026-11-30", [
         ("global/strided: two launch geometries", "stride (floats between neighbouring threads)",
@@ -322,6 +327,17 @@ LOOKS = {
          True, ["read_local", "read_remote", "shared-memory peak (128 B/clk/SM)"], 7),
         ("dsmem: one thread chases a chain", "blocks per cluster", "latency per dependent load (ns)",
          ("linear", "linear"), True, ["chase_local", "chase_remote"], 7)]),
+    "managed": ("Unified memory: where the pages are when the GPU reads them\nNVIDIA H200, 2026-12-01", [
+        ("", "buffer (bytes)", "GB/s of the bytes the kernel reads", ("log base 2", "log base 10"), True,
+         ["fault, random", "fault, sequential", "fault, strided", "ping_pong", "prefetch", "read_mostly", "remote",
+          "resident", "host link model 63 GB/s"], 7)]),
+    "l2persist": ("L2 residency control: a hot buffer under an access policy window\nNVIDIA H200, 2026-12-01", [
+        ("measured", "set-aside (% of the largest)", "read bandwidth (GB/s)", ("linear", "linear"), True, HOT, 6),
+        ("model: what DRAM still serves", "set-aside (% of the largest)", "modelled DRAM bytes (% of the bytes read)",
+         ("linear", "linear"), True, HOT, 6)]),
+    "atomics": ("Atomics: updates per second by the threads sharing an address\nNVIDIA H200, 2026-12-01", [
+        (f"{space} memory", "threads that share an address", "G updates / s", ("linear", "log base 10"), True, WORDS, 6)
+        for space in ("global", "shared")]),
 }
 
 
@@ -329,6 +345,30 @@ LOOKS = {
 def test_each_recorded_figure_reads_as_intended(family):
     fig = draw(load(RECORDINGS[family]), family)
     assert look(fig) == LOOKS[family]
+    plt.close(fig)
+
+
+def test_new_families_draw_their_measurements():
+    doc = load("h200_families.json")
+    fig = draw(doc, "atomics")
+    xs, ys = lines(fig.axes[0])["red u32"]
+    assert xs == [0.0, 1.0, 2.0, 3.0] and [round(y, 2) for y in ys] == [1.36, 7.01, 26.02, 546.33]
+    assert "red u32" not in lines(fig.axes[1]) or len(lines(fig.axes[1])["red u32"][0]) == 3  # no grid in shared memory
+    assert [t.get_text() for t in fig.axes[0].get_xticklabels()] == [
+        "one for the grid", "one per block", "one per warp", "one per thread"]
+    plt.close(fig)
+    fig = draw(doc, "transfer")  # the host chase in its own panel, named for what it chases
+    xs, ys = lines(fig.axes[1])["host_device_latency_sm"]
+    assert xs[0] == 4096.0 and xs[-1] == float(1 << 30) and round(ys[2], 1) == 1197.1
+    assert fig.axes[1].get_title() == "one thread chases host memory"
+    plt.close(fig)
+    fig = draw(doc, "l2persist")
+    set_aside, dram = lines(fig.axes[1])["hot 16 MiB, hit ratio 100%"]
+    assert set_aside == [0.0, 25.0, 50.0, 100.0] and [round(d, 1) for d in dram] == [100.0, 88.3, 80.0, 80.0]
+    plt.close(fig)
+    fig = draw(doc, "managed")
+    xs, ys = lines(fig.axes[0])["prefetch"]
+    assert xs == [float(4 << 20), float(32 << 20), float(256 << 20), float(1 << 30)] and round(ys[-1], 1) == 47.6
     plt.close(fig)
 
 
