@@ -82,6 +82,13 @@ TEST(AtomicsModel, RequestsAndWavefrontsTheHardwareIsAsked) {
     const AtomicsConfig c = config(AtomicVariant::red, AtomicType::u32, AtomicSpace::global, by);
     EXPECT_DOUBLE_EQ(atomics_model_l2_requests(c, atomics_layout(c, kGrid)), updates) << kAtomicSharings(by);
   }
+  // Any sharing at all, even two lanes to an address, makes every lane a request of its own.
+  AtomicsLayout pairs;
+  pairs.threads = 64;
+  pairs.members = 2;
+  pairs.updates = 64.0 * 16;
+  const AtomicsConfig paired = config(AtomicVariant::red, AtomicType::u32, AtomicSpace::global, AtomicSharing::warp);
+  EXPECT_DOUBLE_EQ(atomics_model_l2_requests(paired, pairs), 64.0 * 16);
   const AtomicsConfig mine = config(AtomicVariant::add, AtomicType::f64, AtomicSpace::global, AtomicSharing::thread);
   EXPECT_DOUBLE_EQ(atomics_model_l2_requests(mine, atomics_layout(mine, kGrid)), warp_instructions);
   // Shared memory: nothing reaches the L2; integers have a wavefront model, floats (CAS loops) none.
