@@ -39,11 +39,15 @@ For each case it prints the model next to the counters:
                           times a level's reported size, where a cache holds part
   l1_hit_pct              hierarchy/bandwidth: l1tex global-load sector hit rate against
                           100 (held in L1) or 0 (information only)
+  model_l2_requests       atomics: lts__t_requests_srcunit_tex_op_atom + op_red (global memory)
+  model_shared_wavefronts atomics: l1tex__data_pipe_lsu_wavefronts_mem_shared_op_atom (32-bit integers)
+  model_dram_read_bytes   l2persist: dram__bytes_read.sum of the DRAM pass (one pass, no replay to
+                          disturb the persisting lines)
   time (cases >= 64 MiB   the timing run's per-launch time vs gpu__time_duration,
-  read from DRAM)         both with a cold L2. An event pair also times the
-                          launch's start on the GPU (about 1-2 us) that ncu's
-                          duration leaves out, so they agree when within
-                          max(--time-tolerance %, --time-slack-us)
+  read from DRAM; not     both with a cold L2. An event pair also times the
+  l2persist, whose        launch's start on the GPU (about 1-2 us) that ncu's
+  persisting lines        duration leaves out, so they agree when within
+  outlive the flush)      max(--time-tolerance %, --time-slack-us)
 
 Exit status: 1 when a model and its counter differ by more than the tolerance,
 0 when all agree, 2 when ncu is missing or the input cannot be read.
@@ -72,7 +76,12 @@ COUNTER_METRICS = [
     "smsp__inst_executed_op_shared_ld.sum",
     "lts__t_sectors_srcunit_tex_op_read.sum",
     "l1tex__t_sector_pipe_lsu_mem_global_op_ld_hit_rate.pct",
+    "lts__t_requests_srcunit_tex_op_atom.sum",
+    "lts__t_requests_srcunit_tex_op_red.sum",
+    "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_atom.sum",
 ]
+ATOMIC_REQUESTS = ("lts__t_requests_srcunit_tex_op_atom.sum", "lts__t_requests_srcunit_tex_op_red.sum")
+SHARED_ATOMIC_WAVEFRONTS = "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_atom.sum"
 L2_READ_SECTORS = "lts__t_sectors_srcunit_tex_op_read.sum"
 L1_HIT_RATE = "l1tex__t_sector_pipe_lsu_mem_global_op_ld_hit_rate.pct"
 SECTOR_BYTES = 32
@@ -233,6 +242,30 @@ def model_checks(case: mr.Case, row: dict, tolerance: float) -> list[Check]:
     return out
 
 
+def atomics_checks(case: mr.Case, row: dict, tolerance: float) -> list[Check]:
+    """atomics: the L2 requests (global) and shared-memory wavefronts (32-bit integers) the model says the
+    hardware is asked, against the counters pass."""
+    out = []
+    requests = [row.get(m) for m in ATOMIC_REQUESTS]
+    if case.median("model_l2_requests") is not None and any(r is not None for r in requests):
+        out.append(Check(case.name, "model_l2_requests", case.median("model_l2_requests"),
+                         sum(r or 0.0 for r in requests), tolerance))
+    wavefronts = row.get(SHARED_ATOMIC_WAVEFRONTS)
+    if case.median("model_shared_wavefronts") is not None and wavefronts is not None:
+        out.append(Check(case.name, "model_shared_wavefronts", case.median("model_shared_wavefronts"), wavefronts,
+                         tolerance))
+    return out
+
+
+def l2persist_checks(case: mr.Case, dram_group: list[dict], tolerance: float) -> list[Check]:
+    """l2persist: the DRAM bytes the residency model leaves to DRAM, against the DRAM pass (one pass, so that no
+    replay disturbs the persisting lines)."""
+    model, measured = case.median("model_dram_read_bytes"), median_of(dram_group, "dram__bytes_read.sum")
+    if model is None or measured is None:
+        return []
+    return [Check(case.name, "model_dram_read_bytes", model, measured, tolerance)]
+
+
 def dram_checks(case: mr.Case, group: list[dict], tolerance: float) -> list[Check]:
     """Modelled DRAM bytes against the DRAM pass (checked where an array holds 2^24 elements or more)."""
     n = next((case.params[k] for k in ("n", "structs", "elements") if k in case.params), None)
@@ -286,6 +319,8 @@ def time_check(case: mr.Case, timed: mr.Case | None, duration: float | None, tol
     level = case.median("model_level")
     if bytes_ is None or bytes_ < MIB64 or not duration or not event or (level is not None and level < 3):
         return []
+    if case.family == "l2persist":
+        return []  # persisting lines outlive the timing run's flush, and ncu's cache control empties them
     return [Check(case.name, "time_ns", event, duration, tolerance, slack_ns)]
 
 
@@ -301,6 +336,10 @@ def evaluate(doc: dict, rows: list[dict], tolerance: float, time_tolerance: floa
     for case, group in pair(doc, rows, kernels):
         if case.family == "hierarchy":
             out.extend(hierarchy_checks(doc, case, group[0], dram.get(case.name, []), tolerance))
+        elif case.family == "atomics":
+            out.extend(atomics_checks(case, group[0], tolerance))
+        elif case.family == "l2persist":
+            out.extend(l2persist_checks(case, dram.get(case.name, []), tolerance))
         else:
             out.extend(model_checks(case, group[0], tolerance))
             out.extend(dram_checks(case, dram.get(case.name, []), tolerance))

@@ -23,7 +23,7 @@ def make_csv(rows: list[dict]) -> str:
     header = ["ID", "Process ID", "Process Name", "Host Name", "Kernel Name", "Context", "Stream", "Block Size",
               "Grid Size", "Device", "CC", *ncu_check.METRICS]
     # as the H200 printed them
-    units = [""] * 11 + ["ns", "sector", "", "", "", "inst", "sector", "%", "byte", "byte"]
+    units = [""] * 11 + ["ns", "sector", "", "", "", "inst", "sector", "%", "request", "request", "", "byte", "byte"]
     assert len(units) == len(header)
     out = io.StringIO()
     w = csv.writer(out, quoting=csv.QUOTE_ALL)
@@ -142,6 +142,56 @@ def test_dram_model_against_the_dram_pass():
     assert dram[("stride:2", "dram_write_bytes")].ok is True
     assert dram[("stride:16", "dram_read_bytes")].ok is False
     assert dram[("stride:16", "dram_write_bytes")].ok is True
+
+
+def atomics_doc() -> dict:
+    """The H200's atomics cases as recorded (their model counters), for the ncu rows below."""
+    keep = ("atomics/add/word:u32/space:global/shared_by:warp/", "atomics/red/word:u32/space:global/shared_by:thread/",
+            "atomics/red/word:u32/space:shared/shared_by:warp/", "atomics/add/word:f32/space:shared/shared_by:block/")
+    doc = load("h200_families.json")
+    doc["benchmarks"] = [b for b in doc["benchmarks"] if b["name"].startswith(keep)]
+    return doc
+
+
+def test_atomics_requests_and_wavefronts_against_the_counters():
+    doc = atomics_doc()
+    kernel = "void membench::kernels::atomics_update<unsigned int, 1, 0>(T1 *, double *, int, int, unsigned int)"
+    rows = [  # the H200's counts (ncu/atomics.txt), in the order the cases ran
+        {"kernel": kernel, "lts__t_requests_srcunit_tex_op_atom.sum": 4325376},  # add u32, a warp's address
+        {"kernel": kernel, "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_atom.sum": 37709545},  # f32 CAS: no model
+        {"kernel": kernel, "lts__t_requests_srcunit_tex_op_red.sum": 135168},  # red u32, distinct words
+        {"kernel": kernel, "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_atom.sum": 136116},  # red u32, shared
+    ]
+    cases = {b["name"]: ["atomics_update"] for b in doc["benchmarks"]}
+    checks = ncu_check.evaluate(doc, rows, 5, 2, kernels=cases)
+    got = {(c.case.split("/")[1] + " " + c.case.split("/")[4], c.quantity): (c.model, c.measured, c.ok) for c in checks
+           if c.quantity.startswith("model_")}
+    assert got == {
+        ("add shared_by:warp", "model_l2_requests"): (4325376.0, 4325376.0, True),
+        ("red shared_by:thread", "model_l2_requests"): (135168.0, 135168.0, True),
+        ("red shared_by:warp", "model_shared_wavefronts"): (135168.0, 136116.0, True)}
+    rows[0]["lts__t_requests_srcunit_tex_op_atom.sum"] = 135168  # as if the SM combined a warp's lanes
+    assert [c.ok for c in ncu_check.evaluate(doc, rows, 5, 2, kernels=cases) if c.quantity == "model_l2_requests"][0] is False
+
+
+def test_l2persist_dram_bytes_against_the_dram_pass():
+    doc = load("h200_families.json")
+    doc["benchmarks"] = [b for b in doc["benchmarks"] if b["name"].startswith("l2persist/hot_cold/hot_bytes:16777216/")
+                         and "/set_aside:50/" in b["name"]]
+    cases = {b["name"]: ["l2persist_read"] for b in doc["benchmarks"]}
+    kernel = "membench::kernels::l2persist_read(const float4 *, const float4 *, double *, unsigned long, unsigned long)"
+    rows = [{"kernel": kernel, "gpu__time_duration.sum": 1000.0} for _ in doc["benchmarks"]]
+    # ncu's dram__bytes_read.sum on the H200 (one pass, one warm launch): hit ratio 0, 50, 100 at half the set-aside
+    dram = [{"kernel": kernel, "dram__bytes_read.sum": v * 1e6} for v in (325.33, 295.17, 268.45)]
+    every = ncu_check.evaluate(doc, rows, 5, 2, dram_rows=dram, kernels=cases)
+    assert not [c for c in every if c.quantity == "time_ns"]  # persisting lines outlive the timing run's flush
+    checks = [c for c in every if c.quantity == "model_dram_read_bytes"]
+    assert [round(c.model / 1e6, 1) for c in checks] == [335.5, 302.0, 268.4]
+    assert [c.ok for c in checks] == [True, True, True]
+    dram[2]["dram__bytes_read.sum"] = 335.5e6  # nothing persisted after all
+    checks = [c for c in ncu_check.evaluate(doc, rows, 5, 2, dram_rows=dram, kernels=cases)
+              if c.quantity == "model_dram_read_bytes"]
+    assert checks[2].ok is False
 
 
 def test_dram_is_information_only_below_2_pow_24():
@@ -446,7 +496,10 @@ def test_the_four_passes_run_as_documented_and_check_what_they_recorded(tmp_path
             "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",
             "smsp__inst_executed_op_shared_ld.sum",
             "lts__t_sectors_srcunit_tex_op_read.sum",
-            "l1tex__t_sector_pipe_lsu_mem_global_op_ld_hit_rate.pct"], 1),
+            "l1tex__t_sector_pipe_lsu_mem_global_op_ld_hit_rate.pct",
+            "lts__t_requests_srcunit_tex_op_atom.sum",
+            "lts__t_requests_srcunit_tex_op_red.sum",
+            "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_atom.sum"], 1),
         # DRAM bytes: three launches, in the steady state of back-to-back launches
         *under_ncu("dram", "none", ["dram__bytes_read.sum", "dram__bytes_write.sum"], 3),
         # the time: five launches, each after ncu empties the caches
