@@ -170,6 +170,14 @@ def test_atomics_requests_and_wavefronts_against_the_counters():
         ("add shared_by:warp", "model_l2_requests"): (4325376.0, 4325376.0, True),
         ("red shared_by:thread", "model_l2_requests"): (135168.0, 135168.0, True),
         ("red shared_by:warp", "model_shared_wavefronts"): (135168.0, 136116.0, True)}
+    # A profile without the request columns (recorded before they were asked for) checks nothing of them;
+    # a shared-memory case, which has no L2 request model, none either, whatever the columns hold.
+    bare = [{"kernel": r["kernel"]} for r in rows]
+    assert not [c for c in ncu_check.evaluate(doc, bare, 5, 2, kernels=cases) if c.quantity.startswith("model_")]
+    shared_rows = [dict(r, **{"lts__t_requests_srcunit_tex_op_atom.sum": 0}) for r in rows]
+    shared = {c.case.split("/")[3] for c in ncu_check.evaluate(doc, shared_rows, 5, 2, kernels=cases)
+              if c.quantity == "model_l2_requests"}
+    assert shared == {"space:global"}
     rows[0]["lts__t_requests_srcunit_tex_op_atom.sum"] = 135168  # as if the SM combined a warp's lanes
     assert [c.ok for c in ncu_check.evaluate(doc, rows, 5, 2, kernels=cases) if c.quantity == "model_l2_requests"][0] is False
 
@@ -188,6 +196,8 @@ def test_l2persist_dram_bytes_against_the_dram_pass():
     checks = [c for c in every if c.quantity == "model_dram_read_bytes"]
     assert [round(c.model / 1e6, 1) for c in checks] == [335.5, 302.0, 268.4]
     assert [c.ok for c in checks] == [True, True, True]
+    # Without a DRAM pass (or a case without the model) there is nothing to check.
+    assert not [c for c in ncu_check.evaluate(doc, rows, 5, 2, kernels=cases) if c.quantity == "model_dram_read_bytes"]
     dram[2]["dram__bytes_read.sum"] = 335.5e6  # nothing persisted after all
     checks = [c for c in ncu_check.evaluate(doc, rows, 5, 2, dram_rows=dram, kernels=cases)
               if c.quantity == "model_dram_read_bytes"]
