@@ -119,16 +119,7 @@ cudaError_t launch(const BandwidthConfig& c, const float* in, double* partial, c
 }
 
 std::vector<double> bandwidth_chunk_sums(const BandwidthConfig& c, std::uint32_t seed) {
-  constexpr std::size_t kFloats = kHierarchyChunkBytes / sizeof(float);
-  std::vector<double> sums(c.working_set / kHierarchyChunkBytes);
-  parallel_for(sums.size(), 64, [&](std::size_t, std::size_t begin, std::size_t end) {
-    for (std::size_t chunk = begin; chunk < end; ++chunk) {
-      double s = 0;
-      for (std::size_t e = chunk * kFloats; e < (chunk + 1) * kFloats; ++e) s += pattern_value(e, seed);
-      sums[chunk] = s;
-    }
-  });
-  return sums;
+  return pattern_chunk_sums(c.working_set / kHierarchyChunkBytes, kHierarchyChunkBytes / sizeof(float), seed);
 }
 
 double bandwidth_expected(const BandwidthCoverage& plan, const std::vector<double>& chunk_sums, unsigned block) {

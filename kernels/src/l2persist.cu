@@ -148,15 +148,7 @@ cudaError_t launch(const L2PersistPlan& p, const float* in, double* partial, cud
 
 std::vector<double> l2persist_chunk_sums(const L2PersistConfig& c, std::uint32_t seed) {
   constexpr std::size_t kFloats = kL2PersistChunkBytes / sizeof(float);
-  std::vector<double> sums(l2persist_input_floats(c) / kFloats);
-  parallel_for(sums.size(), 64, [&](std::size_t, std::size_t begin, std::size_t end) {
-    for (std::size_t chunk = begin; chunk < end; ++chunk) {
-      double s = 0;
-      for (std::size_t e = chunk * kFloats; e < (chunk + 1) * kFloats; ++e) s += pattern_value(e, seed);
-      sums[chunk] = s;
-    }
-  });
-  return sums;
+  return pattern_chunk_sums(l2persist_input_floats(c) / kFloats, kFloats, seed);
 }
 
 double l2persist_expected(const L2PersistPlan& p, const std::vector<double>& chunk_sums, unsigned block) {

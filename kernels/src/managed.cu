@@ -231,16 +231,7 @@ cudaError_t launch(const ManagedPlan& p, const float* data, double* partial, cud
 }
 
 std::vector<double> managed_page_sums(const ManagedConfig& c, std::uint32_t seed) {
-  constexpr std::size_t kFloats = kManagedPageBytes / sizeof(float);
-  std::vector<double> sums(managed_pages(c));
-  parallel_for(sums.size(), 64, [&](std::size_t, std::size_t begin, std::size_t end) {
-    for (std::size_t page = begin; page < end; ++page) {
-      double s = 0;
-      for (std::size_t e = page * kFloats; e < (page + 1) * kFloats; ++e) s += pattern_value(e, seed);
-      sums[page] = s;
-    }
-  });
-  return sums;
+  return pattern_chunk_sums(managed_pages(c), kManagedPageBytes / sizeof(float), seed);
 }
 
 double managed_expected(const ManagedConfig& c, const std::vector<double>& page_sums, unsigned grid, unsigned block) {

@@ -76,4 +76,16 @@ std::string describe(const Mismatch& m, const std::string& array_name) {
   return os.str();
 }
 
+std::vector<double> pattern_chunk_sums(std::size_t chunks, std::size_t floats_per_chunk, std::uint32_t seed) {
+  std::vector<double> sums(chunks);
+  parallel_for(chunks, 64, [&](std::size_t, std::size_t begin, std::size_t end) {
+    for (std::size_t chunk = begin; chunk < end; ++chunk) {
+      double s = 0;
+      for (std::size_t e = chunk * floats_per_chunk; e < (chunk + 1) * floats_per_chunk; ++e) s += pattern_value(e, seed);
+      sums[chunk] = s;
+    }
+  });
+  return sums;
+}
+
 }  // namespace membench

@@ -55,6 +55,11 @@ std::size_t parallel_workers(std::size_t n, std::size_t min_piece);
 void parallel_for(std::size_t n, std::size_t min_piece,
                   const std::function<void(std::size_t, std::size_t, std::size_t)>& work);
 
+// Host reference for kernels that sum what they read: the exact sum of the
+// float pattern (seed) over each of `chunks` consecutive runs of
+// `floats_per_chunk` elements, on all host cores.
+std::vector<double> pattern_chunk_sums(std::size_t chunks, std::size_t floats_per_chunk, std::uint32_t seed);
+
 // The whole check split across the host's cores (`expected` must be a pure
 // function of i): the lowest bad index and how many elements differ.
 std::optional<Mismatch> all_mismatches(const std::vector<float>& got, const std::function<float(std::size_t)>& expected);
