@@ -209,9 +209,9 @@ cudaError_t plan(const AtomicsConfig& c, AtomicsPlan* p) {
   if (kernel == nullptr) return cudaErrorInvalidValue;
   unsigned grid = 0;
   if (const cudaError_t rc = detail::resident_grid(kernel, kAtomicsBlock, 0, &grid); rc != cudaSuccess) return rc;
-  if (!atomics_config_supported(c, grid, nullptr)) return cudaErrorInvalidValue;
   p->config = c;
-  p->shape = detail::shape_of(kernel, grid, kAtomicsBlock);
+  p->shape = detail::shape_of(kernel, grid, kAtomicsBlock);  // on a refusal too: the grid its reason is about
+  if (!atomics_config_supported(c, grid, nullptr)) return cudaErrorInvalidValue;
   p->layout = atomics_layout(c, grid);
   p->target_elements = c.space == AtomicSpace::shared ? std::size_t{grid} * slots_of(c.shared_by) : p->layout.addresses;
   p->ticket_elements = c.variant == AtomicVariant::add ? p->layout.threads : 0;

@@ -89,6 +89,8 @@ struct AtomicsPlan {
   std::size_t ticket_elements = 0;
   Run run = nullptr;
 };
+// cudaErrorInvalidValue for a config the grid cannot run (plan->shape then
+// holds that grid, for atomics_config_supported to say why).
 cudaError_t plan(const AtomicsConfig& c, AtomicsPlan* plan);
 // The targets must hold zeros before the first launch; later launches keep adding.
 cudaError_t launch(const AtomicsPlan& p, void* target, double* tickets, cudaStream_t stream);
