@@ -91,14 +91,15 @@ CaseTimer::CaseTimer(Timed timed, const TimingMode& mode) : timed_(std::move(tim
 
 CaseTimer::~CaseTimer() = default;
 
-// Warm-up launches (and, for ncu, the profiled ones), then the batch size:
-// enough launches for kBatchTargetSeconds, one where every launch starts with
-// a cold L2; batches of several launches replay a CUDA graph where the case
-// allows it.
+// The case's own step before a launch, where it has one.
 void CaseTimer::before_each(cudaStream_t stream) const {
   if (timed_.before_each) MEMBENCH_CUDA(timed_.before_each(stream));
 }
 
+// Warm-up launches (and, for ncu, the profiled ones), then the batch size:
+// enough launches for kBatchTargetSeconds, one where every launch starts with
+// a cold L2; batches of several launches replay a CUDA graph where the case
+// allows it.
 void CaseTimer::prepare(Session& s) {
   if (!warmed_) {
     for (int k = 0; k < std::max(timed_.warm_up_launches, 1); ++k) {
@@ -182,7 +183,8 @@ Measurement CaseTimer::measure(Session& s, std::int64_t target_launches) {
   m.batch_launches = batch_launches_;
   const auto began = std::chrono::steady_clock::now();
   double sampled = 0;
-  BatchTimer timer(s, mode_, batch_launches_, [this](cudaStream_t stream) { before_each(stream); }, [this](cudaStream_t stream) {
+  const auto before = [this](cudaStream_t stream) { before_each(stream); };
+  BatchTimer timer(s, mode_, batch_launches_, before, [this](cudaStream_t stream) {
     if (graph_) {
       MEMBENCH_CUDA(graph_->launch(stream));
     } else {
