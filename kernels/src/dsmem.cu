@@ -47,6 +47,14 @@ __device__ __forceinline__ unsigned load_word(unsigned address) {
   return v;
 }
 
+using DsmemReduce = cub::BlockReduce<double, kDsmemBlock>;
+// The read's dynamic shared memory: the buffer, then the reduction's scratch.
+// No static shared memory comes before the buffer, and it is aligned to a
+// 128-byte line, so a warp's 512-byte load is 16 sectors: a buffer 16 bytes
+// off a line (behind a static scratch) costs a 17th sector on every load
+// over the SM-to-SM network (ncu: l1tex__m_xbar2l1tex_read_bytes_mem_dshared).
+constexpr std::size_t kDsmemReadSmem = kDsmemBytes + (sizeof(DsmemReduce::TempStorage) + 127) / 128 * 128;
+
 // Each block copies its part of the input into shared memory; then every
 // thread reads its target's buffer `reps` times, 16 bytes at a time.
 // Per repetition a thread adds 32 floats (multiples of 1/4 under 257), exact
@@ -56,7 +64,7 @@ __global__ void __launch_bounds__(kDsmemBlock) dsmem_read(const float4* __restri
                                                            int reps) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   constexpr int kVectors = static_cast<int>(kDsmemBytes / 16);
-  extern __shared__ __align__(16) float4 buffer[];
+  extern __shared__ __align__(128) float4 buffer[];
   cg::cluster_group cluster = cg::this_cluster();
   const float4* mine = in + static_cast<std::size_t>(blockIdx.x) * kVectors;
   for (int i = threadIdx.x; i < kVectors; i += kDsmemBlock) buffer[i] = mine[i];
@@ -75,9 +83,8 @@ __global__ void __launch_bounds__(kDsmemBlock) dsmem_read(const float4* __restri
     total += s;
   }
   cluster.sync();  // no block leaves while another still reads its buffer
-  using Reduce = cub::BlockReduce<double, kDsmemBlock>;
-  __shared__ typename Reduce::TempStorage scratch;
-  const double sum = Reduce(scratch).Sum(total);
+  auto& scratch = *reinterpret_cast<DsmemReduce::TempStorage*>(buffer + kVectors);
+  const double sum = DsmemReduce(scratch).Sum(total);
   if (threadIdx.x == 0) out[blockIdx.x] = sum;
 #elif defined(__CUDA_ARCH__)
   __trap();  // built without sm_90 code; the host refuses to launch this
@@ -94,7 +101,7 @@ __global__ void __launch_bounds__(kDsmemBlock) dsmem_chase(const std::uint32_t* 
                                                             std::uint64_t steps) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   constexpr int kWords = static_cast<int>(kDsmemBytes / 4);
-  extern __shared__ __align__(16) std::uint32_t words[];
+  extern __shared__ __align__(128) std::uint32_t words[];
   cg::cluster_group cluster = cg::this_cluster();
   const unsigned rank = cluster.block_rank();
   const unsigned local = smem_address(words);
@@ -195,18 +202,19 @@ cudaError_t plan(const DsmemConfig& c, DsmemPlan* p) {
   if (!dsmem_config_supported(c, nullptr)) return cudaErrorInvalidValue;
   if (!dsmem_available(nullptr)) return cudaErrorNotSupported;
   const void* kernel = kernel_of(c.variant);
-  cudaError_t rc = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kDsmemBytes);
+  const std::size_t smem = dsmem_chases(c.variant) ? kDsmemBytes : kernels::kDsmemReadSmem;
+  cudaError_t rc = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem));
   if (rc != cudaSuccess) return rc;
   const unsigned cluster = static_cast<unsigned>(c.cluster);
   unsigned grid = cluster;
   if (!dsmem_chases(c.variant)) {
     int clusters = 0;
-    if ((rc = detail::resident_clusters(kernel, cluster, kDsmemBlock, kDsmemBytes, &clusters)) != cudaSuccess) return rc;
+    if ((rc = detail::resident_clusters(kernel, cluster, kDsmemBlock, smem, &clusters)) != cudaSuccess) return rc;
     if (clusters < 1) return cudaErrorInvalidConfiguration;
     grid = static_cast<unsigned>(clusters) * cluster;
   }
   p->config = c;
-  p->shape = KernelShape{kernel, grid, kDsmemBlock, kDsmemBytes};
+  p->shape = KernelShape{kernel, grid, kDsmemBlock, smem};
   p->head = static_cast<std::uint32_t>(CycleOrder(dsmem_chain_nodes(), kDsmemChaseKey).node(0) * 4);
   p->run = run_of(c.variant);
   return cudaSuccess;
