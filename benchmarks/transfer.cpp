@@ -10,7 +10,13 @@
 // pct_of_peak is given. The hypothesis: pinned copies reach most of the link
 // at 64 MiB and more, small copies are bound by the launch, pageable copies
 // pay for the driver's staging through a pinned buffer, and the SM kernel
-// needs enough bytes in flight to cover the link's latency. Pageable copies
+// needs enough bytes in flight to cover the link's latency. An SM case may
+// copy its bytes `passes` times in one launch, as nvbandwidth's kernels do
+// (its loop count, 16): one small copy per launch pays the launch and the
+// link's round trip at its start and end, which the passes share out; every
+// pass crosses the link again (its loads are volatile, and the L2 keeps no
+// host memory), which ncu's pcie__read_bytes and pcie__write_bytes confirm
+// as passes x bytes. Pageable copies
 // do not settle: the staging runs on a CPU thread the GPU's clock cannot
 // see, so their time per launch varies with the host's scheduling and
 // memory, and they stay noisy = 1 however long they run; the gates judge
@@ -66,7 +72,7 @@ CaseDefinition define(const TransferConfig& c) {
     throw CaseSkipped("cannot allocate the host memory");
   }
   const CopyOperation op = transfer_operation(c.variant);
-  CaseDefinition d = copy_case(op, c.bytes, kSeed, host, host_engine_copy(c.bytes));
+  CaseDefinition d = copy_case(op, c.bytes, kSeed, host, host_engine_copy(c.bytes), c.passes);
   add_link_model(d.work, op.directions());
   return d;
 }
@@ -110,8 +116,9 @@ void cases(Family& f) {
   for (TransferVariant v : kTransferVariants.all()) {
     const std::string name(kTransferVariants(v));
     if (transfer_operation(v).uses_sm())
-      f.add(name, {"bytes"}, {"copy_words"},
-            [v](const CaseArgs& a) { return define({v, TransferHost::pinned, a.size("bytes")}); });
+      f.add(name, {"bytes", "passes"}, {"copy_words"}, [v](const CaseArgs& a) {
+        return define({v, TransferHost::pinned, a.size("bytes"), a.integer("passes")});
+      });
     else
       f.add(name, {"host", "bytes"}, {}, [v](const CaseArgs& a) {
         return define({v, static_cast<TransferHost>(a["host"]), a.size("bytes")});
@@ -127,6 +134,8 @@ const Registrar registrar{{"transfer",
                             axis("bytes", "bytes", "per direction (a multiple of 16)",
                                  {std::int64_t{4} << 10, std::int64_t{1} << 20, std::int64_t{64} << 20}, 16,
                                  std::int64_t{1} << 36, 16),
+                            axis("passes", "copies", "SM cases: times one launch copies the bytes", {1}, 1,
+                                 kCopyMaxPasses),
                             axis("working_set", "bytes", "latency: spanned by the chain in mapped host memory",
                                  {std::int64_t{2} << 20}, 16, std::int64_t{1} << 36),
                             axis("chase_stride", "bytes", "latency: between the chain's nodes (a multiple of 8)", {128},

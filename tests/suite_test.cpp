@@ -195,8 +195,8 @@ TEST(SweepFiles, CiIsASmallSetOfEveryFamily) {
             "stream/triad/type:float/elements:67108864/block:256/manual_time\n"
             "transfer/host_to_device_memcpy_ce/host:pinned/bytes:67108864/manual_time\n"
             "transfer/device_to_host_memcpy_ce/host:pinned/bytes:67108864/manual_time\n"
-            "transfer/host_to_device_memcpy_sm/bytes:67108864/manual_time\n"
-            "transfer/device_to_host_memcpy_sm/bytes:67108864/manual_time\n"
+            "transfer/host_to_device_memcpy_sm/bytes:67108864/passes:1/manual_time\n"
+            "transfer/device_to_host_memcpy_sm/bytes:67108864/passes:1/manual_time\n"
             "transfer/host_device_latency_sm/working_set:1048576/chase_stride:128/manual_time\n"
             "transfer/host_device_latency_sm/working_set:1073741824/chase_stride:128/manual_time\n");
 }

@@ -58,6 +58,17 @@ TEST(TransferAccounting, DirectionsAndHostMemory) {
   EXPECT_EQ(kTransferVariants(TransferVariant::h2d_ce), "host_to_device_memcpy_ce");
 }
 
+TEST(TransferAccounting, PassesMultiplyTheBytesAndStayInRange) {
+  // An SM copy moves its bytes `passes` times a launch: each pass counts.
+  EXPECT_DOUBLE_EQ(copy_bytes(transfer_operation(TransferVariant::h2d_sm), 4096, 16), 16 * 4096);
+  EXPECT_DOUBLE_EQ(copy_bytes(transfer_operation(TransferVariant::bidirectional_sm), 4096, 3), 3 * 8192);
+  // Refused before any CUDA call, so with or without a GPU.
+  CopyPlan p;
+  EXPECT_EQ(plan(false, &p, 0), cudaErrorInvalidValue);
+  EXPECT_EQ(plan(true, &p, kCopyMaxPasses + 1), cudaErrorInvalidValue);
+  EXPECT_EQ(p.passes, 1);  // a refused plan is left as it was
+}
+
 TEST(TransferHostPattern, FillsEveryFloat) {
   std::vector<float> host(100003);
   fill_host_pattern(host.data(), host.size(), 9);
@@ -81,6 +92,21 @@ TEST(TransferKernels, EveryVariantAndHostMemoryBothEnds) {
             [&](const void* in, void* out, cudaStream_t s) { return launch(c, host, in, out, s); },
             [&] { return host.check(3); });
       }
+    }
+}
+
+TEST(TransferKernels, SmCopiesOfSeveralPassesLeaveBothEndsRight) {
+  MEMBENCH_REQUIRE_GPU();
+  for (TransferVariant v : {TransferVariant::h2d_sm, TransferVariant::d2h_sm, TransferVariant::bidirectional_sm})
+    for (int passes : {2, 5}) {
+      TransferConfig c{v, TransferHost::pinned, (std::size_t{1} << 20) + 32};
+      c.passes = passes;
+      SCOPED_TRACE(std::string(kTransferVariants(v)) + " passes " + std::to_string(passes));
+      const TransferHostSide host(c, 5);
+      test::expect_copied(
+          c.bytes / 4, 5, transfer_operation(v).comes_in(),
+          [&](const void* in, void* out, cudaStream_t s) { return launch(c, host, in, out, s); },
+          [&] { return host.check(5); });
     }
 }
 

@@ -7,15 +7,30 @@ namespace membench {
 
 namespace kernels {
 
+// A 16-byte load the compiler must issue each time, though the source of a
+// later pass holds what the first pass read; its memory clobber keeps the
+// stores of every pass (else all but the last pass's would be dead).
+__device__ __forceinline__ uint4 load_again(const uint4* p) {
+  uint4 v;
+  asm volatile("ld.volatile.global.v4.u32 {%0, %1, %2, %3}, [%4];"
+               : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+               : "l"(p)
+               : "memory");
+  return v;
+}
+
 __global__ void copy_words(const uint4* __restrict__ src0, uint4* __restrict__ dst0, const uint4* __restrict__ src1,
-                           uint4* __restrict__ dst1, std::size_t words, int jobs) {
+                           uint4* __restrict__ dst1, std::size_t words, int jobs, int passes) {
   const bool second = jobs == 2 && (blockIdx.x & 1) != 0;
   const std::size_t blocks = jobs == 2 ? gridDim.x / 2 : gridDim.x;
   const std::size_t block = jobs == 2 ? blockIdx.x / 2 : blockIdx.x;
   const uint4* src = second ? src1 : src0;
   uint4* dst = second ? dst1 : dst0;
   const std::size_t stride = blocks * blockDim.x;
-  for (std::size_t i = block * blockDim.x + threadIdx.x; i < words; i += stride) dst[i] = src[i];
+  const std::size_t first = block * blockDim.x + threadIdx.x;
+  for (std::size_t i = first; i < words; i += stride) dst[i] = src[i];
+  for (int pass = 1; pass < passes; ++pass)
+    for (std::size_t i = first; i < words; i += stride) dst[i] = load_again(src + i);
 }
 
 }  // namespace kernels
@@ -24,13 +39,15 @@ namespace {
 constexpr unsigned kCopyBlock = 256;
 }
 
-cudaError_t plan(bool two_jobs, CopyPlan* p) {
+cudaError_t plan(bool two_jobs, CopyPlan* p, int passes) {
+  if (passes < 1 || passes > kCopyMaxPasses) return cudaErrorInvalidValue;
   unsigned grid = 0;
   if (const cudaError_t rc = detail::resident_grid(kernels::copy_words, kCopyBlock, 0, &grid); rc != cudaSuccess)
     return rc;
   if (two_jobs) grid = std::max(2u, grid / 2 * 2);
   p->shape = detail::shape_of(kernels::copy_words, grid, kCopyBlock);
   p->two_jobs = two_jobs;
+  p->passes = passes;
   return cudaSuccess;
 }
 
@@ -41,7 +58,7 @@ cudaError_t launch_copy(const CopyPlan& p, const CopyJob& first, const CopyJob* 
   uint4* dst1 = second != nullptr ? static_cast<uint4*>(second->dst) : nullptr;
   kernels::copy_words<<<p.shape.grid, p.shape.block, 0, stream>>>(
       static_cast<const uint4*>(first.src), static_cast<uint4*>(first.dst), src1, dst1, first.bytes / 16,
-      second != nullptr ? 2 : 1);
+      second != nullptr ? 2 : 1, p.passes);
   return cudaGetLastError();
 }
 

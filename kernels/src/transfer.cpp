@@ -87,7 +87,7 @@ cudaError_t launch(const TransferConfig& c, const TransferHostSide& host, const 
   const CopyOperation op = transfer_operation(c.variant);
   CopyPlan sm;
   if (op.uses_sm())
-    if (const cudaError_t rc = plan(op.direction == CopyDirection::both, &sm); rc != cudaSuccess) return rc;
+    if (const cudaError_t rc = plan(op.direction == CopyDirection::both, &sm, c.passes); rc != cudaSuccess) return rc;
   return launch(op, c.bytes, host.ends(in, out), sm, host.side(), host_engine_copy(c.bytes), stream);
 }
 

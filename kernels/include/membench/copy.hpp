@@ -34,9 +34,9 @@ inline constexpr CopyOperation kCopyOperations[] = {
     {CopyDirection::both, CopyInitiator::copy_engine}, {CopyDirection::in, CopyInitiator::sm},
     {CopyDirection::out, CopyInitiator::sm},           {CopyDirection::both, CopyInitiator::sm}};
 
-// Bytes per launch: the bytes of one direction x the directions moved.
-inline double copy_bytes(const CopyOperation& op, std::size_t bytes) {
-  return static_cast<double>(bytes) * op.directions();
+// Bytes per launch: the bytes of one direction x the directions moved x the passes.
+inline double copy_bytes(const CopyOperation& op, std::size_t bytes, int passes = 1) {
+  return static_cast<double>(bytes) * op.directions() * passes;
 }
 
 struct CopyJob {
@@ -47,12 +47,18 @@ struct CopyJob {
 
 // The SM copy worked out once: one kernel on a resident grid copying
 // 16-byte words, for one job, or for two at once (even blocks the first, odd
-// the second; the two the same size).
+// the second; the two the same size), `passes` times over the same words in
+// one launch (nvbandwidth's loop count). Past the first pass every load is
+// volatile, so each pass reads its source again rather than a register; a
+// pass is not ordered after the one before it, as nvbandwidth's are not.
+inline constexpr int kCopyMaxPasses = 1024;
 struct CopyPlan {
   KernelShape shape;
   bool two_jobs = false;
+  int passes = 1;
 };
-cudaError_t plan(bool two_jobs, CopyPlan* plan);
+// cudaErrorInvalidValue, before any CUDA call, for passes outside 1..kCopyMaxPasses.
+cudaError_t plan(bool two_jobs, CopyPlan* plan, int passes = 1);
 cudaError_t launch_copy(const CopyPlan& p, const CopyJob& first, const CopyJob* second, cudaStream_t stream);
 // Planned for this launch alone.
 cudaError_t launch_copy(const CopyJob& first, const CopyJob* second, cudaStream_t stream);

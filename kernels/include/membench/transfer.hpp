@@ -34,6 +34,7 @@ struct TransferConfig {
   TransferVariant variant = TransferVariant::h2d_ce;
   TransferHost host = TransferHost::pinned;  // copy-engine variants only
   std::size_t bytes = 0;                     // per direction, a multiple of 16
+  int passes = 1;                            // SM variants: copies of the bytes per launch (CopyPlan)
 };
 
 // The copy operation of a variant: H2D comes in to the device, D2H goes out.
