@@ -4,7 +4,8 @@
 // hierarchy/bandwidth: the whole grid reads a working set over and over, each
 // block through all of it from its own starting point, so every SM reads the
 // whole set before it reads a byte again and the level that holds the set is
-// the one measured. The hypothesis: three plateaus, L1 (up to the SM's unified
+// the one measured; `width` bytes a load (4, 8, 16), so a wider load's fewer
+// requests can be told from the level's own ceiling. The hypothesis: three plateaus, L1 (up to the SM's unified
 // L1/shared size, with no shared memory carved out), L2 (up to the L2 size)
 // and DRAM, with the steps at the reported sizes. Each case reports the level
 // the model expects (model_level), that level's read ceiling
@@ -89,8 +90,8 @@ CaseDefinition define_latency(const LatencyConfig& c) {
 }
 
 void cases(Family& f) {
-  f.add("bandwidth", {"working_set"}, {"hierarchy_read"},
-        [](const CaseArgs& a) { return define_bandwidth({a.size("working_set")}); });
+  f.add("bandwidth", {"working_set", "width"}, {"hierarchy_read"},
+        [](const CaseArgs& a) { return define_bandwidth({a.size("working_set"), a.integer("width")}); });
   f.add("latency", {"working_set", "chase_stride"}, {"hierarchy_chase"},
         [](const CaseArgs& a) { return define_latency({a.size("working_set"), a.size("chase_stride")}); });
 }
@@ -105,6 +106,7 @@ const Registrar registrar{
     {"hierarchy",
      {axis("working_set", "bytes", "read over and over (bandwidth: a multiple of 16 KiB) or spanned by the chain",
            powers_of_two(14, 32), 16, std::int64_t{1} << 36),
+      axis_of<HierarchyWidths>("width", "bytes", "bandwidth: bytes per load (float, float2, float4)", {16}),
       axis("chase_stride", "bytes", "latency: between the chain's nodes (a multiple of 8)", {128}, 8,
            std::int64_t{1} << 30, 8)},
      cases}};

@@ -68,8 +68,10 @@ def find_plateaus(points: list[tuple[int, float]], tolerance_pct: float) -> list
 
 
 def curves(doc: dict) -> dict[str, list[tuple[int, float]]]:
-    """The warm hierarchy curves: bandwidth (GB/s) and latency (ns) per chase_stride."""
+    """The warm hierarchy curves: bandwidth (GB/s; at each working set the best load width
+    that ran) and latency (ns) per chase_stride."""
     out: dict[str, list[tuple[int, float]]] = defaultdict(list)
+    best: dict[int, float] = {}
     for case in mr.cases(doc).values():
         if case.family != "hierarchy" or case.error or case.skipped or case.params.get("l2") == "cold":
             continue
@@ -77,10 +79,12 @@ def curves(doc: dict) -> dict[str, list[tuple[int, float]]]:
         if not isinstance(ws, int):
             continue
         if case.variant == "bandwidth" and case.median("bytes_per_second"):
-            out["bandwidth (GB/s)"].append((ws, case.median("bytes_per_second") / 1e9))
+            best[ws] = max(best.get(ws, 0.0), case.median("bytes_per_second") / 1e9)
         elif case.variant == "latency" and case.median("latency_ns"):
             out[f"latency (ns), chase_stride {case.params.get('chase_stride')}"].append((ws, case.median("latency_ns")))
-    return out
+    if not best:
+        return out
+    return {"bandwidth (GB/s)": sorted(best.items()), **out}
 
 
 def device_sizes(doc: dict) -> list[tuple[str, float]]:

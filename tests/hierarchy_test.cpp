@@ -60,6 +60,17 @@ TEST(BandwidthCoverage, ReadsAtLeastTheMinimumAndEveryChunk) {
     }
 }
 
+TEST(BandwidthConfig, RefusesWidthsAndSetsNotBuilt) {
+  std::string why;
+  for (int width : HierarchyWidths::values) EXPECT_TRUE(bandwidth_config_supported({kHierarchyChunkBytes, width}, &why));
+  EXPECT_FALSE(bandwidth_config_supported({kHierarchyChunkBytes, 12}, &why));
+  EXPECT_EQ(why, "width must be one of 4,8,16");
+  EXPECT_FALSE(bandwidth_config_supported({kHierarchyChunkBytes + 16, 16}, &why));
+  EXPECT_NE(why.find("multiple of 16384"), std::string::npos) << why;
+  BandwidthPlan p;
+  EXPECT_EQ(plan(BandwidthConfig{kHierarchyChunkBytes, 2}, &p), cudaErrorInvalidValue);  // before any CUDA call
+}
+
 TEST(BandwidthCoverage, NeighbouringBlocksStartFarApart) {
   const BandwidthCoverage p = bandwidth_coverage({std::size_t{4} << 20}, 924);  // 256 chunks
   EXPECT_EQ(p.first_chunk(0), 0u);
@@ -136,10 +147,11 @@ class HierarchyKernels : public ::testing::Test {
   void SetUp() override { MEMBENCH_REQUIRE_GPU(); }
 };
 
-TEST_F(HierarchyKernels, ReadSumsWhatEachBlockRead) {
+TEST_F(HierarchyKernels, ReadSumsWhatEachBlockReadAtEveryWidth) {
+  for (int width : HierarchyWidths::values)
   for (std::size_t ws : {kHierarchyChunkBytes, 3 * kHierarchyChunkBytes, std::size_t{1} << 20, std::size_t{64} << 20}) {
-    SCOPED_TRACE("working set " + std::to_string(ws));
-    const BandwidthConfig c{ws};
+    SCOPED_TRACE("working set " + std::to_string(ws) + " width " + std::to_string(width));
+    const BandwidthConfig c{ws, width};
     BandwidthPlan planned;
     MEMBENCH_CUDA(membench::plan(c, &planned));
     const BandwidthCoverage plan = planned.coverage;

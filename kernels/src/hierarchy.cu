@@ -15,29 +15,50 @@ namespace membench {
 
 namespace kernels {
 
+template <int W>
+struct Floats;
+template <>
+struct Floats<4> {
+  using type = float;
+  __device__ static float sum(float v) { return v; }
+};
+template <>
+struct Floats<8> {
+  using type = float2;
+  __device__ static float sum(float2 v) { return v.x + v.y; }
+};
+template <>
+struct Floats<16> {
+  using type = float4;
+  __device__ static float sum(float4 v) { return (v.x + v.y) + (v.z + v.w); }
+};
+
 // Every float a block reads is a multiple of 1/4 under 257. Each of a
-// thread's kHierarchyUnroll float accumulators takes 4 of them per chunk and
-// is folded into a double every kFoldEvery chunks, long before its sum could
-// reach 2^22 (where quarters stop being exact in float): the whole sum is
-// exact. Two chunks per trip of the loop keep eight loads in flight.
-__global__ void __launch_bounds__(kHierarchyBlock) hierarchy_read(const float4* __restrict__ in,
+// thread's float accumulators (one per load of a chunk) takes at most 4 of
+// them per chunk and is folded into a double every kFoldEvery chunks, long
+// before its sum could reach 2^22 (where quarters stop being exact in
+// float): the whole sum is exact. Two chunks per trip of the loop keep 2 x
+// 64 / W loads in flight.
+template <int W>
+__global__ void __launch_bounds__(kHierarchyBlock) hierarchy_read(const typename Floats<W>::type* __restrict__ in,
                                                                   double* __restrict__ partial, std::uint64_t chunks,
                                                                   std::uint64_t steps, unsigned spread) {
-  constexpr int U = kHierarchyUnroll;
+  using V = typename Floats<W>::type;
+  constexpr int U = 64 / W;  // loads per thread per chunk
   constexpr int kFoldEvery = 64;  // well inside the bound (1024), and reached by every launch the suite makes
-  constexpr std::uint64_t kChunkVectors = kHierarchyChunkBytes / sizeof(float4);
+  constexpr std::uint64_t kChunkVectors = kHierarchyChunkBytes / W;
   double total = 0.0;
   float acc[U] = {};
   int since_fold = 0;
   std::uint64_t chunk = static_cast<std::uint64_t>(blockIdx.x) * spread % gridDim.x * chunks / gridDim.x;
 #pragma unroll 2
   for (std::uint64_t i = 0; i < steps; ++i) {
-    const float4* base = in + chunk * kChunkVectors + threadIdx.x;
-    float4 x[U];
+    const V* base = in + chunk * kChunkVectors + threadIdx.x;
+    V x[U];
 #pragma unroll
     for (int k = 0; k < U; ++k) x[k] = base[k * kHierarchyBlock];
 #pragma unroll
-    for (int k = 0; k < U; ++k) acc[k] += (x[k].x + x[k].y) + (x[k].z + x[k].w);
+    for (int k = 0; k < U; ++k) acc[k] += Floats<W>::sum(x[k]);
     if (++since_fold == kFoldEvery) {
 #pragma unroll
       for (int k = 0; k < U; ++k) {
@@ -75,11 +96,23 @@ __global__ void hierarchy_chase(const std::uint64_t* chain, double* state, std::
 // ---- bandwidth -----------------------------------------------------------------
 
 bool bandwidth_config_supported(const BandwidthConfig& c, std::string* why) {
-  if (c.working_set >= kHierarchyChunkBytes && c.working_set % kHierarchyChunkBytes == 0) return true;
+  if (c.working_set >= kHierarchyChunkBytes && c.working_set % kHierarchyChunkBytes == 0 &&
+      HierarchyWidths::contains(c.width))
+    return true;
   if (why != nullptr)
-    *why = "working_set must be a positive multiple of " + std::to_string(kHierarchyChunkBytes) + " bytes";
+    *why = HierarchyWidths::contains(c.width)
+               ? "working_set must be a positive multiple of " + std::to_string(kHierarchyChunkBytes) + " bytes"
+               : "width must be one of " + HierarchyWidths::joined();
   return false;
 }
+
+namespace {
+const void* read_kernel(int width) {
+  return HierarchyWidths::dispatch(width, [](auto w) {
+    return reinterpret_cast<const void*>(kernels::hierarchy_read<decltype(w)::value>);
+  }, static_cast<const void*>(nullptr));
+}
+}  // namespace
 
 BandwidthCoverage bandwidth_coverage(const BandwidthConfig& c, unsigned grid) {
   BandwidthCoverage p;
@@ -95,21 +128,26 @@ BandwidthCoverage bandwidth_coverage(const BandwidthConfig& c, unsigned grid) {
 
 cudaError_t plan(const BandwidthConfig& c, BandwidthPlan* p) {
   if (!bandwidth_config_supported(c, nullptr)) return cudaErrorInvalidValue;
-  cudaError_t rc = cudaFuncSetAttribute(kernels::hierarchy_read, cudaFuncAttributePreferredSharedMemoryCarveout, 0);
+  const void* kernel = read_kernel(c.width);
+  cudaError_t rc = cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout, 0);
   if (rc != cudaSuccess) return rc;
   unsigned grid = 0;
-  if ((rc = detail::resident_grid(kernels::hierarchy_read, kHierarchyBlock, 0, &grid)) != cudaSuccess) return rc;
+  if ((rc = detail::resident_grid(kernel, kHierarchyBlock, 0, &grid)) != cudaSuccess) return rc;
   p->config = c;
-  p->shape = detail::shape_of(kernels::hierarchy_read, grid, kHierarchyBlock);
+  p->shape = detail::shape_of(kernel, grid, kHierarchyBlock);
   p->coverage = bandwidth_coverage(c, grid);
   return cudaSuccess;
 }
 
 cudaError_t launch(const BandwidthPlan& p, const float* in, double* partial, cudaStream_t stream) {
   const BandwidthCoverage& cover = p.coverage;
-  kernels::hierarchy_read<<<p.shape.grid, p.shape.block, 0, stream>>>(reinterpret_cast<const float4*>(in), partial,
-                                                                     cover.chunks, cover.steps, cover.spread);
-  return cudaGetLastError();
+  return HierarchyWidths::dispatch(p.config.width, [&](auto w) {
+    constexpr int W = decltype(w)::value;
+    using V = typename kernels::Floats<W>::type;
+    kernels::hierarchy_read<W><<<p.shape.grid, p.shape.block, 0, stream>>>(reinterpret_cast<const V*>(in), partial,
+                                                                          cover.chunks, cover.steps, cover.spread);
+    return cudaGetLastError();
+  }, cudaErrorInvalidValue);
 }
 
 cudaError_t launch(const BandwidthConfig& c, const float* in, double* partial, cudaStream_t stream) {

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "membench/device_info.hpp"
+#include "membench/int_list.hpp"
 #include "membench/kernel_shape.hpp"
 
 namespace membench {
@@ -18,13 +19,16 @@ namespace membench {
 // ---- bandwidth: the whole grid reads the working set, over and over ----------
 
 inline constexpr int kHierarchyBlock = 256;
-inline constexpr int kHierarchyUnroll = 4;  // 16-byte loads in flight per thread
-// A block-step: every thread of a block loads kHierarchyUnroll float4s.
-inline constexpr std::size_t kHierarchyChunkBytes = std::size_t{kHierarchyBlock} * kHierarchyUnroll * 16;
+// A chunk (a block-step): 64 bytes from every thread of a block, as 64 /
+// width loads of `width` bytes each (float, float2 or float4), thread t's
+// k-th at vector t + k x kHierarchyBlock of the chunk.
+inline constexpr std::size_t kHierarchyChunkBytes = std::size_t{kHierarchyBlock} * 64;
 inline constexpr double kHierarchyMinBytes = double(std::size_t{1} << 31);  // bytes read per launch, at least
+using HierarchyWidths = IntList<4, 8, 16>;  // bytes per load
 
 struct BandwidthConfig {
   std::size_t working_set = 0;  // bytes, a multiple of kHierarchyChunkBytes
+  int width = 16;               // bytes per load, one of HierarchyWidths
 };
 
 // How a launch covers the working set: block b reads `steps` consecutive
