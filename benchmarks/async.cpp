@@ -9,11 +9,16 @@
 // chain of dependent FMAs) costs about as much as the copy. The model:
 // time ~ max(bytes / bandwidth, flops / FMA rate) with perfect overlap,
 // their sum with none; flops_per_byte says where a case sits. async/bulk does
-// the same with Hopper's bulk-copy engine (cp.async.bulk on an mbarrier):
-// one thread moves a whole tile, freeing the others' issue slots. Occupancy
-// (blocks_per_sm, registers, smem_per_block) is reported beside each case, so
-// a difference between stage counts can be told from a difference in
-// resident blocks.
+// the same with Hopper's bulk-copy engine (cp.async.bulk on an mbarrier),
+// async/tma with its tensor-memory accelerator (2-D boxes): a producer warp
+// issues whole tiles up to `stages` ahead, and the compute warps release each
+// buffer on a barrier of its own, so no block-wide barrier stalls the copies.
+// Every variant moves a thread's elements as 16-byte groups (8-byte in
+// 512-float tiles). Occupancy (blocks_per_sm, registers, smem_per_block) is
+// reported beside each case, so a difference between stage counts can be
+// told from a difference in resident blocks. persistent:0 gives each tile a
+// block of its own: the stages then have nothing to overlap inside a block,
+// and only the blocks resident together overlap copies with compute.
 //==============================================================================
 #include <cstdint>
 #include <string>
@@ -59,7 +64,7 @@ CaseDefinition define(const AsyncConfig& c) {
 }
 
 AsyncConfig config(AsyncVariant v, const CaseArgs& a, int stages) {
-  return {v, a.size("n"), a.integer("tile"), stages, a.integer("flops")};
+  return {v, a.size("n"), a.integer("tile"), stages, a.integer("flops"), a["persistent"] == 1};
 }
 
 void cases(Family& f) {
@@ -67,10 +72,11 @@ void cases(Family& f) {
     const std::string name(kAsyncVariants(v));
     const std::vector<std::string> kernels{"async_" + name};
     if (async_multi_stage(v))
-      f.add(name, {"n", "tile", "stages", "flops"}, kernels,
+      f.add(name, {"n", "tile", "stages", "flops", "persistent"}, kernels,
             [v](const CaseArgs& a) { return define(config(v, a, a.integer("stages"))); });
     else
-      f.add(name, {"n", "tile", "flops"}, kernels, [v](const CaseArgs& a) { return define(config(v, a, 1)); });
+      f.add(name, {"n", "tile", "flops", "persistent"}, kernels,
+            [v](const CaseArgs& a) { return define(config(v, a, 1)); });
   }
 }
 
@@ -79,7 +85,10 @@ const Registrar registrar{{"async",
                             axis_of<AsyncTiles>("tile", "floats", "floats per tile", {1024}),
                             axis_of<AsyncStages>("stages", "tiles", "pipeline, bulk, tma: tiles in flight", {1, 2, 3, 4}),
                             axis("flops", "flops", "floating-point operations per element (even)", {0, 16, 64, 256}, 0,
-                                 kAsyncMaxFlops, 2)},
+                                 kAsyncMaxFlops, 2),
+                            axis("persistent", "switch",
+                                 "async: 1 = a resident grid striding over the tiles, 0 = one block per tile", {1}, 0,
+                                 1)},
                            cases}};
 
 }  // namespace

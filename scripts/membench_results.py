@@ -202,13 +202,29 @@ def parse_name(name: str) -> CaseName:
 RENAMED_AXES = {"layout": {"n": "structs"}, "shared": {"n": "side"}, "stream": {"n": "elements"}}
 
 
+# Axes added to a variant later, with the value its cases had before (appended
+# last, as the family lists them): files written before then read as that case.
+ADDED_AXES = {
+    **{("async", v): (("persistent", 1),) for v in ("sync", "memcpy_async", "pipeline", "bulk", "tma")},
+    ("hierarchy", "bandwidth"): (("width", 16),),
+    ("transfer", "host_to_device_memcpy_sm"): (("passes", 1),),
+    ("transfer", "device_to_host_memcpy_sm"): (("passes", 1),),
+    ("transfer", "bidirectional_memcpy_sm"): (("passes", 1),),
+}
+
+
 def current_name(name: str) -> tuple[str, CaseName]:
-    """A run name under today's axis names, and its parts."""
+    """A run name under today's axis names and axes, and its parts."""
     parsed = parse_name(name)
-    renamed = RENAMED_AXES.get(parsed.family)
-    if not renamed or not any(key in renamed for key, _ in parsed.parts):
+    renamed = RENAMED_AXES.get(parsed.family, {})
+    renaming = any(key in renamed for key, _ in parsed.parts)
+    if renaming:
+        parsed = parsed.renamed(renamed)
+    added = tuple(a for a in ADDED_AXES.get((parsed.family, parsed.variant), ()) if a[0] not in parsed.params)
+    if added:
+        parsed = CaseName(parsed.family, parsed.variant, parsed.parts + added)
+    if not renaming and not added:
         return name, parsed
-    parsed = parsed.renamed(renamed)
     return parsed.format("/manual_time" if name.endswith("/manual_time") else ""), parsed
 
 

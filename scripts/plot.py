@@ -217,6 +217,11 @@ def plot_shared(doc: dict, cases: list[mr.Case], fig: plt.Figure) -> None:
     fig.suptitle(title(doc, TITLES["shared"]))
 
 
+def variant_label(c: mr.Case) -> str:
+    """An async variant, marked when each tile had a block of its own (persistent:0)."""
+    return c.variant if c.params.get("persistent", 1) == 1 else f"{c.variant}, a block per tile"
+
+
 def plot_async(doc: dict, cases: list[mr.Case], fig: plt.Figure) -> None:
     ax_stages, ax_flops = fig.subplots(1, 2)
     flops_values = sorted({c.params.get("flops", 0) for c in cases})
@@ -224,19 +229,19 @@ def plot_async(doc: dict, cases: list[mr.Case], fig: plt.Figure) -> None:
         staged = defaultdict(list)
         for c in cases:
             if c.params.get("flops") == flops and "stages" in c.params:
-                staged[c.variant].append((c.params["stages"], bw(c)))
+                staged[variant_label(c)].append((c.params["stages"], bw(c)))
         for variant, points in sorted(staged.items()):
             points.sort()
-            ax_stages.plot([p[0] for p in points], [p[1] for p in points], "o-" if variant == "pipeline" else "s--",
-                           label=f"{variant}, flops {flops}")
+            ax_stages.plot([p[0] for p in points], [p[1] for p in points],
+                           "o-" if variant.startswith("pipeline") else "s--", label=f"{variant}, flops {flops}")
         for c in cases:
-            if c.params.get("flops") == flops and c.variant == "sync":
+            if c.params.get("flops") == flops and c.variant == "sync" and c.params.get("persistent", 1) == 1:
                 ax_stages.axhline(bw(c), ls=":", alpha=0.5, color="grey")
     finish(ax_stages, "pipeline stages", "bandwidth (GB/s, read + write)", "async: stages (dotted: async/sync)", bool(cases), 6, ncol=2)
 
     best: dict[str, dict[int, float]] = defaultdict(dict)
     for c in cases:
-        label = c.variant
+        label = variant_label(c)
         flops = c.params.get("flops", 0)
         best[label][flops] = max(best[label].get(flops, 0.0), bw(c))
     for label, points in sorted(best.items()):

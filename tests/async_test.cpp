@@ -97,6 +97,28 @@ TEST_F(AsyncKernels, TmaEveryTileAndStageCount) {
         for (std::size_t rows : {1, 5}) check({AsyncVariant::tma, rows * kTmaRowFloats * (tile / kTmaBoxCols), tile, stages, flops});
 }
 
+TEST_F(AsyncKernels, OneBlockPerTileEveryVariant) {
+  // persistent = false: as many blocks as tiles, each block's loop runs once.
+  for (AsyncVariant v : kAsyncVariants.all()) {
+    std::string why;
+    if (!async_variant_available(v, &why)) continue;
+    for (int tile : AsyncTiles::values)
+      for (int stages : {1, 3}) {
+        if (!async_multi_stage(v) && stages > 1) break;
+        const std::size_t rows = std::size_t{kTmaRowFloats} * (tile / kTmaBoxCols);
+        for (std::size_t n : {std::size_t(tile) * 2000 + 3, rows * 3}) {
+          if (v == AsyncVariant::tma && n % rows != 0) continue;
+          AsyncConfig c{v, n, tile, stages, 2};
+          c.persistent = false;
+          AsyncPlan p;
+          MEMBENCH_CUDA(plan(c, nullptr, &p));
+          EXPECT_EQ(p.shape.grid, (n + tile - 1) / tile);
+          check(c);
+        }
+      }
+  }
+}
+
 TEST_F(AsyncKernels, EveryBlockReusesEveryStageBufferTwice) {
   // n from the resident grid: each block gets at least 2 x stages tiles (plus
   // a ragged last one), so every buffer of every block is refilled twice.

@@ -46,7 +46,7 @@ TEST(Suite, ListsEveryFamilyAndVariantWithoutAGpu) {
                            "global/strided_full_grid/n:16777216/stride:2/manual_time",
                            "shared/column/side:4096/pad:1/manual_time",
                            "global/vectorized/n:16777216/vec:4/ilp:1/persistent:0/manual_time",
-                           "async/pipeline/n:67108864/tile:1024/stages:3/flops:64/manual_time"})
+                           "async/pipeline/n:67108864/tile:1024/stages:3/flops:64/persistent:1/manual_time"})
     EXPECT_NE(r.output.find(std::string(name) + "\n"), std::string::npos) << name;
 }
 
@@ -98,10 +98,10 @@ std::string listed(const std::string& sweep) {
 
 TEST(SweepFiles, SeedIsTheArticlesCasesAtItsSizes) {
   EXPECT_EQ(listed("seed.json"),
-            "async/sync/n:67108864/tile:1024/flops:0/manual_time\n"
-            "async/memcpy_async/n:67108864/tile:1024/flops:0/manual_time\n"
-            "async/pipeline/n:67108864/tile:1024/stages:1/flops:0/manual_time\n"
-            "async/pipeline/n:67108864/tile:1024/stages:3/flops:0/manual_time\n"
+            "async/sync/n:67108864/tile:1024/flops:0/persistent:1/manual_time\n"
+            "async/memcpy_async/n:67108864/tile:1024/flops:0/persistent:1/manual_time\n"
+            "async/pipeline/n:67108864/tile:1024/stages:1/flops:0/persistent:1/manual_time\n"
+            "async/pipeline/n:67108864/tile:1024/stages:3/flops:0/persistent:1/manual_time\n"
             "global/coalesced/n:16777216/manual_time\n"
             "global/strided/n:16777216/stride:1/manual_time\n"
             "global/strided/n:16777216/stride:2/manual_time\n"
@@ -153,14 +153,14 @@ TEST(SweepFiles, TheNewFamiliesSweepEveryAxisTheirTablesUse) {
 
 TEST(SweepFiles, CiIsASmallSetOfEveryFamily) {
   EXPECT_EQ(listed("ci.json"),
-            "async/sync/n:67108864/tile:1024/flops:0/manual_time\n"
-            "async/sync/n:67108864/tile:1024/flops:64/manual_time\n"
-            "async/pipeline/n:67108864/tile:1024/stages:2/flops:0/manual_time\n"
-            "async/pipeline/n:67108864/tile:1024/stages:2/flops:64/manual_time\n"
-            "async/bulk/n:67108864/tile:1024/stages:2/flops:0/manual_time\n"
-            "async/bulk/n:67108864/tile:1024/stages:2/flops:64/manual_time\n"
-            "async/tma/n:67108864/tile:1024/stages:2/flops:0/manual_time\n"
-            "async/tma/n:67108864/tile:1024/stages:2/flops:64/manual_time\n"
+            "async/sync/n:67108864/tile:1024/flops:0/persistent:1/manual_time\n"
+            "async/sync/n:67108864/tile:1024/flops:64/persistent:1/manual_time\n"
+            "async/pipeline/n:67108864/tile:1024/stages:2/flops:0/persistent:1/manual_time\n"
+            "async/pipeline/n:67108864/tile:1024/stages:2/flops:64/persistent:1/manual_time\n"
+            "async/bulk/n:67108864/tile:1024/stages:2/flops:0/persistent:1/manual_time\n"
+            "async/bulk/n:67108864/tile:1024/stages:2/flops:64/persistent:1/manual_time\n"
+            "async/tma/n:67108864/tile:1024/stages:2/flops:0/persistent:1/manual_time\n"
+            "async/tma/n:67108864/tile:1024/stages:2/flops:64/persistent:1/manual_time\n"
             "atomics/red/word:u32/space:global/shared_by:grid/updates:16/manual_time\n"
             "atomics/red/word:u32/space:global/shared_by:thread/updates:16/manual_time\n"
             "dsmem/read_remote/cluster:2/manual_time\n"

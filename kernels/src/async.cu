@@ -58,28 +58,71 @@ struct BoxRows {
   }
 };
 
+// A thread's elements of a tile come in groups of kAsyncWidth<TILE>
+// consecutive floats (4, or 2 for 512-float tiles), moved by one vector load
+// or store: group g of thread t starts at element (t + g * kAsyncBlock) *
+// width. A box row of a tma tile is kTmaBoxCols floats, so a group never
+// spans two.
+template <int TILE>
+inline constexpr int kAsyncWidth = TILE / kAsyncBlock >= 4 ? 4 : TILE / kAsyncBlock;
+template <int W>
+struct Floats;
+template <>
+struct Floats<4> {
+  using type = float4;
+};
+template <>
+struct Floats<2> {
+  using type = float2;
+};
+template <int W>
+__device__ __forceinline__ float& lane(typename Floats<W>::type& v, int q) {
+  return reinterpret_cast<float*>(&v)[q];
+}
+
 // The compute phase on one tile: element j comes from shared memory when
 // j < from_shared, else straight from global memory (the bulk copy's sub-16-
-// byte tail). Each thread runs TILE / 256 independent FMA chains.
+// byte tail). Each thread runs TILE / 256 independent FMA chains. A group
+// wholly inside [0, from_shared) is one vector load from shared memory, one
+// wholly inside [0, count) one vector store; the ragged end goes by element.
 template <int TILE, class At = Contiguous>
 __device__ __forceinline__ void compute_tile(const float* tile_smem, const float* __restrict__ src,
                                              float* __restrict__ dst, int count, int from_shared, int fmas,
                                              float a, float b, At at = {}) {
   constexpr int kPer = TILE / kAsyncBlock;
+  constexpr int W = kAsyncWidth<TILE>;
+  using V = typename Floats<W>::type;
   float v[kPer];
 #pragma unroll
-  for (int p = 0; p < kPer; ++p) {
-    const int j = threadIdx.x + p * kAsyncBlock;
-    v[p] = j < from_shared ? tile_smem[j] : (j < count ? src[at(j)] : 0.0f);
+  for (int g = 0; g < kPer / W; ++g) {
+    const int j = (threadIdx.x + g * kAsyncBlock) * W;
+    if (j + W <= from_shared) {
+      V x = *reinterpret_cast<const V*>(tile_smem + j);
+#pragma unroll
+      for (int q = 0; q < W; ++q) v[g * W + q] = lane<W>(x, q);
+    } else {
+#pragma unroll
+      for (int q = 0; q < W; ++q)
+        v[g * W + q] = j + q < from_shared ? tile_smem[j + q] : (j + q < count ? src[at(j + q)] : 0.0f);
+    }
   }
   for (int k = 0; k < fmas; ++k) {
 #pragma unroll
     for (int p = 0; p < kPer; ++p) v[p] = fmaf(v[p], a, b);
   }
 #pragma unroll
-  for (int p = 0; p < kPer; ++p) {
-    const int j = threadIdx.x + p * kAsyncBlock;
-    if (j < count) dst[at(j)] = v[p];
+  for (int g = 0; g < kPer / W; ++g) {
+    const int j = (threadIdx.x + g * kAsyncBlock) * W;
+    if (j + W <= count) {
+      V x;
+#pragma unroll
+      for (int q = 0; q < W; ++q) lane<W>(x, q) = v[g * W + q];
+      *reinterpret_cast<V*>(dst + at(j)) = x;
+    } else {
+#pragma unroll
+      for (int q = 0; q < W; ++q)
+        if (j + q < count) dst[at(j + q)] = v[g * W + q];
+    }
   }
 }
 
@@ -88,14 +131,19 @@ template <int TILE>
 __global__ void async_sync(const float* __restrict__ in, float* __restrict__ out, std::size_t n, int fmas,
                            float a, float b) {
   extern __shared__ __align__(128) float smem[];
-  constexpr int kPer = TILE / kAsyncBlock;
+  constexpr int W = kAsyncWidth<TILE>;
+  using V = typename Floats<W>::type;
   const std::size_t mine = tiles_of_block<TILE>(n);
   for (std::size_t j = 0; j < mine; ++j) {
     const TileSpan t = block_tile<TILE>(j, n);
 #pragma unroll
-    for (int p = 0; p < kPer; ++p) {
-      const int e = threadIdx.x + p * kAsyncBlock;
-      if (e < t.count) smem[e] = in[t.base + e];
+    for (int g = 0; g < TILE / kAsyncBlock / W; ++g) {
+      const int e = (threadIdx.x + g * kAsyncBlock) * W;
+      if (e + W <= t.count) {
+        *reinterpret_cast<V*>(smem + e) = *reinterpret_cast<const V*>(in + t.base + e);
+      } else {
+        for (int q = 0; q < W && e + q < t.count; ++q) smem[e + q] = in[t.base + e + q];
+      }
     }
     __syncthreads();
     compute_tile<TILE>(smem, in + t.base, out + t.base, t.count, t.count, fmas, a, b);
@@ -178,48 +226,77 @@ __global__ void async_pipeline(const float* __restrict__ in, float* __restrict__
   }
 }
 
-// Hopper's bulk-copy engine: one thread issues cp.async.bulk for a whole tile,
-// completing on that stage's mbarrier; everyone waits on the barrier's phase.
-// Same schedule as async_pipeline. The last (< 16-byte) part of a ragged
-// final tile is read straight from global memory.
-template <int TILE, int STAGES>
-__global__ void async_bulk(const float* __restrict__ in, float* __restrict__ out, std::size_t n, int fmas,
-                           float a, float b) {
+// The schedule of the copy engines (bulk and tma): a producer warp, the
+// block's last (threads kAsyncBlock..+31), and kAsyncBlock consumer threads
+// share STAGES buffers. One producer thread issues tile j into buffer
+// j % STAGES once the consumers have released what it held (its `empty`
+// barrier), and the copy completes on the buffer's `full` barrier; the
+// consumers wait on `full`, compute the tile, and each consumer warp
+// releases the buffer. No block-wide barrier inside the loop: the producer
+// runs up to STAGES tiles ahead of the slowest consumer warp. issue(j, s)
+// announces the bytes on full[s] and starts the copy; consume(i, s) computes.
+inline constexpr int kAsyncConsumerWarps = kAsyncBlock / 32;
+
+template <int STAGES, class Issue, class Consume>
+__device__ __forceinline__ void producer_consumer(std::size_t mine, std::uint64_t* full, std::uint64_t* empty,
+                                                  Issue issue, Consume consume) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  extern __shared__ __align__(128) float smem[];
-  __shared__ __align__(8) std::uint64_t full[STAGES];
-  const std::size_t mine = tiles_of_block<TILE>(n);
   if (threadIdx.x == 0) {
-    for (int s = 0; s < STAGES; ++s) cuda::ptx::mbarrier_init(&full[s], 1);
+    for (int s = 0; s < STAGES; ++s) {
+      cuda::ptx::mbarrier_init(&full[s], 1);
+      cuda::ptx::mbarrier_init(&empty[s], kAsyncConsumerWarps);
+    }
   }
   __syncthreads();
+  auto wait = [](std::uint64_t* bar, std::uint32_t parity) {
+    while (!cuda::ptx::mbarrier_try_wait_parity(bar, parity)) {
+    }
+  };
+  if (threadIdx.x >= kAsyncBlock) {  // the producer warp; one thread issues
+    if (threadIdx.x != kAsyncBlock) return;
+    for (std::size_t j = 0; j < mine; ++j) {
+      const int s = static_cast<int>(j % STAGES);
+      if (j >= STAGES) wait(&empty[s], static_cast<std::uint32_t>((j / STAGES - 1) & 1));
+      // Order the consumers' generic-proxy reads of the buffer (released to
+      // this thread by `empty`) before the async-proxy writes that overwrite it.
+      cuda::ptx::fence_proxy_async(cuda::ptx::space_shared);
+      issue(j, s);
+    }
+    return;
+  }
+  for (std::size_t i = 0; i < mine; ++i) {
+    const int s = static_cast<int>(i % STAGES);
+    wait(&full[s], static_cast<std::uint32_t>((i / STAGES) & 1));
+    consume(i, s);
+    __syncwarp();
+    if (threadIdx.x % 32 == 0) (void)cuda::ptx::mbarrier_arrive(&empty[s]);
+  }
+#endif
+}
 
-  auto fetch = [&](std::size_t j) {
-    if (threadIdx.x != 0) return;
+// Hopper's bulk-copy engine: cp.async.bulk copies a whole tile (its
+// 16-byte-aligned part) into the buffer; the last (< 16-byte) part of a
+// ragged final tile is read straight from global memory.
+template <int TILE, int STAGES>
+__global__ void __launch_bounds__(kAsyncBlock + 32) async_bulk(const float* __restrict__ in, float* __restrict__ out,
+                                                                std::size_t n, int fmas, float a, float b) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  extern __shared__ __align__(128) float smem[];
+  __shared__ __align__(8) std::uint64_t full[STAGES], empty[STAGES];
+  auto issue = [&](std::size_t j, int s) {
     const TileSpan t = block_tile<TILE>(j, n);
     const std::uint32_t bytes = static_cast<std::uint32_t>(t.count / 4 * 4 * sizeof(float));
-    std::uint64_t* bar = &full[j % STAGES];
-    // Order this block's earlier generic-proxy reads of the buffer before the
-    // async-proxy writes that overwrite it.
-    cuda::ptx::fence_proxy_async(cuda::ptx::space_shared);
     (void)cuda::ptx::mbarrier_arrive_expect_tx(cuda::ptx::sem_release, cuda::ptx::scope_cta,
-                                               cuda::ptx::space_shared, bar, bytes);
+                                               cuda::ptx::space_shared, &full[s], bytes);
     if (bytes > 0)
-      cuda::ptx::cp_async_bulk(cuda::ptx::space_cluster, cuda::ptx::space_global, smem + (j % STAGES) * TILE,
-                               in + t.base, bytes, bar);
+      cuda::ptx::cp_async_bulk(cuda::ptx::space_cluster, cuda::ptx::space_global, smem + s * TILE, in + t.base, bytes,
+                               &full[s]);
   };
-
-  for (std::size_t j = 0; j + 1 < STAGES && j < mine; ++j) fetch(j);
-  for (std::size_t i = 0; i < mine; ++i) {
-    if (i + STAGES - 1 < mine) fetch(i + STAGES - 1);
-    const auto parity = static_cast<std::uint32_t>((i / STAGES) & 1);
-    while (!cuda::ptx::mbarrier_try_wait_parity(&full[i % STAGES], parity)) {
-    }
+  auto consume = [&](std::size_t i, int s) {
     const TileSpan t = block_tile<TILE>(i, n);
-    compute_tile<TILE>(smem + (i % STAGES) * TILE, in + t.base, out + t.base, t.count, t.count / 4 * 4, fmas, a,
-                       b);
-    __syncthreads();  // the buffer is free for the copy issued next iteration
-  }
+    compute_tile<TILE>(smem + s * TILE, in + t.base, out + t.base, t.count, t.count / 4 * 4, fmas, a, b);
+  };
+  producer_consumer<STAGES>(tiles_of_block<TILE>(n), full, empty, issue, consume);
 #elif defined(__CUDA_ARCH__)
   __trap();  // built without sm_90 code; the host refuses to launch this
 #endif
@@ -230,46 +307,46 @@ __global__ void async_bulk(const float* __restrict__ in, float* __restrict__ out
 // coordinates through the tensor map; the copy engine gathers the box's row
 // pieces. Tiles are numbered along the rows of boxes: kTmaRowFloats /
 // kTmaBoxCols tiles side by side make one band of TILE / kTmaBoxCols rows.
+// A box's elements lie on several rows, so each 16-byte group has an address
+// of its own, which the compiler would hold in registers through the compute
+// phase; the launch bounds cap the registers so that as many blocks stay
+// resident as bulk's (7 at tiles up to 1024 floats, 5 above). The body is
+// sm_90 only, so older targets get no such bound.
+template <int TILE>
+constexpr int tma_min_blocks() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  return TILE <= 1024 ? 7 : 5;
+#else
+  return 1;
+#endif
+}
+
 template <int TILE, int STAGES>
-__global__ void async_tma(const float* __restrict__ in, float* __restrict__ out, std::size_t n, int fmas, float a,
-                          float b, const __grid_constant__ CUtensorMap map) {
+__global__ void __launch_bounds__(kAsyncBlock + 32, tma_min_blocks<TILE>()) async_tma(const float* __restrict__ in, float* __restrict__ out,
+                                                               std::size_t n, int fmas, float a, float b,
+                                                               const __grid_constant__ CUtensorMap map) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   extern __shared__ __align__(128) float smem[];
-  __shared__ __align__(8) std::uint64_t full[STAGES];
+  __shared__ __align__(8) std::uint64_t full[STAGES], empty[STAGES];
   constexpr int kRows = TILE / kTmaBoxCols;
   constexpr int kTilesPerBand = kTmaRowFloats / kTmaBoxCols;
-  const std::size_t mine = tiles_of_block<TILE>(n);
-  if (threadIdx.x == 0) {
-    for (int s = 0; s < STAGES; ++s) cuda::ptx::mbarrier_init(&full[s], 1);
-  }
-  __syncthreads();
-
   auto tile_of = [&](std::size_t j) { return blockIdx.x + j * gridDim.x; };
-  auto fetch = [&](std::size_t j) {
-    if (threadIdx.x != 0) return;
+  auto issue = [&](std::size_t j, int s) {
     const std::size_t tile = tile_of(j);
     const std::int32_t coords[2] = {static_cast<std::int32_t>(tile % kTilesPerBand * kTmaBoxCols),
                                     static_cast<std::int32_t>(tile / kTilesPerBand * kRows)};
-    std::uint64_t* bar = &full[j % STAGES];
-    cuda::ptx::fence_proxy_async(cuda::ptx::space_shared);  // as in async_bulk
     (void)cuda::ptx::mbarrier_arrive_expect_tx(cuda::ptx::sem_release, cuda::ptx::scope_cta,
-                                               cuda::ptx::space_shared, bar, TILE * sizeof(float));
-    cuda::ptx::cp_async_bulk_tensor(cuda::ptx::space_cluster, cuda::ptx::space_global, smem + (j % STAGES) * TILE,
-                                    &map, coords, bar);
+                                               cuda::ptx::space_shared, &full[s], TILE * sizeof(float));
+    cuda::ptx::cp_async_bulk_tensor(cuda::ptx::space_cluster, cuda::ptx::space_global, smem + s * TILE, &map, coords,
+                                    &full[s]);
   };
-
-  for (std::size_t j = 0; j + 1 < STAGES && j < mine; ++j) fetch(j);
-  for (std::size_t i = 0; i < mine; ++i) {
-    if (i + STAGES - 1 < mine) fetch(i + STAGES - 1);
-    const auto parity = static_cast<std::uint32_t>((i / STAGES) & 1);
-    while (!cuda::ptx::mbarrier_try_wait_parity(&full[i % STAGES], parity)) {
-    }
+  auto consume = [&](std::size_t i, int s) {
     const std::size_t tile = tile_of(i);
     const std::size_t origin =
         tile / kTilesPerBand * kRows * static_cast<std::size_t>(kTmaRowFloats) + tile % kTilesPerBand * kTmaBoxCols;
-    compute_tile<TILE>(smem + (i % STAGES) * TILE, in + origin, out + origin, TILE, TILE, fmas, a, b, BoxRows{});
-    __syncthreads();  // the buffer is free for the copy issued next iteration
-  }
+    compute_tile<TILE>(smem + s * TILE, in + origin, out + origin, TILE, TILE, fmas, a, b, BoxRows{});
+  };
+  producer_consumer<STAGES>(tiles_of_block<TILE>(n), full, empty, issue, consume);
 #elif defined(__CUDA_ARCH__)
   __trap();  // built without sm_90 code; the host refuses to launch this
 #endif
@@ -370,6 +447,8 @@ bool needs_sm90(AsyncVariant v) { return v == AsyncVariant::bulk || v == AsyncVa
 
 }  // namespace
 
+unsigned async_block(AsyncVariant v) { return needs_sm90(v) ? kAsyncBlock + 32 : kAsyncBlock; }
+
 bool async_multi_stage(AsyncVariant v) {
   return v == AsyncVariant::pipeline || v == AsyncVariant::bulk || v == AsyncVariant::tma;
 }
@@ -418,12 +497,13 @@ cudaError_t plan(const AsyncConfig& c, const float* in, AsyncPlan* p) {
   cudaError_t rc = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem));
   if (rc != cudaSuccess) return rc;
   unsigned grid = 0;
-  rc = detail::resident_grid(kernel, kAsyncBlock, smem, &grid);
+  const unsigned block = async_block(c.variant);
+  rc = detail::resident_grid(kernel, block, smem, &grid);
   if (rc != cudaSuccess) return rc;
   const std::size_t tiles = std::max<std::size_t>(1, detail::ceil_div(c.n, static_cast<std::size_t>(c.tile)));
-  if (tiles < grid) grid = static_cast<unsigned>(tiles);
+  if (tiles < grid || (!c.persistent && tiles <= kAsyncMaxGrid)) grid = static_cast<unsigned>(tiles);
   p->config = c;
-  p->shape = detail::shape_of(kernel, grid, kAsyncBlock, smem);
+  p->shape = detail::shape_of(kernel, grid, block, smem);
   p->run = run;
   std::memset(p->tensor_map, 0, sizeof p->tensor_map);
   if (c.variant == AsyncVariant::tma && c.n > 0 && in != nullptr) {

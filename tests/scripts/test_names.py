@@ -50,7 +50,31 @@ def test_a_name_from_before_the_axis_renaming_reads_as_todays(old, new):
     assert mr.current_name(new) == (new, mr.parse_name(new))
 
 
-@pytest.mark.parametrize("name", ["global/strided/n:1024/stride:2/manual_time", "async/tma/n:67108864/tile:1024",
+@pytest.mark.parametrize("old, new", [
+    ("hierarchy/bandwidth/working_set:16384/manual_time", "hierarchy/bandwidth/working_set:16384/width:16/manual_time"),
+    ("async/tma/n:67108864/tile:1024/stages:2/flops:0", "async/tma/n:67108864/tile:1024/stages:2/flops:0/persistent:1"),
+    ("hierarchy/bandwidth/l2:cold/working_set:16384", "hierarchy/bandwidth/l2:cold/working_set:16384/width:16"),
+    ("transfer/host_to_device_memcpy_sm/bytes:1048576/manual_time",
+     "transfer/host_to_device_memcpy_sm/bytes:1048576/passes:1/manual_time"),
+    ("transfer/bidirectional_memcpy_sm/device:1/bytes:4096/manual_time",
+     "transfer/bidirectional_memcpy_sm/device:1/bytes:4096/passes:1/manual_time"),
+])
+def test_a_name_from_before_an_axis_was_added_reads_as_its_case_today(old, new):
+    name, parsed = mr.current_name(old)
+    assert name == new
+    assert parsed == mr.parse_name(new)
+    assert mr.current_name(new) == (new, mr.parse_name(new))
+
+
+@pytest.mark.parametrize("name", ["hierarchy/bandwidth/working_set:16384/width:4/manual_time",
+                                  "transfer/host_to_device_memcpy_ce/host:pinned/bytes:4096/manual_time",
+                                  "transfer/host_device_latency_sm/working_set:4096/chase_stride:128"])
+def test_a_case_that_has_the_axis_or_never_had_it_keeps_its_name(name):
+    assert mr.current_name(name) == (name, mr.parse_name(name))
+
+
+@pytest.mark.parametrize("name", ["global/strided/n:1024/stride:2/manual_time",
+                                  "async/tma/n:67108864/tile:1024/persistent:1",
                                   "hierarchy/latency/working_set:4096/chase_stride:128/manual_time"])
 def test_other_families_keep_their_n(name):
     assert mr.current_name(name) == (name, mr.parse_name(name))
@@ -64,3 +88,8 @@ def test_the_renamed_axes_are_todays_and_the_old_names_are_free():
     for family, renamed in mr.RENAMED_AXES.items():
         for old, new in renamed.items():
             assert new in axes[family] and old not in axes[family], (family, old, new)
+    # An added axis is the last of its variant's today, with the old value among its defaults' kind.
+    variants = {(c["family"], c["variant"]): [a["name"] for a in c["axes"]] for c in listed()}
+    for (family, variant), added in mr.ADDED_AXES.items():
+        names = variants[(family, variant)]
+        assert names[len(names) - len(added):] == [key for key, _ in added], (family, variant, names)

@@ -373,7 +373,7 @@ def hierarchy_doc(working_sets: list[int]) -> dict:
     benchmarks = []
     for ws in working_sets:
         level = 1 if ws <= 256 * 2**10 else 2 if ws <= 60 * 2**20 else 3
-        name = f"hierarchy/bandwidth/working_set:{ws}/manual_time"
+        name = f"hierarchy/bandwidth/working_set:{ws}/width:16/manual_time"
         benchmarks.append({"name": name, "run_name": name, "run_type": "iteration", "real_time": 200.0,
                            "time_unit": "us", "bytes": read, "bytes_per_second": 1e13, "model_level": level,
                            "l2_read_bytes": min(read, 132.0 * ws) if level == 1 else read,
@@ -383,7 +383,7 @@ def hierarchy_doc(working_sets: list[int]) -> dict:
 
 
 def hierarchy_rows(l2_bytes: list[float], hit_pct: list[float]) -> list[dict]:
-    kernel = "membench::kernels::hierarchy_read(const float4 *, double *, unsigned long, unsigned long, unsigned int)"
+    kernel = "void membench::kernels::hierarchy_read<16>(const membench::kernels::Floats<T1>::type *, double *, unsigned long, unsigned long, unsigned int)"
     return [{"kernel": kernel, "gpu__time_duration.sum": 200_000, "lts__t_sectors_srcunit_tex_op_read.sum": b / 32,
              "l1tex__t_sector_pipe_lsu_mem_global_op_ld_hit_rate.pct": h} for b, h in zip(l2_bytes, hit_pct)]
 
@@ -630,7 +630,7 @@ def test_the_time_is_checked_for_a_hierarchy_set_read_from_dram_only():
     doc = hierarchy_doc([4 * 2**20, 1 * 2**30])  # an L2 level (2) and a DRAM level (3), 2 GiB read each
     rows = hierarchy_rows([2.0 * 2**30] * 2, [0.0, 0.0])
     times = [c.case for c in ncu_check.evaluate(doc, rows, 5, 2) if c.quantity == "time_ns"]
-    assert times == ["hierarchy/bandwidth/working_set:1073741824/manual_time"]
+    assert times == ["hierarchy/bandwidth/working_set:1073741824/width:16/manual_time"]
 
 
 @pytest.mark.parametrize("write, judged", [(1e7, True), (0.99e7, False)])

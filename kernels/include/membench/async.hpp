@@ -22,14 +22,17 @@ inline constexpr int kAsyncBlock = 256;
 using AsyncTiles = IntList<512, 1024, 2048, 4096>;  // floats per tile
 using AsyncStages = IntList<1, 2, 3, 4, 6, 8>;
 inline constexpr int kAsyncMaxFlops = 65536;
+// The most blocks a non-persistent launch takes (one per tile); past it the
+// blocks stride over the tiles as a persistent launch's do.
+inline constexpr std::size_t kAsyncMaxGrid = 0x7fffffff;
 
 // tma views the n floats as a row-major matrix kTmaRowFloats wide and copies
-// a tile as one box of kTmaBoxCols columns x (tile / kTmaBoxCols) rows: 256
-// bytes from each of several rows 16 KiB apart, which the tensor map
-// (cuTensorMapEncodeTiled) describes and the copy engine gathers; n must be
-// a whole number of box rows.
+// a tile as one box of kTmaBoxCols columns x (tile / kTmaBoxCols) rows: 1 KiB
+// (the widest box row a tensor map allows, 256 elements) from each of
+// several rows 16 KiB apart, which the tensor map (cuTensorMapEncodeTiled)
+// describes and the copy engine gathers; n must be a whole number of box rows.
 inline constexpr int kTmaRowFloats = 4096;
-inline constexpr int kTmaBoxCols = 64;
+inline constexpr int kTmaBoxCols = 256;
 
 // The compute phase: flops / 2 dependent FMAs per element, v = fma(v, a, b)
 // with a = 1 and b = 1/2 passed at run time (so the compiler must issue every
@@ -43,6 +46,10 @@ struct AsyncConfig {
   int tile = 1024;    // floats per tile
   int stages = 1;     // pipeline and bulk only; sync and memcpy_async are single-stage
   int flops = 0;      // floating-point operations per element (even)
+  // true: a resident grid, each block taking tiles b, b + grid, ... (the
+  // stages overlap a block's copies with its compute); false: one block per
+  // tile, so that only the blocks resident together overlap each other.
+  bool persistent = true;
 };
 
 bool async_multi_stage(AsyncVariant v);
@@ -57,11 +64,15 @@ bool async_config_supported(const AsyncConfig& c, std::string* why);
 // the driver's cuTensorMapEncodeTiled.
 bool async_variant_available(AsyncVariant v, std::string* why);
 
+// Threads per block: kAsyncBlock compute; bulk and tma add a producer warp
+// that issues the copies.
+unsigned async_block(AsyncVariant v);
+
 // Dynamic shared memory one block uses.
 std::size_t async_smem_bytes(const AsyncConfig& c);
 
-// A launch worked out once: the kernel and its resident grid (at most one
-// block per tile), its typed launch, and for tma the tensor map of the input
+// A launch worked out once: the kernel and its grid (resident, at most one
+// block per tile; or one block per tile), its typed launch, and for tma the tensor map of the input
 // it reads (a CUtensorMap, encoded once).
 struct AsyncPlan {
   using Run = cudaError_t (*)(const AsyncPlan&, const float*, float*, cudaStream_t);
@@ -77,7 +88,8 @@ struct AsyncPlan {
 // cudaErrorNotSupported where the variant cannot run here.
 cudaError_t plan(const AsyncConfig& c, const float* in, AsyncPlan* plan);
 // out[i] = async_reference(in[i], flops) for i < n; any n >= 1. `in` must be
-// the pointer the plan was made for.
+// the pointer the plan was made for; `in` and `out` 16-byte aligned (as
+// cudaMalloc's are: threads move 16-byte groups, the copy engines 16-byte units).
 cudaError_t launch(const AsyncPlan& p, const float* in, float* out, cudaStream_t stream);
 // Planned for this launch alone.
 cudaError_t launch(const AsyncConfig& c, const float* in, float* out, cudaStream_t stream);
