@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
@@ -149,6 +150,20 @@ TEST(SweepFiles, TheNewFamiliesSweepEveryAxisTheirTablesUse) {
   EXPECT_EQ(count("managed.json", "managed/"), (5 + 2 * 3) * 4);  // five variants, two with three touches, x 4 sizes
   EXPECT_EQ(count("l2persist.json", "l2persist/"), 3 * 3 * 4);
   EXPECT_EQ(count("host_latency.json", "transfer/"), 6 + 1);  // six working sets and the SM copy beside them
+
+}
+
+TEST(SweepFiles, LimitsHasEachFamilysBestBesideWhatItIsComparedWith) {
+  std::map<std::string, int> by_family;
+  std::istringstream lines(listed("limits.json"));
+  for (std::string line; std::getline(lines, line);) ++by_family[line.substr(0, line.find('/'))];
+  // async: sync and memcpy_async x 3 tiles, three staged variants x 3 tiles x 3 stage counts, on both grids
+  EXPECT_EQ(by_family["async"], (2 * 3 + 3 * 3 * 3) * 2);
+  EXPECT_EQ(by_family["hierarchy"], 11 * 3);  // working sets x load widths
+  EXPECT_EQ(by_family["transfer"], 2 * 3 * 2);  // directions x sizes x passes
+  EXPECT_EQ(by_family["dsmem"], 2 * 3);       // local and remote x cluster sizes
+  EXPECT_EQ(by_family["stream"] + by_family["global"] + by_family["shared"], 2 + 1 + 1);
+  EXPECT_EQ(by_family.size(), 7u);
 }
 
 TEST(SweepFiles, CiIsASmallSetOfEveryFamily) {
