@@ -15,9 +15,9 @@
 // (its loop count, 16): one small copy per launch pays the launch and the
 // link's round trip at its start and end, which the passes share out; every
 // pass crosses the link again (its loads are volatile, and the L2 keeps no
-// host memory), which ncu's pcie__read_bytes and pcie__write_bytes confirm
-// as passes x bytes. Pageable copies
-// do not settle: the staging runs on a CPU thread the GPU's clock cannot
+// host memory), which ncu's pcie__read_bytes and pcie__write_bytes confirm:
+// passes x bytes, and the link's packet overhead on top. Pageable copies do
+// not settle: the staging runs on a CPU thread the GPU's clock cannot
 // see, so their time per launch varies with the host's scheduling and
 // memory, and they stay noisy = 1 however long they run; the gates judge
 // them untrusted and the CI sweep leaves them out.
