@@ -225,19 +225,24 @@ def variant_label(c: mr.Case) -> str:
 def plot_async(doc: dict, cases: list[mr.Case], fig: plt.Figure) -> None:
     ax_stages, ax_flops = fig.subplots(1, 2)
     flops_values = sorted({c.params.get("flops", 0) for c in cases})
+    tiles = {c.params.get("tile") for c in cases}
+    best_tile = " (best tile)" if len(tiles) > 1 else ""
     for flops in flops_values:
-        staged = defaultdict(list)
+        staged: dict[str, dict[int, float]] = defaultdict(dict)  # where several tiles ran, the best at each count
         for c in cases:
             if c.params.get("flops") == flops and "stages" in c.params:
-                staged[variant_label(c)].append((c.params["stages"], bw(c)))
-        for variant, points in sorted(staged.items()):
-            points.sort()
-            ax_stages.plot([p[0] for p in points], [p[1] for p in points],
-                           "o-" if variant.startswith("pipeline") else "s--", label=f"{variant}, flops {flops}")
-        for c in cases:
-            if c.params.get("flops") == flops and c.variant == "sync" and c.params.get("persistent", 1) == 1:
-                ax_stages.axhline(bw(c), ls=":", alpha=0.5, color="grey")
-    finish(ax_stages, "pipeline stages", "bandwidth (GB/s, read + write)", "async: stages (dotted: async/sync)", bool(cases), 6, ncol=2)
+                row = staged[variant_label(c)]
+                row[c.params["stages"]] = max(row.get(c.params["stages"], 0.0), bw(c))
+        for variant, row in sorted(staged.items()):
+            counts = sorted(row)
+            ax_stages.plot(counts, [row[k] for k in counts], "o-" if variant.startswith("pipeline") else "s--",
+                           label=f"{variant}, flops {flops}")
+        plain = [bw(c) for c in cases if c.params.get("flops") == flops and c.variant == "sync"
+                 and c.params.get("persistent", 1) == 1]
+        if plain:
+            ax_stages.axhline(max(plain), ls=":", alpha=0.5, color="grey")
+    finish(ax_stages, "pipeline stages", "bandwidth (GB/s, read + write)",
+           f"async: stages{best_tile} (dotted: async/sync)", bool(cases), 6, ncol=2)
 
     best: dict[str, dict[int, float]] = defaultdict(dict)
     for c in cases:
