@@ -19,6 +19,7 @@
 
 #include <cstring>
 
+#include "float_vector.cuh"
 #include "launch_utils.cuh"
 #include "membench/async.hpp"
 
@@ -65,20 +66,6 @@ struct BoxRows {
 // spans two.
 template <int TILE>
 inline constexpr int kAsyncWidth = TILE / kAsyncBlock >= 4 ? 4 : TILE / kAsyncBlock;
-template <int W>
-struct Floats;
-template <>
-struct Floats<4> {
-  using type = float4;
-};
-template <>
-struct Floats<2> {
-  using type = float2;
-};
-template <int W>
-__device__ __forceinline__ float& lane(typename Floats<W>::type& v, int q) {
-  return reinterpret_cast<float*>(&v)[q];
-}
 
 // The compute phase on one tile: element j comes from shared memory when
 // j < from_shared, else straight from global memory (the bulk copy's sub-16-
@@ -91,7 +78,7 @@ __device__ __forceinline__ void compute_tile(const float* tile_smem, const float
                                              float a, float b, At at = {}) {
   constexpr int kPer = TILE / kAsyncBlock;
   constexpr int W = kAsyncWidth<TILE>;
-  using V = typename Floats<W>::type;
+  using V = typename FloatVector<W>::type;
   float v[kPer];
 #pragma unroll
   for (int g = 0; g < kPer / W; ++g) {
@@ -132,7 +119,7 @@ __global__ void async_sync(const float* __restrict__ in, float* __restrict__ out
                            float a, float b) {
   extern __shared__ __align__(128) float smem[];
   constexpr int W = kAsyncWidth<TILE>;
-  using V = typename Floats<W>::type;
+  using V = typename FloatVector<W>::type;
   const std::size_t mine = tiles_of_block<TILE>(n);
   for (std::size_t j = 0; j < mine; ++j) {
     const TileSpan t = block_tile<TILE>(j, n);

@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "float_vector.cuh"
 #include "launch_utils.cuh"
 #include "membench/global.hpp"
 
@@ -21,21 +22,6 @@ __global__ void strided_scale(const float* __restrict__ in, float* __restrict__ 
   if (i < n) out[i] = 2.0f * in[i];
 }
 
-template <int VEC>
-struct VectorOf;
-template <>
-struct VectorOf<1> {
-  using type = float;
-};
-template <>
-struct VectorOf<2> {
-  using type = float2;
-};
-template <>
-struct VectorOf<4> {
-  using type = float4;
-};
-
 __device__ __forceinline__ float twice(float v) { return 2.0f * v; }
 __device__ __forceinline__ float2 twice(float2 v) { return make_float2(2.0f * v.x, 2.0f * v.y); }
 __device__ __forceinline__ float4 twice(float4 v) {
@@ -46,7 +32,7 @@ __device__ __forceinline__ float4 twice(float4 v) {
 // before the first store, so ILP x VEC x 4 bytes per thread are in flight.
 template <int VEC, int ILP>
 __global__ void vectorized_scale(const float* __restrict__ in, float* __restrict__ out, std::size_t n) {
-  using V = typename VectorOf<VEC>::type;
+  using V = typename FloatVector<VEC>::type;
   const V* __restrict__ vin = reinterpret_cast<const V*>(in);
   V* __restrict__ vout = reinterpret_cast<V*>(out);
   const std::size_t vectors = n / VEC;

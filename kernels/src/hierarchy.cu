@@ -5,6 +5,7 @@
 #include <cmath>
 #include <numeric>
 
+#include "float_vector.cuh"
 #include "launch_utils.cuh"
 #include "membench/chain.hpp"
 #include "membench/hierarchy.hpp"
@@ -15,35 +16,17 @@ namespace membench {
 
 namespace kernels {
 
-template <int W>
-struct Floats;
-template <>
-struct Floats<4> {
-  using type = float;
-  __device__ static float sum(float v) { return v; }
-};
-template <>
-struct Floats<8> {
-  using type = float2;
-  __device__ static float sum(float2 v) { return v.x + v.y; }
-};
-template <>
-struct Floats<16> {
-  using type = float4;
-  __device__ static float sum(float4 v) { return (v.x + v.y) + (v.z + v.w); }
-};
-
 // Every float a block reads is a multiple of 1/4 under 257. Each of a
 // thread's float accumulators (one per load of a chunk) takes at most 4 of
 // them per chunk and is folded into a double every kFoldEvery chunks, long
 // before its sum could reach 2^22 (where quarters stop being exact in
 // float): the whole sum is exact. Two chunks per trip of the loop keep 2 x
-// 64 / W loads in flight.
+// 64 / W loads of W bytes in flight.
 template <int W>
-__global__ void __launch_bounds__(kHierarchyBlock) hierarchy_read(const typename Floats<W>::type* __restrict__ in,
+__global__ void __launch_bounds__(kHierarchyBlock) hierarchy_read(const typename FloatVector<W / 4>::type* __restrict__ in,
                                                                   double* __restrict__ partial, std::uint64_t chunks,
                                                                   std::uint64_t steps, unsigned spread) {
-  using V = typename Floats<W>::type;
+  using V = typename FloatVector<W / 4>::type;
   constexpr int U = 64 / W;  // loads per thread per chunk
   constexpr int kFoldEvery = 64;  // well inside the bound (1024), and reached by every launch the suite makes
   constexpr std::uint64_t kChunkVectors = kHierarchyChunkBytes / W;
@@ -58,7 +41,7 @@ __global__ void __launch_bounds__(kHierarchyBlock) hierarchy_read(const typename
 #pragma unroll
     for (int k = 0; k < U; ++k) x[k] = base[k * kHierarchyBlock];
 #pragma unroll
-    for (int k = 0; k < U; ++k) acc[k] += Floats<W>::sum(x[k]);
+    for (int k = 0; k < U; ++k) acc[k] += FloatVector<W / 4>::sum(x[k]);
     if (++since_fold == kFoldEvery) {
 #pragma unroll
       for (int k = 0; k < U; ++k) {
@@ -143,7 +126,7 @@ cudaError_t launch(const BandwidthPlan& p, const float* in, double* partial, cud
   const BandwidthCoverage& cover = p.coverage;
   return HierarchyWidths::dispatch(p.config.width, [&](auto w) {
     constexpr int W = decltype(w)::value;
-    using V = typename kernels::Floats<W>::type;
+    using V = typename kernels::FloatVector<W / 4>::type;
     kernels::hierarchy_read<W><<<p.shape.grid, p.shape.block, 0, stream>>>(reinterpret_cast<const V*>(in), partial,
                                                                           cover.chunks, cover.steps, cover.spread);
     return cudaGetLastError();
