@@ -1,9 +1,8 @@
 // The l2persist family's kernel, launcher, scope and model. See l2persist.hpp.
-#include <cub/block/block_reduce.cuh>
-
 #include <algorithm>
 #include <cmath>
 
+#include "block_sum.cuh"
 #include "launch_utils.cuh"
 #include "membench/cuda.hpp"
 #include "membench/l2persist.hpp"
@@ -37,10 +36,7 @@ __global__ void __launch_bounds__(kL2PersistBlock) l2persist_read(const float4* 
 #pragma unroll
     for (const float4& v : x) total += (v.x + v.y) + (v.z + v.w);
   }
-  using Reduce = cub::BlockReduce<double, kL2PersistBlock>;
-  __shared__ typename Reduce::TempStorage scratch;
-  const double sum = Reduce(scratch).Sum(total);
-  if (threadIdx.x == 0) partial[blockIdx.x] = sum;
+  store_block_sum<kL2PersistBlock>(total, partial);
 }
 
 }  // namespace kernels

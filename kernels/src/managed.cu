@@ -1,10 +1,9 @@
 // The managed family's kernel, buffer and launcher. See managed.hpp.
-#include <cub/block/block_reduce.cuh>
-
 #include <algorithm>
 #include <cstdlib>
 #include <new>
 
+#include "block_sum.cuh"
 #include "launch_utils.cuh"
 #include "membench/chain.hpp"
 #include "membench/cuda.hpp"
@@ -56,10 +55,7 @@ __global__ void __launch_bounds__(kManagedBlock) managed_read(const float4* __re
 #pragma unroll
     for (int u = 0; u < kInFlight; ++u) total += (x[u].x + x[u].y) + (x[u].z + x[u].w);
   }
-  using Reduce = cub::BlockReduce<double, kManagedBlock>;
-  __shared__ typename Reduce::TempStorage scratch;
-  const double sum = Reduce(scratch).Sum(total);
-  if (threadIdx.x == 0) partial[blockIdx.x] = sum;
+  store_block_sum<kManagedBlock>(total, partial);
 }
 
 }  // namespace kernels
@@ -95,6 +91,19 @@ cudaError_t advise(const void* p, std::size_t bytes, cudaMemoryAdvise advice, bo
 
 // cudaLaunchHostFunc's callback: the buffer's host_touch.
 void CUDART_CB host_touch_callback(void* buffer) { static_cast<const ManagedBuffer*>(buffer)->host_touch(); }
+
+// What puts a variant's pages back before each launch: nothing, a prefetch
+// to the host, or the host's writes.
+enum class PutBack { nothing, to_host, host_writes };
+PutBack put_back(ManagedVariant v) {
+  switch (v) {
+    case ManagedVariant::fault:
+    case ManagedVariant::prefetch: return PutBack::to_host;
+    case ManagedVariant::read_mostly:
+    case ManagedVariant::pageable: return PutBack::host_writes;
+    default: return PutBack::nothing;
+  }
+}
 
 }  // namespace
 
@@ -186,24 +195,15 @@ void ManagedBuffer::host_touch() const {
   for (std::size_t i = 0; i < config_.bytes / sizeof(float); i += kManagedPageBytes / sizeof(float)) v[i] = v[i];
 }
 
-bool ManagedBuffer::has_before_each() const {
-  switch (config_.variant) {
-    case ManagedVariant::fault:
-    case ManagedVariant::prefetch:
-    case ManagedVariant::read_mostly:
-    case ManagedVariant::pageable: return true;
-    default: return false;
-  }
-}
+bool ManagedBuffer::has_before_each() const { return put_back(config_.variant) != PutBack::nothing; }
 
 cudaError_t ManagedBuffer::before_each(cudaStream_t stream) const {
-  switch (config_.variant) {
-    case ManagedVariant::fault:
-    case ManagedVariant::prefetch: return prefetch(data_, config_.bytes, true, device_, stream);
-    case ManagedVariant::read_mostly:
-    case ManagedVariant::pageable: return cudaLaunchHostFunc(stream, host_touch_callback, const_cast<ManagedBuffer*>(this));
-    default: return cudaSuccess;
+  switch (put_back(config_.variant)) {
+    case PutBack::to_host: return prefetch(data_, config_.bytes, true, device_, stream);
+    case PutBack::host_writes: return cudaLaunchHostFunc(stream, host_touch_callback, const_cast<ManagedBuffer*>(this));
+    case PutBack::nothing: break;
   }
+  return cudaSuccess;
 }
 
 cudaError_t ManagedBuffer::before_kernel(cudaStream_t stream) const {

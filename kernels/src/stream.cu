@@ -5,12 +5,11 @@
 // elementwise kernel gives each thread one slot; a reduction gives each block
 // stream_reduce_unroll(K, type) x BLOCK consecutive slots, thread t taking every
 // BLOCK-th, all loads issued before the first add.
-#include <cub/block/block_reduce.cuh>
-
 #include <algorithm>
 #include <cstring>
 #include <type_traits>
 
+#include "block_sum.cuh"
 #include "launch_utils.cuh"
 #include "membench/pattern.hpp"
 #include "membench/stream.hpp"
@@ -136,10 +135,7 @@ __global__ void __launch_bounds__(BLOCK) stream_reduce(const T* __restrict__ in,
     }
   }
   sum += part;
-  using Reduce = cub::BlockReduce<double, BLOCK>;
-  __shared__ typename Reduce::TempStorage scratch;
-  const double total = Reduce(scratch).Sum(sum);
-  if (threadIdx.x == 0) partial[blockIdx.x] = total;
+  store_block_sum<BLOCK>(sum, partial);
 }
 
 }  // namespace kernels
