@@ -291,17 +291,28 @@ JsonRun run_json(const std::string& args, const std::string& env = "") {
   return r;
 }
 
+// A GPU run that must succeed: exit 0, `count` cases, none in error. Its
+// JSON lands in *doc. Call it under ASSERT_NO_FATAL_FAILURE.
+void run_ok(const std::string& args, std::size_t count, nlohmann::json* doc) {
+  const auto r = run_json(args);
+  ASSERT_EQ(r.outcome.exit_code, 0) << r.outcome.output;
+  *doc = r.doc;
+  const auto& cases = doc->at("benchmarks");
+  ASSERT_EQ(cases.size(), count) << r.outcome.output;
+  for (const auto& c : cases)
+    EXPECT_FALSE(c.value("error_occurred", false)) << c.at("name") << ": " << c.value("error_message", "");
+}
+
 TEST(Suite, GpuRunWritesContextAndPerLaunchCounters) {
   MEMBENCH_REQUIRE_GPU();
-  const auto r = run_json("--n=100003 --stride=1,2 --benchmark_filter='^global/(coalesced|strided)/'");
-  ASSERT_EQ(r.outcome.exit_code, 0) << r.outcome.output;
-  const auto& context = r.doc.at("context");
+  nlohmann::json doc;
+  ASSERT_NO_FATAL_FAILURE(run_ok("--n=100003 --stride=1,2 --benchmark_filter='^global/(coalesced|strided)/'", 3, &doc));
+  const auto& context = doc.at("context");
   for (const char* key : {"gpu_name", "compute_capability", "sm_count", "l2_bytes", "dram_peak_bytes_per_second",
                           "driver_version", "runtime_version", "membench_version", "sweep"})
     EXPECT_TRUE(context.contains(key)) << key;
   EXPECT_NE(context.at("sweep").get<std::string>().find("\"stride\":[1,2]"), std::string::npos);
-  const auto& cases = r.doc.at("benchmarks");
-  ASSERT_EQ(cases.size(), 3u);
+  const auto& cases = doc.at("benchmarks");
   for (const auto& c : cases) {
     SCOPED_TRACE(c.at("name").get<std::string>());
     EXPECT_FALSE(c.value("error_occurred", false)) << c.value("error_message", "");
@@ -322,10 +333,9 @@ TEST(Suite, GpuRunWritesContextAndPerLaunchCounters) {
 
 TEST(Suite, ColdCasesTimeEveryLaunchAlone) {
   MEMBENCH_REQUIRE_GPU();
-  const auto r = run_json("--n=2^20 --l2=both --benchmark_filter=global/coalesced");
-  ASSERT_EQ(r.outcome.exit_code, 0) << r.outcome.output;
-  const auto& cases = r.doc.at("benchmarks");
-  ASSERT_EQ(cases.size(), 2u);
+  nlohmann::json doc;
+  ASSERT_NO_FATAL_FAILURE(run_ok("--n=2^20 --l2=both --benchmark_filter=global/coalesced", 2, &doc));
+  const auto& cases = doc.at("benchmarks");
   EXPECT_EQ(cases[1].at("name").get<std::string>(), "global/coalesced/l2:cold/n:1048576/manual_time");
   EXPECT_EQ(cases[1].at("batch_launches").get<double>(), 1.0);
   EXPECT_GT(cases[0].at("batch_launches").get<double>(), 1.0);
@@ -333,10 +343,10 @@ TEST(Suite, ColdCasesTimeEveryLaunchAlone) {
 
 TEST(Suite, CasesThatPutPagesBackBeforeEachLaunchAreTimedOneLaunchAtATime) {
   MEMBENCH_REQUIRE_GPU();
-  const auto r = run_json("--managed.bytes=4M --touch=sequential --benchmark_filter='^managed/(resident|fault)/'");
-  ASSERT_EQ(r.outcome.exit_code, 0) << r.outcome.output;
-  const auto& cases = r.doc.at("benchmarks");
-  ASSERT_EQ(cases.size(), 2u);
+  nlohmann::json doc;
+  ASSERT_NO_FATAL_FAILURE(
+      run_ok("--managed.bytes=4M --touch=sequential --benchmark_filter='^managed/(resident|fault)/'", 2, &doc));
+  const auto& cases = doc.at("benchmarks");
   for (const auto& c : cases) {
     SCOPED_TRACE(c.at("name").get<std::string>());
     EXPECT_FALSE(c.value("error_occurred", false)) << c.value("error_message", "");
@@ -352,10 +362,10 @@ TEST(Suite, CasesThatPutPagesBackBeforeEachLaunchAreTimedOneLaunchAtATime) {
 
 TEST(Suite, AtomicsReportUpdatesPerSecondBesideTheModel) {
   MEMBENCH_REQUIRE_GPU();
-  const auto r = run_json("--word=u64 --space=global --shared_by=warp,thread --benchmark_filter='^atomics/red/'");
-  ASSERT_EQ(r.outcome.exit_code, 0) << r.outcome.output;
-  const auto& cases = r.doc.at("benchmarks");
-  ASSERT_EQ(cases.size(), 2u);
+  nlohmann::json doc;
+  ASSERT_NO_FATAL_FAILURE(
+      run_ok("--word=u64 --space=global --shared_by=warp,thread --benchmark_filter='^atomics/red/'", 2, &doc));
+  const auto& cases = doc.at("benchmarks");
   for (const auto& c : cases) {
     SCOPED_TRACE(c.at("name").get<std::string>());
     EXPECT_FALSE(c.value("error_occurred", false)) << c.value("error_message", "");
@@ -372,10 +382,9 @@ TEST(Suite, AtomicsReportUpdatesPerSecondBesideTheModel) {
 TEST(Suite, ShortMemcpyIsBatchedToo) {
   MEMBENCH_REQUIRE_GPU();
   // memcpy is never captured in a graph; its batches are enqueued one by one.
-  const auto r = run_json("--n=100003 --benchmark_filter=global/memcpy");
-  ASSERT_EQ(r.outcome.exit_code, 0) << r.outcome.output;
-  const auto& c = r.doc.at("benchmarks").at(0);
-  EXPECT_FALSE(c.value("error_occurred", false)) << c.value("error_message", "");
+  nlohmann::json doc;
+  ASSERT_NO_FATAL_FAILURE(run_ok("--n=100003 --benchmark_filter=global/memcpy", 1, &doc));
+  const auto& c = doc.at("benchmarks").at(0);
   EXPECT_GE(c.at("batch_launches").get<double>(), 2.0);
   EXPECT_EQ(c.at("bytes").get<double>(), 100003 * 8.0);
 }
