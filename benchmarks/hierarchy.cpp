@@ -1,17 +1,22 @@
 //==============================================================================
 // hierarchy: every level of the on-GPU memory system, by working set
 //
-// hierarchy/bandwidth: the whole grid reads a working set over and over, each
-// block through all of it from its own starting point, so every SM reads the
-// whole set before it reads a byte again and the level that holds the set is
-// the one measured; `width` bytes a load (4, 8, 16), so a wider load's fewer
-// requests can be told from the level's own ceiling. The hypothesis: three plateaus, L1 (up to the SM's unified
-// L1/shared size, with no shared memory carved out), L2 (up to the L2 size)
-// and DRAM, with the steps at the reported sizes. Each case reports the level
-// the model expects (model_level), that level's read ceiling
-// (model_bytes_per_second) and the bytes each level must serve per launch
-// (l2_read_bytes, dram_read_bytes), which the ncu check compares with the
-// counters.
+// hierarchy/bandwidth: the whole grid reads a working set over and over, so
+// the level that holds the set is the one measured; `width` bytes a load (4,
+// 8, 16), so a wider load's fewer requests can be told from the level's own
+// ceiling. persistent:1, a resident grid: each block reads through all of the
+// set from its own starting point, so every SM reads the whole set before it
+// reads a byte again. persistent:0: short blocks of 8 chunks each, which the
+// GPU replaces as they finish, so the set is read front to back in block
+// order. The two orders present the L2 a different mix of addresses at once;
+// a figure for the L2 takes the better of those whose reads ncu sees reach
+// the L2 (l2_read_bytes). The hypothesis: three plateaus, L1 (up to
+// the SM's unified L1/shared size, with the least shared memory that keeps
+// the SM full), L2 (up to the L2 size) and DRAM, with the steps at the
+// reported sizes. Each case reports the level the model expects
+// (model_level), that level's read ceiling (model_bytes_per_second) and the
+// bytes each level must serve per launch (l2_read_bytes, dram_read_bytes),
+// which the ncu check compares with the counters.
 //
 // hierarchy/latency: one thread chases a random cyclic chain of pointers
 // spread chase_stride bytes apart over the working set: every load depends on
@@ -90,8 +95,9 @@ CaseDefinition define_latency(const LatencyConfig& c) {
 }
 
 void cases(Family& f) {
-  f.add("bandwidth", {"working_set", "width"}, {"hierarchy_read"},
-        [](const CaseArgs& a) { return define_bandwidth({a.size("working_set"), a.integer("width")}); });
+  f.add("bandwidth", {"working_set", "width", "persistent"}, {"hierarchy_read"}, [](const CaseArgs& a) {
+    return define_bandwidth({a.size("working_set"), a.integer("width"), a["persistent"] == 1});
+  });
   f.add("latency", {"working_set", "chase_stride"}, {"hierarchy_chase"},
         [](const CaseArgs& a) { return define_latency({a.size("working_set"), a.size("chase_stride")}); });
 }
@@ -107,6 +113,8 @@ const Registrar registrar{
      {axis("working_set", "bytes", "read over and over (bandwidth: a multiple of 16 KiB) or spanned by the chain",
            powers_of_two(14, 32), 16, std::int64_t{1} << 36),
       axis_of<HierarchyWidths>("width", "bytes", "bandwidth: bytes per load (float, float2, float4)", {16}),
+      axis("persistent", "switch", "bandwidth: 1 = a resident grid, each block through the set; 0 = short blocks",
+           {1}, 0, 1),
       axis("chase_stride", "bytes", "latency: between the chain's nodes (a multiple of 8)", {128}, 8,
            std::int64_t{1} << 30, 8)},
      cases}};

@@ -304,8 +304,11 @@ def plot_hierarchy(doc: dict, cases: list[mr.Case], fig: plt.Figure) -> None:
         ws = c.params.get("working_set")
         temp = "cold L2" if c.params.get("l2") == "cold" else "warm"
         if c.variant == "bandwidth":
-            widths = {d.params.get("width") for d in cases if d.variant == "bandwidth"}
-            label = temp if len(widths) < 2 else f"{temp}, {c.params.get('width')}-byte loads"
+            label = temp
+            if len({d.params.get("width") for d in cases if d.variant == "bandwidth"}) > 1:
+                label += f", {c.params.get('width')}-byte loads"
+            if len({d.params.get("persistent") for d in cases if d.variant == "bandwidth"}) > 1:
+                label += ", resident grid" if c.params.get("persistent") == 1 else ", short blocks"
             lines[("bandwidth", label)].append((ws, bw(c)))
             level, ceiling = c.median("model_level"), c.median("model_bytes_per_second")
             if level and ceiling:

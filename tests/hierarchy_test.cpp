@@ -60,6 +60,17 @@ TEST(BandwidthCoverage, ReadsAtLeastTheMinimumAndEveryChunk) {
     }
 }
 
+TEST(BandwidthCoverage, ALaunchReadsAtLeastWhatItIsAskedFor) {
+  for (bool persistent : {true, false})
+    for (double min_bytes : {1.0, 1e6, 3e8, kHierarchyMinBytes}) {
+      const BandwidthCoverage p = bandwidth_coverage({std::size_t{4} << 20, 16, persistent, min_bytes}, 924);
+      EXPECT_GE(p.bytes, std::max(min_bytes, 4.0 * (1 << 20))) << min_bytes;
+      // One step fewer a block (a block fewer, for short blocks) would fall short.
+      const double less = persistent ? static_cast<double>(p.steps - 1) * p.grid : static_cast<double>(p.steps) * (p.grid - 1);
+      EXPECT_LT(less * kHierarchyChunkBytes, std::max(min_bytes, 4.0 * (1 << 20))) << min_bytes;
+    }
+}
+
 TEST(BandwidthConfig, RefusesWidthsAndSetsNotBuilt) {
   std::string why;
   for (int width : HierarchyWidths::values) EXPECT_TRUE(bandwidth_config_supported({kHierarchyChunkBytes, width}, &why));
@@ -81,6 +92,25 @@ TEST(BandwidthCoverage, NeighbouringBlocksStartFarApart) {
   }
 }
 
+TEST(BandwidthCoverage, ShortBlocksReadTheSetFrontToBackAndEveryChunk) {
+  for (std::size_t ws : {kHierarchyChunkBytes, 3 * kHierarchyChunkBytes, std::size_t{8} << 20, std::size_t{4} << 30}) {
+    SCOPED_TRACE("working set " + std::to_string(ws));
+    const BandwidthCoverage p = bandwidth_coverage({ws, 16, false}, 924);  // the resident grid plays no part
+    EXPECT_FALSE(p.persistent);
+    EXPECT_EQ(p.steps, kHierarchyShortSteps);
+    EXPECT_EQ(p.chunks, ws / kHierarchyChunkBytes);
+    EXPECT_GE(p.bytes, kHierarchyMinBytes);
+    EXPECT_GE(p.bytes, static_cast<double>(ws));
+    EXPECT_DOUBLE_EQ(p.bytes, static_cast<double>(p.steps) * p.grid * static_cast<double>(kHierarchyChunkBytes));
+    // One block fewer would fall short of the minimum or of the set.
+    EXPECT_LT(static_cast<double>(p.steps) * (p.grid - 1) * kHierarchyChunkBytes,
+              std::max(kHierarchyMinBytes, static_cast<double>(ws)));
+    // Block b takes up where block b - 1 stopped, wrapping at the end of the set.
+    for (unsigned b = 0; b < std::min(p.grid, 5000u); ++b)
+      ASSERT_EQ(p.first_chunk(b), b * kHierarchyShortSteps % p.chunks) << b;
+  }
+}
+
 TEST(BandwidthReference, BlockSumsAddUpToTheChunksEachBlockRead) {
   const BandwidthConfig c{5 * kHierarchyChunkBytes};
   const auto sums = bandwidth_chunk_sums(c, 3);
@@ -98,6 +128,13 @@ TEST(BandwidthReference, BlockSumsAddUpToTheChunksEachBlockRead) {
         for (std::uint64_t i = 0; i < p.steps; ++i)
           if ((p.first_chunk(b) + i) % 5 == k) by_chunk += sums[k];
     EXPECT_EQ(blocks, by_chunk) << grid;
+  }
+  // Short blocks: block b reads chunks 8b .. 8b + 7, modulo the set.
+  const BandwidthCoverage p = bandwidth_coverage({c.working_set, c.width, false}, 13);
+  for (unsigned b : {0u, 1u, 7u, p.grid - 1}) {
+    double expected = 0;
+    for (std::uint64_t i = 0; i < kHierarchyShortSteps; ++i) expected += sums[(b * kHierarchyShortSteps + i) % 5];
+    EXPECT_EQ(bandwidth_expected(p, sums, b), expected) << b;
   }
 }
 
@@ -148,10 +185,13 @@ class HierarchyKernels : public ::testing::Test {
 };
 
 TEST_F(HierarchyKernels, ReadSumsWhatEachBlockReadAtEveryWidth) {
+  for (bool persistent : {true, false})
   for (int width : HierarchyWidths::values)
   for (std::size_t ws : {kHierarchyChunkBytes, 3 * kHierarchyChunkBytes, std::size_t{1} << 20, std::size_t{64} << 20}) {
-    SCOPED_TRACE("working set " + std::to_string(ws) + " width " + std::to_string(width));
-    const BandwidthConfig c{ws, width};
+    SCOPED_TRACE("working set " + std::to_string(ws) + " width " + std::to_string(width) + " persistent " +
+                 std::to_string(persistent));
+    // 64 MiB a launch, not 8 GiB: quick under the sanitizers.
+    const BandwidthConfig c{ws, width, persistent, 64.0 * (1 << 20)};
     BandwidthPlan planned;
     MEMBENCH_CUDA(membench::plan(c, &planned));
     const BandwidthCoverage plan = planned.coverage;
@@ -167,6 +207,21 @@ TEST_F(HierarchyKernels, ReadSumsWhatEachBlockReadAtEveryWidth) {
                                     [&](std::size_t b) { return bandwidth_expected(plan, sums, static_cast<unsigned>(b)); });
     EXPECT_FALSE(bad) << describe(*bad, "partial");
   }
+}
+
+TEST_F(HierarchyKernels, TheReadKeepsEveryBlockTheMostSharedMemoryWouldFitAndPrefersTheL1) {
+  BandwidthPlan planned;
+  MEMBENCH_CUDA(membench::plan(BandwidthConfig{std::size_t{1} << 20, 16}, &planned));
+  cudaFuncAttributes attributes{};
+  MEMBENCH_CUDA(cudaFuncGetAttributes(&attributes, planned.shape.function));
+  EXPECT_LT(attributes.preferredShmemCarveout, 50);
+  int most = 0, sms = 0, device = 0;
+  MEMBENCH_CUDA(cudaFuncSetAttribute(planned.shape.function, cudaFuncAttributePreferredSharedMemoryCarveout, 100));
+  MEMBENCH_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&most, planned.shape.function, kHierarchyBlock, 0));
+  MEMBENCH_CUDA(cudaGetDevice(&device));
+  MEMBENCH_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  EXPECT_EQ(planned.shape.grid, static_cast<unsigned>(most * sms));
+  MEMBENCH_CUDA(membench::plan(BandwidthConfig{std::size_t{1} << 20, 16}, &planned));  // the L1 preferred again
 }
 
 TEST_F(HierarchyKernels, PointerChainFollowsTheCycle) {

@@ -1,10 +1,9 @@
 // The hierarchy family's kernels and launchers. See hierarchy.hpp.
-#include <cub/block/block_reduce.cuh>
-
 #include <algorithm>
 #include <cmath>
 #include <numeric>
 
+#include "block_sum.cuh"
 #include "float_vector.cuh"
 #include "launch_utils.cuh"
 #include "membench/chain.hpp"
@@ -18,46 +17,38 @@ namespace kernels {
 
 // Every float a block reads is a multiple of 1/4 under 257. Each of a
 // thread's float accumulators (one per load of a chunk) takes at most 4 of
-// them per chunk and is folded into a double every kFoldEvery chunks, long
-// before its sum could reach 2^22 (where quarters stop being exact in
-// float): the whole sum is exact. Two chunks per trip of the loop keep 2 x
-// 64 / W loads of W bytes in flight.
+// them per chunk and is folded into a double after every run of kFoldEvery
+// chunks, long before its sum could reach 2^22 (where quarters stop being
+// exact in float): the whole sum is exact. The fold sits outside the loop
+// over a run's chunks, so that loop is only loads, adds and the wrap; two
+// chunks per trip of it keep 2 x 64 / W loads of W bytes in flight.
 template <int W>
 __global__ void __launch_bounds__(kHierarchyBlock) hierarchy_read(const typename FloatVector<W / 4>::type* __restrict__ in,
-                                                                  double* __restrict__ partial, std::uint64_t chunks,
-                                                                  std::uint64_t steps, unsigned spread) {
+                                                                  double* __restrict__ partial, BandwidthCoverage cover) {
   using V = typename FloatVector<W / 4>::type;
   constexpr int U = 64 / W;  // loads per thread per chunk
-  constexpr int kFoldEvery = 64;  // well inside the bound (1024), and reached by every launch the suite makes
+  constexpr std::uint64_t kFoldEvery = 64;  // well inside the bound (1024)
   constexpr std::uint64_t kChunkVectors = kHierarchyChunkBytes / W;
   double total = 0.0;
-  float acc[U] = {};
-  int since_fold = 0;
-  std::uint64_t chunk = static_cast<std::uint64_t>(blockIdx.x) * spread % gridDim.x * chunks / gridDim.x;
+  const std::uint64_t chunks = cover.chunks;
+  std::uint64_t chunk = cover.first_chunk(blockIdx.x);
+  for (std::uint64_t done = 0; done < cover.steps; done += kFoldEvery) {
+    const std::uint64_t run = cover.steps - done < kFoldEvery ? cover.steps - done : kFoldEvery;
+    float acc[U] = {};
 #pragma unroll 2
-  for (std::uint64_t i = 0; i < steps; ++i) {
-    const V* base = in + chunk * kChunkVectors + threadIdx.x;
-    V x[U];
+    for (std::uint64_t i = 0; i < run; ++i) {
+      const V* base = in + chunk * kChunkVectors + threadIdx.x;
+      V x[U];
 #pragma unroll
-    for (int k = 0; k < U; ++k) x[k] = base[k * kHierarchyBlock];
+      for (int k = 0; k < U; ++k) x[k] = base[k * kHierarchyBlock];
 #pragma unroll
-    for (int k = 0; k < U; ++k) acc[k] += FloatVector<W / 4>::sum(x[k]);
-    if (++since_fold == kFoldEvery) {
-#pragma unroll
-      for (int k = 0; k < U; ++k) {
-        total += acc[k];
-        acc[k] = 0.0f;
-      }
-      since_fold = 0;
+      for (int k = 0; k < U; ++k) acc[k] += FloatVector<W / 4>::sum(x[k]);
+      if (++chunk == chunks) chunk = 0;
     }
-    if (++chunk == chunks) chunk = 0;
-  }
 #pragma unroll
-  for (int k = 0; k < U; ++k) total += acc[k];
-  using Reduce = cub::BlockReduce<double, kHierarchyBlock>;
-  __shared__ typename Reduce::TempStorage scratch;
-  const double sum = Reduce(scratch).Sum(total);
-  if (threadIdx.x == 0) partial[blockIdx.x] = sum;
+    for (int k = 0; k < U; ++k) total += acc[k];
+  }
+  store_block_sum<kHierarchyBlock>(total, partial);
 }
 
 // One thread, `steps` dependent loads; see launch(LatencyConfig).
@@ -99,10 +90,16 @@ const void* read_kernel(int width) {
 
 BandwidthCoverage bandwidth_coverage(const BandwidthConfig& c, unsigned grid) {
   BandwidthCoverage p;
-  p.grid = std::max(grid, 1u);
+  p.persistent = c.persistent;
   p.chunks = std::max<std::uint64_t>(1, c.working_set / kHierarchyChunkBytes);
-  const double chunk_reads = std::max(kHierarchyMinBytes / kHierarchyChunkBytes, static_cast<double>(p.chunks));
-  p.steps = static_cast<std::uint64_t>(std::ceil(chunk_reads / p.grid));
+  const double chunk_reads = std::max(std::ceil(c.min_bytes / kHierarchyChunkBytes), static_cast<double>(p.chunks));
+  if (c.persistent) {
+    p.grid = std::max(grid, 1u);
+    p.steps = static_cast<std::uint64_t>(std::ceil(chunk_reads / p.grid));
+  } else {
+    p.steps = kHierarchyShortSteps;
+    p.grid = static_cast<unsigned>(std::ceil(chunk_reads / static_cast<double>(p.steps)));
+  }
   p.bytes = static_cast<double>(p.steps) * p.grid * kHierarchyChunkBytes;
   p.spread = std::max(1u, static_cast<unsigned>(0.618 * p.grid));
   while (std::gcd(p.spread, p.grid) != 1) ++p.spread;
@@ -112,13 +109,13 @@ BandwidthCoverage bandwidth_coverage(const BandwidthConfig& c, unsigned grid) {
 cudaError_t plan(const BandwidthConfig& c, BandwidthPlan* p) {
   if (!bandwidth_config_supported(c, nullptr)) return cudaErrorInvalidValue;
   const void* kernel = read_kernel(c.width);
-  cudaError_t rc = cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout, 0);
+  cudaError_t rc = detail::prefer_l1(kernel, kHierarchyBlock);
   if (rc != cudaSuccess) return rc;
   unsigned grid = 0;
   if ((rc = detail::resident_grid(kernel, kHierarchyBlock, 0, &grid)) != cudaSuccess) return rc;
   p->config = c;
-  p->shape = detail::shape_of(kernel, grid, kHierarchyBlock);
   p->coverage = bandwidth_coverage(c, grid);
+  p->shape = detail::shape_of(kernel, p->coverage.grid, kHierarchyBlock);
   return cudaSuccess;
 }
 
@@ -128,7 +125,7 @@ cudaError_t launch(const BandwidthPlan& p, const float* in, double* partial, cud
     constexpr int W = decltype(w)::value;
     using V = typename kernels::FloatVector<W / 4>::type;
     kernels::hierarchy_read<W><<<p.shape.grid, p.shape.block, 0, stream>>>(reinterpret_cast<const V*>(in), partial,
-                                                                          cover.chunks, cover.steps, cover.spread);
+                                                                          cover);
     return cudaGetLastError();
   }, cudaErrorInvalidValue);
 }

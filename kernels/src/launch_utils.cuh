@@ -32,6 +32,28 @@ cudaError_t resident_grid(Kernel kernel, int block, std::size_t dynamic_smem, un
   return cudaSuccess;
 }
 
+// Gives `kernel` as much of the SM's unified L1 as cache as it can have
+// without losing a block: the smallest shared-memory carveout (a percentage
+// of the most an SM can have) at which as many blocks of `block` threads fit
+// on an SM as at the largest. A carveout of 0 alone can cost blocks: each
+// block also holds the shared memory the system reserves for it, and the
+// smallest shared-memory size holds only so many of those.
+template <class Kernel>
+cudaError_t prefer_l1(Kernel kernel, int block) {
+  auto blocks_at = [&](int carveout, int* per_sm) {
+    const cudaError_t rc = cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout, carveout);
+    return rc != cudaSuccess ? rc : cudaOccupancyMaxActiveBlocksPerMultiprocessor(per_sm, kernel, block, 0);
+  };
+  int most = 0;
+  if (const cudaError_t rc = blocks_at(100, &most); rc != cudaSuccess) return rc;
+  for (int carveout = 0; carveout < 100; ++carveout) {
+    int per_sm = 0;
+    if (const cudaError_t rc = blocks_at(carveout, &per_sm); rc != cudaSuccess) return rc;
+    if (per_sm >= most) return cudaSuccess;
+  }
+  return blocks_at(100, &most);
+}
+
 template <class Kernel>
 KernelShape shape_of(Kernel kernel, dim3 grid, dim3 block, std::size_t dynamic_smem = 0) {
   return {reinterpret_cast<const void*>(kernel), grid.x * grid.y * grid.z, block.x * block.y * block.z, dynamic_smem};

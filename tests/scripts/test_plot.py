@@ -738,3 +738,23 @@ def test_hierarchy_names_cold_cases_and_draws_only_real_latencies():
     ax_bw = next(ax for ax in fig.axes if "bandwidth" in ax.get_title())
     assert not [t for t in ax_bw.texts if t.get_text().startswith("model ceiling")]  # a level or a ceiling alone: none
     plt.close(fig)
+
+
+def test_hierarchy_bandwidth_lines_are_named_by_what_differs():
+    doc = {"context": {"gpu_name": "NVIDIA H200"}, "benchmarks": []}
+    for ws, width, persistent, bw in ((8 << 20, 16, 1, 9.3e12), (16 << 20, 16, 1, 9.1e12), (8 << 20, 16, 0, 1.0e13),
+                                      (8 << 20, 8, 1, 9.7e12)):
+        full = f"hierarchy/bandwidth/working_set:{ws}/width:{width}/persistent:{persistent}/manual_time"
+        doc["benchmarks"].append({"name": full, "run_name": full, "run_type": "iteration", "real_time": 1.0,
+                                  "time_unit": "us", "bytes_per_second": bw})
+    fig = draw(doc, "hierarchy")
+    ax_bw = next(ax for ax in fig.axes if "bandwidth" in ax.get_title())
+    assert lines(ax_bw) == {"warm, 16-byte loads, resident grid": ([8 << 20, 16 << 20], [9300.0, 9100.0]),
+                            "warm, 16-byte loads, short blocks": ([8 << 20], [10000.0]),
+                            "warm, 8-byte loads, resident grid": ([8 << 20], [9700.0])}
+    plt.close(fig)
+    # One grid and one width: the line is named by the L2's temperature alone.
+    doc["benchmarks"] = doc["benchmarks"][:2]
+    fig = draw(doc, "hierarchy")
+    assert set(lines(next(ax for ax in fig.axes if "bandwidth" in ax.get_title()))) == {"warm"}
+    plt.close(fig)

@@ -13,6 +13,7 @@
 #include "membench/device_info.hpp"
 #include "membench/int_list.hpp"
 #include "membench/kernel_shape.hpp"
+#include "membench/pattern.hpp"  // MEMBENCH_HOST_DEVICE
 
 namespace membench {
 
@@ -23,38 +24,55 @@ inline constexpr int kHierarchyBlock = 256;
 // width loads of `width` bytes each (float, float2 or float4), thread t's
 // k-th at vector t + k x kHierarchyBlock of the chunk.
 inline constexpr std::size_t kHierarchyChunkBytes = std::size_t{kHierarchyBlock} * 64;
-inline constexpr double kHierarchyMinBytes = double(std::size_t{1} << 31);  // bytes read per launch, at least
+// Bytes a launch reads, at least: 8 GiB, about a millisecond from the L2, so
+// the grid's filling at the start and draining at the end of a launch weigh
+// well under 1% of its time.
+inline constexpr double kHierarchyMinBytes = double(std::size_t{1} << 33);
+// A short block's chunks (persistent = false): 512 bytes from each thread.
+inline constexpr std::uint64_t kHierarchyShortSteps = 8;
 using HierarchyWidths = IntList<4, 8, 16>;  // bytes per load
 
 struct BandwidthConfig {
   std::size_t working_set = 0;  // bytes, a multiple of kHierarchyChunkBytes
   int width = 16;               // bytes per load, one of HierarchyWidths
+  bool persistent = true;       // a resident grid; false: many short blocks
+  double min_bytes = kHierarchyMinBytes;  // read per launch, at least (tests read less)
 };
 
 // How a launch covers the working set: block b reads `steps` consecutive
-// chunks (wrapping at the end) from its own starting chunk. The starts are
-// the set split evenly among the blocks, handed out in the order
-// b x spread mod grid, with spread about 0.618 x grid and prime to it, so
-// blocks with neighbouring numbers (which the GPU may put on one SM) start
-// far apart. A chunk is then read again only after the SM, and the GPU, have
-// read about the whole set in between, and the level that holds the set
-// serves every read after the first. A launch reads at least
-// kHierarchyMinBytes, and every chunk at least once.
+// chunks (wrapping at the end) from its own starting chunk.
+// - Persistent: a resident grid, each block through about the whole set. The
+//   starts are the set split evenly among the blocks, handed out in the order
+//   b x spread mod grid, with spread about 0.618 x grid and prime to it, so
+//   blocks with neighbouring numbers (which the GPU may put on one SM) start
+//   far apart. A chunk is then read again only after the SM, and the GPU,
+//   have read about the whole set in between. Not always: two blocks on one
+//   SM can fall into step, the one behind riding the other's misses, and
+//   then part of the reads never reach the L2 (ncu counts fewer L2 sectors
+//   than the loads ask for: the ncu check's l2_read_bytes says where).
+// - Not persistent: kHierarchyShortSteps chunks a block, block b from chunk
+//   b x steps on, as many blocks as the reads take. The blocks run in about
+//   their order, so the GPU reads the set front to back, again and again.
+// Either way the level that holds the set serves every read after the
+// first. A launch reads at least min_bytes, and every chunk at least once.
 struct BandwidthCoverage {
   unsigned grid = 0;
   unsigned spread = 1;
+  bool persistent = true;
   std::uint64_t chunks = 0;
   std::uint64_t steps = 0;  // chunks each block reads
   double bytes = 0;         // read per launch
-  std::uint64_t first_chunk(unsigned block) const {
-    return static_cast<std::uint64_t>(block) * spread % grid * chunks / grid;
+  MEMBENCH_HOST_DEVICE std::uint64_t first_chunk(unsigned block) const {
+    return persistent ? static_cast<std::uint64_t>(block) * spread % grid * chunks / grid : block * steps % chunks;
   }
 };
 bool bandwidth_config_supported(const BandwidthConfig& c, std::string* why);
+// grid: the resident grid a persistent launch takes (ignored otherwise).
 BandwidthCoverage bandwidth_coverage(const BandwidthConfig& c, unsigned grid);
 
-// The read's launch worked out once: the kernel on a resident grid,
-// preferring all of the unified L1 as cache, and how it covers the set.
+// The read's launch worked out once: the kernel on the coverage's grid, with
+// as much of the unified L1 as cache as keeps every block that fits on an SM
+// (the least shared memory that holds them), and how it covers the set.
 // cudaErrorInvalidValue, before any CUDA call, for a working set that is not
 // a whole number of chunks.
 struct BandwidthPlan {
