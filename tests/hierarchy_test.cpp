@@ -66,7 +66,8 @@ TEST(BandwidthCoverage, ALaunchReadsAtLeastWhatItIsAskedFor) {
       const BandwidthCoverage p = bandwidth_coverage({std::size_t{4} << 20, 16, persistent, min_bytes}, 924);
       EXPECT_GE(p.bytes, std::max(min_bytes, 4.0 * (1 << 20))) << min_bytes;
       // One step fewer a block (a block fewer, for short blocks) would fall short.
-      const double less = persistent ? static_cast<double>(p.steps - 1) * p.grid : static_cast<double>(p.steps) * (p.grid - 1);
+      const double less = persistent ? static_cast<double>(p.steps - 1) * p.grid
+                                     : static_cast<double>(p.steps) * (p.grid - 1);
       EXPECT_LT(less * kHierarchyChunkBytes, std::max(min_bytes, 4.0 * (1 << 20))) << min_bytes;
     }
 }
