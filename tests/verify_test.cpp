@@ -2,15 +2,22 @@
 // and a published number. Every bad element is found wherever it falls in the
 // pieces the host's cores split the check into, counts add up across them,
 // poison is told from an ordinary NaN, and the input pattern has no
-// structure a wrong address could hide in.
+// structure a wrong address could hide in. An array that arrives a piece at
+// a time (device memory through two staging buffers) is checked whole, with
+// the array's indices.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <algorithm>
 #include <set>
+#include <stdexcept>
+#include <thread>
+#include <utility>
 #include <vector>
 
+#include "gpu.hpp"
 #include "membench/pattern.hpp"
 #include "membench/verify.hpp"
 
@@ -34,8 +41,8 @@ float from_bits(std::uint32_t bits) {
   return f;
 }
 
-// Large enough that the check is split across every core the host has (pieces of at least 2^20).
-constexpr std::size_t kSplitN = std::size_t{8} << 20;
+// Large enough that the check is split across every core the host has.
+constexpr std::size_t kSplitN = std::size_t{1} << 20;
 
 TEST(Verify, ACorrectResultPasses) {
   EXPECT_FALSE(all_mismatches(correct(1000), expected));
@@ -45,7 +52,7 @@ TEST(Verify, ACorrectResultPasses) {
 
 TEST(Verify, OneBadElementAtTheStartMiddleAndEndOfEveryPiece) {
   std::vector<float> got = correct(kSplitN);
-  const std::size_t workers = parallel_workers(kSplitN, std::size_t{1} << 20);
+  const std::size_t workers = parallel_workers(kSplitN, kCheckMinPiece);
   ASSERT_GE(workers, 1u);
   for (std::size_t w = 0; w < workers; ++w) {
     const std::size_t begin = kSplitN * w / workers, end = kSplitN * (w + 1) / workers;
@@ -66,7 +73,7 @@ TEST(Verify, OneBadElementAtTheStartMiddleAndEndOfEveryPiece) {
 
 TEST(Verify, CountsAddUpAcrossPiecesAndTheLowestIndexIsReported) {
   std::vector<float> got = correct(kSplitN);
-  const std::size_t workers = parallel_workers(kSplitN, std::size_t{1} << 20);
+  const std::size_t workers = parallel_workers(kSplitN, kCheckMinPiece);
   // Two bad elements in every piece, the last piece's first.
   for (std::size_t w = workers; w-- > 0;) {
     const std::size_t begin = kSplitN * w / workers;
@@ -166,6 +173,89 @@ TEST(Verify, DoublesAreCheckedBitForBit) {
   EXPECT_EQ(bad->count, 1u);
 }
 
+TEST(Verify, ASmallOutputOfLongSumsIsSplitAcrossTheCores) {
+  // A reduction's partial sums: a thousand elements, each standing for a
+  // block's worth of work, must not fall to one core.
+  EXPECT_EQ(parallel_workers(1056, kCheckMinPiece), std::min<std::size_t>(1056 / kCheckMinPiece, std::max(1u, std::thread::hardware_concurrency())));
+  EXPECT_LE(kCheckMinPiece, 1056u / 16);  // 16 cores each get a piece
+}
+
+// ---- the check of an array that arrives a piece at a time --------------------------------
+
+// Fetches pieces of `source` as a device copy would, and records them.
+struct PieceSource {
+  const std::vector<float>& source;
+  std::vector<std::pair<std::size_t, std::size_t>> fetched;
+  FetchPiece<float> fetch() {
+    return [this](std::size_t first, std::size_t n, float* into) {
+      fetched.emplace_back(first, n);
+      std::memcpy(into, source.data() + first, n * sizeof(float));
+    };
+  }
+};
+
+TEST(Verify, PiecewiseFetchesEveryElementOnceInOrderThroughBothBuffers) {
+  const std::vector<float> got = correct(1000);
+  std::vector<float> a(300), b(300);
+  float* const buffers[2] = {a.data(), b.data()};
+  PieceSource src{got, {}};
+  EXPECT_FALSE(piecewise_mismatches(got.size(), 300, buffers, src.fetch(), expected));
+  const std::vector<std::pair<std::size_t, std::size_t>> want{{0, 300}, {300, 300}, {600, 300}, {900, 100}};
+  EXPECT_EQ(src.fetched, want);
+  EXPECT_EQ(a[0], got[600]);  // pieces 0 and 2 went to the first buffer,
+  EXPECT_EQ(b[0], got[900]);  // 1 and 3 to the second
+  PieceSource none{got, {}};
+  EXPECT_FALSE(piecewise_mismatches(0, 300, buffers, none.fetch(), expected));
+  EXPECT_TRUE(none.fetched.empty());
+}
+
+TEST(Verify, PiecewiseFindsBadElementsAtPieceEdgesWithTheArraysIndices) {
+  std::vector<float> got = correct(1000);
+  std::vector<float> a(300), b(300);
+  float* const buffers[2] = {a.data(), b.data()};
+  for (std::size_t i : {std::size_t{0}, std::size_t{299}, std::size_t{300}, std::size_t{599}, std::size_t{900}, std::size_t{999}}) {
+    const float keep = got[i];
+    got[i] = keep + 0.25f;
+    PieceSource src{got, {}};
+    const auto bad = piecewise_mismatches(got.size(), 300, buffers, src.fetch(), expected);
+    ASSERT_TRUE(bad) << "element " << i;
+    EXPECT_EQ(bad->index, i);
+    EXPECT_EQ(bad->count, 1u);
+    EXPECT_EQ(bad->total, 1000u);
+    EXPECT_EQ(bad->got, static_cast<double>(keep + 0.25f));
+    got[i] = keep;
+  }
+  // One bad element in every piece: the lowest is reported, all are counted.
+  for (std::size_t i : {950u, 650u, 310u, 5u}) got[i] = -1.0f;
+  PieceSource src{got, {}};
+  const auto bad = piecewise_mismatches(got.size(), 300, buffers, src.fetch(), expected);
+  ASSERT_TRUE(bad);
+  EXPECT_EQ(bad->index, 5u);
+  EXPECT_EQ(bad->count, 4u);
+}
+
+TEST(Verify, PiecewiseChecksDoublesAndPassesAFetchFailureOn) {
+  std::vector<double> got(777);
+  for (std::size_t i = 0; i < got.size(); ++i) got[i] = 0.5 * static_cast<double>(i);
+  const auto half = [](std::size_t i) { return 0.5 * static_cast<double>(i); };
+  got[776] = std::nextafter(got[776], 1e9);
+  std::vector<double> a(100), b(100);
+  double* const buffers[2] = {a.data(), b.data()};
+  const auto copy = [&](std::size_t first, std::size_t n, double* into) {
+    std::memcpy(into, got.data() + first, n * sizeof(double));
+  };
+  const auto bad = piecewise_mismatches(got.size(), 100, buffers, copy, half);
+  ASSERT_TRUE(bad);
+  EXPECT_EQ(bad->index, 776u);
+  int fetches = 0;
+  const auto failing = [&](std::size_t first, std::size_t n, double* into) {
+    if (++fetches == 3) throw std::runtime_error("copy failed");
+    copy(first, n, into);
+  };
+  EXPECT_THROW(piecewise_mismatches(got.size(), 100, buffers, failing, half), std::runtime_error);
+  EXPECT_THROW(piecewise_mismatches(got.size(), 0, buffers, copy, half), std::invalid_argument);
+}
+
 TEST(Verify, TheRawPointerFormChecksThePointedCount) {
   std::vector<float> got = correct(10);
   got[9] = 1e30f;
@@ -223,6 +313,46 @@ TEST(Pattern, SmallIntegersFrom1To16) {
   EXPECT_EQ(values.size(), 16u);
   EXPECT_EQ(*values.begin(), 1.0f);
   EXPECT_EQ(*values.rbegin(), 16.0f);
+}
+
+// ---- device memory, through the pinned staging buffers -----------------------------------
+
+TEST(VerifyGpu, DeviceArraysOfSeveralPiecesAreCheckedWhole) {
+  MEMBENCH_REQUIRE_GPU();
+  const std::size_t piece = kStagingBytes / sizeof(float);
+  const std::size_t n = 2 * piece + 123;
+  DeviceBuffer<float> out(n);
+  MEMBENCH_CUDA(launch_fill_pattern(out.get(), n, kSeed, nullptr));
+  MEMBENCH_CUDA(cudaDeviceSynchronize());
+  const auto pattern = [](std::size_t i) { return pattern_value(i, kSeed); };
+  EXPECT_FALSE(device_mismatches(out.get(), n, pattern));
+  const float wrong = -2.0f;
+  for (std::size_t i : {n - 1, piece, piece - 1})
+    MEMBENCH_CUDA(cudaMemcpy(out.get() + i, &wrong, sizeof wrong, cudaMemcpyHostToDevice));
+  const auto bad = device_mismatches(out.get(), n, pattern);
+  ASSERT_TRUE(bad);
+  EXPECT_EQ(bad->index, piece - 1);
+  EXPECT_EQ(bad->count, 3u);
+  EXPECT_EQ(bad->total, n);
+  EXPECT_EQ(bad->got, -2.0);
+  EXPECT_FALSE(device_mismatches(out.get(), piece - 1, pattern));  // the count bounds the check
+}
+
+TEST(VerifyGpu, DeviceDoublesAndPoisonAreCheckedBitForBit) {
+  MEMBENCH_REQUIRE_GPU();
+  const std::size_t n = kStagingBytes / sizeof(double) + 7;
+  DeviceBuffer<double> out(n);
+  MEMBENCH_CUDA(launch_poison(out.get(), out.bytes(), nullptr));
+  MEMBENCH_CUDA(cudaDeviceSynchronize());
+  const auto unwritten = [](std::size_t) { return poison_value<double>(); };
+  EXPECT_FALSE(device_mismatches(out.get(), n, unwritten));
+  const double written = 0.0;
+  MEMBENCH_CUDA(cudaMemcpy(out.get() + n - 3, &written, sizeof written, cudaMemcpyHostToDevice));
+  const auto bad = device_mismatches(out.get(), n, unwritten);
+  ASSERT_TRUE(bad);
+  EXPECT_EQ(bad->index, n - 3);
+  EXPECT_TRUE(bad->expected_poison);
+  EXPECT_FALSE(bad->got_poison);
 }
 
 }  // namespace

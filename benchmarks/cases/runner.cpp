@@ -95,9 +95,9 @@ void verify(const engine::Session& s, const CaseDefinition& def, void* output) {
   if (def.output_elements == 0) {
     // Nothing written on this GPU (a copy to the host or to another GPU): `check` has it.
   } else if (def.output_type == Element::f32) {
-    bad = all_mismatches(copy_to_host(static_cast<const float*>(output), def.output_elements), def.expected);
+    bad = device_mismatches(static_cast<const float*>(output), def.output_elements, def.expected);
   } else {
-    bad = all_mismatches(copy_to_host(static_cast<const double*>(output), def.output_elements), def.expected_f64);
+    bad = device_mismatches(static_cast<const double*>(output), def.output_elements, def.expected_f64);
   }
   if (bad) throw CaseFailed(describe(*bad, "out"));
   if (def.check)

@@ -183,7 +183,7 @@ std::optional<std::string> NodeCopy::check() const {
       const auto expected = [seed](std::size_t i) { return pattern_value(i, seed); };
       const auto bad = c.host && !node_comes_in(config_.variant)
                            ? all_mismatches(c.host->host(), floats, expected)
-                           : all_mismatches(copy_to_host(static_cast<const float*>(c.destination), floats), expected);
+                           : device_mismatches(static_cast<const float*>(c.destination), floats, expected);
       if (bad) {
         const std::string where = c.host ? node_comes_in(config_.variant) ? "device " + std::to_string(c.to)
                                                                           : "the host buffer of device " + std::to_string(c.from)

@@ -63,8 +63,8 @@ PeerSide::PeerSide(const PeerConfig& c, int local, int peer, std::uint32_t seed)
 
 std::optional<std::string> PeerSide::check(std::uint32_t seed) const {
   if (destination_.get() == nullptr) return std::nullopt;
-  const auto got = copy_to_host(static_cast<const float*>(destination_.get()), bytes_ / sizeof(float));
-  const auto bad = all_mismatches(got, [seed](std::size_t i) { return pattern_value(i, seed); });
+  const auto bad = device_mismatches(static_cast<const float*>(destination_.get()), bytes_ / sizeof(float),
+                                     [seed](std::size_t i) { return pattern_value(i, seed); });
   if (!bad) return std::nullopt;
   return describe(*bad, "peer destination");
 }

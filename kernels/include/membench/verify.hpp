@@ -61,11 +61,39 @@ void parallel_for(std::size_t n, std::size_t min_piece,
 std::vector<double> pattern_chunk_sums(std::size_t chunks, std::size_t floats_per_chunk, std::uint32_t seed);
 
 // The whole check split across the host's cores (`expected` must be a pure
-// function of i): the lowest bad index and how many elements differ.
+// function of i): the lowest bad index and how many elements differ. The
+// pieces are small (kCheckMinPiece elements at least), because one element
+// may stand for a long sum: a reduction's partial sum of a whole block.
+inline constexpr std::size_t kCheckMinPiece = 64;
 std::optional<Mismatch> all_mismatches(const std::vector<float>& got, const std::function<float(std::size_t)>& expected);
 std::optional<Mismatch> all_mismatches(const float* got, std::size_t count,
                                        const std::function<float(std::size_t)>& expected);
 std::optional<Mismatch> all_mismatches(const std::vector<double>& got, const std::function<double(std::size_t)>& expected);
+
+// The same check of `count` elements that arrive a piece at a time:
+// fetch(first, n, into) puts elements [first, first + n) into `into`, one of
+// the two buffers, each `piece` elements long; piece k is checked while piece
+// k + 1 is fetched into the other buffer. Indices and counts are those of the
+// whole array.
+template <class T>
+using FetchPiece = std::function<void(std::size_t first, std::size_t n, T* into)>;
+std::optional<Mismatch> piecewise_mismatches(std::size_t count, std::size_t piece, float* const buffers[2],
+                                             const FetchPiece<float>& fetch,
+                                             const std::function<float(std::size_t)>& expected);
+std::optional<Mismatch> piecewise_mismatches(std::size_t count, std::size_t piece, double* const buffers[2],
+                                             const FetchPiece<double>& fetch,
+                                             const std::function<double(std::size_t)>& expected);
+
+// The check of `count` elements of device memory (the current device's, or
+// any the runtime can address), copied to the host through two pinned buffers
+// of kStagingBytes each, held for the process: no host copy of the whole array
+// is made, and the copy runs at the link's pinned rate while the previous
+// piece is checked.
+inline constexpr std::size_t kStagingBytes = std::size_t{32} << 20;
+std::optional<Mismatch> device_mismatches(const float* device, std::size_t count,
+                                          const std::function<float(std::size_t)>& expected);
+std::optional<Mismatch> device_mismatches(const double* device, std::size_t count,
+                                          const std::function<double(std::size_t)>& expected);
 
 // "verification failed: out[12] = poison (never written), expected 4.5 (2 of 1024 elements differ)".
 std::string describe(const Mismatch& m, const std::string& array_name);
