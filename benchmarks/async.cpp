@@ -16,9 +16,11 @@
 // Every variant moves a thread's elements as 16-byte groups (8-byte in
 // 512-float tiles). Occupancy (blocks_per_sm, registers, smem_per_block) is
 // reported beside each case, so a difference between stage counts can be
-// told from a difference in resident blocks. persistent:0 gives each tile a
-// block of its own: the stages then have nothing to overlap inside a block,
-// and only the blocks resident together overlap copies with compute.
+// told from a difference in resident blocks. persistent:0 launches short
+// blocks of a few tiles each (kAsyncShortTiles), started in order: each block
+// still overlaps its own tiles, and its setup (barriers, the first copy's
+// wait, for tma the tensor map's fetch) is spread over them. With one tile a
+// block that setup is paid per tile, which costs tma the most.
 //==============================================================================
 #include <cstdint>
 #include <string>
@@ -87,7 +89,7 @@ const Registrar registrar{{"async",
                             axis("flops", "flops", "floating-point operations per element (even)", {0, 16, 64, 256}, 0,
                                  kAsyncMaxFlops, 2),
                             axis("persistent", "switch",
-                                 "async: 1 = a resident grid striding over the tiles, 0 = one block per tile", {1}, 0,
+                                 "async: 1 = a resident grid striding over the tiles, 0 = short blocks of 4 tiles", {1}, 0,
                                  1)},
                            cases}};
 

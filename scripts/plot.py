@@ -218,8 +218,15 @@ def plot_shared(doc: dict, cases: list[mr.Case], fig: plt.Figure) -> None:
 
 
 def variant_label(c: mr.Case) -> str:
-    """An async variant, marked when each tile had a block of its own (persistent:0)."""
-    return c.variant if c.params.get("persistent", 1) == 1 else f"{c.variant}, a block per tile"
+    """An async variant; a launch of short blocks (persistent:0) is marked with
+    the tiles a block took, from its grid where the file has it."""
+    if c.params.get("persistent", 1) == 1:
+        return c.variant
+    grid, n, tile = c.median("grid"), c.params.get("n"), c.params.get("tile")
+    if not grid or not isinstance(n, int) or not isinstance(tile, int):
+        return f"{c.variant}, short blocks"
+    per_block = round(-(-n // tile) / grid)
+    return f"{c.variant}, {per_block} tile{'s' if per_block != 1 else ''} a block"
 
 
 def plot_async(doc: dict, cases: list[mr.Case], fig: plt.Figure) -> None:

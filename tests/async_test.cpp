@@ -48,6 +48,16 @@ TEST(AsyncConfig, TmaNeedsWholeRowsOfBoxes) {
   EXPECT_TRUE(async_multi_stage(AsyncVariant::tma));
 }
 
+TEST(AsyncGrid, ResidentOrAShortBlockPerFewTiles) {
+  EXPECT_EQ(async_grid(100000, 924, true), 924u);  // a resident grid
+  EXPECT_EQ(async_grid(500, 924, true), 500u);     // no block without a tile
+  EXPECT_EQ(async_grid(65536, 924, false), 65536 / kAsyncShortTiles);
+  EXPECT_EQ(async_grid(4 * kAsyncShortTiles + 1, 924, false), 5u);  // the last block takes the one left
+  EXPECT_EQ(async_grid(1, 924, false), 1u);
+  EXPECT_EQ(async_grid(kAsyncMaxGrid * kAsyncShortTiles * 2, 924, false), kAsyncMaxGrid);  // then blocks take more
+  EXPECT_GE(kAsyncShortTiles, 2u);  // a block overlaps its own tiles
+}
+
 TEST(CompiledArch, IsTheOlderOfPtxAndMachineCode) {
   // A build with only compute_75 PTX, JIT-compiled on an sm_90 GPU, reports
   // binaryVersion 90 and ptxVersion 75: its body was compiled for sm_75.
@@ -97,8 +107,9 @@ TEST_F(AsyncKernels, TmaEveryTileAndStageCount) {
         for (std::size_t rows : {1, 5}) check({AsyncVariant::tma, rows * kTmaRowFloats * (tile / kTmaBoxCols), tile, stages, flops});
 }
 
-TEST_F(AsyncKernels, OneBlockPerTileEveryVariant) {
-  // persistent = false: as many blocks as tiles, each block's loop runs once.
+TEST_F(AsyncKernels, ShortBlocksEveryVariant) {
+  // persistent = false: a block per kAsyncShortTiles tiles (the last short),
+  // each block's loop running over its few.
   for (AsyncVariant v : kAsyncVariants.all()) {
     std::string why;
     if (!async_variant_available(v, &why)) continue;
@@ -112,7 +123,8 @@ TEST_F(AsyncKernels, OneBlockPerTileEveryVariant) {
           c.persistent = false;
           AsyncPlan p;
           MEMBENCH_CUDA(plan(c, nullptr, &p));
-          EXPECT_EQ(p.shape.grid, (n + tile - 1) / tile);
+          const std::size_t tiles = (n + tile - 1) / tile;
+          EXPECT_EQ(p.shape.grid, (tiles + kAsyncShortTiles - 1) / kAsyncShortTiles);
           check(c);
         }
       }

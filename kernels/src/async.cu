@@ -416,7 +416,9 @@ PFN_cuTensorMapEncodeTiled_v12000 tensor_map_encoder() {
   return encoder;
 }
 
-// The tensor map of `in` as the matrix view, with boxes of this tile.
+// The tensor map of `in` as the matrix view, with boxes of this tile. No L2
+// promotion: a box row is already 1 KiB of consecutive bytes, and promoting
+// its reads to 256-byte requests made the copy slower, not faster.
 cudaError_t tensor_map(const AsyncConfig& c, const float* in, CUtensorMap* map) {
   const PFN_cuTensorMapEncodeTiled_v12000 encode = tensor_map_encoder();
   if (encode == nullptr) return cudaErrorNotSupported;
@@ -426,7 +428,7 @@ cudaError_t tensor_map(const AsyncConfig& c, const float* in, CUtensorMap* map) 
   const cuuint32_t element_strides[2] = {1, 1};
   const CUresult rc = encode(map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, const_cast<float*>(in), dims, row_bytes, box,
                              element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_NONE,
-                             CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+                             CU_TENSOR_MAP_L2_PROMOTION_NONE, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
   return rc == CUDA_SUCCESS ? cudaSuccess : cudaErrorInvalidValue;
 }
 
@@ -475,6 +477,11 @@ std::size_t async_smem_bytes(const AsyncConfig& c) {
   return static_cast<std::size_t>(buffers) * c.tile * sizeof(float);
 }
 
+unsigned async_grid(std::size_t tiles, unsigned resident, bool persistent) {
+  if (persistent) return static_cast<unsigned>(std::min<std::size_t>(tiles, resident));
+  return static_cast<unsigned>(std::min(detail::ceil_div(tiles, kAsyncShortTiles), kAsyncMaxGrid));
+}
+
 cudaError_t plan(const AsyncConfig& c, const float* in, AsyncPlan* p) {
   if (!async_config_supported(c, nullptr)) return cudaErrorInvalidValue;
   if (needs_sm90(c.variant) && !async_variant_available(c.variant, nullptr)) return cudaErrorNotSupported;
@@ -487,8 +494,7 @@ cudaError_t plan(const AsyncConfig& c, const float* in, AsyncPlan* p) {
   const unsigned block = async_block(c.variant);
   rc = detail::resident_grid(kernel, block, smem, &grid);
   if (rc != cudaSuccess) return rc;
-  const std::size_t tiles = std::max<std::size_t>(1, detail::ceil_div(c.n, static_cast<std::size_t>(c.tile)));
-  if (tiles < grid || (!c.persistent && tiles <= kAsyncMaxGrid)) grid = static_cast<unsigned>(tiles);
+  grid = async_grid(std::max<std::size_t>(1, detail::ceil_div(c.n, static_cast<std::size_t>(c.tile))), grid, c.persistent);
   p->config = c;
   p->shape = detail::shape_of(kernel, grid, block, smem);
   p->run = run;

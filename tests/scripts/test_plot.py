@@ -758,3 +758,18 @@ def test_hierarchy_bandwidth_lines_are_named_by_what_differs():
     fig = draw(doc, "hierarchy")
     assert set(lines(next(ax for ax in fig.axes if "bandwidth" in ax.get_title()))) == {"warm"}
     plt.close(fig)
+
+
+def test_async_short_blocks_are_named_by_the_tiles_each_block_took():
+    def case(grid, persistent=0, n=1 << 26, tile=1024):
+        full = f"async/tma/n:{n}/tile:{tile}/stages:2/flops:0/persistent:{persistent}/manual_time"
+        doc = {"context": {}, "benchmarks": [{"name": full, "run_name": full, "run_type": "iteration",
+                                              "real_time": 1.0, "time_unit": "us", "bytes_per_second": 4e12}]}
+        if grid is not None:
+            doc["benchmarks"][0]["grid"] = grid
+        return next(iter(plot.mr.cases(doc).values()))
+
+    assert plot.variant_label(case(16384)) == "tma, 4 tiles a block"       # 65536 tiles
+    assert plot.variant_label(case(65536)) == "tma, 1 tile a block"        # an older file's launch
+    assert plot.variant_label(case(None)) == "tma, short blocks"           # no grid recorded
+    assert plot.variant_label(case(924, persistent=1)) == "tma"

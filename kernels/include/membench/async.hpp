@@ -22,8 +22,13 @@ inline constexpr int kAsyncBlock = 256;
 using AsyncTiles = IntList<512, 1024, 2048, 4096>;  // floats per tile
 using AsyncStages = IntList<1, 2, 3, 4, 6, 8>;
 inline constexpr int kAsyncMaxFlops = 65536;
-// The most blocks a non-persistent launch takes (one per tile); past it the
-// blocks stride over the tiles as a persistent launch's do.
+// A launch that is not persistent gives each block kAsyncShortTiles tiles
+// (block b takes tiles b, b + grid, ...): enough for a block's stages to
+// overlap its own copies and to spread its setup (barriers, the first copy's
+// wait, the tensor map's fetch) over several tiles, while the blocks still
+// start in order and sweep the array front to back. The most blocks such a
+// launch takes is kAsyncMaxGrid; past it the blocks take more tiles each.
+inline constexpr std::size_t kAsyncShortTiles = 4;
 inline constexpr std::size_t kAsyncMaxGrid = 0x7fffffff;
 
 // tma views the n floats as a row-major matrix kTmaRowFloats wide and copies
@@ -46,9 +51,9 @@ struct AsyncConfig {
   int tile = 1024;    // floats per tile
   int stages = 1;     // pipeline and bulk only; sync and memcpy_async are single-stage
   int flops = 0;      // floating-point operations per element (even)
-  // true: a resident grid, each block taking tiles b, b + grid, ... (the
-  // stages overlap a block's copies with its compute); false: one block per
-  // tile, so that only the blocks resident together overlap each other.
+  // true: a resident grid, each block taking tiles b, b + grid, ... to the
+  // end; false: short blocks of kAsyncShortTiles tiles, as many as that
+  // takes, started in order as blocks finish.
   bool persistent = true;
 };
 
@@ -71,8 +76,12 @@ unsigned async_block(AsyncVariant v);
 // Dynamic shared memory one block uses.
 std::size_t async_smem_bytes(const AsyncConfig& c);
 
-// A launch worked out once: the kernel and its grid (resident, at most one
-// block per tile; or one block per tile), its typed launch, and for tma the tensor map of the input
+// The grid for `tiles` tiles when `resident` blocks fit on the GPU at once:
+// persistent, the resident grid (fewer blocks where there are fewer tiles);
+// otherwise a short block per kAsyncShortTiles tiles, kAsyncMaxGrid at most.
+unsigned async_grid(std::size_t tiles, unsigned resident, bool persistent);
+
+// A launch worked out once: the kernel and its grid (async_grid), its typed launch, and for tma the tensor map of the input
 // it reads (a CUtensorMap, encoded once).
 struct AsyncPlan {
   using Run = cudaError_t (*)(const AsyncPlan&, const float*, float*, cudaStream_t);
