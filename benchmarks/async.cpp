@@ -89,8 +89,9 @@ const Registrar registrar{{"async",
                             axis("flops", "flops", "floating-point operations per element (even)", {0, 16, 64, 256}, 0,
                                  kAsyncMaxFlops, 2),
                             axis("persistent", "switch",
-                                 "async: 1 = a resident grid striding over the tiles, 0 = short blocks of 4 tiles", {1}, 0,
-                                 1)},
+                                 "1 = a resident grid striding over the tiles, 0 = short blocks of " +
+                                     std::to_string(kAsyncShortTiles) + " tiles",
+                                 {1}, 0, 1)},
                            cases}};
 
 }  // namespace

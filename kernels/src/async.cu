@@ -218,12 +218,13 @@ __global__ void async_pipeline(const float* __restrict__ in, float* __restrict__
 // share STAGES buffers. One producer thread issues tile j into buffer
 // j % STAGES once the consumers have released what it held (its `empty`
 // barrier), and the copy completes on the buffer's `full` barrier; the
-// consumers wait on `full`, compute the tile, and each consumer warp
-// releases the buffer. No block-wide barrier inside the loop: the producer
-// runs up to STAGES tiles ahead of the slowest consumer warp. issue(j, s)
-// announces the bytes on full[s] and starts the copy; consume(i, s) computes.
-inline constexpr int kAsyncConsumerWarps = kAsyncBlock / 32;
-
+// consumers wait on `full`, compute the tile, and every consumer thread
+// releases the buffer by arriving on `empty` after its own last read of it
+// (each thread's release orders its reads, with no warp barrier standing in
+// between, which racecheck can follow). No block-wide barrier inside the
+// loop: the producer runs up to STAGES tiles ahead of the slowest consumer.
+// issue(j, s) announces the bytes on full[s] and starts the copy; consume(i,
+// s) computes.
 template <int STAGES, class Issue, class Consume>
 __device__ __forceinline__ void producer_consumer(std::size_t mine, std::uint64_t* full, std::uint64_t* empty,
                                                   Issue issue, Consume consume) {
@@ -231,7 +232,7 @@ __device__ __forceinline__ void producer_consumer(std::size_t mine, std::uint64_
   if (threadIdx.x == 0) {
     for (int s = 0; s < STAGES; ++s) {
       cuda::ptx::mbarrier_init(&full[s], 1);
-      cuda::ptx::mbarrier_init(&empty[s], kAsyncConsumerWarps);
+      cuda::ptx::mbarrier_init(&empty[s], kAsyncBlock);
     }
   }
   __syncthreads();
@@ -255,8 +256,7 @@ __device__ __forceinline__ void producer_consumer(std::size_t mine, std::uint64_
     const int s = static_cast<int>(i % STAGES);
     wait(&full[s], static_cast<std::uint32_t>((i / STAGES) & 1));
     consume(i, s);
-    __syncwarp();
-    if (threadIdx.x % 32 == 0) (void)cuda::ptx::mbarrier_arrive(&empty[s]);
+    (void)cuda::ptx::mbarrier_arrive(&empty[s]);
   }
 #endif
 }

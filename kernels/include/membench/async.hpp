@@ -28,7 +28,7 @@ inline constexpr int kAsyncMaxFlops = 65536;
 // wait, the tensor map's fetch) over several tiles, while the blocks still
 // start in order and sweep the array front to back. The most blocks such a
 // launch takes is kAsyncMaxGrid; past it the blocks take more tiles each.
-inline constexpr std::size_t kAsyncShortTiles = 4;
+inline constexpr std::size_t kAsyncShortTiles = 2;
 inline constexpr std::size_t kAsyncMaxGrid = 0x7fffffff;
 
 // tma views the n floats as a row-major matrix kTmaRowFloats wide and copies
