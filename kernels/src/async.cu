@@ -50,10 +50,14 @@ __device__ __forceinline__ std::size_t tiles_of_block(std::size_t n) {
 
 // Where element j of a tile lies, from the tile's first element: a 1-D
 // tile is contiguous; a tma box is kTmaBoxCols-wide pieces of successive rows.
+// kWhole: every tile is whole (tma's n is a whole number of box rows), so the
+// compute phase needs no ragged end.
 struct Contiguous {
+  static constexpr bool kWhole = false;
   __device__ std::size_t operator()(int j) const { return static_cast<std::size_t>(j); }
 };
 struct BoxRows {
+  static constexpr bool kWhole = true;
   __device__ std::size_t operator()(int j) const {
     return static_cast<std::size_t>(j / kTmaBoxCols) * kTmaRowFloats + j % kTmaBoxCols;
   }
@@ -83,7 +87,7 @@ __device__ __forceinline__ void compute_tile(const float* tile_smem, const float
 #pragma unroll
   for (int g = 0; g < kPer / W; ++g) {
     const int j = (threadIdx.x + g * kAsyncBlock) * W;
-    if (j + W <= from_shared) {
+    if (At::kWhole || j + W <= from_shared) {
       V x = *reinterpret_cast<const V*>(tile_smem + j);
 #pragma unroll
       for (int q = 0; q < W; ++q) v[g * W + q] = lane<W>(x, q);
@@ -100,11 +104,14 @@ __device__ __forceinline__ void compute_tile(const float* tile_smem, const float
 #pragma unroll
   for (int g = 0; g < kPer / W; ++g) {
     const int j = (threadIdx.x + g * kAsyncBlock) * W;
-    if (j + W <= count) {
+    if (At::kWhole || j + W <= count) {
       V x;
 #pragma unroll
       for (int q = 0; q < W; ++q) lane<W>(x, q) = v[g * W + q];
-      *reinterpret_cast<V*>(dst + at(j)) = x;
+      // An ordinary store (write-back), as an intrinsic: with a tma box's row
+      // addressing the compiler split a plain vector store into four floats,
+      // four times the store requests for the same bytes.
+      __stwb(reinterpret_cast<V*>(dst + at(j)), x);
     } else {
 #pragma unroll
       for (int q = 0; q < W; ++q)
