@@ -35,6 +35,15 @@ std::vector<float> correct(std::size_t n) {
   return v;
 }
 
+// Doubles: element i is i / 2, exact.
+double half(std::size_t i) { return 0.5 * static_cast<double>(i); }
+
+std::vector<double> halves(std::size_t n) {
+  std::vector<double> v(n);
+  for (std::size_t i = 0; i < n; ++i) v[i] = half(i);
+  return v;
+}
+
 float from_bits(std::uint32_t bits) {
   float f;
   std::memcpy(&f, &bits, sizeof f);
@@ -162,9 +171,7 @@ TEST(Verify, FirstMismatchIsTheLowestIndexBitForBit) {
 }
 
 TEST(Verify, DoublesAreCheckedBitForBit) {
-  std::vector<double> got(3000);
-  for (std::size_t i = 0; i < got.size(); ++i) got[i] = 0.5 * static_cast<double>(i);
-  const auto half = [](std::size_t i) { return 0.5 * static_cast<double>(i); };
+  std::vector<double> got = halves(3000);
   EXPECT_FALSE(all_mismatches(got, half));
   got[2999] = std::nextafter(got[2999], 1e9);
   const auto bad = all_mismatches(got, half);
@@ -235,9 +242,7 @@ TEST(Verify, PiecewiseFindsBadElementsAtPieceEdgesWithTheArraysIndices) {
 }
 
 TEST(Verify, PiecewiseChecksDoublesAndPassesAFetchFailureOn) {
-  std::vector<double> got(777);
-  for (std::size_t i = 0; i < got.size(); ++i) got[i] = 0.5 * static_cast<double>(i);
-  const auto half = [](std::size_t i) { return 0.5 * static_cast<double>(i); };
+  std::vector<double> got = halves(777);
   got[776] = std::nextafter(got[776], 1e9);
   std::vector<double> a(100), b(100);
   double* const buffers[2] = {a.data(), b.data()};
