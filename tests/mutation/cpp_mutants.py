@@ -184,7 +184,9 @@ MUTANTS = [
     M("kernels/src/shared.cu", "? i : (i % side) * side + i / side;", "? i : i;", "the transpose reference is the identity"),
     M("kernels/src/shared.cu", "return conflict_wavefronts(stride_elems, width_bytes) / phases;",
       "return conflict_wavefronts(stride_elems, width_bytes);", "conflict ways count phases"),
-    M("kernels/src/shared.cu", "std::size_t worst = 1;", "std::size_t worst = 0;", "an idle phase costs nothing"),
+    # (worst = 0 instead of 1 is an equivalent mutant: every phase has a lane, so worst >= 1 anyway.)
+    M("kernels/src/shared.cu", "wavefronts += static_cast<int>(worst);", "wavefronts = static_cast<int>(worst);",
+      "only the last phase's wavefronts count"),
     M("kernels/src/shared.cu", "if (c.n <= 0 || c.n > kSharedMaxSide) return cudaErrorInvalidValue;",
       "if (c.n < 0 || c.n > kSharedMaxSide) return cudaErrorInvalidValue;", "a matrix side of 0 accepted"),
     M("kernels/src/shared.cu", "31 * static_cast<long long>(stride_elems) + 1)", "31 * static_cast<long long>(stride_elems))",
