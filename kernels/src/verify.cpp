@@ -92,9 +92,16 @@ class Staging {
   std::mutex mutex_;
 };
 
+// The one pair, shared by every element type (a function-local static in
+// the template below would make a pair for each).
+Staging& staging_pair() {
+  static Staging pair;
+  return pair;
+}
+
 template <class T>
 std::optional<Mismatch> check_device(const T* device, std::size_t count, const std::function<T(std::size_t)>& expected) {
-  static Staging staging;
+  Staging& staging = staging_pair();
   std::lock_guard<std::mutex> lock(staging.mutex());
   T* const buffers[2] = {static_cast<T*>(staging.buffer(0)), static_cast<T*>(staging.buffer(1))};
   return check_piecewise<T>(count, kStagingBytes / sizeof(T), buffers, [device](std::size_t first, std::size_t n, T* into) {

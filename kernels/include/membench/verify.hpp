@@ -86,10 +86,9 @@ std::optional<Mismatch> piecewise_mismatches(std::size_t count, std::size_t piec
 
 // The check of `count` elements of device memory (the current device's, or
 // any the runtime can address), copied to the host through two pinned
-// buffers of kStagingBytes each, held for the process (a pair for each
-// element type checked: float, double). No host copy of the whole array is
-// made, and the copy runs at the link's pinned rate while the previous piece
-// is checked.
+// buffers of kStagingBytes each: one pair for the process, whatever the
+// element type. No host copy of the whole array is made, and the copy runs
+// at the link's pinned rate while the previous piece is checked.
 inline constexpr std::size_t kStagingBytes = std::size_t{32} << 20;
 std::optional<Mismatch> device_mismatches(const float* device, std::size_t count,
                                           const std::function<float(std::size_t)>& expected);
