@@ -7,8 +7,9 @@
 // ceiling. persistent:1, a resident grid: each block reads through all of the
 // set from its own starting point, so every SM reads the whole set before it
 // reads a byte again. persistent:0: short blocks of 8 chunks each, which the
-// GPU replaces as they finish, so the set is read front to back in block
-// order. The two orders present the L2 a different mix of addresses at once;
+// GPU replaces as they finish; block b reads one chunk of each eighth of the
+// set, so that the blocks running at once never read one chunk in step
+// (hierarchy.hpp says why). The two orders present the L2 a different mix of addresses at once;
 // a figure for the L2 takes the better of those whose reads ncu sees reach
 // the L2 (l2_read_bytes). The hypothesis: three plateaus, L1 (up to
 // the SM's unified L1/shared size, with the least shared memory that keeps
