@@ -78,6 +78,29 @@ TEST(Processes, UtilisationSamplesInAnotherPidNamespaceTakeOneBusyProcessAsOurs)
   EXPECT_EQ(others_among({}, {7}, true).count, 0);
 }
 
+TEST(Processes, AProcessBusyBeforeWeRanAnythingIsNeverTakenForOurs) {
+  // The first samples of a run may not show us yet: a neighbour already busy
+  // before we started is still another process.
+  Others o = others_among({4001}, {7}, true, {4001});
+  EXPECT_EQ(o.count, 1);
+  EXPECT_EQ(o.first, 4001u);
+  // Beside one that may be us, the sure one is counted and named.
+  o = others_among({4001, 6003}, {7}, true, {6003});
+  EXPECT_EQ(o.count, 1);
+  EXPECT_EQ(o.first, 6003u);
+  o = others_among({4001, 6003, 8005}, {7}, true, {4001, 8005});
+  EXPECT_EQ(o.count, 2);
+  EXPECT_EQ(o.first, 4001u);
+  // Where our pid is listed, a sure other changes nothing.
+  o = others_among({4001, 7}, {7}, true, {4001});
+  EXPECT_EQ(o.count, 1);
+  EXPECT_EQ(o.first, 4001u);
+  // None sure: as before, one busy process is ours, and which other is not known.
+  o = others_among({4001, 6003}, {7}, true, {9});
+  EXPECT_EQ(o.count, 1);
+  EXPECT_EQ(o.first, 0u);
+}
+
 TEST(Processes, ViewsHaveNames) {
   EXPECT_STREQ(process_view_name(ProcessView::contexts), "contexts");
   EXPECT_STREQ(process_view_name(ProcessView::utilisation), "utilisation samples");

@@ -5,10 +5,12 @@
 // marks the cases it overlapped.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <thread>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <string>
@@ -244,6 +246,11 @@ TEST(Contention, UtilisationSamplesSeeABusyNeighbourWhereTheProcessListIsNotAvai
 
   Background holder("'" MEMBENCH_GPU_HOLDER "' 60 busy", temp_path(".holder.log"));
   ASSERT_TRUE(holder.wait_for_output("ready", 60)) << "the other process never held the GPU";
+  // The neighbour is busy for more than a sampling period before membench
+  // starts, so its samples show it busy before membench ran anything. (One
+  // that starts with membench may be taken for membench itself until
+  // membench's own pid shows up in the samples.)
+  std::this_thread::sleep_for(std::chrono::seconds(2));
   const std::string beside = temp_path(".json");
   const Outcome shared = run(kCases + beside, kView);
   EXPECT_EQ(shared.exit_code, 0) << shared.output;

@@ -51,30 +51,37 @@ const char* process_view_name(ProcessView view) {
   }
 }
 
-Others others_among(const std::vector<unsigned>& seen, const std::set<unsigned>& own, bool ours_may_be_hidden) {
+Others others_among(const std::vector<unsigned>& seen, const std::set<unsigned>& own, bool ours_may_be_hidden,
+                    const std::set<unsigned>& surely_others) {
   Others out;
   bool ours_listed = false;
+  int maybe_ours = 0;
+  unsigned first_sure = 0;
   for (unsigned pid : seen) {
     if (own.count(pid) != 0) {
       ours_listed = true;
       continue;
     }
     if (out.count++ == 0) out.first = pid;
+    if (surely_others.count(pid) == 0) {
+      ++maybe_ours;
+    } else if (first_sure == 0) {
+      first_sure = pid;
+    }
   }
-  if (ours_may_be_hidden && !ours_listed && out.count > 0) {
+  if (ours_may_be_hidden && !ours_listed && maybe_ours > 0) {
     --out.count;  // one of them is us, under a pid we do not know
-    out.first = 0;
+    out.first = first_sure;
   }
   return out;
 }
 
-namespace {
-
-// NVML's sample timestamps: CPU time in microseconds since the epoch.
 unsigned long long now_us() {
   return static_cast<unsigned long long>(
       std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::system_clock::now().time_since_epoch()).count());
 }
+
+namespace {
 
 // A utilisation sample covers one of the driver's sampling periods (up to a
 // second), so a case looks back that far: a neighbour that is busy while a
@@ -93,8 +100,9 @@ std::vector<unsigned> processes_on(const std::string& pci_bus_id) {
   return nvml::running_processes(*d, nullptr).value_or(std::vector<unsigned>{});
 }
 
-HealthMonitor::HealthMonitor(const std::string& pci_bus_id, std::set<unsigned> own, bool utilisation_only)
-    : own_(std::move(own)) {
+HealthMonitor::HealthMonitor(const std::string& pci_bus_id, std::set<unsigned> own, bool utilisation_only,
+                             unsigned long long started_us)
+    : own_(std::move(own)), started_us_(started_us != 0 ? started_us : now_us()) {
   device_ = nvml::device_by_bus_id(pci_bus_id, &why_);
   if (!device_) return;
   std::string why_contexts = "the utilisation samples were asked for (MEMBENCH_TEST_PROCESS_VIEW)";
@@ -123,11 +131,16 @@ void HealthMonitor::sample() {
   if (view_ == ProcessView::contexts) {
     seen = nvml::running_processes(*device_, nullptr);
   } else if (view_ == ProcessView::utilisation) {
-    if (auto busy = nvml::busy_processes(*device_, case_start_us_, nullptr)) seen = std::move(busy->pids);
+    if (auto busy = nvml::busy_processes(*device_, case_start_us_, nullptr, started_us_)) {
+      for (unsigned pid : busy->busy_before)
+        if (own_.count(pid) == 0) surely_others_.insert(pid);
+      seen = std::move(busy->pids);
+    }
     if (seen && has_own(*seen, own_)) own_seen_ = true;
   }
   if (seen) {
-    const Others others = others_among(*seen, own_, view_ == ProcessView::utilisation && !own_seen_);
+    const Others others =
+        others_among(*seen, own_, view_ == ProcessView::utilisation && !own_seen_, surely_others_);
     if (others.count > 0 && !case_.first_other_pid) case_.first_other_pid = others.first;
     case_.other_processes = std::max(case_.other_processes.value_or(0), others.count);
   }

@@ -45,13 +45,19 @@ const char* process_view_name(ProcessView view);
 
 // Who the other processes among `seen` are: their count, and one of them by
 // pid (0 when which one is not known). `ours_may_be_hidden`: utilisation
-// samples taken in a pid namespace where our pid has not been seen; we ran
-// kernels in the window, so one busy process is taken to be ours.
+// samples in which our pid has not been seen (a pid namespace NVML does not
+// share, or our own samples not yet taken); we ran kernels in the window, so
+// one busy process is taken to be ours, unless every one is in
+// `surely_others` (busy before we ran anything).
 struct Others {
   int count = 0;
   unsigned first = 0;
 };
-Others others_among(const std::vector<unsigned>& seen, const std::set<unsigned>& own, bool ours_may_be_hidden);
+Others others_among(const std::vector<unsigned>& seen, const std::set<unsigned>& own, bool ours_may_be_hidden,
+                    const std::set<unsigned>& surely_others = {});
+
+// NVML's clock for its samples: CPU time in microseconds since the epoch.
+unsigned long long now_us();
 
 // What one case saw.
 struct CaseHealth {
@@ -68,8 +74,11 @@ class HealthMonitor {
  public:
   HealthMonitor() = default;
   // `utilisation_only`: use the utilisation samples even where NVML can list
-  // the processes (a test hook for the fallback).
-  HealthMonitor(const std::string& pci_bus_id, std::set<unsigned> own, bool utilisation_only = false);
+  // the processes (a test hook for the fallback). `started_us` (now_us(); 0:
+  // now): when this process began to use the GPU; a process whose samples
+  // show it busy before then is another one, whatever its pid.
+  HealthMonitor(const std::string& pci_bus_id, std::set<unsigned> own, bool utilisation_only = false,
+                unsigned long long started_us = 0);
 
   bool available() const { return device_.has_value(); }
   bool sees_processes() const { return view_ != ProcessView::none; }
@@ -91,6 +100,8 @@ class HealthMonitor {
   ProcessView view_ = ProcessView::none;
   bool own_seen_ = false;                // utilisation: our pid has been among the busy ones
   unsigned long long case_start_us_ = 0;  // utilisation: samples after this count for the case
+  unsigned long long started_us_ = 0;     // utilisation: a process busy before this is not us
+  std::set<unsigned> surely_others_;      // utilisation: seen busy before started_us_
   std::string why_;
   CaseHealth case_;
 };

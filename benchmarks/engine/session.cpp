@@ -19,10 +19,11 @@ void Session::use(int device) {
 void Session::start(int device) {
   device_ = query_device(device);
   const std::vector<unsigned> before = own_pids_ ? std::vector<unsigned>{} : processes_on(device_.pci_bus_id);
+  const unsigned long long first_use = first_use_us_.emplace(device, now_us()).first->second;
   MEMBENCH_CUDA(cudaSetDevice(device));
   MEMBENCH_CUDA(cudaFree(nullptr));  // the context, now
   if (!own_pids_) own_pids_ = own_pids(before, processes_on(device_.pci_bus_id), static_cast<unsigned>(getpid()));
-  health_ = HealthMonitor(device_.pci_bus_id, *own_pids_, options_.utilisation_view_for_test);
+  health_ = HealthMonitor(device_.pci_bus_id, *own_pids_, options_.utilisation_view_for_test, first_use);
   stream_ = std::make_unique<Stream>();
   stamps_ = MappedBuffer<ClockStamp>(4);
   if (options_.l2 != L2::warm) {

@@ -5,6 +5,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include <map>
 #include <memory>
 #include <optional>
 #include <set>
@@ -58,6 +59,7 @@ class Session {
   FlushPlan flush_;
   MappedBuffer<ClockStamp> stamps_;    // two batch slots x (before, after)
   std::optional<std::set<unsigned>> own_pids_;
+  std::map<int, unsigned long long> first_use_us_;  // device -> when we first made its context (now_us)
   HealthMonitor health_;
   std::string lost_;
 };

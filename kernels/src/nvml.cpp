@@ -127,7 +127,8 @@ std::optional<std::vector<unsigned>> running_processes(Device d, std::string* wh
   return pids;
 }
 
-std::optional<BusyProcesses> busy_processes(Device d, unsigned long long since, std::string* why) {
+std::optional<BusyProcesses> busy_processes(Device d, unsigned long long since, std::string* why,
+                                            unsigned long long before) {
   // nvmlProcessUtilizationSample_t.
   struct Sample {
     unsigned pid;
@@ -152,10 +153,14 @@ std::optional<BusyProcesses> busy_processes(Device d, unsigned long long since, 
     if (rc != kSuccess) break;
     for (unsigned i = 0; i < count && i < samples.size(); ++i) {
       out.newest = std::max(out.newest, samples[i].time_stamp);
-      if (samples[i].time_stamp > since && (samples[i].sm > 0 || samples[i].memory > 0)) out.pids.push_back(samples[i].pid);
+      if (samples[i].time_stamp <= since || (samples[i].sm == 0 && samples[i].memory == 0)) continue;
+      out.pids.push_back(samples[i].pid);
+      if (samples[i].time_stamp < before) out.busy_before.push_back(samples[i].pid);
     }
-    std::sort(out.pids.begin(), out.pids.end());
-    out.pids.erase(std::unique(out.pids.begin(), out.pids.end()), out.pids.end());
+    for (auto* pids : {&out.pids, &out.busy_before}) {
+      std::sort(pids->begin(), pids->end());
+      pids->erase(std::unique(pids->begin(), pids->end()), pids->end());
+    }
     return out;
   }
   if (why != nullptr) *why = "NVML keeps no per-process utilisation samples for this GPU";

@@ -58,13 +58,16 @@ std::optional<std::vector<unsigned>> running_processes(Device d, std::string* wh
 // The processes that kept the GPU's SMs or memory busy in a sampling period
 // (the driver samples about once a second) that ended after `since` (a CPU
 // timestamp in microseconds since the epoch), each once, and the newest
-// sample's timestamp. Empty optional with `why` when NVML keeps no such
+// sample's timestamp; `busy_before`: those of them busy in a period that also
+// ended before `before`. Empty optional with `why` when NVML keeps no such
 // samples for this GPU. A process that only holds a context is not listed.
 struct BusyProcesses {
   std::vector<unsigned> pids;
+  std::vector<unsigned> busy_before;
   unsigned long long newest = 0;
 };
-std::optional<BusyProcesses> busy_processes(Device d, unsigned long long since, std::string* why);
+std::optional<BusyProcesses> busy_processes(Device d, unsigned long long since, std::string* why,
+                                            unsigned long long before = 0);
 
 // The name NVML gives a process (its executable's path), or "" if unknown.
 std::string process_name(unsigned pid);
