@@ -60,7 +60,8 @@ CaseDefinition define_bandwidth(const BandwidthConfig& c) {
   const auto sums = std::make_shared<const std::vector<double>>(bandwidth_chunk_sums(c, kSeed));
   d.expected_f64 = [cover, sums](std::size_t b) { return bandwidth_expected(cover, *sums, static_cast<unsigned>(b)); };
   const DeviceInfo& device = session_device();
-  const Level level = level_holding(c.working_set, device);
+  // Past the L1 (through_l1:0), a set the L1 could hold is read from the L2.
+  const Level level = std::max(level_holding(c.working_set, device), c.through_l1 ? Level::l1 : Level::l2);
   d.work.bytes = cover.bytes;
   d.work.peak_bytes_per_second = level_read_ceiling(level, device);
   add_level_model(d.work, level);
@@ -96,8 +97,9 @@ CaseDefinition define_latency(const LatencyConfig& c) {
 }
 
 void cases(Family& f) {
-  f.add("bandwidth", {"working_set", "width", "persistent"}, {"hierarchy_read"}, [](const CaseArgs& a) {
-    return define_bandwidth({a.size("working_set"), a.integer("width"), a["persistent"] == 1});
+  f.add("bandwidth", {"working_set", "width", "persistent", "through_l1"}, {"hierarchy_read"}, [](const CaseArgs& a) {
+    return define_bandwidth(
+        {a.size("working_set"), a.integer("width"), a["persistent"] == 1, kHierarchyMinBytes, a["through_l1"] == 1});
   });
   f.add("latency", {"working_set", "chase_stride"}, {"hierarchy_chase"},
         [](const CaseArgs& a) { return define_latency({a.size("working_set"), a.size("chase_stride")}); });
@@ -115,6 +117,9 @@ const Registrar registrar{
            powers_of_two(14, 32), 16, std::int64_t{1} << 36),
       axis_of<HierarchyWidths>("width", "bytes", "bandwidth: bytes per load (float, float2, float4)", {16}),
       axis("persistent", "switch", "bandwidth: 1 = a resident grid, each block through the set; 0 = short blocks",
+           {1}, 0, 1),
+      axis("through_l1", "switch",
+           "bandwidth: 1 = loads may hit in the L1; 0 = each goes past it (ld.global.cg), so the L2 serves every byte",
            {1}, 0, 1),
       axis("chase_stride", "bytes", "latency: between the chain's nodes (a multiple of 8)", {128}, 8,
            std::int64_t{1} << 30, 8)},

@@ -206,7 +206,7 @@ RENAMED_AXES = {"layout": {"n": "structs"}, "shared": {"n": "side"}, "stream": {
 # last, as the family lists them): files written before then read as that case.
 ADDED_AXES = {
     **{("async", v): (("persistent", 1),) for v in ("sync", "memcpy_async", "pipeline", "bulk", "tma")},
-    ("hierarchy", "bandwidth"): (("width", 16), ("persistent", 1)),
+    ("hierarchy", "bandwidth"): (("width", 16), ("persistent", 1), ("through_l1", 1)),
     ("transfer", "host_to_device_memcpy_sm"): (("passes", 1),),
     ("transfer", "device_to_host_memcpy_sm"): (("passes", 1),),
     ("transfer", "bidirectional_memcpy_sm"): (("passes", 1),),

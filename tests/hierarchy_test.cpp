@@ -232,13 +232,14 @@ class HierarchyKernels : public ::testing::Test {
 };
 
 TEST_F(HierarchyKernels, ReadSumsWhatEachBlockReadAtEveryWidth) {
+  for (bool through_l1 : {true, false})
   for (bool persistent : {true, false})
   for (int width : HierarchyWidths::values)
   for (std::size_t ws : {kHierarchyChunkBytes, 3 * kHierarchyChunkBytes, std::size_t{1} << 20, std::size_t{64} << 20}) {
     SCOPED_TRACE("working set " + std::to_string(ws) + " width " + std::to_string(width) + " persistent " +
-                 std::to_string(persistent));
+                 std::to_string(persistent) + " through_l1 " + std::to_string(through_l1));
     // 64 MiB a launch, not 8 GiB: quick under the sanitizers.
-    const BandwidthConfig c{ws, width, persistent, 64.0 * (1 << 20)};
+    const BandwidthConfig c{ws, width, persistent, 64.0 * (1 << 20), through_l1};
     BandwidthPlan planned;
     MEMBENCH_CUDA(membench::plan(c, &planned));
     const BandwidthCoverage plan = planned.coverage;
@@ -269,6 +270,11 @@ TEST_F(HierarchyKernels, TheReadKeepsEveryBlockTheMostSharedMemoryWouldFitAndPre
   MEMBENCH_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
   EXPECT_EQ(planned.shape.grid, static_cast<unsigned>(most * sms));
   MEMBENCH_CUDA(membench::plan(BandwidthConfig{std::size_t{1} << 20, 16}, &planned));  // the L1 preferred again
+  // Past the L1: another kernel (ld.global.cg), on as many blocks.
+  BandwidthPlan past;
+  MEMBENCH_CUDA(membench::plan(BandwidthConfig{std::size_t{1} << 20, 16, true, kHierarchyMinBytes, false}, &past));
+  EXPECT_NE(past.shape.function, planned.shape.function);
+  EXPECT_EQ(past.shape.grid, planned.shape.grid);
 }
 
 TEST_F(HierarchyKernels, PointerChainFollowsTheCycle) {

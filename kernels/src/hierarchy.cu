@@ -23,8 +23,9 @@ namespace kernels {
 // over a run's chunks, so that loop is only loads, adds and the wrap; two
 // chunks per trip of it keep 2 x 64 / W loads of W bytes in flight. At 32
 // registers a thread, 8 blocks fill an SM's 64K registers and 2048 threads;
-// 4-byte loads (16 a chunk) take 40, and 6 blocks.
-template <int W>
+// 4-byte loads (16 a chunk) take 40, and 6 blocks. !kThroughL1: every load is
+// ld.global.cg, which the L1 never serves.
+template <int W, bool kThroughL1>
 __global__ void __maxnreg__(W == 4 ? 40 : 32)
     hierarchy_read(const typename FloatVector<W / 4>::type* __restrict__ in, double* __restrict__ partial,
                    BandwidthCoverage cover) {
@@ -42,7 +43,7 @@ __global__ void __maxnreg__(W == 4 ? 40 : 32)
       const V* base = in + std::uint64_t{chunk} * kChunkVectors + threadIdx.x;
       V x[U];
 #pragma unroll
-      for (int k = 0; k < U; ++k) x[k] = base[k * kHierarchyBlock];
+      for (int k = 0; k < U; ++k) x[k] = kThroughL1 ? base[k * kHierarchyBlock] : __ldcg(base + k * kHierarchyBlock);
 #pragma unroll
       for (int k = 0; k < U; ++k) acc[k] += FloatVector<W / 4>::sum(x[k]);
       chunk = cover.next_chunk(chunk);
@@ -83,9 +84,11 @@ bool bandwidth_config_supported(const BandwidthConfig& c, std::string* why) {
 }
 
 namespace {
-const void* read_kernel(int width) {
-  return HierarchyWidths::dispatch(width, [](auto w) {
-    return reinterpret_cast<const void*>(kernels::hierarchy_read<decltype(w)::value>);
+const void* read_kernel(int width, bool through_l1) {
+  return HierarchyWidths::dispatch(width, [&](auto w) {
+    constexpr int W = decltype(w)::value;
+    return through_l1 ? reinterpret_cast<const void*>(kernels::hierarchy_read<W, true>)
+                      : reinterpret_cast<const void*>(kernels::hierarchy_read<W, false>);
   }, static_cast<const void*>(nullptr));
 }
 }  // namespace
@@ -111,7 +114,7 @@ BandwidthCoverage bandwidth_coverage(const BandwidthConfig& c, unsigned grid) {
 
 cudaError_t plan(const BandwidthConfig& c, BandwidthPlan* p) {
   if (!bandwidth_config_supported(c, nullptr)) return cudaErrorInvalidValue;
-  const void* kernel = read_kernel(c.width);
+  const void* kernel = read_kernel(c.width, c.through_l1);
   cudaError_t rc = detail::prefer_l1(kernel, kHierarchyBlock);
   if (rc != cudaSuccess) return rc;
   unsigned grid = 0;
@@ -127,8 +130,8 @@ cudaError_t launch(const BandwidthPlan& p, const float* in, double* partial, cud
   return HierarchyWidths::dispatch(p.config.width, [&](auto w) {
     constexpr int W = decltype(w)::value;
     using V = typename kernels::FloatVector<W / 4>::type;
-    kernels::hierarchy_read<W><<<p.shape.grid, p.shape.block, 0, stream>>>(reinterpret_cast<const V*>(in), partial,
-                                                                          cover);
+    const auto read = p.config.through_l1 ? kernels::hierarchy_read<W, true> : kernels::hierarchy_read<W, false>;
+    read<<<p.shape.grid, p.shape.block, 0, stream>>>(reinterpret_cast<const V*>(in), partial, cover);
     return cudaGetLastError();
   }, cudaErrorInvalidValue);
 }

@@ -7,7 +7,7 @@ import fleet
 import pytest
 
 CASES = ("stream/triad/type:double/elements:134217728/block:256/manual_time",
-         "hierarchy/bandwidth/working_set:16384/width:16/persistent:1/manual_time")
+         "hierarchy/bandwidth/working_set:16384/width:16/persistent:1/through_l1:1/manual_time")
 
 
 def gpu_doc(host: str, ordinal: int, bandwidths: dict[str, float], model: str = "NVIDIA H200",

@@ -52,16 +52,18 @@ def test_a_name_from_before_the_axis_renaming_reads_as_todays(old, new):
 
 @pytest.mark.parametrize("old, new", [
     ("hierarchy/bandwidth/working_set:16384/manual_time",
-     "hierarchy/bandwidth/working_set:16384/width:16/persistent:1/manual_time"),
+     "hierarchy/bandwidth/working_set:16384/width:16/persistent:1/through_l1:1/manual_time"),
     ("hierarchy/bandwidth/working_set:16384/width:8/manual_time",
-     "hierarchy/bandwidth/working_set:16384/width:8/persistent:1/manual_time"),
+     "hierarchy/bandwidth/working_set:16384/width:8/persistent:1/through_l1:1/manual_time"),
     ("async/tma/n:67108864/tile:1024/stages:2/flops:0", "async/tma/n:67108864/tile:1024/stages:2/flops:0/persistent:1"),
     ("hierarchy/bandwidth/l2:cold/working_set:16384",
-     "hierarchy/bandwidth/l2:cold/working_set:16384/width:16/persistent:1"),
+     "hierarchy/bandwidth/l2:cold/working_set:16384/width:16/persistent:1/through_l1:1"),
     ("transfer/host_to_device_memcpy_sm/bytes:1048576/manual_time",
      "transfer/host_to_device_memcpy_sm/bytes:1048576/passes:1/manual_time"),
     ("transfer/bidirectional_memcpy_sm/device:1/bytes:4096/manual_time",
      "transfer/bidirectional_memcpy_sm/device:1/bytes:4096/passes:1/manual_time"),
+    ("hierarchy/bandwidth/working_set:16384/width:4/persistent:0/manual_time",
+     "hierarchy/bandwidth/working_set:16384/width:4/persistent:0/through_l1:1/manual_time"),
 ])
 def test_a_name_from_before_an_axis_was_added_reads_as_its_case_today(old, new):
     name, parsed = mr.current_name(old)
@@ -70,7 +72,7 @@ def test_a_name_from_before_an_axis_was_added_reads_as_its_case_today(old, new):
     assert mr.current_name(new) == (new, mr.parse_name(new))
 
 
-@pytest.mark.parametrize("name", ["hierarchy/bandwidth/working_set:16384/width:4/persistent:0/manual_time",
+@pytest.mark.parametrize("name", ["hierarchy/bandwidth/working_set:16384/width:4/persistent:0/through_l1:0/manual_time",
                                   "transfer/host_to_device_memcpy_ce/host:pinned/bytes:4096/manual_time",
                                   "transfer/host_device_latency_sm/working_set:4096/chase_stride:128"])
 def test_a_case_that_has_the_axis_or_never_had_it_keeps_its_name(name):

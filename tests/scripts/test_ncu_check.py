@@ -373,7 +373,7 @@ def hierarchy_doc(working_sets: list[int]) -> dict:
     benchmarks = []
     for ws in working_sets:
         level = 1 if ws <= 256 * 2**10 else 2 if ws <= 60 * 2**20 else 3
-        name = f"hierarchy/bandwidth/working_set:{ws}/width:16/persistent:1/manual_time"
+        name = f"hierarchy/bandwidth/working_set:{ws}/width:16/persistent:1/through_l1:1/manual_time"
         benchmarks.append({"name": name, "run_name": name, "run_type": "iteration", "real_time": 200.0,
                            "time_unit": "us", "bytes": read, "bytes_per_second": 1e13, "model_level": level,
                            "l2_read_bytes": min(read, 132.0 * ws) if level == 1 else read,
@@ -630,7 +630,7 @@ def test_the_time_is_checked_for_a_hierarchy_set_read_from_dram_only():
     doc = hierarchy_doc([4 * 2**20, 1 * 2**30])  # an L2 level (2) and a DRAM level (3), 2 GiB read each
     rows = hierarchy_rows([2.0 * 2**30] * 2, [0.0, 0.0])
     times = [c.case for c in ncu_check.evaluate(doc, rows, 5, 2) if c.quantity == "time_ns"]
-    assert times == ["hierarchy/bandwidth/working_set:1073741824/width:16/persistent:1/manual_time"]
+    assert times == ["hierarchy/bandwidth/working_set:1073741824/width:16/persistent:1/through_l1:1/manual_time"]
 
 
 @pytest.mark.parametrize("write, judged", [(1e7, True), (0.99e7, False)])

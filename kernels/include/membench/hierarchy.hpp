@@ -37,6 +37,7 @@ struct BandwidthConfig {
   int width = 16;               // bytes per load, one of HierarchyWidths
   bool persistent = true;       // a resident grid; false: many short blocks
   double min_bytes = kHierarchyMinBytes;  // read per launch, at least (tests read less)
+  bool through_l1 = true;       // loads may hit in the L1; false: each goes past it (ld.global.cg)
 };
 
 // How a launch covers the working set: block b reads `steps` chunks from its
