@@ -159,7 +159,7 @@ TEST(SweepFiles, LimitsHasEachFamilysBestBesideWhatItIsComparedWith) {
   for (std::string line; std::getline(lines, line);) ++by_family[line.substr(0, line.find('/'))];
   // async: sync and memcpy_async x 3 tiles, three staged variants x 3 tiles x 3 stage counts, on both grids
   EXPECT_EQ(by_family["async"], (2 * 3 + 3 * 3 * 3) * 2);
-  EXPECT_EQ(by_family["hierarchy"], 11 * 3 * 2);  // working sets x load widths x grids
+  EXPECT_EQ(by_family["hierarchy"], 11 * 3 * 2 * 2);  // working sets x load widths x grids x through the L1 or past it
   EXPECT_EQ(by_family["transfer"], 2 * 3 * 2);  // directions x sizes x passes
   EXPECT_EQ(by_family["dsmem"], 2 * 3);       // local and remote x cluster sizes
   EXPECT_EQ(by_family["stream"] + by_family["global"] + by_family["shared"], 2 + 1 + 1);
