@@ -7,9 +7,8 @@
 // ceiling. persistent:1, a resident grid: each block reads through all of the
 // set from its own starting point, so every SM reads the whole set before it
 // reads a byte again. persistent:0: short blocks of 8 chunks each, which the
-// GPU replaces as they finish; block b reads one chunk of each eighth of the
-// set, so that the blocks running at once never read one chunk in step
-// (hierarchy.hpp says why). The two orders present the L2 a different mix of addresses at once;
+// GPU replaces as they finish, so the set is read front to back in block
+// order. The two orders present the L2 a different mix of addresses at once;
 // a figure for the L2 takes the better of those whose reads ncu sees reach
 // the L2 (l2_read_bytes). The hypothesis: three plateaus, L1 (up to
 // the SM's unified L1/shared size, with the least shared memory that keeps
@@ -119,7 +118,7 @@ const Registrar registrar{
       axis("persistent", "switch", "bandwidth: 1 = a resident grid, each block through the set; 0 = short blocks",
            {1}, 0, 1),
       axis("through_l1", "switch",
-           "bandwidth: 1 = loads may hit in the L1; 0 = each goes past it (ld.global.cg), so the L2 serves every byte",
+           "bandwidth: 1 = loads may hit in the L1; 0 = ld.global.cg, which the L1 does not keep",
            {1}, 0, 1),
       axis("chase_stride", "bytes", "latency: between the chain's nodes (a multiple of 8)", {128}, 8,
            std::int64_t{1} << 30, 8)},

@@ -23,8 +23,8 @@ namespace kernels {
 // over a run's chunks, so that loop is only loads, adds and the wrap; two
 // chunks per trip of it keep 2 x 64 / W loads of W bytes in flight. At 32
 // registers a thread, 8 blocks fill an SM's 64K registers and 2048 threads;
-// 4-byte loads (16 a chunk) take 40, and 6 blocks. !kThroughL1: every load is
-// ld.global.cg, which the L1 never serves.
+// 4-byte loads (16 a chunk) take 40, and 6 blocks. !kThroughL1: every load
+// is ld.global.cg, which the L1 does not keep.
 template <int W, bool kThroughL1>
 __global__ void __maxnreg__(W == 4 ? 40 : 32)
     hierarchy_read(const typename FloatVector<W / 4>::type* __restrict__ in, double* __restrict__ partial,
@@ -34,19 +34,20 @@ __global__ void __maxnreg__(W == 4 ? 40 : 32)
   constexpr std::uint64_t kFoldEvery = 64;  // well inside the bound (1024)
   constexpr std::uint64_t kChunkVectors = kHierarchyChunkBytes / W;
   double total = 0.0;
-  unsigned chunk = static_cast<unsigned>(cover.first_chunk(blockIdx.x));
+  const std::uint64_t chunks = cover.chunks;
+  std::uint64_t chunk = cover.first_chunk(blockIdx.x);
   for (std::uint64_t done = 0; done < cover.steps; done += kFoldEvery) {
     const std::uint64_t run = cover.steps - done < kFoldEvery ? cover.steps - done : kFoldEvery;
     float acc[U] = {};
 #pragma unroll 2
     for (std::uint64_t i = 0; i < run; ++i) {
-      const V* base = in + std::uint64_t{chunk} * kChunkVectors + threadIdx.x;
+      const V* base = in + chunk * kChunkVectors + threadIdx.x;
       V x[U];
 #pragma unroll
       for (int k = 0; k < U; ++k) x[k] = kThroughL1 ? base[k * kHierarchyBlock] : __ldcg(base + k * kHierarchyBlock);
 #pragma unroll
       for (int k = 0; k < U; ++k) acc[k] += FloatVector<W / 4>::sum(x[k]);
-      chunk = cover.next_chunk(chunk);
+      if (++chunk == chunks) chunk = 0;
     }
 #pragma unroll
     for (int k = 0; k < U; ++k) total += acc[k];
@@ -104,7 +105,6 @@ BandwidthCoverage bandwidth_coverage(const BandwidthConfig& c, unsigned grid) {
   } else {
     p.steps = kHierarchyShortSteps;
     p.grid = static_cast<unsigned>(std::ceil(chunk_reads / static_cast<double>(p.steps)));
-    if (p.chunks % p.steps == 0) p.stride = p.chunks / p.steps;
   }
   p.bytes = static_cast<double>(p.steps) * p.grid * kHierarchyChunkBytes;
   p.spread = std::max(1u, static_cast<unsigned>(0.618 * p.grid));
@@ -151,7 +151,7 @@ double bandwidth_expected(const BandwidthCoverage& plan, const std::vector<doubl
   std::uint64_t chunk = plan.first_chunk(block);
   for (std::uint64_t i = 0; i < plan.steps; ++i) {
     sum += chunk_sums[chunk];
-    chunk = plan.next_chunk(chunk);
+    if (++chunk == plan.chunks) chunk = 0;
   }
   return sum;
 }

@@ -40,27 +40,20 @@ struct BandwidthConfig {
   bool through_l1 = true;       // loads may hit in the L1; false: each goes past it (ld.global.cg)
 };
 
-// How a launch covers the working set: block b reads `steps` chunks from its
-// own first chunk on, `stride` chunks apart (wrapping at the end of the set).
-// - Persistent: a resident grid, each block through about the whole set, one
-//   chunk after the next (stride 1). The starts are the set split evenly
-//   among the blocks, handed out in the order b x spread mod grid, with
-//   spread about 0.618 x grid and prime to it, so blocks with neighbouring
-//   numbers (which the GPU may put on one SM) start far apart. A chunk is
-//   then read again only after the SM, and the GPU, have read about the
-//   whole set in between. Not always: two blocks on one SM can fall into
-//   step, the one behind riding the other's misses, and then part of the
-//   reads never reach the L2 (ncu counts fewer L2 sectors than the loads ask
-//   for: the ncu check's l2_read_bytes says where).
-// - Not persistent: kHierarchyShortSteps chunks a block, as many blocks as
-//   the reads take; the GPU starts them in about their order. Where the set
-//   splits into `steps` strips of R = chunks / steps chunks, block b reads
-//   chunk b mod R of every strip (stride R), from strip (b / R) mod steps
-//   on: of any `chunks` blocks in a row, no two read one chunk at the same
-//   step. Hypothesis: blocks that read the same lines in step (block b and
-//   block b + R, if each read its own run of consecutive chunks) crowd the
-//   L2 slices that hold them, while other slices wait. Other sets: block b
-//   reads chunks b x steps .. b x steps + steps - 1.
+// How a launch covers the working set: block b reads `steps` consecutive
+// chunks (wrapping at the end) from its own starting chunk.
+// - Persistent: a resident grid, each block through about the whole set. The
+//   starts are the set split evenly among the blocks, handed out in the order
+//   b x spread mod grid, with spread about 0.618 x grid and prime to it, so
+//   blocks with neighbouring numbers (which the GPU may put on one SM) start
+//   far apart. A chunk is then read again only after the SM, and the GPU,
+//   have read about the whole set in between. Not always: two blocks on one
+//   SM can fall into step, the one behind riding the other's misses, and
+//   then part of the reads never reach the L2 (ncu counts fewer L2 sectors
+//   than the loads ask for: the ncu check's l2_read_bytes says where).
+// - Not persistent: kHierarchyShortSteps chunks a block, block b from chunk
+//   b x steps on, as many blocks as the reads take. The blocks run in about
+//   their order, so the GPU reads the set front to back, again and again.
 // Either way the level that holds the set serves every read after the
 // first. A launch reads at least min_bytes, and every chunk at least once.
 struct BandwidthCoverage {
@@ -68,19 +61,10 @@ struct BandwidthCoverage {
   unsigned spread = 1;
   bool persistent = true;
   std::uint64_t chunks = 0;
-  std::uint64_t steps = 0;   // chunks each block reads
-  std::uint64_t stride = 1;  // chunks from one of a block's steps to its next
-  double bytes = 0;          // read per launch
+  std::uint64_t steps = 0;  // chunks each block reads
+  double bytes = 0;         // read per launch
   MEMBENCH_HOST_DEVICE std::uint64_t first_chunk(unsigned block) const {
-    if (persistent) return static_cast<std::uint64_t>(block) * spread % grid * chunks / grid;
-    return stride > 1 ? block % stride + block / stride % steps * stride : block * steps % chunks;
-  }
-  // Chunk is std::uint64_t on the host; the kernel keeps it in 32 bits (sets
-  // of up to 2^32 chunks): in 64 bits, at 32 registers a thread, it spills.
-  template <class Chunk>
-  MEMBENCH_HOST_DEVICE Chunk next_chunk(Chunk chunk) const {
-    chunk += static_cast<Chunk>(stride);
-    return chunk >= chunks ? chunk - static_cast<Chunk>(chunks) : chunk;
+    return persistent ? static_cast<std::uint64_t>(block) * spread % grid * chunks / grid : block * steps % chunks;
   }
 };
 bool bandwidth_config_supported(const BandwidthConfig& c, std::string* why);
