@@ -72,6 +72,20 @@ def test_a_name_from_before_an_axis_was_added_reads_as_its_case_today(old, new):
     assert mr.current_name(new) == (new, mr.parse_name(new))
 
 
+# Every variant that gained an axis, with the value its cases had before.
+@pytest.mark.parametrize("old, new", [
+    *[(f"async/{v}/n:67108864/tile:1024/flops:0/manual_time",
+       f"async/{v}/n:67108864/tile:1024/flops:0/persistent:1/manual_time")
+      for v in ("sync", "memcpy_async", "pipeline", "bulk", "tma")],
+    *[(f"transfer/{d}_memcpy_sm/bytes:4096/manual_time", f"transfer/{d}_memcpy_sm/bytes:4096/passes:1/manual_time")
+      for d in ("host_to_device", "device_to_host", "bidirectional")],
+    ("hierarchy/bandwidth/working_set:16384/manual_time",
+     "hierarchy/bandwidth/working_set:16384/width:16/persistent:1/through_l1:1/manual_time"),
+])
+def test_every_variant_that_gained_an_axis_reads_its_old_names(old, new):
+    assert mr.current_name(old)[0] == new
+
+
 @pytest.mark.parametrize("name", ["hierarchy/bandwidth/working_set:16384/width:4/persistent:0/through_l1:0/manual_time",
                                   "transfer/host_to_device_memcpy_ce/host:pinned/bytes:4096/manual_time",
                                   "transfer/host_device_latency_sm/working_set:4096/chase_stride:128"])
