@@ -102,7 +102,7 @@ std::vector<unsigned> processes_on(const std::string& pci_bus_id) {
 
 HealthMonitor::HealthMonitor(const std::string& pci_bus_id, std::set<unsigned> own, bool utilisation_only,
                              unsigned long long started_us)
-    : own_(std::move(own)), started_us_(started_us != 0 ? started_us : now_us()) {
+    : own_(std::move(own)), started_us_(started_us) {
   device_ = nvml::device_by_bus_id(pci_bus_id, &why_);
   if (!device_) return;
   std::string why_contexts = "the utilisation samples were asked for (MEMBENCH_TEST_PROCESS_VIEW)";

@@ -74,11 +74,11 @@ class HealthMonitor {
  public:
   HealthMonitor() = default;
   // `utilisation_only`: use the utilisation samples even where NVML can list
-  // the processes (a test hook for the fallback). `started_us` (now_us(); 0:
-  // now): when this process began to use the GPU; a process whose samples
-  // show it busy before then is another one, whatever its pid.
-  HealthMonitor(const std::string& pci_bus_id, std::set<unsigned> own, bool utilisation_only = false,
-                unsigned long long started_us = 0);
+  // the processes (a test hook for the fallback). `started_us` (now_us()):
+  // when this process began to use the GPU; a process whose samples show it
+  // busy before then is another one, whatever its pid.
+  HealthMonitor(const std::string& pci_bus_id, std::set<unsigned> own, bool utilisation_only,
+                unsigned long long started_us);
 
   bool available() const { return device_.has_value(); }
   bool sees_processes() const { return view_ != ProcessView::none; }

@@ -85,11 +85,15 @@ bool bandwidth_config_supported(const BandwidthConfig& c, std::string* why) {
 }
 
 namespace {
+// The read for W-byte loads, through the L1 or past it.
+template <int W>
+auto read_of(bool through_l1) {
+  return through_l1 ? kernels::hierarchy_read<W, true> : kernels::hierarchy_read<W, false>;
+}
+
 const void* read_kernel(int width, bool through_l1) {
   return HierarchyWidths::dispatch(width, [&](auto w) {
-    constexpr int W = decltype(w)::value;
-    return through_l1 ? reinterpret_cast<const void*>(kernels::hierarchy_read<W, true>)
-                      : reinterpret_cast<const void*>(kernels::hierarchy_read<W, false>);
+    return reinterpret_cast<const void*>(read_of<decltype(w)::value>(through_l1));
   }, static_cast<const void*>(nullptr));
 }
 }  // namespace
@@ -130,7 +134,7 @@ cudaError_t launch(const BandwidthPlan& p, const float* in, double* partial, cud
   return HierarchyWidths::dispatch(p.config.width, [&](auto w) {
     constexpr int W = decltype(w)::value;
     using V = typename kernels::FloatVector<W / 4>::type;
-    const auto read = p.config.through_l1 ? kernels::hierarchy_read<W, true> : kernels::hierarchy_read<W, false>;
+    const auto read = read_of<W>(p.config.through_l1);
     read<<<p.shape.grid, p.shape.block, 0, stream>>>(reinterpret_cast<const V*>(in), partial, cover);
     return cudaGetLastError();
   }, cudaErrorInvalidValue);
