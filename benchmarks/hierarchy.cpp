@@ -98,7 +98,7 @@ CaseDefinition define_latency(const LatencyConfig& c) {
 void cases(Family& f) {
   f.add("bandwidth", {"working_set", "width", "persistent", "through_l1"}, {"hierarchy_read"}, [](const CaseArgs& a) {
     return define_bandwidth(
-        {a.size("working_set"), a.integer("width"), a["persistent"] == 1, kHierarchyMinBytes, a["through_l1"] == 1});
+        {a.size("working_set"), a.integer("width"), a["persistent"] == 1, 0, a["through_l1"] == 1});
   });
   f.add("latency", {"working_set", "chase_stride"}, {"hierarchy_chase"},
         [](const CaseArgs& a) { return define_latency({a.size("working_set"), a.size("chase_stride")}); });

@@ -43,7 +43,7 @@ TEST(BandwidthCoverage, ReadsAtLeastTheMinimumAndEveryChunk) {
   for (std::size_t ws : {kHierarchyChunkBytes, 3 * kHierarchyChunkBytes, std::size_t{64} << 20, std::size_t{4} << 30})
     for (unsigned grid : {1u, 7u, 924u}) {
       const BandwidthCoverage p = bandwidth_coverage({ws}, grid);
-      EXPECT_GE(p.bytes, kHierarchyMinBytes);
+      EXPECT_GE(p.bytes, hierarchy_min_bytes(true));
       EXPECT_GE(p.bytes, static_cast<double>(ws));
       EXPECT_EQ(p.chunks, ws / kHierarchyChunkBytes);
       EXPECT_DOUBLE_EQ(p.bytes, static_cast<double>(p.steps) * grid * static_cast<double>(kHierarchyChunkBytes));
@@ -70,6 +70,22 @@ TEST(BandwidthCoverage, ALaunchReadsAtLeastWhatItIsAskedFor) {
                                      : static_cast<double>(p.steps) * (p.grid - 1);
       EXPECT_LT(less * kHierarchyChunkBytes, std::max(min_bytes, 4.0 * (1 << 20))) << min_bytes;
     }
+}
+
+// A short-block launch ends in a wave of blocks finishing at scattered times;
+// it must last hundreds of such waves for that drain to weigh ~0.1%. A
+// resident grid is one wave of equal shares and needs no more than 8 GiB.
+TEST(BandwidthCoverage, ShortBlocksReadHundredsOfWavesALaunch) {
+  const unsigned resident = 8 * 132;  // blocks at once on an H200
+  const BandwidthCoverage shorts = bandwidth_coverage({std::size_t{32} << 20, 16, false}, resident);
+  EXPECT_GE(shorts.grid / resident, 400u);
+  EXPECT_DOUBLE_EQ(shorts.bytes, kHierarchyShortMinBytes);
+  const BandwidthCoverage resident_grid = bandwidth_coverage({std::size_t{32} << 20, 16, true}, resident);
+  EXPECT_EQ(resident_grid.grid, resident);
+  EXPECT_GE(resident_grid.bytes, kHierarchyMinBytes);
+  EXPECT_LT(resident_grid.bytes, kHierarchyShortMinBytes);
+  // An explicit minimum overrides either default.
+  EXPECT_LT(bandwidth_coverage({std::size_t{32} << 20, 16, false, 1e9}, resident).bytes, 2e9);
 }
 
 TEST(BandwidthConfig, RefusesWidthsAndSetsNotBuilt) {
@@ -100,12 +116,12 @@ TEST(BandwidthCoverage, ShortBlocksReadTheSetFrontToBackAndEveryChunk) {
     EXPECT_FALSE(p.persistent);
     EXPECT_EQ(p.steps, kHierarchyShortSteps);
     EXPECT_EQ(p.chunks, ws / kHierarchyChunkBytes);
-    EXPECT_GE(p.bytes, kHierarchyMinBytes);
+    EXPECT_GE(p.bytes, kHierarchyShortMinBytes);
     EXPECT_GE(p.bytes, static_cast<double>(ws));
     EXPECT_DOUBLE_EQ(p.bytes, static_cast<double>(p.steps) * p.grid * static_cast<double>(kHierarchyChunkBytes));
     // One block fewer would fall short of the minimum or of the set.
     EXPECT_LT(static_cast<double>(p.steps) * (p.grid - 1) * kHierarchyChunkBytes,
-              std::max(kHierarchyMinBytes, static_cast<double>(ws)));
+              std::max(kHierarchyShortMinBytes, static_cast<double>(ws)));
     // Block b takes up where block b - 1 stopped, wrapping at the end of the set.
     for (unsigned b = 0; b < std::min(p.grid, 5000u); ++b)
       ASSERT_EQ(p.first_chunk(b), b * kHierarchyShortSteps % p.chunks) << b;
@@ -226,7 +242,7 @@ TEST_F(HierarchyKernels, TheReadKeepsEveryBlockTheMostSharedMemoryWouldFitAndPre
   MEMBENCH_CUDA(membench::plan(BandwidthConfig{std::size_t{1} << 20, 16}, &planned));  // the L1 preferred again
   // Past the L1: another kernel (ld.global.cg), on as many blocks.
   BandwidthPlan past;
-  MEMBENCH_CUDA(membench::plan(BandwidthConfig{std::size_t{1} << 20, 16, true, kHierarchyMinBytes, false}, &past));
+  MEMBENCH_CUDA(membench::plan(BandwidthConfig{std::size_t{1} << 20, 16, true, 0, false}, &past));
   EXPECT_NE(past.shape.function, planned.shape.function);
   EXPECT_EQ(past.shape.grid, planned.shape.grid);
 }

@@ -102,7 +102,8 @@ BandwidthCoverage bandwidth_coverage(const BandwidthConfig& c, unsigned grid) {
   BandwidthCoverage p;
   p.persistent = c.persistent;
   p.chunks = std::max<std::uint64_t>(1, c.working_set / kHierarchyChunkBytes);
-  const double chunk_reads = std::max(std::ceil(c.min_bytes / kHierarchyChunkBytes), static_cast<double>(p.chunks));
+  const double min_bytes = c.min_bytes > 0 ? c.min_bytes : hierarchy_min_bytes(c.persistent);
+  const double chunk_reads = std::max(std::ceil(min_bytes / kHierarchyChunkBytes), static_cast<double>(p.chunks));
   if (c.persistent) {
     p.grid = std::max(grid, 1u);
     p.steps = static_cast<std::uint64_t>(std::ceil(chunk_reads / p.grid));

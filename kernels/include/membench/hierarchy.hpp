@@ -24,10 +24,18 @@ inline constexpr int kHierarchyBlock = 256;
 // width loads of `width` bytes each (float, float2 or float4), thread t's
 // k-th at vector t + k x kHierarchyBlock of the chunk.
 inline constexpr std::size_t kHierarchyChunkBytes = std::size_t{kHierarchyBlock} * 64;
-// Bytes a launch reads, at least: 8 GiB, about a millisecond from the L2, so
-// the grid's filling at the start and draining at the end of a launch weigh
-// well under 1% of its time.
+// Bytes a launch reads, at least.
+// - A resident grid: 8 GiB, about a millisecond from the L2. Its blocks start
+//   together and, with equal shares, end together.
+// - Short blocks: 64 GiB, several milliseconds. Their launch ends in a wave of
+//   blocks that finish at scattered times, the SMs partly idle for about half
+//   a block's life (8 blocks of 128 KiB an SM: some 15 us from an H200's L2).
+//   That is about 0.7% of a millisecond, and 0.1% of 64 GiB's time.
 inline constexpr double kHierarchyMinBytes = double(std::size_t{1} << 33);
+inline constexpr double kHierarchyShortMinBytes = double(std::size_t{1} << 36);
+constexpr double hierarchy_min_bytes(bool persistent) {
+  return persistent ? kHierarchyMinBytes : kHierarchyShortMinBytes;
+}
 // A short block's chunks (persistent = false): 512 bytes from each thread.
 inline constexpr std::uint64_t kHierarchyShortSteps = 8;
 using HierarchyWidths = IntList<4, 8, 16>;  // bytes per load
@@ -36,7 +44,7 @@ struct BandwidthConfig {
   std::size_t working_set = 0;  // bytes, a multiple of kHierarchyChunkBytes
   int width = 16;               // bytes per load, one of HierarchyWidths
   bool persistent = true;       // a resident grid; false: many short blocks
-  double min_bytes = kHierarchyMinBytes;  // read per launch, at least (tests read less)
+  double min_bytes = 0;         // read per launch, at least; 0: hierarchy_min_bytes(persistent)
   bool through_l1 = true;       // loads may hit in the L1; false: each goes past it (ld.global.cg)
 };
 
