@@ -6,7 +6,7 @@
 // 8, 16), so a wider load's fewer requests can be told from the level's own
 // ceiling. persistent:1, a resident grid: each block reads through all of the
 // set from its own starting point, so every SM reads the whole set before it
-// reads a byte again. persistent:0: short blocks of 8 chunks each, which the
+// reads a byte again. persistent:0: short blocks of 16 chunks each, which the
 // GPU replaces as they finish, so the set is read front to back in block
 // order. The two orders present the L2 a different mix of addresses at once;
 // a figure for the L2 takes the better of those whose reads ncu sees reach

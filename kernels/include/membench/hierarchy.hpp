@@ -27,17 +27,20 @@ inline constexpr std::size_t kHierarchyChunkBytes = std::size_t{kHierarchyBlock}
 // Bytes a launch reads, at least.
 // - A resident grid: 8 GiB, about a millisecond from the L2. Its blocks start
 //   together and, with equal shares, end together.
-// - Short blocks: 64 GiB, several milliseconds. Their launch ends in a wave of
-//   blocks that finish at scattered times, the SMs partly idle for about half
-//   a block's life (8 blocks of 128 KiB an SM: some 15 us from an H200's L2).
-//   That is about 0.7% of a millisecond, and 0.1% of 64 GiB's time.
+// - Short blocks: 128 GiB, over 10 ms from the L2. Their launch ends in a wave
+//   of blocks that finish at scattered times, the SMs partly idle for about
+//   half a block's life (8 blocks of 256 KiB an SM: some 30 us from an H200's
+//   L2). That is about 1.5% of a millisecond, and 0.1% of 128 GiB's time.
 inline constexpr double kHierarchyMinBytes = double(std::size_t{1} << 33);
-inline constexpr double kHierarchyShortMinBytes = double(std::size_t{1} << 36);
+inline constexpr double kHierarchyShortMinBytes = double(std::size_t{1} << 37);
 constexpr double hierarchy_min_bytes(bool persistent) {
   return persistent ? kHierarchyMinBytes : kHierarchyShortMinBytes;
 }
-// A short block's chunks (persistent = false): 512 bytes from each thread.
-inline constexpr std::uint64_t kHierarchyShortSteps = 8;
+// A short block's chunks (persistent = false): 1 KiB from each thread. Each
+// block ends in its sum (a barrier, then a reduction); 16 chunks, not 8,
+// halve how often the SMs stop issuing loads for it, and the L2's output is
+// the busier for it.
+inline constexpr std::uint64_t kHierarchyShortSteps = 16;
 using HierarchyWidths = IntList<4, 8, 16>;  // bytes per load
 
 struct BandwidthConfig {
