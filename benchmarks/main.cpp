@@ -172,32 +172,26 @@ std::optional<std::string> read_resume_text(const std::string& path) {
 }
 
 // Google Benchmark writes --benchmark_out=FILE here, and FILE appears only
-// when the run ends: a process killed outright (SIGKILL after a scheduler's
-// grace period) leaves FILE as it was, so --resume=FILE with the same FILE
-// loses nothing.
+// when the run ends, by a rename, so FILE is whole at every moment. The
+// partial file is valid JSON after every case (result_file.hpp): a process
+// killed outright leaves it behind, and --resume=FILE carries what it holds.
 std::string partial_path(const std::string& output) { return output + ".partial"; }
 
-// After the run: the end-of-run keys go into the JSON's context (Google
-// Benchmark wrote the context first), and the partial file becomes FILE by a
-// rename, so FILE is whole at every moment.
-void finish_output(const std::string& path, bool json, const std::vector<std::pair<std::string, std::string>>& keys) {
-  const std::string partial = partial_path(path);
+void finish_output(const std::string& path) {
   std::error_code ec;
-  if (json) {
-    std::ifstream in(partial);
-    nlohmann::ordered_json doc = nlohmann::ordered_json::parse(in, nullptr, false);
-    in.close();
-    if (doc.is_object() && doc.contains("context")) {
-      for (const auto& [key, value] : keys) doc["context"][key] = value;
-      std::ofstream out(partial, std::ios::trunc);
-      out << doc.dump(2) << '\n';
-      if (!out) std::cerr << "membench: warning: cannot add the end-of-run keys to " << partial << '\n';
-    } else {
-      std::cerr << "membench: warning: " << partial << " is not JSON membench can add its end-of-run keys to\n";
-    }
-  }
-  std::filesystem::rename(partial, path, ec);
-  if (ec) std::cerr << "membench: warning: cannot rename " << partial << " to " << path << " (" << ec.message() << ")\n";
+  std::filesystem::rename(partial_path(path), path, ec);
+  if (ec) std::cerr << "membench: warning: cannot rename " << partial_path(path) << " to " << path << " (" << ec.message() << ")\n";
+}
+
+// How the run ended, for the result file's "end".
+nlohmann::ordered_json end_of_run(const mb::nvml::Ecc& ecc_end, const mb::cases::RunSummary& summary, std::size_t selected) {
+  nlohmann::ordered_json end = nlohmann::ordered_json::object();
+  for (const auto& [key, value] : ecc_keys(ecc_end, "_end")) end[key] = value;
+  end["cases_selected"] = selected;
+  end["cases_not_run"] = summary.interrupted.size();
+  end["cases_resumed"] = summary.resumed;
+  if (const auto reason = mb::engine::stop_reason()) end["stopped"] = *reason;
+  return end;
 }
 
 // The run's verdict on stderr, and the exit status it stands for.
@@ -311,14 +305,27 @@ int main(int argc, char** argv) {
     mb::gbench::list();
     return 0;
   }
-  std::optional<std::string> resume_text;
+  // --resume's file is read and checked before any GPU is looked for; where
+  // FILE is not there but FILE.partial is (a run killed outright), that.
+  std::optional<mb::gbench::ResumeFile> resumed;
   try {
     if (!options.output_file.empty()) {
       check_writable(options.output_file);
       check_writable(partial_path(options.output_file));
     }
-    if (!options.resume_file.empty()) resume_text = read_resume_text(options.resume_file);
+    if (!options.resume_file.empty()) {
+      std::string source = options.resume_file;
+      std::optional<std::string> text = read_resume_text(source);
+      if (!text) {
+        source = partial_path(options.resume_file);
+        text = read_resume_text(source);
+      }
+      if (text) resumed = mb::gbench::read_resume(source, *text, options.repetitions);
+    }
   } catch (const mb::cli::UsageError& e) {
+    std::cerr << "membench: " << e.what() << '\n';
+    return kUsage;
+  } catch (const mb::gbench::ResumeError& e) {
     std::cerr << "membench: " << e.what() << '\n';
     return kUsage;
   }
@@ -335,10 +342,17 @@ int main(int argc, char** argv) {
     identity.driver_version = mb::nvml::driver_version();
     for (int ordinal : options.run_devices) identity.gpu_uuids.push_back(mb::query_device(ordinal).uuid);
     identity.cuda_driver_version = mb::cuda_version_string(mb::query_device(options.run_devices.front()).driver_version);
-    if (resume_text) {
-      mb::gbench::set_carried(mb::gbench::read_carried(options.resume_file, *resume_text, identity, options.repetitions));
+    if (resumed) {
+      mb::gbench::check_identity(*resumed, identity);
+      std::cerr << "membench: " << resumed->origin << "carrying " << resumed->carried.cases.size() << " finished case(s)"
+                << (resumed->carried.incomplete ? ", measuring " + std::to_string(resumed->carried.incomplete) +
+                                                      " it holds unfinished again"
+                                                : std::string())
+                << (resumed->cut ? " (the file ends inside a case: a process killed while it wrote)" : "") << '\n';
+      mb::gbench::set_carried(std::move(resumed->carried));
     } else if (!options.resume_file.empty()) {
-      std::cerr << "membench: --resume=" << options.resume_file << ": no such file yet; measuring every case\n";
+      std::cerr << "membench: --resume=" << options.resume_file << ": no such file yet (nor "
+                << partial_path(options.resume_file) << "); measuring every case\n";
     }
   } catch (const mb::cli::UsageError& e) {
     std::cerr << "membench: " << e.what() << '\n';
@@ -375,20 +389,23 @@ int main(int argc, char** argv) {
   add_context(options, axes, launcher, identity, *session, ecc_start);
   engine::install_stop_signals();
   mb::cases::RunSummary summary;
+  mb::nvml::Ecc ecc_end;
+  bool ended = false;  // the result file asked how the run ended
   {
     mb::cases::Runner runner(*session);
-    mb::gbench::run(runner);
+    const auto ending = [&] {
+      ecc_end = run_ecc(options.run_devices);
+      ended = true;
+      return end_of_run(ecc_end, runner.summary(), selected.size());
+    };
+    const mb::gbench::ResultFileSpec file{selected, ending};
+    const bool result_file = !options.output_file.empty() && options.output_format == "json";
+    mb::gbench::run(runner, result_file ? &file : nullptr);
     summary = runner.summary();
   }
   session.reset();
-  const mb::nvml::Ecc ecc_end = run_ecc(options.run_devices);
+  if (!ended) ecc_end = run_ecc(options.run_devices);
   mb::gbench::shutdown();
-  if (!options.output_file.empty()) {
-    std::vector<std::pair<std::string, std::string>> keys = ecc_keys(ecc_end, "_end");
-    keys.emplace_back("cases_selected", std::to_string(selected.size()));
-    keys.emplace_back("cases_not_run", std::to_string(summary.interrupted.size()));
-    if (const auto reason = engine::stop_reason()) keys.emplace_back("stopped", *reason);
-    finish_output(options.output_file, options.output_format == "json", keys);
-  }
+  if (!options.output_file.empty()) finish_output(options.output_file);
   return summarize(summary, selected.size(), options, ecc_start, ecc_end);
 }

@@ -62,6 +62,10 @@ void add_link_model(Work& w, int directions) {
   w.model.push_back({"link_width", static_cast<double>(link->width)});
 }
 
+// Below this a copy's time is the driver's and the link's round trip, which
+// the host paces; a pageable copy's is the CPU's staging at any size.
+constexpr std::size_t kHostPacedBelow = std::size_t{1} << 20;
+
 CaseDefinition define(const TransferConfig& c) {
   std::shared_ptr<const TransferHostSide> host;
   try {
@@ -74,6 +78,7 @@ CaseDefinition define(const TransferConfig& c) {
   const CopyOperation op = transfer_operation(c.variant);
   CaseDefinition d = copy_case(op, c.bytes, kSeed, host, host_engine_copy(c.bytes), c.passes);
   add_link_model(d.work, op.directions());
+  d.work.host_paced = c.host == TransferHost::pageable || c.bytes < kHostPacedBelow;
   return d;
 }
 

@@ -3,10 +3,17 @@
 #include <benchmark/benchmark.h>
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <iterator>
+#include <nlohmann/json.hpp>
+#include <map>
 #include <string>
 #include <vector>
 
 #include "gbench/adapter.hpp"
+#include "gbench/result_reporter.hpp"
 
 namespace membench::gbench {
 namespace {
@@ -34,7 +41,7 @@ std::vector<benchmark::BenchmarkReporter::Run> run(const std::string& name, std:
 
 TEST(ReportLaunches, OneIterationIsOneLaunch) {
   // 37 launches in 3.7 ms: 100 us each, however Google Benchmark sized its call.
-  benchmark::RegisterBenchmark("launches37", [](benchmark::State& state) { report_launches(state, 37, 3.7e-3); })
+  benchmark::RegisterBenchmark("launches37", [](benchmark::State& state) { report_launches(state, "launches37", 37, 3.7e-3); })
       ->UseManualTime()
       ->Unit(benchmark::kMicrosecond);
   const auto runs = run("launches37/manual_time", {"--benchmark_min_time=0.000001" +
@@ -48,13 +55,122 @@ TEST(ReportLaunches, FewerLaunchesThanAskedKeepThePerLaunchTime) {
   // Google Benchmark asked for more iterations than were left (throttled
   // batches dropped): the count is its, the time per iteration stays right.
   benchmark::RegisterBenchmark("fewer", [](benchmark::State& state) {
-    report_launches(state, 5, 5 * 20e-6);
+    report_launches(state, "fewer", 5, 5 * 20e-6);
   })->UseManualTime()->Unit(benchmark::kMicrosecond);
   const auto runs = run("fewer/manual_time", {"--benchmark_min_time=0.01" +
                                               std::string(kVersion >= 10800 ? "s" : "")});
   ASSERT_EQ(runs.size(), 1u);
   EXPECT_GT(runs[0].iterations, 5);  // Google Benchmark ramped up toward 10 ms
   EXPECT_NEAR(runs[0].GetAdjustedRealTime(), 20.0, 1e-6);
+}
+
+TEST(ReportLaunches, AFirstRepetitionsCountIsKeptThenEveryLaterOneReportsIt) {
+  EXPECT_EQ(iterations_to_report(0, 1, 500), 500);     // the first call: what was measured
+  EXPECT_EQ(iterations_to_report(0, 800, 500), 800);   // asked for more than measured: the time is scaled
+  EXPECT_EQ(iterations_to_report(500, 1, 300), 500);   // a later repetition, whatever it measured
+  EXPECT_EQ(iterations_to_report(500, 500, 900), 500);
+  EXPECT_EQ(iterations_to_report(500, 501, 300), 501); // a longer try of the first repetition
+}
+
+// Repetitions that measured different launch counts: Google Benchmark needs
+// one count (its debug build aborts otherwise), and its aggregates must be
+// the statistics of the repetitions' per-launch times.
+TEST(ReportLaunches, RepetitionsOfDifferentLaunchCountsAggregateTheirPerLaunchTimes) {
+  static int call = 0;
+  call = 0;
+  benchmark::RegisterBenchmark("reps", [](benchmark::State& state) {
+    const std::int64_t launches[] = {100, 200, 300};
+    const double per_launch[] = {1e-6, 2e-6, 4e-6};
+    const int k = call++ % 3;
+    report_launches(state, "reps", launches[k], static_cast<double>(launches[k]) * per_launch[k]);
+  })->UseManualTime()->Unit(benchmark::kMicrosecond);
+  const auto runs = run("reps/manual_time", {"--benchmark_repetitions=3", "--benchmark_min_time=0.000001" +
+                                             std::string(kVersion >= 10800 ? "s" : "")});
+  std::vector<double> times;
+  std::map<std::string, double> aggregate;
+  for (const auto& r : runs) {
+    if (r.run_type == benchmark::BenchmarkReporter::Run::RT_Iteration) {
+      EXPECT_EQ(r.iterations, 100) << "every repetition reports the first one's count";
+      times.push_back(r.GetAdjustedRealTime());
+      EXPECT_EQ(r.counters.at("launches").value, 100.0 * static_cast<double>(times.size()));
+    } else {
+      aggregate[r.aggregate_name] = r.GetAdjustedRealTime();
+    }
+  }
+  ASSERT_EQ(times.size(), 3u);
+  EXPECT_NEAR(times[0], 1.0, 1e-9);
+  EXPECT_NEAR(times[1], 2.0, 1e-9);
+  EXPECT_NEAR(times[2], 4.0, 1e-9);
+  EXPECT_NEAR(aggregate.at("mean"), 7.0 / 3.0, 1e-9);
+  EXPECT_NEAR(aggregate.at("median"), 2.0, 1e-9);
+  EXPECT_NEAR(aggregate.at("stddev"), std::sqrt((std::pow(1 - 7.0 / 3, 2) + std::pow(2 - 7.0 / 3, 2) + std::pow(4 - 7.0 / 3, 2)) / 2), 1e-9);
+}
+
+// The result file: Google Benchmark's JSON, valid after every case, closed
+// by the catalog of what each number means and how the run ended.
+TEST(ResultFile, IsWholeJsonAfterEveryCaseAndEndsWithTheCatalog) {
+  const std::string path = testing::TempDir() + "result_file_test.json";
+  static std::string seen_mid_run;
+  seen_mid_run.clear();
+  benchmark::RegisterBenchmark("first", [](benchmark::State& state) {
+    state.counters["bytes_per_second"] = 1e9;
+    report_launches(state, "first", 10, 10e-6);
+  })->UseManualTime()->Unit(benchmark::kMicrosecond);
+  benchmark::RegisterBenchmark("second", [path](benchmark::State& state) {
+    std::ifstream in(path);
+    seen_mid_run.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    state.counters["not_a_declared_counter"] = 1;
+    report_launches(state, "second", 10, 10e-6);
+  })->UseManualTime()->Unit(benchmark::kMicrosecond);
+  std::vector<std::string> flags = {"report_test", "--benchmark_filter=^(first|second)/", "--benchmark_out=" + path, "--benchmark_repetitions=1",
+                                    "--benchmark_min_time=0.000001" + std::string(kVersion >= 10800 ? "s" : "")};
+  std::vector<char*> argv;
+  for (auto& f : flags) argv.push_back(f.data());
+  int argc = static_cast<int>(argv.size());
+  benchmark::Initialize(&argc, argv.data());
+  ResultFileSpec spec{{}, [] { return nlohmann::ordered_json{{"cases_not_run", 0}}; }};
+  {
+    Collect display;
+    ResultReporter file(spec);
+    benchmark::RunSpecifiedBenchmarks(&display, &file);
+  }
+  benchmark::ClearRegisteredBenchmarks();
+
+  const auto mid = nlohmann::json::parse(seen_mid_run, nullptr, false);
+  ASSERT_FALSE(mid.is_discarded()) << seen_mid_run;
+  EXPECT_FALSE(mid.at("membench").at("complete").get<bool>());
+  ASSERT_EQ(mid.at("benchmarks").size(), 1u) << seen_mid_run;
+  EXPECT_EQ(mid["benchmarks"][0].at("name"), "first/manual_time");
+
+  std::ifstream in(path);
+  const auto doc = nlohmann::json::parse(in, nullptr, false);
+  ASSERT_FALSE(doc.is_discarded());
+  EXPECT_EQ(doc.at("benchmarks").size(), 2u);
+  const auto& mb = doc.at("membench");
+  EXPECT_EQ(mb.at("schema_version"), kSchemaVersion);
+  EXPECT_TRUE(mb.at("complete").get<bool>());
+  EXPECT_EQ(mb.at("end").at("cases_not_run"), 0);
+  const auto& counters = mb.at("counters");
+  EXPECT_EQ(counters.at("bytes_per_second").at("better"), "higher");
+  EXPECT_EQ(counters.at("bytes_per_second").at("unit"), "B/s");
+  EXPECT_EQ(counters.at("real_time").at("better"), "lower");
+  EXPECT_EQ(counters.at("launches").at("kind"), "configuration");
+  EXPECT_EQ(counters.at("not_a_declared_counter").at("kind"), "undeclared");
+  std::remove(path.c_str());
+}
+
+// Every counter the runner can set is declared, with a direction where it
+// is a measurement; latencies are lower-is-better.
+TEST(ResultFile, TheCatalogSaysWhichWayIsBetter) {
+  for (const char* name : {"latency_ns", "latency_cycles", "real_time", "noise_pct", "contended"})
+    EXPECT_EQ(counter_entry(name).at("better"), "lower") << name;
+  for (const char* name : {"bytes_per_second", "updates_per_second", "gflops_per_second", "device3_bytes_per_second"})
+    EXPECT_EQ(counter_entry(name).at("better"), "higher") << name;
+  for (const char* name : {"model_bytes_per_second", "sectors_per_request", "grid", "cpu_time"})
+    EXPECT_EQ(counter_entry(name).at("better"), "neither") << name;
+  EXPECT_EQ(counter_entry("device_bytes_per_second").at("kind"), "undeclared");
+  EXPECT_EQ(counter_entry("model_bytes_per_second").at("kind"), "model");
+  EXPECT_EQ(counter_entry("updates_per_second").at("kind"), "measured");
 }
 
 }  // namespace

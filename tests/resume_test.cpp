@@ -119,10 +119,27 @@ TEST(Resume, SeveralDevicesMustBeTheSameInTheSameOrder) {
 
 TEST(Resume, RefusesWhatIsNotMembenchsJson) {
   EXPECT_EQ(refusal("{\"context\": {}, \"benchmarks\": [{\"na"),
-            "--resume=old.json: not valid JSON (a file cut off by SIGKILL cannot be resumed)");
+            "--resume=old.json: not valid JSON, and not a membench file cut off inside a case");
+  EXPECT_EQ(refusal("garbage"), "--resume=old.json: not valid JSON, and not a membench file cut off inside a case");
+  EXPECT_EQ(refusal(R"({"context": {"executable": "BM_memcpy"}, "benchmarks": []})"),
+            "--resume=old.json: not a membench result (its context has no membench_version)");
   EXPECT_EQ(refusal("[1, 2]"), "--resume=old.json: not membench's JSON (no 'context' and 'benchmarks')");
   EXPECT_EQ(refusal(file(context(), nlohmann::json::array({{{"real_time", 1}}}))),
             "--resume=old.json: a benchmark entry without a name");
+}
+
+// A file cut off while a case was written (the process killed mid-write):
+// every whole case before the cut is carried, the cut one measured again.
+TEST(Resume, AFileCutInsideACaseCarriesTheCasesBeforeIt) {
+  // Google Benchmark's layout: each entry ends in "\n    }".
+  std::string a = measured("a/manual_time", 1).dump();
+  a.pop_back();
+  const std::string text = "{\n  \"context\": " + context().dump() + ",\n  \"benchmarks\": [\n    " + a +
+                           "\n    },\n    {\n      \"name\": \"b/manual_time\",\n      \"run_na";
+  const ResumeFile cut = read_resume("old.json", text, 1);
+  EXPECT_TRUE(cut.cut);
+  EXPECT_EQ(cut.carried.cases.count("a/manual_time"), 1u);
+  EXPECT_EQ(cut.carried.cases.count("b/manual_time"), 0u);
 }
 
 TEST(Resume, ManualTimeReproducesTheReportedTimeExactly) {

@@ -46,6 +46,11 @@ struct Work {
   double peak_bytes_per_second = 0;  // for pct_of_peak; 0 means the DRAM peak, < 0 none (no pct_of_peak)
   double dependent_loads = 0;        // loads in one chain per launch (> 0: latency_ns and latency_cycles)
   double updates = 0;                // atomic read-modify-writes per launch (> 0: updates_per_second)
+  // The host paces the time and its noise (a pageable copy's staging by the
+  // CPU, a small copy's round trip through the driver, page faults the
+  // driver serves): the gates judge such a case against its own noise, not
+  // as a sign that the GPU was shared.
+  bool host_paced = false;
   std::vector<ModelCounter> model;
 };
 

@@ -139,6 +139,7 @@ void set_counters(Outcome& o, const DeviceInfo& device, const Work& w, const eng
   add("throttled_batches", s.throttled_batches);
   add("sm_clock_mhz", s.clock_mhz);
   add("device", device.ordinal);
+  add("host_paced", w.host_paced ? 1 : 0);
   if (m.health.other_processes) {
     add("other_processes", *m.health.other_processes);
     add("contended", m.health.contended() ? 1 : 0);

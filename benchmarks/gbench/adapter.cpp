@@ -1,5 +1,7 @@
 #include "gbench/adapter.hpp"
 
+#include "gbench/result_reporter.hpp"
+
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
@@ -22,20 +24,23 @@ struct Registry {
   std::vector<cases::CaseSpec> cases;
   cases::Runner* runner = nullptr;
   Carried carried;
-  // How far the replay of each carried case has got: Google Benchmark calls
-  // a case once per repetition, and the first repetition again with more
-  // iterations when --benchmark_min_time asks for them.
-  struct Replay {
-    std::size_t index = 0;
-    int calls = 0;
-    benchmark::IterationCount last_max = 0;
-  };
-  std::map<std::string, Replay> replays;
+  // The iteration count each case's first repetition reported: every later
+  // one reports it too.
+  std::map<std::string, std::int64_t> first_counts;
+  // How many repetitions of each carried case have been replayed.
+  std::map<std::string, std::size_t> replayed;
 };
 
 Registry& registry() {
   static Registry r;
   return r;
+}
+
+// The count a call of case `key` reports, remembered for its later repetitions.
+std::int64_t report_count(const std::string& key, std::int64_t max_iterations, std::int64_t launches) {
+  auto& first = registry().first_counts[key];
+  first = iterations_to_report(first, max_iterations, launches);
+  return first;
 }
 
 void report_skip(benchmark::State& state, const std::string& why) {
@@ -50,17 +55,18 @@ void report_skip(benchmark::State& state, const std::string& why) {
 // its per-launch time (exactly, in the unit of the file) and every counter,
 // with resumed = 1. No GPU work.
 void replay(benchmark::State& state, const std::string& name, const std::vector<CarriedRun>& runs) {
-  Registry::Replay& r = registry().replays[name];
-  if (r.calls > 0 && state.max_iterations <= r.last_max) ++r.index;  // the next repetition
-  r.last_max = state.max_iterations;
-  ++r.calls;
-  const CarriedRun& run = runs[std::min(r.index, runs.size() - 1)];
+  Registry& reg = registry();
+  const auto first = reg.first_counts.find(name);
+  const bool later = first != reg.first_counts.end() && state.max_iterations <= first->second;
+  std::size_t& index = reg.replayed[name];
+  if (later) ++index;  // the next repetition; else the first one again, asked for more iterations
+  const CarriedRun& run = runs[std::min(index, runs.size() - 1)];
   static const std::map<std::string, double> kPerSecond = {{"ns", 1e9}, {"us", 1e6}, {"ms", 1e3}, {"s", 1.0}};
   const auto unit = kPerSecond.find(run.time_unit);
   const double real_time = unit == kPerSecond.end() || unit->second == kReportedPerSecond
                                ? run.real_time
                                : run.real_time / unit->second * kReportedPerSecond;
-  const benchmark::IterationCount iterations = std::max<benchmark::IterationCount>(run.iterations, state.max_iterations);
+  const std::int64_t iterations = report_count(name, state.max_iterations, run.iterations);
   if (state.KeepRunningBatch(iterations)) {
     state.SetIterationTime(manual_seconds_for(real_time, kReportedPerSecond, iterations));
     while (state.KeepRunningBatch(1)) {
@@ -92,7 +98,7 @@ void run_case(benchmark::State& state, std::size_t index) {
     case cases::Outcome::Kind::measured:
       break;
   }
-  report_launches(state, o.launches, o.seconds);
+  report_launches(state, name, o.launches, o.seconds);
   for (const auto& [counter, value] : o.counters) state.counters[counter] = value;
   if (!o.label.empty()) state.SetLabel(o.label);
 }
@@ -154,6 +160,13 @@ std::vector<const cases::CaseSpec*> selected(const std::vector<cases::CaseSpec>&
 
 std::string cases_json(const std::vector<const cases::CaseSpec*>& cases) {
   std::string out = "[";
+  for (const auto& entry : case_entries(cases))
+    out += (out.size() > 1 ? ",\n " : "\n ") + entry.dump();  // a case a line
+  return out + "\n]";
+}
+
+nlohmann::ordered_json case_entries(const std::vector<const cases::CaseSpec*>& cases) {
+  nlohmann::ordered_json out = nlohmann::ordered_json::array();
   for (const cases::CaseSpec* c : cases) {
     nlohmann::ordered_json tags = nlohmann::ordered_json::object();
     for (const auto& [key, value] : c->id.tags) tags[key] = value;
@@ -166,12 +179,10 @@ std::string cases_json(const std::vector<const cases::CaseSpec*>& cases) {
       entry["unit"] = c->axes[a]->unit;
       axes.push_back(entry);
     }
-    const nlohmann::ordered_json entry = {{"name", benchmark_name(c->id)}, {"family", c->id.family},
-                                          {"variant", c->id.variant}, {"tags", tags}, {"axes", axes},
-                                          {"kernels", c->kernels}};
-    out += (out.size() > 1 ? ",\n " : "\n ") + entry.dump();  // a case a line
+    out.push_back({{"name", benchmark_name(c->id)}, {"family", c->id.family}, {"variant", c->id.variant},
+                   {"tags", tags}, {"axes", axes}, {"kernels", c->kernels}});
   }
-  return out + "\n]";
+  return out;
 }
 
 void set_carried(Carried carried) { registry().carried = std::move(carried); }
@@ -180,18 +191,30 @@ void add_context(const std::string& key, const std::string& value) { benchmark::
 
 void list() { benchmark::RunSpecifiedBenchmarks(); }
 
-void run(cases::Runner& runner) {
+void run(cases::Runner& runner, const ResultFileSpec* file) {
   registry().runner = &runner;
-  benchmark::RunSpecifiedBenchmarks();
+  if (file != nullptr) {
+    ResultReporter reporter(*file);
+    benchmark::RunSpecifiedBenchmarks(nullptr, &reporter);
+  } else {
+    benchmark::RunSpecifiedBenchmarks();
+  }
   registry().runner = nullptr;
 }
 
 void shutdown() { benchmark::Shutdown(); }
 
-void report_launches(benchmark::State& state, std::int64_t launches, double seconds) {
-  // Throttled batches are dropped; if fewer launches than Google Benchmark
-  // asked for are left, the time is scaled so the per-launch time holds.
-  const benchmark::IterationCount reported = std::max<benchmark::IterationCount>(launches, state.max_iterations);
+std::int64_t iterations_to_report(std::int64_t first, std::int64_t max_iterations, std::int64_t launches) {
+  if (first > 0 && max_iterations <= first) return first;  // a later repetition
+  return std::max(launches, max_iterations);                // the first, or a longer try of it
+}
+
+void report_launches(benchmark::State& state, const std::string& key, std::int64_t launches, double seconds) {
+  // The per-launch time holds whatever count is reported: the time is
+  // scaled to it (fewer launches than asked for are left when throttled
+  // batches are dropped; a later repetition reports the first one's count).
+  const std::int64_t reported = report_count(key, state.max_iterations, launches);
+  state.counters["launches"] = static_cast<double>(launches);
   if (state.KeepRunningBatch(reported)) {
     state.SetIterationTime(seconds * static_cast<double>(reported) / static_cast<double>(launches));
     while (state.KeepRunningBatch(1)) {

@@ -19,6 +19,7 @@
 
 #include "cases/family.hpp"
 #include "cases/runner.hpp"
+#include "gbench/result_file.hpp"
 #include "gbench/resume.hpp"
 
 #ifndef MEMBENCH_GBENCH_VERSION
@@ -72,14 +73,30 @@ void set_carried(Carried carried);
 void add_context(const std::string& key, const std::string& value);
 // Lists the selected names (--benchmark_list_tests).
 void list();
-// Runs the selected cases with `runner`, writing the console and the file.
-void run(cases::Runner& runner);
+// Runs the selected cases with `runner`, writing the console and the file:
+// with `file`, the JSON is the result file (result_file.hpp), which needs
+// --benchmark_out; without, Google Benchmark's own format.
+void run(cases::Runner& runner, const ResultFileSpec* file);
 void shutdown();
 
-// Reports `launches` launches that took `seconds` of GPU time as that many
-// iterations of a manual-time case; must be the case's only use of
-// KeepRunning / KeepRunningBatch.
-void report_launches(benchmark::State& state, std::int64_t launches, double seconds);
+// The iteration count a call of a case reports, given the count its first
+// repetition reported (0: none yet), Google Benchmark's max_iterations and
+// the launches measured. Google Benchmark requires every repetition of a
+// case to report one count (a debug build of it aborts otherwise; a release
+// build scales every repetition's time by the first one's count, so its
+// aggregates are wrong). Its first repetition may be called again asking for
+// more; every later one is asked for no more than the first reported. So a
+// call asking for more than `first` is the first repetition (the larger of
+// what it asks and the launches), and any other reports `first`.
+std::int64_t iterations_to_report(std::int64_t first, std::int64_t max_iterations, std::int64_t launches);
+
+// Reports `launches` launches that took `seconds` of GPU time as a
+// manual-time case's iterations, with the per-launch time kept exactly:
+// the count is iterations_to_report's for case `key` (remembered across its
+// repetitions), the time scaled to it, and the launches measured are the
+// counter `launches`. Must be the case's only use of KeepRunning /
+// KeepRunningBatch.
+void report_launches(benchmark::State& state, const std::string& key, std::int64_t launches, double seconds);
 
 // --benchmark_min_time as the linked version takes seconds: "0.5s" from 1.8
 // on (which warns about a bare number), "0.5" before; and whether it takes an

@@ -38,7 +38,16 @@ std::string joined(const std::vector<std::string>& items) {
   return s;
 }
 
-void check_identity(const std::string& origin, const nlohmann::json& context, const RunIdentity& here) {
+// A text Google Benchmark's JSON reporter was writing when the process was
+// killed, closed after its last whole case; empty when it is not one.
+std::string closed_after_last_case(const std::string& text) {
+  const std::size_t list = text.find("\"benchmarks\": [");
+  const std::size_t last = text.rfind("\n    }");
+  if (list == std::string::npos || last == std::string::npos || last < list) return {};
+  return text.substr(0, last + 6) + "\n  ]\n}\n";
+}
+
+void check_context(const std::string& origin, const nlohmann::json& context, const RunIdentity& here) {
   const auto refuse = [&](const std::string& what, const std::string& theirs, const std::string& ours) {
     throw ResumeError(origin + "written with " + what + " " + (theirs.empty() ? "(not recorded)" : theirs) +
                       ", this run has " + ours + "; measure afresh");
@@ -59,14 +68,22 @@ void check_identity(const std::string& origin, const nlohmann::json& context, co
 
 }  // namespace
 
-Carried read_carried(const std::string& path, const std::string& text, const RunIdentity& here, int repetitions) {
-  const std::string origin = "--resume=" + path + ": ";
-  const nlohmann::json doc = nlohmann::json::parse(text, nullptr, false);
-  if (doc.is_discarded()) throw ResumeError(origin + "not valid JSON (a file cut off by SIGKILL cannot be resumed)");
+ResumeFile read_resume(const std::string& path, const std::string& text, int repetitions) {
+  ResumeFile file;
+  const std::string& origin = file.origin = "--resume=" + path + ": ";
+  nlohmann::json doc = nlohmann::json::parse(text, nullptr, false);
+  if (doc.is_discarded()) {
+    const std::string closed = closed_after_last_case(text);
+    if (!closed.empty()) doc = nlohmann::json::parse(closed, nullptr, false);
+    if (doc.is_discarded()) throw ResumeError(origin + "not valid JSON, and not a membench file cut off inside a case");
+    file.cut = true;
+  }
   if (!doc.is_object() || !doc.contains("context") || !doc["context"].is_object() || !doc.contains("benchmarks") ||
       !doc["benchmarks"].is_array())
     throw ResumeError(origin + "not membench's JSON (no 'context' and 'benchmarks')");
-  check_identity(origin, doc["context"], here);
+  if (!doc["context"].contains("membench_version"))
+    throw ResumeError(origin + "not a membench result (its context has no membench_version)");
+  file.context = doc["context"];
 
   std::map<std::string, std::vector<CarriedRun>> runs;
   std::set<std::string> broken;
@@ -85,7 +102,11 @@ Carried read_carried(const std::string& path, const std::string& text, const Run
     CarriedRun run;
     run.iterations = entry["iterations"].get<std::int64_t>();
     run.real_time = entry["real_time"].get<double>();
-    run.time_unit = entry.value("time_unit", std::string("ns"));
+    run.time_unit = entry.contains("time_unit") && entry["time_unit"].is_string() ? entry["time_unit"].get<std::string>() : "ns";
+    if (!std::set<std::string>{"ns", "us", "ms", "s"}.count(run.time_unit)) {  // not a time this can replay: measure again
+      broken.insert(name);
+      continue;
+    }
     if (entry.contains("label") && entry["label"].is_string()) run.label = entry["label"].get<std::string>();
     for (const auto& [key, value] : entry.items())
       if (value.is_number() && standard_keys().count(key) == 0) run.counters.emplace_back(key, value.get<double>());
@@ -95,7 +116,7 @@ Carried read_carried(const std::string& path, const std::string& text, const Run
     }
     runs[name].push_back(std::move(run));
   }
-  Carried carried;
+  Carried& carried = file.carried;
   for (const auto& name : order) {
     const auto it = runs.find(name);
     if (broken.count(name) != 0 || it == runs.end() || static_cast<int>(it->second.size()) != repetitions) {
@@ -104,7 +125,15 @@ Carried read_carried(const std::string& path, const std::string& text, const Run
     }
     carried.cases.emplace(name, std::move(it->second));
   }
-  return carried;
+  return file;
+}
+
+void check_identity(const ResumeFile& file, const RunIdentity& here) { check_context(file.origin, file.context, here); }
+
+Carried read_carried(const std::string& path, const std::string& text, const RunIdentity& here, int repetitions) {
+  ResumeFile file = read_resume(path, text, repetitions);
+  check_identity(file, here);
+  return std::move(file.carried);
 }
 
 double manual_seconds_for(double real_time, double multiplier, std::int64_t iterations) {

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -42,10 +43,23 @@ struct Carried {
   std::size_t incomplete = 0;                            // cases FILE has that must run again
 };
 
+// FILE as read, before any GPU is looked at.
+struct ResumeFile {
+  std::string origin;  // "--resume=FILE: ", for messages
+  nlohmann::json context;
+  Carried carried;
+  bool cut = false;  // the text ended inside a case (a kill mid-write); the cases before it are carried
+};
+
 // Reads FILE's text (`path` names it in messages). Throws ResumeError (its
-// message the one line to print) when it is not membench's JSON or comes
-// from another GPU, driver, version or build. `repetitions` is this run's
-// --benchmark_repetitions: a case is carried only with that many runs.
+// message the one line to print) when it is not membench's JSON.
+// `repetitions` is this run's --benchmark_repetitions: a case is carried
+// only with that many runs. A text cut inside a case (a process killed while
+// it wrote) is read up to the last whole case.
+ResumeFile read_resume(const std::string& path, const std::string& text, int repetitions);
+// Throws ResumeError when FILE comes from another GPU, driver, version or build.
+void check_identity(const ResumeFile& file, const RunIdentity& here);
+// Both.
 Carried read_carried(const std::string& path, const std::string& text, const RunIdentity& here, int repetitions);
 
 // The manual time in seconds to hand Google Benchmark for `iterations`

@@ -1,0 +1,128 @@
+#include "cases/counters.hpp"
+
+#include <cctype>
+#include <map>
+
+namespace membench::cases {
+
+namespace {
+
+using B = Better;
+using K = CounterKind;
+
+const std::map<std::string, CounterMeaning>& catalog() {
+  static const std::map<std::string, CounterMeaning> table = {
+      // Google Benchmark's own numbers, as this suite fills them.
+      {"real_time", {"us", B::lower, K::measured, "GPU time per launch, from CUDA events (time_unit says the unit)"}},
+      {"cpu_time", {"us", B::neither, K::configuration, "host CPU time of Google Benchmark's report; not the GPU's"}},
+      {"iterations", {"launches", B::neither, K::configuration, "iterations Google Benchmark saw; real_time is per one"}},
+      // The measurement (runner).
+      {"bytes", {"B", B::neither, K::configuration, "useful bytes read + written per launch"}},
+      {"bytes_per_second", {"B/s", B::higher, K::measured, "useful bytes per second of GPU time"}},
+      {"pct_of_peak", {"%", B::higher, K::measured, "bytes_per_second against the case's peak (DRAM unless it names another)"}},
+      {"latency_ns", {"ns", B::lower, K::measured, "time per dependent load of a pointer chase"}},
+      {"latency_cycles", {"cycles", B::lower, K::measured, "latency_ns at the SM clock measured over the batches"}},
+      {"updates", {"updates", B::neither, K::configuration, "atomic read-modify-writes per launch"}},
+      {"updates_per_second", {"updates/s", B::higher, K::measured, "atomic read-modify-writes per second of GPU time"}},
+      {"flops_per_byte", {"FLOP/B", B::neither, K::configuration, "floating-point operations per useful byte"}},
+      {"gflops_per_second", {"GFLOP/s", B::higher, K::measured, "floating-point operations per second of GPU time"}},
+      {"launches", {"launches", B::neither, K::configuration, "launches the time rests on (throttled batches left out)"}},
+      {"batches", {"batches", B::neither, K::configuration, "batches of launches the time rests on"}},
+      {"batch_launches", {"launches", B::neither, K::configuration, "launches per batch between two events"}},
+      {"device", {"ordinal", B::neither, K::configuration, "the CUDA device measured"}},
+      {"grid", {"blocks", B::neither, K::configuration, "blocks per launch of the case's kernel"}},
+      {"block", {"threads", B::neither, K::configuration, "threads per block"}},
+      {"blocks_per_sm", {"blocks", B::neither, K::configuration, "resident blocks per SM (occupancy API)"}},
+      {"registers", {"registers", B::neither, K::configuration, "registers per thread"}},
+      {"smem_per_block", {"B", B::neither, K::configuration, "static + dynamic shared memory per block"}},
+      {"resumed", {"flag", B::neither, K::configuration, "1: carried over from --resume's file, not measured again"}},
+      {"host_paced", {"flag", B::neither, K::configuration,
+                      "1: the host paces the case's time and noise (pageable staging, a small copy's round trip, page faults)"}},
+      // Health: how far the measurement can be trusted.
+      {"noise_pct", {"%", B::lower, K::health, "relative spread of the per-launch time over the batches (-1: unknown)"}},
+      {"noisy", {"flag", B::lower, K::health, "1: the stopping rule's noise target was not met"}},
+      {"throttled_batches", {"batches", B::lower, K::health, "batches dropped for an SM clock below the threshold"}},
+      {"sm_clock_mhz", {"MHz", B::neither, K::health, "SM clock measured over the kept batches"}},
+      {"other_processes", {"processes", B::lower, K::health, "other processes seen on the GPU during the case"}},
+      {"contended", {"flag", B::lower, K::health, "1: another process used the GPU during the case"}},
+      {"clock_event_reasons", {"bitmask", B::neither, K::health, "NVML clock event reasons seen during the case"}},
+      {"clock_event", {"flag", B::lower, K::health, "1: a power, thermal or hardware clock event during the case"}},
+      // The families' models and their configuration.
+      {"sectors_per_request", {"sectors", B::neither, K::model, "32-byte sectors per warp load request"}},
+      {"dram_efficiency", {"ratio", B::neither, K::model, "useful bytes per byte of the sectors fetched"}},
+      {"dram_read_bytes", {"B", B::neither, K::model, "bytes read from DRAM per launch"}},
+      {"dram_write_bytes", {"B", B::neither, K::model, "bytes written to DRAM per launch"}},
+      {"l2_read_bytes", {"B", B::neither, K::model, "bytes the L2 serves per launch"}},
+      {"conflict_ways", {"ways", B::neither, K::model, "shared-memory bank conflict degree"}},
+      {"wavefronts_per_request", {"wavefronts", B::neither, K::model, "shared-memory wavefronts per warp request"}},
+      {"model_level", {"level", B::neither, K::model, "the memory level that serves the case (0 L1, 1 L2, 2 DRAM, ...)"}},
+      {"model_bytes_per_second", {"B/s", B::neither, K::model, "the ceiling the model predicts for bytes_per_second"}},
+      {"model_updates_per_second", {"updates/s", B::neither, K::model, "the serial bound the model predicts"}},
+      {"model_migrated_bytes", {"B", B::neither, K::model, "bytes the driver should migrate (64 KiB blocks)"}},
+      {"model_dram_read_bytes", {"B", B::neither, K::model, "bytes read from DRAM per launch under the access policy"}},
+      {"model_l2_hot_bytes", {"B", B::neither, K::model, "bytes of the hot buffer served by persisting L2 lines"}},
+      {"model_persisting_bytes", {"B", B::neither, K::model, "bytes of the hot buffer that persist"}},
+      {"model_l2_requests", {"requests", B::neither, K::model, "L2 atomic requests per launch"}},
+      {"model_shared_wavefronts", {"wavefronts", B::neither, K::model, "shared-memory atomic wavefronts per launch"}},
+      {"link_bytes", {"B", B::neither, K::model, "bytes that cross the host link per launch"}},
+      {"pages_read", {"pages", B::neither, K::model, "4 KiB pages a launch reads"}},
+      {"chain_nodes", {"nodes", B::neither, K::configuration, "nodes in the pointer chase's cycle"}},
+      {"link_generation", {"generation", B::neither, K::configuration, "PCIe generation of the host link"}},
+      {"link_width", {"lanes", B::neither, K::configuration, "PCIe lanes of the host link"}},
+      {"set_aside_bytes", {"B", B::neither, K::configuration, "L2 bytes set aside for persisting lines"}},
+      {"updates_per_address", {"updates", B::neither, K::configuration, "updates that share one address per launch"}},
+      {"addresses", {"addresses", B::neither, K::configuration, "distinct addresses updated"}},
+      {"remote", {"flag", B::neither, K::configuration, "1: reads another block's shared memory"}},
+      {"nvlink_links", {"links", B::neither, K::configuration, "NVLinks between the two GPUs (0: PCIe)"}},
+      {"peer_device", {"ordinal", B::neither, K::configuration, "the other GPU of a peer case"}},
+      {"devices", {"GPUs", B::neither, K::configuration, "GPUs that copy at once"}},
+      // Measured by the driver (CUPTI) or per GPU of a node.
+      {"migrated_bytes", {"B", B::neither, K::measured, "bytes the driver migrated per launch (CUPTI)"}},
+      {"migrated_htod_bytes", {"B", B::neither, K::measured, "bytes migrated host to device per launch (CUPTI)"}},
+      {"migrated_dtoh_bytes", {"B", B::neither, K::measured, "bytes migrated device to host per launch (CUPTI)"}},
+      {"gpu_fault_groups", {"groups", B::neither, K::measured, "GPU page-fault groups per launch (CUPTI)"}},
+      {"gpu_faults", {"faults", B::neither, K::measured, "GPU page faults per launch (CUPTI)"}},
+      {"sum_of_devices_bytes_per_second", {"B/s", B::higher, K::measured, "the GPUs' own rates, summed"}},
+  };
+  return table;
+}
+
+// device<i>_bytes_per_second: one GPU's own rate in a node-wide copy.
+bool is_device_rate(const std::string& name) {
+  const std::string head = "device", tail = "_bytes_per_second";
+  if (name.size() <= head.size() + tail.size() || name.compare(0, head.size(), head) != 0 ||
+      name.compare(name.size() - tail.size(), tail.size(), tail) != 0)
+    return false;
+  for (std::size_t i = head.size(); i < name.size() - tail.size(); ++i)
+    if (!std::isdigit(static_cast<unsigned char>(name[i]))) return false;
+  return true;
+}
+
+}  // namespace
+
+std::optional<CounterMeaning> counter_meaning(const std::string& name) {
+  if (const auto it = catalog().find(name); it != catalog().end()) return it->second;
+  if (is_device_rate(name)) return CounterMeaning{"B/s", B::higher, K::measured, "one GPU's own rate in a node-wide copy"};
+  return std::nullopt;
+}
+
+const char* to_string(Better better) {
+  switch (better) {
+    case Better::higher: return "higher";
+    case Better::lower: return "lower";
+    case Better::neither: return "neither";
+  }
+  return "neither";
+}
+
+const char* to_string(CounterKind kind) {
+  switch (kind) {
+    case CounterKind::measured: return "measured";
+    case CounterKind::model: return "model";
+    case CounterKind::configuration: return "configuration";
+    case CounterKind::health: return "health";
+  }
+  return "configuration";
+}
+
+}  // namespace membench::cases

@@ -1,0 +1,67 @@
+#include "gbench/result_file.hpp"
+
+#include <benchmark/benchmark.h>
+
+#include <ostream>
+#include <set>
+
+#include "cases/counters.hpp"
+#include "gbench/result_reporter.hpp"
+
+namespace membench::gbench {
+
+nlohmann::ordered_json counter_entry(const std::string& name) {
+  const auto meaning = cases::counter_meaning(name);
+  if (!meaning) return {{"unit", ""}, {"better", "neither"}, {"kind", "undeclared"}, {"description", ""}};
+  return {{"unit", meaning->unit},
+          {"better", cases::to_string(meaning->better)},
+          {"kind", cases::to_string(meaning->kind)},
+          {"description", meaning->description}};
+}
+
+ResultReporter::ResultReporter(ResultFileSpec spec) : spec_(std::move(spec)) {}
+
+bool ResultReporter::ReportContext(const Context& context) {
+  const bool ok = benchmark::JSONReporter::ReportContext(context);
+  checkpoint();
+  return ok;
+}
+
+void ResultReporter::ReportRuns(const std::vector<Run>& runs) {
+  benchmark::JSONReporter::ReportRuns(runs);
+  for (const Run& run : runs)
+    for (const auto& [name, counter] : run.counters) counters_.insert(name);
+  checkpoint();
+}
+
+void ResultReporter::Finalize() {
+  std::ostream& out = GetOutputStream();
+  nlohmann::ordered_json counters = nlohmann::ordered_json::object();
+  for (const char* standard : {"real_time", "cpu_time", "iterations"}) counters[standard] = counter_entry(standard);
+  for (const std::string& name : counters_) counters[name] = counter_entry(name);
+  const nlohmann::ordered_json membench = {{"schema_version", kSchemaVersion},
+                                           {"complete", true},
+                                           {"counters", counters},
+                                           {"cases", case_entries(spec_.cases)},
+                                           {"end", spec_.end ? spec_.end() : nlohmann::ordered_json::object()}};
+  out << "\n  ],\n  \"membench\": " << membench.dump() << "\n}\n";
+  out.flush();
+}
+
+// Closes the document as it stands, then steps back before the closing:
+// what comes next writes over it, and the closing each case leaves is as
+// long, so nothing of an older one is left past the end.
+void ResultReporter::checkpoint() {
+  std::ostream& out = GetOutputStream();
+  out.flush();
+  const std::streampos here = out.tellp();
+  if (here < 0) return;  // not a file one can seek in (a pipe): the closing comes at the end only
+  static const std::string closing =
+      "\n  ],\n  \"membench\": " + nlohmann::ordered_json{{"schema_version", kSchemaVersion}, {"complete", false}}.dump() +
+      "\n}\n";
+  out << closing;
+  out.flush();
+  out.seekp(here);
+}
+
+}  // namespace membench::gbench

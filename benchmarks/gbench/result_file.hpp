@@ -1,0 +1,46 @@
+// The result file: Google Benchmark's JSON, written by its own JSON reporter,
+// closed by a "membench" object that says what the numbers mean, once:
+//
+//   "membench": {
+//     "schema_version": 1,
+//     "complete": true,                  false while the run goes on (or if it was killed)
+//     "counters": {"bytes_per_second": {"unit": "B/s", "better": "higher", "kind": "measured",
+//                                        "description": "..."}, ...},   every number the file holds
+//     "cases": [{"name", "family", "variant", "tags", "axes", "kernels"}, ...],   --list_cases=json's
+//     "end": {"cases_selected": 46, "cases_not_run": 0, ...}             how the run ended
+//   }
+//
+// The file is valid JSON after every case: each case's runs are written,
+// then a closing with "complete": false, flushed, and the next case writes
+// over that closing. A process killed outright (SIGKILL after a scheduler's
+// grace period, the OOM killer) leaves every finished case readable, and
+// --resume carries them.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "cases/family.hpp"
+
+namespace membench::gbench {
+
+struct ResultFileSpec {
+  std::vector<const cases::CaseSpec*> cases;  // the selected cases
+  // How the run ended (the end-of-run keys), asked for when the run is over.
+  std::function<nlohmann::ordered_json()> end;
+};
+
+// The "membench" object's schema version; readers check it.
+inline constexpr int kSchemaVersion = 1;
+
+// The catalog entry of a counter (unit, better, kind, description); a
+// counter nothing declares has kind "undeclared".
+nlohmann::ordered_json counter_entry(const std::string& name);
+
+// The cases as data: --list_cases=json's entries.
+nlohmann::ordered_json case_entries(const std::vector<const cases::CaseSpec*>& cases);
+
+}  // namespace membench::gbench

@@ -1,0 +1,29 @@
+// The reporter that writes the result file (result_file.hpp says what it
+// holds): Google Benchmark's JSON reporter, and the closing "membench"
+// object after it. Only the adapter makes one.
+#pragma once
+
+#include <benchmark/benchmark.h>
+
+#include <set>
+#include <string>
+#include <vector>
+
+#include "gbench/result_file.hpp"
+
+namespace membench::gbench {
+
+class ResultReporter : public benchmark::JSONReporter {
+ public:
+  explicit ResultReporter(ResultFileSpec spec);
+  bool ReportContext(const Context& context) override;
+  void ReportRuns(const std::vector<Run>& runs) override;
+  void Finalize() override;
+
+ private:
+  void checkpoint();
+  ResultFileSpec spec_;
+  std::set<std::string> counters_;  // every counter the file holds
+};
+
+}  // namespace membench::gbench
