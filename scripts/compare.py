@@ -4,7 +4,10 @@
                               [--threshold 5] [--alpha 0.05] [--ignore-missing] [--allow-untrusted]
 
 Matches cases by name and compares the median of a metric (bytes_per_second
-by default; any counter the files carry, or real_time / cpu_time per launch).
+by default; any measured counter the files carry, or real_time per launch).
+Which way is better is what the files' catalog says of the metric (latency_ns
+and real_time: lower; bandwidths and update rates: higher); a metric the
+catalog gives no direction (a model's prediction, configuration) is refused.
 A case regresses when its median moves the wrong way by more than
 --threshold percent and, where the repetitions allow, a two-sided exact
 Mann-Whitney U test calls the difference significant at --alpha. With few
@@ -18,7 +21,10 @@ baseline), another process held the GPU (contended), a power, thermal or
 hardware clock event slowed it (clock_event), batches were dropped for a low
 clock (throttled_batches), or its noise_pct is at or above --threshold (a
 change the size of the noise cannot be judged). A baseline recorded on a bad
-day would otherwise lower the bar for good.
+day would otherwise lower the bar for good. A case the host paces (its
+host_paced counter: pageable copies, small copies' round trips, page faults)
+is noisy on a quiet GPU: it is judged, not distrusted, and a change counts
+only beyond three times its noise (or --threshold, if larger).
 
 Exit status: 1 when a case regresses, fails in the contender, is missing or
 skipped there (unless --ignore-missing), or is untrusted (unless
@@ -38,8 +44,6 @@ try:
     from scipy.stats import mannwhitneyu
 except ModuleNotFoundError as error:
     mr.missing_package("compare.py", error)
-
-LOWER_IS_BETTER = set(mr.TIMES)
 
 
 @dataclass
@@ -74,11 +78,11 @@ def smallest_p(n1: int, n2: int) -> float:
     return min(1.0, 2.0 / math.comb(n1 + n2, n1))
 
 
-def judge(base: list[float], cont: list[float], metric: str, threshold: float, alpha: float) -> Row:
-    """Compares two samples of one case's metric."""
+def judge(base: list[float], cont: list[float], better: str, threshold: float, alpha: float) -> Row:
+    """Compares two samples of one case's metric, of which `better` ('higher' or 'lower') is better."""
     b, c = statistics.median(base), statistics.median(cont)
     change = (c - b) / b * 100.0 if b else math.inf
-    worse = change > 0 if metric in LOWER_IS_BETTER else change < 0
+    worse = change > 0 if better == "lower" else change < 0
     tested = min(len(base), len(cont)) >= 2 and smallest_p(len(base), len(cont)) < alpha
     p_value = float(mannwhitneyu(base, cont, alternative="two-sided").pvalue) if tested else None
     if abs(change) <= threshold:
@@ -91,7 +95,9 @@ def judge(base: list[float], cont: list[float], metric: str, threshold: float, a
 
 
 def compare(baseline: dict, contender: dict, metric: str, threshold: float, alpha: float) -> list[Row]:
-    """Rows for every case of either file, in the baseline's order, then new ones."""
+    """Rows for every case of either file, in the baseline's order, then new ones. Which way
+    is better comes from the files' catalog; a metric without a direction is an InputError."""
+    better = mr.require_direction([baseline, contender], metric)
     base_cases, cont_cases = mr.cases(baseline), mr.cases(contender)
     rows = []
     for name, base in base_cases.items():
@@ -110,15 +116,17 @@ def compare(baseline: dict, contender: dict, metric: str, threshold: float, alph
         elif not base.values(metric) and not cont.values(metric):
             rows.append(Row(name, None, None, None, None, f"no '{metric}' (not compared)"))  # e.g. a latency case
         else:
-            rows.append(judge_case(name, base, cont, metric, threshold, alpha))
+            rows.append(judge_case(name, base, cont, metric, better, threshold, alpha))
     for name, cont in cont_cases.items():
         if name not in base_cases:
             rows.append(Row(name, None, cont.median(metric), None, None, "new in contender"))
     return rows
 
 
-def judge_case(name: str, base: mr.Case, cont: mr.Case, metric: str, threshold: float, alpha: float) -> Row:
-    """A case measured on both sides: judged, or untrusted with every reason."""
+def judge_case(name: str, base: mr.Case, cont: mr.Case, metric: str, better: str, threshold: float,
+               alpha: float) -> Row:
+    """A case measured on both sides: judged, or untrusted with every reason. A host-paced
+    case is judged against its own noise (Case.gate_threshold), not as untrusted."""
     doubts = [f"baseline {d}" for d in base.doubts(threshold)] + [f"contender {d}" for d in cont.doubts(threshold)]
     doubts += [f"no '{metric}' in {side}" for side, case in (("baseline", base), ("contender", cont))
                if not case.values(metric)]
@@ -126,8 +134,11 @@ def judge_case(name: str, base: mr.Case, cont: mr.Case, metric: str, threshold: 
     if doubts:
         change = (c - b) / b * 100.0 if b and c is not None else None
         return Row(name, b, c, change, None, "UNTRUSTED: " + "; ".join(doubts), untrusted=True)
-    row = judge(base.values(metric), cont.values(metric), metric, threshold, alpha)
+    gate = base.gate_threshold(cont, threshold)
+    row = judge(base.values(metric), cont.values(metric), better, gate, alpha)
     row.name = name
+    if gate > threshold:
+        row.verdict += f" (host-paced: {gate:.3g}% needed)"
     return row
 
 
@@ -162,7 +173,7 @@ def render(rows: list[Row], metric: str, alpha: float) -> str:
 
 def failed(rows: list[Row], ignore_missing: bool, allow_untrusted: bool) -> bool:
     for r in rows:
-        if r.verdict == "REGRESSION" or r.verdict.startswith("ERROR"):
+        if r.verdict.startswith("REGRESSION") or r.verdict.startswith("ERROR"):
             return True
         if (r.verdict == "missing in contender" or r.verdict.startswith("SKIPPED")) and not ignore_missing:
             return True

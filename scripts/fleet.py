@@ -11,8 +11,9 @@ For every case, the GPUs of one model are compared with their median (GPUs
 of different models are never compared; a fleet with several models gets a
 warning): one table per case with each GPU's value and its ratio to the
 median. A GPU more than --threshold percent worse than the median on any
-case is flagged (worse: lower for bandwidths, higher for times and
-latencies). A case that failed on a GPU is flagged too, and so is one
+case is flagged (worse: the way the files' catalog says is worse for the
+metric: lower for bandwidths, higher for times and latencies; a metric
+without a direction is refused). A case that failed on a GPU is flagged too, and so is one
 skipped on some GPUs of a model but not all; a case missing on some GPUs is
 reported and compared among the GPUs that ran it.
 
@@ -35,9 +36,6 @@ from dataclasses import dataclass
 
 import membench_results as mr
 
-LOWER_IS_BETTER = {"real_time", "cpu_time", "latency_ns", "latency_cycles"}
-
-
 @dataclass(frozen=True)
 class Gpu:
     host: str
@@ -56,7 +54,7 @@ def create_parser() -> mr.Parser:
     p.add_argument("--threshold", type=float, default=10.0,
                    help="percent worse than the median that flags a GPU (default 10)")
     p.add_argument("--metric", default="bytes_per_second",
-                   help="counter to compare (default bytes_per_second; real_time and latencies: lower is better)")
+                   help="measured counter to compare (default bytes_per_second; which way is better is the file's)")
     p.add_argument("--allow-untrusted", action="store_true",
                    help="untrusted values (contended, clock event, throttled, too noisy) do not fail")
     return p
@@ -82,12 +80,15 @@ class Entry:
     doubts: list[str] | None = None  # why the value is no evidence
 
 
-def collect(paths: list[str], metric: str, threshold: float) -> dict[str, list[Entry]]:
-    """Every case's value on every GPU that has it, keyed by untagged name."""
+def collect(paths: list[str], metric: str, threshold: float) -> tuple[dict[str, list[Entry]], str]:
+    """Every case's value on every GPU that has it, keyed by untagged name, and which way
+    is better for the metric (the files' catalog says)."""
     table: dict[str, list[Entry]] = defaultdict(list)
     seen: dict[str, str] = {}
+    docs = []
     for path in paths:
         doc = mr.load(path)
+        docs.append(doc)
         mr.require_metric(doc, path, metric)
         gpus = gpus_of(doc, path)
         for gpu in gpus.values():
@@ -106,12 +107,13 @@ def collect(paths: list[str], metric: str, threshold: float) -> dict[str, list[E
                     Entry(gpu, None, case.error or f"skipped: {case.skipped}", skipped=case.skipped is not None))
             elif (value := case.median(metric)) is not None:  # cases without the metric are not compared
                 table[untagged(case.name)].append(Entry(gpu, value, doubts=case.doubts(threshold)))
-    return table
+    return table, mr.require_direction(docs, metric)
 
 
-def judge(table: dict[str, list[Entry]], threshold: float, metric: str) -> tuple[str, set[Gpu], set[Gpu], list[str]]:
-    """The per-case tables, the flagged GPUs, the GPUs with untrusted values and the warnings."""
-    lower_better = metric in LOWER_IS_BETTER
+def judge(table: dict[str, list[Entry]], threshold: float, better: str) -> tuple[str, set[Gpu], set[Gpu], list[str]]:
+    """The per-case tables, the flagged GPUs, the GPUs with untrusted values and the warnings;
+    `better` ('higher' or 'lower') says which way is worse."""
+    lower_better = better == "lower"
     all_gpus = {e.gpu for entries in table.values() for e in entries}
     models = sorted({g.model for g in all_gpus})
     warnings = []
@@ -164,11 +166,11 @@ def main(argv: list[str] | None = None) -> int:
         print(f"fleet.py: --threshold {args.threshold}: must be between 0 and 100", file=sys.stderr)
         return 2
     try:
-        table = collect(args.files, args.metric, args.threshold)
+        table, better = collect(args.files, args.metric, args.threshold)
     except mr.InputError as e:
         print(f"fleet.py: {e}", file=sys.stderr)
         return 2
-    text, flagged, untrusted, warnings = judge(table, args.threshold, args.metric)
+    text, flagged, untrusted, warnings = judge(table, args.threshold, better)
     print(text)
     for w in warnings:
         print(f"warning: {w}")

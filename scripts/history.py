@@ -6,9 +6,12 @@
     python scripts/history.py [--db FILE] check RUN.json [--metric M] [--last N] [--width K] [--allow-untrusted]
 
 add: each GPU of each file becomes one run, known by its host, GPU UUID,
-start time and membench version; adding it again changes nothing. A case's
-value is the median of its repetitions, kept with whether it can be trusted
-(not noisy, contended, throttled or under a clock event, and measured).
+start time and membench version, kept with its build, CUDA driver and
+runtime, peak SM clock, sweep and repetitions; adding it again changes
+nothing. Every measured counter the file's catalog gives a direction (and
+real_time) is kept: a case's value is the median of its repetitions, with
+whether it can be trusted and, where not, why (noisy, contended, throttled
+or under a clock event). Only add creates a history file.
 
 trend: DIR/trend.csv and DIR/trend.png, the metric of every matching case
 over the runs, one line per GPU and case.
@@ -16,15 +19,18 @@ over the runs, one line per GPU and case.
 check: each case of RUN.json against the last N trusted values of the same
 case on GPUs of the same model and driver: the band is their median +- K
 scaled median absolute deviations (at least 1% of the median). A value
-outside it on the bad side is a regression; cases with fewer than 3 values
-in the history are reported, not judged. Exit status: 0 every judged case
-within its band; 1 a regression, no case judged at all, or a case of the
-run untrusted (noisy, contended, throttled, a clock event; unless
---allow-untrusted); 2 unreadable input or a bad flag.
+outside it on the bad side (the file's catalog says which side that is) is
+a regression; cases with fewer than 3 values in the history are reported,
+not judged, and so are the run's untrusted cases. Exit status: 0 every
+judged case within its band; 1 a regression, no case judged at all (also
+with --allow-untrusted: a gate that judged nothing has passed nothing), or
+a case of the run untrusted (unless --allow-untrusted); 2 unreadable input,
+a history that does not exist (but for add) or a bad flag.
 """
 from __future__ import annotations
 
 import csv
+import math
 import re
 import sqlite3
 import statistics
@@ -33,16 +39,25 @@ from pathlib import Path
 
 import membench_results as mr
 
-LOWER_IS_BETTER = ("real_time", "cpu_time", "latency_ns", "latency_cycles")
 MAD_SCALE = 1.4826  # a normal distribution's standard deviation per median absolute deviation
 MIN_HISTORY = 3
-KEPT = ("bytes_per_second", "latency_ns", "latency_cycles", "updates_per_second", "real_time", "pct_of_peak")  # what a run adds
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS runs (id INTEGER PRIMARY KEY, host TEXT, gpu_uuid TEXT, gpu_name TEXT, driver TEXT,
                                  started TEXT, version TEXT, source TEXT, UNIQUE (host, gpu_uuid, started, version));
 CREATE TABLE IF NOT EXISTS measurements (run INTEGER REFERENCES runs(id), name TEXT, metric TEXT, value REAL,
                                          trusted INTEGER, PRIMARY KEY (run, name, metric));
+"""
+# Columns added since the first schema (a history made before gets them, empty).
+ADDED_COLUMNS = {
+    "runs": {"build": "TEXT", "cuda_driver": "TEXT", "runtime": "TEXT", "sm_clock_peak_mhz": "TEXT", "sweep": "TEXT",
+             "repetitions": "INTEGER"},
+    "measurements": {"why": "TEXT", "better": "TEXT"},
+}
+# The check's query: a case's trusted values on one GPU model and driver, newest first.
+INDEXES = """
+CREATE INDEX IF NOT EXISTS measurements_by_case ON measurements (name, metric, trusted);
+CREATE INDEX IF NOT EXISTS runs_by_model ON runs (gpu_name, driver, started);
 """
 
 
@@ -67,10 +82,19 @@ def create_parser() -> mr.Parser:
     return p
 
 
-def connect(db: str) -> sqlite3.Connection:
+def connect(db: str, create: bool = False) -> sqlite3.Connection:
+    """The history in `db`; only `create` (add) may make a new one."""
+    if not create and not Path(db).is_file():
+        raise mr.InputError(f"--db {db}: no such history (history.py add makes one)")
     try:
         con = sqlite3.connect(db)
         con.executescript(SCHEMA)
+        for table, columns in ADDED_COLUMNS.items():
+            have = {row[1] for row in con.execute(f"PRAGMA table_info({table})")}
+            for column, kind in columns.items():
+                if column not in have:
+                    con.execute(f"ALTER TABLE {table} ADD COLUMN {column} {kind}")
+        con.executescript(INDEXES)
     except sqlite3.Error as e:
         raise mr.InputError(f"--db {db}: not a history file ({e})") from e
     return con
@@ -88,33 +112,53 @@ def runs_of(doc: dict, path: str) -> list[tuple[dict, dict[str, mr.Case]]]:
     out = []
     for ordinal, cases in by_gpu.items():
         uuid, name = gpus.get(ordinal, ("unknown-uuid", mr.gpu_name(doc)))
+        repetitions = max((len(c.runs) for c in cases.values()), default=0)
         out.append(({"host": str(ctx.get("host_name", "")), "gpu_uuid": uuid, "gpu_name": name,
                      "driver": str(ctx.get("driver_version", "")), "started": str(ctx.get("date", "")),
-                     "version": str(ctx.get("membench_version", "")), "source": path}, cases))
+                     "version": str(ctx.get("membench_version", "")), "source": path,
+                     "build": str(ctx.get("membench_build", "")), "cuda_driver": str(ctx.get("cuda_driver_version", "")),
+                     "runtime": str(ctx.get("runtime_version", "")),
+                     "sm_clock_peak_mhz": str(ctx.get("sm_clock_peak_mhz", "")), "sweep": str(ctx.get("sweep", "")),
+                     "repetitions": repetitions}, cases))
     return out
 
 
-def trusted(case: mr.Case) -> bool:
-    return not case.error and not case.skipped and (case.median("noisy") or 0) < 1 and not case.doubts(float("inf"))
+def distrust(case: mr.Case) -> str:
+    """Why a measured case's value is no evidence ('' when it is): noisy by the stopping rule,
+    contended, throttled or under a clock event."""
+    why = [] if (case.median("noisy") or 0) < 1 or case.host_paced else ["noisy"]
+    return "; ".join(why + case.doubts(float("inf")))
+
+
+def kept(doc: dict) -> list[str]:
+    """The metrics a run keeps: real_time and every measured counter with a direction."""
+    return [m for m in mr.metrics(doc)
+            if m == "real_time" or (mr.meaning(doc, m).kind == "measured" and mr.better(doc, m) != "neither")]
 
 
 def add(con: sqlite3.Connection, paths: list[str]) -> int:
     added = 0
     for path in paths:
-        for key, cases in runs_of(mr.load(path), path):
-            cur = con.execute("INSERT OR IGNORE INTO runs (host, gpu_uuid, gpu_name, driver, started, version, source) "
-                              "VALUES (:host, :gpu_uuid, :gpu_name, :driver, :started, :version, :source)", key)
+        doc = mr.load(path)
+        metrics = {m: mr.better(doc, m) for m in kept(doc)}
+        for key, cases in runs_of(doc, path):
+            cur = con.execute("INSERT OR IGNORE INTO runs (host, gpu_uuid, gpu_name, driver, started, version, source, "
+                              "build, cuda_driver, runtime, sm_clock_peak_mhz, sweep, repetitions) "
+                              "VALUES (:host, :gpu_uuid, :gpu_name, :driver, :started, :version, :source, :build, "
+                              ":cuda_driver, :runtime, :sm_clock_peak_mhz, :sweep, :repetitions)", key)
             if cur.rowcount == 0:
                 continue  # this run is already there
             added += 1
             for name, case in cases.items():
                 if case.error or case.skipped:
                     continue
-                for metric in KEPT:
+                why = distrust(case)
+                for metric, better in metrics.items():
                     value = case.median(metric)
                     if value is not None:
-                        con.execute("INSERT INTO measurements VALUES (?, ?, ?, ?, ?)",
-                                    (cur.lastrowid, name, metric, value, int(trusted(case))))
+                        con.execute("INSERT INTO measurements (run, name, metric, value, trusted, why, better) "
+                                    "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                                    (cur.lastrowid, name, metric, value, int(not why), why or None, better))
     con.commit()
     return added
 
@@ -169,11 +213,14 @@ def draw_trend(rows: list[tuple], metric: str):
 
 
 def check(con: sqlite3.Connection, path: str, metric: str, last: int, width: float) -> tuple[str, int, int, int]:
-    """The table, and how many cases regressed, were untrusted in this run, and were judged at all."""
-    lower_better = metric in LOWER_IS_BETTER
+    """The table, and how many cases regressed, were untrusted in this run, and were judged
+    (trusted, with enough history) at all."""
+    doc = mr.load(path)
+    mr.require_metric(doc, path, metric)
+    lower_better = mr.require_direction([doc], metric) == "lower"
     lines = [f"| case | GPU | {metric} | history median | band | verdict |", "| --- | --- | ---: | ---: | --- | --- |"]
     regressed = untrusted = judged = 0
-    for key, cases in runs_of(mr.load(path), path):
+    for key, cases in runs_of(doc, path):
         for name, case in cases.items():
             value = case.median(metric) if not case.error and not case.skipped else None
             if value is None:
@@ -191,11 +238,11 @@ def check(con: sqlite3.Connection, path: str, metric: str, last: int, width: flo
             spread = max(width * MAD_SCALE * statistics.median(abs(v - median) for v in history), 0.01 * median)
             low, high = median - spread, median + spread
             bad = value > high if lower_better else value < low
-            doubts = [] if trusted(case) else ["untrusted in this run"]
-            verdict = "REGRESSION" if bad and not doubts else ("; ".join(doubts) or "ok")
-            judged += 1
-            regressed += bool(bad and not doubts)
-            untrusted += bool(doubts)
+            why = distrust(case)
+            verdict = f"UNTRUSTED in this run: {why}" if why else ("REGRESSION" if bad else "ok")
+            judged += not why
+            regressed += bool(bad and not why)
+            untrusted += bool(why)
             lines.append(f"| {name} | {key['gpu_uuid']} | {value:.6g} | {median:.6g} | {low:.6g} .. {high:.6g} | {verdict} |")
     return "\n".join(lines), regressed, untrusted, judged
 
@@ -203,9 +250,9 @@ def check(con: sqlite3.Connection, path: str, metric: str, last: int, width: flo
 def main(argv: list[str] | None = None) -> int:
     args = create_parser().parse_args(argv)
     try:
-        if args.command == "check" and (args.last < MIN_HISTORY or not args.width > 0):
-            raise mr.InputError(f"--last must be at least {MIN_HISTORY} and --width positive")
-        con = connect(args.db)
+        if args.command == "check" and (args.last < MIN_HISTORY or not 0 < args.width < math.inf):
+            raise mr.InputError(f"--last must be at least {MIN_HISTORY} and --width positive and finite")
+        con = connect(args.db, create=args.command == "add")
         if args.command == "add":
             print(f"{add(con, args.results)} run(s) added to {args.db}")
         elif args.command == "list":
@@ -216,13 +263,13 @@ def main(argv: list[str] | None = None) -> int:
         else:
             text, regressed, untrusted, judged = check(con, args.results, args.metric, args.last, args.width)
             print(text)
-            if not judged:  # a gate that judged nothing has passed nothing
-                print(f"history.py: no case of {args.results} has {MIN_HISTORY} trusted values of '{args.metric}' "
-                      "in the history of its GPU model and driver: nothing judged", file=sys.stderr)
-                return 1
             if untrusted and not args.allow_untrusted:
                 print(f"history.py: {untrusted} case(s) of {args.results} are no evidence (noisy, contended, "
                       "throttled or under a clock event); --allow-untrusted accepts them", file=sys.stderr)
+                return 1
+            if not judged:  # a gate that judged nothing has passed nothing, --allow-untrusted or not
+                print(f"history.py: no trusted case of {args.results} has {MIN_HISTORY} trusted values of "
+                      f"'{args.metric}' in the history of its GPU model and driver: nothing judged", file=sys.stderr)
                 return 1
             return 1 if regressed else 0
     except mr.InputError as e:

@@ -2,6 +2,12 @@
 
 Pure functions over the parsed document; the scripts share them. Anything a
 script cannot read raises InputError, whose message is the one line to print.
+
+What a number means (its unit, which way is better, whether it is a
+measurement, a model's prediction, configuration or a health mark) is read
+from the file's "membench" object, written by the binary: meaning() and
+better(). Files written before that object existed are read through
+membench_compat, and only there.
 """
 from __future__ import annotations
 
@@ -13,6 +19,8 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NoReturn
+
+import membench_compat as compat
 
 TIME_UNIT_NS = {"ns": 1.0, "us": 1e3, "ms": 1e6, "s": 1e9}
 TIMES = ("real_time", "cpu_time")
@@ -28,6 +36,10 @@ CLOCK_EVENTS = {
     0x80: "hw_power_brake_slowdown", 0x100: "display_clock_setting",
 }
 CLOCK_EVENT_MARKS = 0x4 | 0x8 | 0x20 | 0x40 | 0x80
+
+# A host-paced case changes by less than this many times its noise from the
+# host alone: the gates need that much before they call it a change.
+HOST_NOISE_WIDTHS = 3.0
 
 
 def clock_event_names(reasons: int) -> str:
@@ -121,15 +133,33 @@ class Case:
         values = self.values(metric)
         return statistics.median(values) if values else None
 
+    def most(self, key: str) -> float | None:
+        """The largest value of a counter over the repetitions (a mark any of them has counts)."""
+        found = [number(run[key], f"{self.name}: '{key}'") for run in self.runs if key in run]
+        return max(found) if found else None
+
+    @property
+    def host_paced(self) -> bool:
+        """The host paces this case's time and noise (pageable staging, a small copy's round
+        trip, page faults): its noise is the host's, not a sign of a shared GPU."""
+        return (self.most("host_paced") or 0) >= 1
+
+    def gate_threshold(self, other: "Case", threshold: float) -> float:
+        """The change (percent) a gate needs to see between this case and `other`: the
+        threshold, or for a host-paced case HOST_NOISE_WIDTHS times the larger noise of the two."""
+        if not (self.host_paced or other.host_paced):
+            return threshold
+        noise = max(self.most("noise_pct") or 0, other.most("noise_pct") or 0)
+        return max(threshold, HOST_NOISE_WIDTHS * noise)
+
     def doubts(self, noise_threshold: float) -> list[str]:
         """Why this case's measurement is no evidence for a gate at this noise
         threshold (percent); empty when it is. Another process held the GPU,
         a power, thermal or hardware clock event, batches dropped for a low
-        clock, or noise at or above the threshold, in any repetition."""
-        def most(key: str) -> float | None:
-            found = [number(run[key], f"{self.name}: '{key}'") for run in self.runs if key in run]
-            return max(found) if found else None
-
+        clock, or noise at or above the threshold, in any repetition. A
+        host-paced case's noise is no doubt: gate_threshold widens its gate
+        instead. A GPU shared with another process is a doubt for every case."""
+        most = self.most
         out = []
         if (others := most("contended")) and others >= 1:
             count = most("other_processes") or 1
@@ -144,7 +174,7 @@ class Case:
         noise = most("noise_pct")
         if noise is not None and noise < 0:
             out.append("noise unknown (fewer than two batches)")
-        elif noise is not None and noise >= noise_threshold:
+        elif noise is not None and noise >= noise_threshold and not self.host_paced:
             out.append(f"noise {noise:.3g}% >= the {noise_threshold:g}% threshold")
         return out
 
@@ -156,8 +186,11 @@ def number(value: object, what: str) -> float:
     return float(value)
 
 
+SCHEMA_VERSION = 1  # the "membench" object's schema_version these scripts read
+
+
 def load(path: str | Path) -> dict:
-    """Reads and checks a Google Benchmark JSON file; raises InputError."""
+    """Reads and checks a membench result file; raises InputError."""
     try:
         text = Path(path).read_text()
     except IsADirectoryError as e:
@@ -168,14 +201,79 @@ def load(path: str | Path) -> dict:
         doc = json.loads(text)
     except json.JSONDecodeError as e:
         raise InputError(f"{path}: not JSON ({e.msg} at line {e.lineno})") from e
+    except RecursionError as e:
+        raise InputError(f"{path}: not a result file (nested too deep to read)") from e
+    except ValueError as e:  # an integer of thousands of digits
+        raise InputError(f"{path}: not a result file ({str(e).split(';')[0][:80]})") from e
+    check(doc, str(path))
+    return doc
+
+
+def check(doc: object, path: str) -> None:
+    """That a parsed document is a membench result these scripts can read; raises InputError."""
     if not isinstance(doc, dict) or not isinstance(doc.get("benchmarks"), list) or not isinstance(
         doc.get("context"), dict
     ):
         raise InputError(f"{path}: not Google Benchmark JSON (no 'context' and 'benchmarks')")
+    if "membench_version" not in doc["context"]:
+        raise InputError(f"{path}: not a membench result (its context has no membench_version)")
+    if not doc["benchmarks"]:
+        raise InputError(f"{path}: no cases (its 'benchmarks' list is empty)")
     for i, entry in enumerate(doc["benchmarks"]):
         if not isinstance(entry, dict) or not isinstance(entry.get("name"), str):
             raise InputError(f"{path}: benchmarks[{i}] is not a benchmark (an object with a 'name')")
-    return doc
+        if entry.get("error_occurred") or entry.get("skipped") or entry.get("run_type", "iteration") != "iteration":
+            continue
+        number(entry.get("real_time"), f"{path}: {entry['name'][:80]}: 'real_time'")
+        if entry.get("time_unit", "ns") not in TIME_UNIT_NS:
+            raise InputError(f"{path}: {entry['name'][:80]}: unknown time_unit {json.dumps(entry.get('time_unit'))[:20]}")
+    membench = doc.get("membench")
+    if membench is not None:
+        if not isinstance(membench, dict) or not isinstance(membench.get("counters", {}), dict):
+            raise InputError(f"{path}: its 'membench' object is not membench's")
+        version = membench.get("schema_version")
+        if version != SCHEMA_VERSION:
+            raise InputError(f"{path}: schema_version {json.dumps(version)[:20]}; these scripts read {SCHEMA_VERSION}")
+
+
+@dataclass(frozen=True)
+class Meaning:
+    """What a counter means: its unit, which way is better (higher, lower,
+    neither) and its kind (measured, model, configuration, health)."""
+
+    unit: str
+    better: str
+    kind: str
+    description: str = ""
+
+
+def meaning(doc: dict, metric: str) -> Meaning:
+    """The meaning the file gives a counter (or real_time, cpu_time); an older file's through membench_compat."""
+    counters = doc.get("membench", {}).get("counters") if isinstance(doc.get("membench"), dict) else None
+    if counters is None:
+        return Meaning(*compat.old_meaning(metric))
+    entry = counters.get(metric)
+    if not isinstance(entry, dict):
+        return Meaning("", "neither", "undeclared")
+    return Meaning(str(entry.get("unit", "")), str(entry.get("better", "neither")), str(entry.get("kind", "undeclared")),
+                   str(entry.get("description", "")))
+
+
+def better(doc: dict, metric: str) -> str:
+    """'higher', 'lower' or 'neither', as the file says."""
+    return meaning(doc, metric).better
+
+
+def require_direction(docs: list[dict], metric: str) -> str:
+    """The direction every file gives a metric a gate judges; an InputError when it has none or they differ."""
+    found = {better(d, metric) for d in docs}
+    if found == {"higher"} or found == {"lower"}:
+        return found.pop()
+    if len(found) > 1:
+        raise InputError(f"--metric {metric}: the files disagree on which way is better ({', '.join(sorted(found))})")
+    kind = {meaning(d, metric).kind for d in docs}.pop()
+    raise InputError(f"--metric {metric}: a {kind} counter, with no better direction; a gate needs a measurement "
+                     "such as bytes_per_second, latency_ns or updates_per_second")
 
 
 def parse_name(name: str) -> CaseName:
@@ -197,20 +295,7 @@ def parse_name(name: str) -> CaseName:
     return CaseName(parts[0], parts[1], tuple(params))
 
 
-# Axes renamed when case names became data, by family: files written before then
-# (a baseline, a fleet's history) are read under today's names, so they still gate.
-RENAMED_AXES = {"layout": {"n": "structs"}, "shared": {"n": "side"}, "stream": {"n": "elements"}}
-
-
-# Axes added to a variant later, with the value its cases had before (appended
-# last, as the family lists them): files written before then read as that case.
-ADDED_AXES = {
-    **{("async", v): (("persistent", 1),) for v in ("sync", "memcpy_async", "pipeline", "bulk", "tma")},
-    ("hierarchy", "bandwidth"): (("width", 16), ("persistent", 1), ("through_l1", 1)),
-    ("transfer", "host_to_device_memcpy_sm"): (("passes", 1),),
-    ("transfer", "device_to_host_memcpy_sm"): (("passes", 1),),
-    ("transfer", "bidirectional_memcpy_sm"): (("passes", 1),),
-}
+RENAMED_AXES, ADDED_AXES = compat.RENAMED_AXES, compat.ADDED_AXES
 
 
 def current_name(name: str) -> tuple[str, CaseName]:

@@ -233,8 +233,8 @@ def several(paths: list[str], docs: list[dict]) -> str:
         rows = compare.compare(docs[0], docs[1], "bytes_per_second", 5.0, 0.05)
         return (f"## {paths[1]} against {paths[0]}\n\ncompare.py's verdicts (bytes_per_second, 5% threshold):\n\n"
                 + compare.render(rows, "bytes_per_second", 0.05))
-    text, flagged, untrusted, warnings = fleet.judge(fleet.collect(paths, "bytes_per_second", 10.0), 10.0,
-                                                     "bytes_per_second")
+    table, better = fleet.collect(paths, "bytes_per_second", 10.0)
+    text, flagged, untrusted, warnings = fleet.judge(table, 10.0, better)
     summary = [f"FLAGGED: {g}" for g in sorted(flagged, key=lambda g: (g.host, g.ordinal))]
     summary += [f"UNTRUSTED: {g}" for g in sorted(untrusted, key=lambda g: (g.host, g.ordinal))]
     return ("## The fleet\n\nfleet.py's view (bytes_per_second, 10% threshold):\n\n" + text

@@ -269,13 +269,13 @@ def test_per_launch_time_from_old_batched_files():
     entry = {"name": "global/coalesced/n:1024/manual_time", "run_name": "global/coalesced/n:1024/manual_time",
              "run_type": "iteration", "real_time": 5.0, "time_unit": "ms", "bytes": 8e6,
              "launches_per_iteration": 1000, "bytes_per_second": 1.6e12}
-    case = compare.mr.cases({"context": {}, "benchmarks": [entry]})["global/coalesced/n:1024/manual_time"]
+    case = compare.mr.cases({"context": {"membench_version": "0.1.0"}, "benchmarks": [entry]})["global/coalesced/n:1024/manual_time"]
     assert case.values("real_time") == [5000.0]  # 5 ms a batch = 5,000,000 ns, over 1000 launches = 5000 ns
     assert case.values("bytes") == [8000.0]
     assert case.values("bytes_per_second") == [1.6e12]  # a rate is not per iteration
     entry["time_unit"] = "us"
     del entry["launches_per_iteration"]
-    assert compare.mr.cases({"context": {}, "benchmarks": [entry]})[entry["name"]].values("real_time") == [5000.0]
+    assert compare.mr.cases({"context": {"membench_version": "0.1.0"}, "benchmarks": [entry]})[entry["name"]].values("real_time") == [5000.0]
 
 
 @pytest.mark.parametrize("script, package", [("compare.py", "scipy"), ("plot.py", "matplotlib")])
@@ -397,10 +397,10 @@ def test_a_file_without_the_metric_or_without_cases_exits_2(capsys, h200_global,
     code, out, err = run(capsys, write_json(h200_global), path)
     assert code == 2 and out == ""
     assert err.startswith(f"compare.py: {path}: no case carries 'bytes_per_second' (it has: ")
-    empty = write_json({"context": {}, "benchmarks": []})
+    empty = write_json({"context": {"membench_version": "0.1.0", "membench_version": "0.1.0"}, "benchmarks": []})
     code, out, err = run(capsys, empty, write_json(h200_global))
     assert code == 2 and out == ""
-    assert err == f"compare.py: {empty}: no cases\n"
+    assert err == f"compare.py: {empty}: no cases (its 'benchmarks' list is empty)\n"
 
 
 # ---- the shapes real files have -----------------------------------------------------
@@ -529,26 +529,26 @@ def verdict_of_case(out: str) -> str:
 
 def test_two_against_two_is_tested_where_alpha_allows():
     # The smallest p of 2 vs 2 is 2 / C(4, 2) = 1/3.
-    row = compare.judge([10.0, 11.0], [5.0, 6.0], "bytes_per_second", 5, 0.5)
+    row = compare.judge([10.0, 11.0], [5.0, 6.0], "higher", 5, 0.5)
     assert row.tested and row.p_value == pytest.approx(1 / 3) and row.verdict == "REGRESSION"
-    assert not compare.judge([10.0, 11.0], [5.0, 6.0], "bytes_per_second", 5, 0.3).tested
+    assert not compare.judge([10.0, 11.0], [5.0, 6.0], "higher", 5, 0.3).tested
 
 
 def test_three_against_three_is_untested_at_alpha_exactly_its_smallest_p():
     # 2 / C(6, 3) = 0.1: the test cannot reach p < 0.1.
     assert compare.smallest_p(3, 3) == 0.1
-    row = compare.judge([10.0, 10.1, 10.2], [5.0, 5.1, 5.2], "bytes_per_second", 5, 0.1)
+    row = compare.judge([10.0, 10.1, 10.2], [5.0, 5.1, 5.2], "higher", 5, 0.1)
     assert (row.tested, row.p_value, row.verdict) == (False, None, "REGRESSION")
-    assert compare.judge([10.0, 10.1, 10.2], [5.0, 5.1, 5.2], "bytes_per_second", 5, 0.11).tested
+    assert compare.judge([10.0, 10.1, 10.2], [5.0, 5.1, 5.2], "higher", 5, 0.11).tested
 
 
 def test_a_p_value_of_exactly_alpha_is_noise():
     from scipy.stats import mannwhitneyu
     base, cont = [10.0, 10.1, 10.2, 10.3], [9.0, 9.1, 10.15, 10.25]
     p = float(mannwhitneyu(base, cont, alternative="two-sided").pvalue)
-    assert compare.judge(base, cont, "bytes_per_second", 1, p).verdict == "noise"
-    assert compare.judge(base, cont, "bytes_per_second", 1, p * 0.9999).verdict == "noise"
-    assert compare.judge(base, cont, "bytes_per_second", 1, p * 1.0001).verdict == "REGRESSION"
+    assert compare.judge(base, cont, "higher", 1, p).verdict == "noise"
+    assert compare.judge(base, cont, "higher", 1, p * 0.9999).verdict == "noise"
+    assert compare.judge(base, cont, "higher", 1, p * 1.0001).verdict == "REGRESSION"
 
 
 @pytest.mark.parametrize("threshold", ["0", "0.5"])
@@ -574,3 +574,64 @@ def test_the_reasons_a_case_is_untrusted_are_named_exactly(capsys, h200_global, 
     assert row_of(out, CASE)[-1] == "UNTRUSTED: no 'bytes_per_second' in baseline"
     code, out, _ = run(capsys, write_json(h200_global), write_json(lacking))
     assert row_of(out, CASE)[-1] == "UNTRUSTED: no 'bytes_per_second' in contender"
+
+
+# ---- direction and noise, from the file ----------------------------------------------
+
+CHASE = "hierarchy/latency/working_set:1073741824/chase_stride:128/manual_time"
+
+
+def chase_doc(latency_ns: float, **counters) -> dict:
+    """A latency case as membench writes it now, with the catalog that says lower is better."""
+    entry = {"name": CHASE, "run_name": CHASE, "run_type": "iteration", "real_time": 500.0, "time_unit": "us",
+             "latency_ns": latency_ns, "noise_pct": 0.5, **counters}
+    return {"context": {"membench_version": "0.1.0", "gpu_name": "NVIDIA H200"}, "benchmarks": [entry],
+            "membench": {"schema_version": 1, "counters": {
+                "latency_ns": {"unit": "ns", "better": "lower", "kind": "measured"},
+                "noise_pct": {"unit": "%", "better": "lower", "kind": "health"},
+                "host_paced": {"unit": "flag", "better": "neither", "kind": "configuration"},
+                "chain_nodes": {"unit": "nodes", "better": "neither", "kind": "configuration"}}}}
+
+
+@pytest.mark.parametrize("factor, code, expected", [(2.0, 1, "REGRESSION"), (0.5, 0, "improvement")])
+def test_a_doubled_latency_is_a_regression_and_a_halved_one_an_improvement(capsys, write_json, factor, code, expected):
+    got, out, _ = run(capsys, write_json(chase_doc(600.0)), write_json(chase_doc(600.0 * factor)),
+                      "--metric", "latency_ns")
+    assert (got, verdict(out, CHASE)) == (code, expected)
+
+
+def test_an_old_file_without_a_catalog_still_knows_latency_is_lower_is_better(capsys, write_json):
+    old = chase_doc(600.0)
+    del old["membench"]
+    slower = chase_doc(1200.0)
+    del slower["membench"]
+    got, out, _ = run(capsys, write_json(old), write_json(slower), "--metric", "latency_ns")
+    assert (got, verdict(out, CHASE)) == (1, "REGRESSION")
+
+
+def test_a_metric_without_a_direction_is_refused(capsys, write_json):
+    doc = chase_doc(600.0, chain_nodes=2 ** 23)
+    got, out, err = run(capsys, write_json(doc), write_json(doc), "--metric", "chain_nodes")
+    assert (got, out) == (2, "")
+    assert err == ("compare.py: --metric chain_nodes: a configuration counter, with no better direction; a gate "
+                   "needs a measurement such as bytes_per_second, latency_ns or updates_per_second\n")
+
+
+def test_a_host_paced_case_is_judged_against_its_own_noise_and_a_shared_gpu_still_fails(capsys, write_json):
+    base = chase_doc(600.0, host_paced=1, noise_pct=9.0)
+    # 20% apart, under three times its 9% noise: the host's noise, not a change.
+    got, out, _ = run(capsys, write_json(base), write_json(chase_doc(720.0, host_paced=1, noise_pct=8.0)),
+                      "--metric", "latency_ns")
+    assert (got, verdict(out, CHASE)) == (0, "same (host-paced: 27% needed)")
+    # Past three times the noise it is a regression.
+    got, out, _ = run(capsys, write_json(base), write_json(chase_doc(900.0, host_paced=1, noise_pct=8.0)),
+                      "--metric", "latency_ns")
+    assert (got, verdict(out, CHASE)) == (1, "REGRESSION (host-paced: 27% needed)")
+    # The same noise on a case the GPU paces is no evidence.
+    got, out, _ = run(capsys, write_json(chase_doc(600.0, noise_pct=9.0)), write_json(chase_doc(600.0)),
+                      "--metric", "latency_ns")
+    assert got == 1 and verdict(out, CHASE).startswith("UNTRUSTED: baseline noise 9%")
+    # Another process on the GPU is a doubt for a host-paced case too.
+    got, out, _ = run(capsys, write_json(base), write_json(chase_doc(600.0, host_paced=1, contended=1, other_processes=1)),
+                      "--metric", "latency_ns")
+    assert got == 1 and verdict(out, CHASE).startswith("UNTRUSTED: contender contended")

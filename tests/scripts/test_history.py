@@ -18,7 +18,7 @@ def a_run(day: int, triad: float = 4.36e12, chase: float = 16.5, uuid: str = "GP
     def entry(name, **counters):
         return {"name": name, "run_name": name, "run_type": "iteration", "real_time": 1.0, "time_unit": "us",
                 "noisy": 0, **counters}
-    return {"context": {"date": f"2026-12-{day:02d}T00:00:00+00:00", "host_name": "n1", "gpu_uuid": uuid,
+    return {"context": {"membench_version": "0.1.0", "date": f"2026-12-{day:02d}T00:00:00+00:00", "host_name": "n1", "gpu_uuid": uuid,
                         "gpu_name": "NVIDIA H200", "driver_version": "580.159.04", "membench_version": "0.1.0"},
             "benchmarks": [entry(TRIAD, bytes_per_second=triad, **triad_counters), entry(CHASE, latency_ns=chase)]}
 
@@ -87,14 +87,16 @@ def test_untrusted_values_never_enter_the_band_and_the_gate_fails_closed(tmp_pat
     assert history.main(["--db", path, "check", write_json(a_run(4, 4.36e12))]) == 1
     done = capsys.readouterr()
     assert "2 trusted values in the history, 3 needed: not judged" in done.out
-    assert done.err.startswith("history.py: no case of ") and done.err.endswith(": nothing judged\n")
+    assert done.err.startswith("history.py: no trusted case of ") and done.err.endswith(": nothing judged\n")
     assert history.main(["--db", path, "add", write_json(a_run(5, 4.36e12))]) == 0
     noisy = write_json(a_run(6, 2.0e12, noisy=1))
     capsys.readouterr()
     assert history.main(["--db", path, "check", noisy]) == 1  # no evidence is no pass
     done = capsys.readouterr()
-    assert "| untrusted in this run |" in done.out and "--allow-untrusted accepts them" in done.err
-    assert history.main(["--db", path, "check", "--allow-untrusted", noisy]) == 0
+    assert "| UNTRUSTED in this run: noisy |" in done.out and "--allow-untrusted accepts them" in done.err
+    # --allow-untrusted lets untrusted cases pass, but a gate that judged only those has judged nothing.
+    assert history.main(["--db", path, "check", "--allow-untrusted", noisy]) == 1
+    assert capsys.readouterr().err.endswith(": nothing judged\n")
 
 
 def test_other_gpu_models_or_drivers_are_not_the_band(db, write_json, capsys):
@@ -156,7 +158,7 @@ def test_a_run_keeps_its_key_metrics_and_its_context(tmp_path, write_json, capsy
     twin = a_run(1)
     twin["context"]["membench_version"] = "0.2.0"  # the same start on another version: another run
     bare = a_run(2)
-    for key in ("host_name", "driver_version", "membench_version"):
+    for key in ("host_name", "driver_version"):
         bare["context"].pop(key)
     assert history.main(["--db", path, "add", write_json(a_run(1)), write_json(doc), write_json(twin),
                          write_json(bare)]) == 0
@@ -170,7 +172,7 @@ def test_a_run_keeps_its_key_metrics_and_its_context(tmp_path, write_json, capsy
                          "| ---: | --- | --- | --- | --- | --- | --- | ---: |"]
     assert lines[2:] == ["| 1 | 2026-12-01T00:00:00+00:00 | n1 | NVIDIA H200 | GPU-1 | 580.159.04 | 0.1.0 | 2 |",
                          "| 2 | 2026-12-01T00:00:00+00:00 | n1 | NVIDIA H200 | GPU-1 | 580.159.04 | 0.2.0 | 2 |",
-                         "| 3 | 2026-12-02T00:00:00+00:00 |  | NVIDIA H200 | GPU-1 |  |  | 2 |"]
+                         "| 3 | 2026-12-02T00:00:00+00:00 |  | NVIDIA H200 | GPU-1 |  | 0.1.0 | 2 |"]
     path2 = str(tmp_path / "h2.sqlite")
     assert history.main(["--db", path2, "add", write_json(doc)]) == 0
     con = sqlite3.connect(path2)

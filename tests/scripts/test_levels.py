@@ -49,7 +49,7 @@ def test_no_hierarchy_case_or_a_bad_tolerance_exits_2(write_json, capsys):
 def sweep(l1_last: int, l2_last: int, l1_bytes: int = 256 * 1024, l2_bytes: int = 60 * 2**20) -> dict:
     """A hierarchy/bandwidth sweep from 16 KiB to 1 GiB with three plateaus: 28 TB/s up to
     l1_last, 9 TB/s up to l2_last, 4.5 TB/s after the transition point that follows."""
-    doc = {"context": {"gpu_name": "test GPU", "l1_shared_bytes_per_sm": str(l1_bytes), "l2_bytes": str(l2_bytes)},
+    doc = {"context": {"membench_version": "0.1.0", "gpu_name": "test GPU", "l1_shared_bytes_per_sm": str(l1_bytes), "l2_bytes": str(l2_bytes)},
            "benchmarks": []}
     ws = 16 * 1024
     while ws <= 2**30:

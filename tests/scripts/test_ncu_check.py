@@ -45,7 +45,7 @@ def strided_doc(strides: list[int]) -> dict:
             "bytes": 16777216 * 8.0 / s, "sectors_per_request": float(min(32, 4 * s)),
             "dram_efficiency": 1.0 / min(8, s), "bytes_per_second": 1e12,
         })
-    return {"context": {"gpu_name": "NVIDIA H200"}, "benchmarks": benchmarks}
+    return {"context": {"membench_version": "0.1.0", "gpu_name": "NVIDIA H200"}, "benchmarks": benchmarks}
 
 
 STRIDED_KERNEL = "strided_scale"
@@ -729,7 +729,7 @@ def test_a_profile_without_rows_is_out_of_step():
 
 def test_shared_wavefronts_are_checked_against_their_model():
     name = "shared/conflict_degree/shared_stride:2/width:4/manual_time"
-    doc = {"context": {}, "benchmarks": [{"name": name, "run_name": name, "run_type": "iteration", "real_time": 1.0,
+    doc = {"context": {"membench_version": "0.1.0"}, "benchmarks": [{"name": name, "run_name": name, "run_type": "iteration", "real_time": 1.0,
                                           "time_unit": "us", "wavefronts_per_request": 2.0}]}
     row = {"kernel": "k", "smsp__inst_executed_op_shared_ld.sum": 100.0,
            "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum": 205.0}

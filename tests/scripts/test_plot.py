@@ -36,7 +36,7 @@ def test_title_carries_the_gpu(write_json):
 
 def test_bad_input_and_empty_files_exit_2(tmp_path, write_json, capsys):
     assert plot.main([str(tmp_path / "missing.json"), "--out", str(tmp_path)]) == 2
-    empty = {"context": {}, "benchmarks": []}
+    empty = {"context": {"membench_version": "0.1.0"}, "benchmarks": []}
     assert plot.main([write_json(empty), "--out", str(tmp_path)]) == 2
     assert "no case" in capsys.readouterr().err
 
@@ -71,7 +71,7 @@ def test_malformed_content_is_one_line_and_exit_2(tmp_path, write_json, capsys, 
 
 
 def test_stream_bars_per_kernel_and_type(tmp_path, write_json):
-    doc = {"context": {"gpu_name": "NVIDIA H200", "dram_peak_bytes_per_second": "4814304000000"}, "benchmarks": []}
+    doc = {"context": {"membench_version": "0.1.0", "gpu_name": "NVIDIA H200", "dram_peak_bytes_per_second": "4814304000000"}, "benchmarks": []}
     for kernel in ("read", "write", "copy", "scale", "add", "triad", "dot"):
         for type_ in ("float", "double"):
             name = f"stream/{kernel}/type:{type_}/elements:134217728/block:256/manual_time"
@@ -82,7 +82,7 @@ def test_stream_bars_per_kernel_and_type(tmp_path, write_json):
 
 
 def test_link_families_draw_lines_per_variant(tmp_path, write_json):
-    doc = {"context": {"gpu_name": "NVIDIA H200"}, "benchmarks": []}
+    doc = {"context": {"membench_version": "0.1.0", "gpu_name": "NVIDIA H200"}, "benchmarks": []}
     for family, variant, extra in (("transfer", "host_to_device_memcpy_ce", "host:pinned/"),
                                    ("transfer", "host_to_device_memcpy_sm", ""),
                                    ("peer", "device_to_device_memcpy_read_ce", "peer_access:1/")):
@@ -243,7 +243,7 @@ def test_hierarchy_and_dsmem_draw_every_working_set_and_cluster():
 
 
 def test_stream_bars_are_the_best_block_at_the_largest_n(write_json):
-    doc = {"context": {"gpu_name": "NVIDIA H200", "dram_peak_bytes_per_second": "4814304000000"}, "benchmarks": []}
+    doc = {"context": {"membench_version": "0.1.0", "gpu_name": "NVIDIA H200", "dram_peak_bytes_per_second": "4814304000000"}, "benchmarks": []}
     rates = {}
     for k, kernel in enumerate(("read", "write", "copy", "scale", "add", "triad", "dot")):
         for n, block, rate in ((1 << 20, 256, 1e12), (1 << 27, 128, 4.1e12 + k * 1e10), (1 << 27, 256, 4.0e12)):
@@ -260,7 +260,7 @@ def test_stream_bars_are_the_best_block_at_the_largest_n(write_json):
 
 
 def test_links_draw_each_variant_and_the_link_model():
-    doc = {"context": {"gpu_name": "NVIDIA H200"}, "benchmarks": []}
+    doc = {"context": {"membench_version": "0.1.0", "gpu_name": "NVIDIA H200"}, "benchmarks": []}
     for size, rate in ((4096, 1e9), (1 << 20, 4.8e10), (1 << 26, 5.5e10)):
         name = f"transfer/host_to_device_memcpy_ce/host:pinned/bytes:{size}/manual_time"
         doc["benchmarks"].append({"name": name, "run_name": name, "run_type": "iteration", "real_time": 1.0,
@@ -384,7 +384,7 @@ def test_tick_labels_name_each_bar():
 
 
 def stream_doc() -> dict:
-    doc = {"context": {"gpu_name": "NVIDIA H200", "dram_peak_bytes_per_second": "4814304000000"}, "benchmarks": []}
+    doc = {"context": {"membench_version": "0.1.0", "gpu_name": "NVIDIA H200", "dram_peak_bytes_per_second": "4814304000000"}, "benchmarks": []}
     for kernel in ("read", "write", "copy", "scale", "add", "triad", "dot"):
         for type_ in ("float", "double"):
             name = f"stream/{kernel}/type:{type_}/elements:134217728/block:256/manual_time"
@@ -401,7 +401,7 @@ def test_stream_and_link_figures_read_as_intended():
     assert [t.get_text() for t in fig.axes[0].get_xticklabels()] == ["read", "write", "copy", "scale", "add", "triad",
                                                                      "dot"]
     plt.close(fig)
-    doc = {"context": {"gpu_name": "NVIDIA H200"}, "benchmarks": []}
+    doc = {"context": {"membench_version": "0.1.0", "gpu_name": "NVIDIA H200"}, "benchmarks": []}
     for family, variant, extra in (("transfer", "host_to_device_memcpy_ce", "host:pinned/bytes:4096"),
                                    ("peer", "device_to_device_memcpy_read_ce", "peer_access:1/bytes:4096"),
                                    ("peer", "device_to_device_latency_sm", "working_set:2097152/chase_stride:128")):
@@ -433,7 +433,7 @@ def test_stream_and_link_figures_read_as_intended():
 
 
 def test_node_figure_sets_each_gpu_beside_the_node_and_the_model():
-    doc = {"context": {"gpu_name": "NVIDIA H200"}, "benchmarks": []}
+    doc = {"context": {"membench_version": "0.1.0", "gpu_name": "NVIDIA H200"}, "benchmarks": []}
     for variant, node, shares, model in (("all_to_host_memcpy_ce", 110e9, (55e9, 54e9), 126e9),
                                          ("all_to_all_memcpy_write_ce", 771e9, (391e9, 390e9), 900e9)):
         name = f"node/{variant}/bytes:536870912/manual_time"
@@ -468,7 +468,7 @@ def test_a_global_file_without_strided_cases_says_so_in_the_panel():
 
 
 def test_vectorized_labels_name_the_loop_and_a_cold_l2():
-    doc = {"context": {"gpu_name": "NVIDIA H200"}, "benchmarks": []}
+    doc = {"context": {"membench_version": "0.1.0", "gpu_name": "NVIDIA H200"}, "benchmarks": []}
     for name in ("global/vectorized/n:1024/vec:4/ilp:2/persistent:1", "global/vectorized/n:1024/vec:4/ilp:2/persistent:0",
                  "global/vectorized/l2:cold/n:1024/vec:2/ilp:1", "global/coalesced/l2:cold/n:1024"):
         doc["benchmarks"].append({"name": f"{name}/manual_time", "run_name": f"{name}/manual_time",
@@ -480,13 +480,13 @@ def test_vectorized_labels_name_the_loop_and_a_cold_l2():
 
 
 def test_the_title_names_the_gpu_and_the_day():
-    assert plot.title({"context": {"gpu_name": "G", "date": "2026-12-01T08:00:00+00:00"}}, "x") == "x\nG, 2026-12-01"
-    assert plot.title({"context": {"gpu_name": "G"}}, "x") == "x\nG"
+    assert plot.title({"context": {"membench_version": "0.1.0", "gpu_name": "G", "date": "2026-12-01T08:00:00+00:00"}}, "x") == "x\nG, 2026-12-01"
+    assert plot.title({"context": {"membench_version": "0.1.0", "gpu_name": "G"}}, "x") == "x\nG"
     assert plot.title({}, "x") == "x\nunknown GPU"
 
 
 def test_skipped_cases_and_a_case_without_bandwidth():
-    doc = {"context": {"gpu_name": "G"}, "benchmarks": [
+    doc = {"context": {"membench_version": "0.1.0", "gpu_name": "G"}, "benchmarks": [
         {"name": "layout/aos/structs:8/fields:4/manual_time", "skipped": True, "skip_message": "too big"}]}
     assert plot.by_family(doc) == {}
     doc["benchmarks"].append({"name": "dsmem/chase_local/cluster:2/manual_time", "real_time": 1.0, "latency_ns": 5.0})
@@ -495,7 +495,7 @@ def test_skipped_cases_and_a_case_without_bandwidth():
 
 
 def test_the_dram_model_adds_whichever_sides_were_modelled():
-    doc = {"context": {}, "benchmarks": [
+    doc = {"context": {"membench_version": "0.1.0"}, "benchmarks": [
         {"name": "a/b/manual_time", "real_time": 1.0, "bytes": 1000.0, "dram_read_bytes": 4000.0},
         {"name": "a/c/manual_time", "real_time": 1.0, "bytes": 1000.0, "dram_write_bytes": 2000.0},
         {"name": "a/d/manual_time", "real_time": 1.0, "bytes": 1000.0}]}
@@ -523,7 +523,7 @@ def test_the_output_folder_must_be_named(tmp_path, write_json, capsys):
 
 def layout_doc(with_dram: bool) -> dict:
     """AoS and SoA at two sizes with 4 and 1 fields; SoA lacks (2^20, 1 field)."""
-    doc = {"context": {"gpu_name": "G"}, "benchmarks": []}
+    doc = {"context": {"membench_version": "0.1.0", "gpu_name": "G"}, "benchmarks": []}
     rates = {("aos", 4): 4e12, ("aos", 1): 1e12, ("soa", 4): 3.9e12, ("soa", 1): 3.6e12}
     for structs in (2**20, 2**24):
         for (variant, fields), rate in rates.items():
@@ -575,7 +575,7 @@ def test_layout_model_moves_the_dram_bytes_at_the_aos_all_fields_rate():
 
 
 def test_both_strided_geometries_and_each_n_have_their_own_lines():
-    doc = {"context": {"gpu_name": "G"}, "benchmarks": []}
+    doc = {"context": {"membench_version": "0.1.0", "gpu_name": "G"}, "benchmarks": []}
     for n in (2**20, 2**24):
         for variant in ("strided", "strided_full_grid"):
             for stride in (1, 2, 4):
@@ -642,7 +642,7 @@ def test_each_mark_sits_where_its_number_is():
     plt.close(fig)
 
     # stream: float's bars one width right of double's, the tick between them, each number over its bar.
-    doc = {"context": {"gpu_name": "NVIDIA H200"}, "benchmarks": []}
+    doc = {"context": {"membench_version": "0.1.0", "gpu_name": "NVIDIA H200"}, "benchmarks": []}
     for t, rate in (("double", 4.2e12), ("float", 4.1e12)):
         for kernel in ("read", "copy"):
             name = f"stream/{kernel}/type:{t}/elements:1024/block:256/manual_time"
@@ -660,7 +660,7 @@ def test_each_mark_sits_where_its_number_is():
     plt.close(fig)
 
     # links: the model's note at the left edge, at the model's rate.
-    doc = {"context": {"gpu_name": "NVIDIA H200"}, "benchmarks": []}
+    doc = {"context": {"membench_version": "0.1.0", "gpu_name": "NVIDIA H200"}, "benchmarks": []}
     name = "transfer/host_to_device_memcpy_ce/host:pinned/bytes:4096/manual_time"
     doc["benchmarks"].append({"name": name, "run_name": name, "run_type": "iteration", "real_time": 1.0,
                               "time_unit": "us", "bytes_per_second": 4e9, "model_bytes_per_second": 63e9})
@@ -684,14 +684,14 @@ def test_an_unknown_family_is_passed_over_and_the_rest_drawn(tmp_path, write_jso
 
 def test_a_file_of_unknown_families_alone_is_exit_2(tmp_path, write_json, capsys):
     name = "future/variant/n:1/manual_time"
-    doc = {"context": {}, "benchmarks": [{"name": name, "run_name": name, "run_type": "iteration", "real_time": 1.0,
+    doc = {"context": {"membench_version": "0.1.0"}, "benchmarks": [{"name": name, "run_name": name, "run_type": "iteration", "real_time": 1.0,
                                           "time_unit": "us", "bytes_per_second": 1e9}]}
     assert plot.main([write_json(doc), "--out", str(tmp_path / "f")]) == 2
     assert capsys.readouterr().err == "plot.py: no case of a known family ran in this file\n"
 
 
 def test_node_bars_models_and_ticks_sit_under_their_case():
-    doc = {"context": {"gpu_name": "NVIDIA H200"}, "benchmarks": []}
+    doc = {"context": {"membench_version": "0.1.0", "gpu_name": "NVIDIA H200"}, "benchmarks": []}
     for variant, size, node, model in (("host_to_all_memcpy_ce", 1 << 20, 90e9, 126e9),
                                        ("all_to_host_memcpy_ce", 1 << 29, 110e9, 126e9),
                                        ("all_to_host_memcpy_ce", 1 << 20, 80e9, 126e9)):
@@ -721,7 +721,7 @@ def test_node_bars_models_and_ticks_sit_under_their_case():
 
 
 def test_hierarchy_names_cold_cases_and_draws_only_real_latencies():
-    doc = {"context": {"gpu_name": "NVIDIA H200"}, "benchmarks": []}
+    doc = {"context": {"membench_version": "0.1.0", "gpu_name": "NVIDIA H200"}, "benchmarks": []}
     for name, counters in (("hierarchy/latency/l2:cold/working_set:16384/chase_stride:64", {"latency_ns": 200.0}),
                            ("hierarchy/latency/working_set:16384/chase_stride:64", {"latency_ns": 17.0}),
                            ("hierarchy/latency/working_set:32768/chase_stride:64", {}),
@@ -741,7 +741,7 @@ def test_hierarchy_names_cold_cases_and_draws_only_real_latencies():
 
 
 def test_hierarchy_bandwidth_lines_are_named_by_what_differs():
-    doc = {"context": {"gpu_name": "NVIDIA H200"}, "benchmarks": []}
+    doc = {"context": {"membench_version": "0.1.0", "gpu_name": "NVIDIA H200"}, "benchmarks": []}
     for ws, width, persistent, bw in ((8 << 20, 16, 1, 9.3e12), (16 << 20, 16, 1, 9.1e12), (8 << 20, 16, 0, 1.0e13),
                                       (8 << 20, 8, 1, 9.7e12)):
         full = f"hierarchy/bandwidth/working_set:{ws}/width:{width}/persistent:{persistent}/manual_time"
@@ -763,7 +763,7 @@ def test_hierarchy_bandwidth_lines_are_named_by_what_differs():
 def test_async_short_blocks_are_named_by_the_tiles_each_block_took():
     def case(grid, persistent=0, n=1 << 26, tile=1024):
         full = f"async/tma/n:{n}/tile:{tile}/stages:2/flops:0/persistent:{persistent}/manual_time"
-        doc = {"context": {}, "benchmarks": [{"name": full, "run_name": full, "run_type": "iteration",
+        doc = {"context": {"membench_version": "0.1.0"}, "benchmarks": [{"name": full, "run_name": full, "run_type": "iteration",
                                               "real_time": 1.0, "time_unit": "us", "bytes_per_second": 4e12}]}
         if grid is not None:
             doc["benchmarks"][0]["grid"] = grid

@@ -40,7 +40,7 @@ def a_run(uuid: str = "GPU-1", scale: float = 1.0) -> dict:
                        "error_message": "skipped: needs two GPUs; 1 visible"})
     benchmarks.append(entry("stream/read/type:float/elements:1024/block:256", bytes_per_second=4.4e12, contended=1,
                             other_processes=1, noisy=0))
-    return {"context": {"gpu_name": "NVIDIA H200", "gpu_uuid": uuid, "host_name": "n1", "driver_version": "580.159.04",
+    return {"context": {"membench_version": "0.1.0", "gpu_name": "NVIDIA H200", "gpu_uuid": uuid, "host_name": "n1", "driver_version": "580.159.04",
                         "sm_clock_peak_mhz": "1980", "memory_clock_khz": "3201000"}, "benchmarks": benchmarks}
 
 

@@ -12,7 +12,7 @@ def entry(name: str, **fields) -> dict:
 
 
 def doc(*benchmarks: dict, **context) -> dict:
-    return {"context": dict(context), "benchmarks": list(benchmarks)}
+    return {"context": {"membench_version": "0.1.0", **context}, "benchmarks": list(benchmarks)}
 
 
 def test_names_split_into_family_variant_and_keyed_parts():
@@ -87,7 +87,7 @@ def test_a_metric_that_is_not_a_number_is_an_input_error(value):
 
 def test_load_refuses_what_is_not_google_benchmark_json(tmp_path):
     cases = {"not.json": "{", "list.json": "[]", "nocontext.json": '{"benchmarks": []}',
-             "badentry.json": '{"context": {}, "benchmarks": [7]}', "noname.json": '{"context": {}, "benchmarks": [{}]}'}
+             "badentry.json": '{"context": {"membench_version": "0.1.0"}, "benchmarks": [7]}', "noname.json": '{"context": {"membench_version": "0.1.0"}, "benchmarks": [{}]}'}
     messages = {"not.json": "not JSON (Expecting property name enclosed in double quotes at line 1)",
                 "list.json": "not Google Benchmark JSON (no 'context' and 'benchmarks')",
                 "nocontext.json": "not Google Benchmark JSON (no 'context' and 'benchmarks')",
@@ -106,6 +106,50 @@ def test_load_refuses_what_is_not_google_benchmark_json(tmp_path):
     good = tmp_path / "good.json"
     good.write_text(json.dumps(doc(entry("a/b/manual_time"))))
     assert mr.load(good)["benchmarks"][0]["name"] == "a/b/manual_time"
+
+
+# What is not a membench result, or not one these scripts can read: one line each.
+@pytest.mark.parametrize("text, message", [
+    ("[" * 100_000, "not a result file (nested too deep to read)"),
+    ('{"context": {"membench_version": "0.1.0"}, "benchmarks": [{"name": "a/b", "real_time": ' + "9" * 5000 + "}]}",
+     "not a result file (Exceeds the limit (4300 digits) for integer string conversion"),
+    (json.dumps({"context": {"executable": "./bm", "library_version": "v1.8.3"},
+                 "benchmarks": [entry("BM_memcpy/8")]}), "not a membench result (its context has no membench_version)"),
+    (json.dumps(doc()), "no cases (its 'benchmarks' list is empty)"),
+    (json.dumps(doc(entry("a/b/manual_time", real_time="fast"))), "a/b/manual_time: 'real_time' is not a number (\"fast\")"),
+    (json.dumps(doc(entry("a/b/manual_time", time_unit="fortnight"))), 'a/b/manual_time: unknown time_unit "fortnight"'),
+    (json.dumps({**doc(entry("a/b/manual_time")), "membench": {"schema_version": 99}}),
+     "schema_version 99; these scripts read 1"),
+    (json.dumps({**doc(entry("a/b/manual_time")), "membench": []}), "its 'membench' object is not membench's"),
+])
+def test_load_refuses_what_is_not_a_membench_result(tmp_path, text, message):
+    path = tmp_path / "bad.json"
+    path.write_text(text)
+    with pytest.raises(mr.InputError) as e:
+        mr.load(path)
+    assert str(e.value).startswith(f"{path}: {message}")
+    assert "\n" not in str(e.value) and len(str(e.value)) < 300
+
+
+def test_the_catalog_in_the_file_says_which_way_is_better_and_older_files_are_read_through_compat():
+    new = {**doc(entry("a/b/manual_time", latency_ns=5.0)), "membench": {"schema_version": 1, "counters": {
+        "latency_ns": {"unit": "ns", "better": "lower", "kind": "measured"},
+        "model_level": {"unit": "level", "better": "neither", "kind": "model"}}}}
+    assert mr.better(new, "latency_ns") == "lower"
+    assert mr.meaning(new, "model_level").kind == "model"
+    assert mr.meaning(new, "not_in_the_file").kind == "undeclared"
+    old = doc(entry("a/b/manual_time", latency_ns=5.0))
+    assert mr.better(old, "latency_ns") == "lower" and mr.better(old, "bytes_per_second") == "higher"
+    assert mr.better(old, "updates_per_second") == "higher" and mr.better(old, "cpu_time") == "neither"
+    assert mr.meaning(old, "model_bytes_per_second").kind == "model"
+    assert mr.meaning(old, "device3_bytes_per_second").better == "higher"
+    # The file decides, not a name: a catalog that says higher is higher.
+    flipped = {**new, "membench": {"schema_version": 1, "counters": {"latency_ns": {"better": "higher"}}}}
+    assert mr.require_direction([flipped], "latency_ns") == "higher"
+    with pytest.raises(mr.InputError, match="disagree"):
+        mr.require_direction([new, flipped], "latency_ns")
+    with pytest.raises(mr.InputError, match="a model counter, with no better direction"):
+        mr.require_direction([new], "model_level")
 
 
 def test_context_helpers():
