@@ -23,6 +23,8 @@
 #include "cases/family.hpp"
 #include "cases/runner.hpp"
 #include "cli/command_line.hpp"
+#include "cli/gbench_flags.hpp"
+#include "cli/grammar.hpp"
 #include "cli/launcher.hpp"
 #include "engine/health.hpp"
 #include "engine/session.hpp"
@@ -44,6 +46,13 @@ namespace engine = membench::engine;
 
 constexpr int kUsage = 2;
 constexpr int kFailed = 1;
+
+// A usage error: one line on stderr (control characters escaped, a long
+// message cut), and its exit status.
+int usage(const std::string& message) {
+  std::cerr << "membench: " << mb::cli::printable(message, 400) << '\n';
+  return kUsage;
+}
 
 // The build, as a hash of the executable (FNV-1a, 64 bits): --resume refuses
 // numbers another build measured.
@@ -241,7 +250,13 @@ int main(int argc, char** argv) {
   std::string why;
   int visible = 0;
   try {
-    options = mb::cli::parse_command_line(argc, argv, axes);
+    // Google Benchmark's environment variables, checked and read as flags
+    // that come before the command line's.
+    std::vector<char*> args_in(argv, argv + argc);
+    std::vector<std::string> from_env = mb::cli::environment_flags(env);
+    args_in.insert(args_in.begin() + 1, from_env.size(), nullptr);
+    for (std::size_t i = 0; i < from_env.size(); ++i) args_in[1 + i] = from_env[i].data();
+    options = mb::cli::parse_command_line(static_cast<int>(args_in.size()), args_in.data(), axes);
     launcher = mb::cli::launcher_info(env);
     options.measure.corrupt_for_test = mb::cli::corrupt_for_test(env);
     options.measure.utilisation_view_for_test = mb::cli::utilisation_view_for_test(env);
@@ -265,11 +280,9 @@ int main(int argc, char** argv) {
     if (!options.resume_file.empty()) options.resume_file = fill_in("resume", options.resume_file);
     cases = mb::cases::enumerate_cases(options.selection());
   } catch (const mb::cli::UsageError& e) {
-    std::cerr << "membench: " << e.what() << '\n';
-    return kUsage;
+    return usage(e.what());
   } catch (const mb::cases::TooManyCases& e) {
-    std::cerr << "membench: " << e.what() << '\n';
-    return kUsage;
+    return usage(e.what());
   }
 
   std::vector<std::string> args;
@@ -289,12 +302,11 @@ int main(int argc, char** argv) {
   try {
     selected = mb::gbench::selected(cases, mb::gbench::Filter(mb::gbench::filter()));
   } catch (const mb::gbench::Filter::Invalid& e) {
-    std::cerr << "membench: --benchmark_filter=" << mb::gbench::filter() << ": " << e.what() << '\n';
-    return kUsage;
+    return usage("--benchmark_filter=" + mb::cli::printable(mb::gbench::filter()) + ": " + e.what());
   }
   if (selected.empty()) {
-    std::cerr << "membench: --benchmark_filter=" << mb::gbench::filter() << " matches no case (see --benchmark_list_tests)\n";
-    return kUsage;
+    return usage("--benchmark_filter=" + mb::cli::printable(mb::gbench::filter()) +
+                 " matches no case (see --benchmark_list_tests)");
   }
   if (options.list_cases) {
     std::cout << mb::gbench::cases_json(selected) << '\n';
@@ -323,11 +335,9 @@ int main(int argc, char** argv) {
       if (text) resumed = mb::gbench::read_resume(source, *text, options.repetitions);
     }
   } catch (const mb::cli::UsageError& e) {
-    std::cerr << "membench: " << e.what() << '\n';
-    return kUsage;
+    return usage(e.what());
   } catch (const mb::gbench::ResumeError& e) {
-    std::cerr << "membench: " << e.what() << '\n';
-    return kUsage;
+    return usage(e.what());
   }
 
   if (visible == 0) {
@@ -355,11 +365,9 @@ int main(int argc, char** argv) {
                 << partial_path(options.resume_file) << "); measuring every case\n";
     }
   } catch (const mb::cli::UsageError& e) {
-    std::cerr << "membench: " << e.what() << '\n';
-    return kUsage;
+    return usage(e.what());
   } catch (const mb::gbench::ResumeError& e) {
-    std::cerr << "membench: " << e.what() << '\n';
-    return kUsage;
+    return usage(e.what());
   } catch (const std::exception& e) {
     std::cerr << "membench: cannot query the devices: " << e.what() << '\n';
     return kFailed;

@@ -12,6 +12,8 @@
 #include <vector>
 
 #include "cli/command_line.hpp"
+#include "cli/gbench_flags.hpp"
+#include "cli/grammar.hpp"
 #include "cli/launcher.hpp"
 #include "gbench/adapter.hpp"
 
@@ -311,6 +313,20 @@ TEST(Filter, FollowsGoogleBenchmarksRules) {
   EXPECT_FALSE(gbench::Filter("-strided").matches("global/strided/n:1/manual_time"));
   EXPECT_TRUE(gbench::Filter("-strided").matches("global/coalesced/n:1/manual_time"));
   EXPECT_THROW(gbench::Filter("a(b"), gbench::Filter::Invalid);
+  // What a backtracking engine cannot match in bounded time or stack is refused.
+  EXPECT_THROW(gbench::Filter("(.*)*X"), gbench::Filter::Invalid);
+  EXPECT_THROW(gbench::Filter("(a+)+"), gbench::Filter::Invalid);
+  EXPECT_THROW(gbench::Filter("((a*)b)*"), gbench::Filter::Invalid);
+  EXPECT_THROW(gbench::Filter("(x*){2,}"), gbench::Filter::Invalid);
+  EXPECT_THROW(gbench::Filter(std::string(4097, 'a')), gbench::Filter::Invalid);
+  EXPECT_THROW(gbench::Filter(std::string(33, '(') + std::string(33, ')')), gbench::Filter::Invalid);
+  EXPECT_NO_THROW(gbench::Filter(std::string(32, '(') + "a" + std::string(32, ')')));
+  EXPECT_NO_THROW(gbench::Filter(std::string(4096, 'a')));
+  // Quantifiers that do not nest, escaped and bracketed ones, are the ordinary filters.
+  EXPECT_TRUE(gbench::Filter("^(global|layout)/.*stride:(2|4)/").matches("global/strided/n:1/stride:2/manual_time"));
+  EXPECT_NO_THROW(gbench::Filter("(a\\*)*"));
+  EXPECT_NO_THROW(gbench::Filter("([*+])*"));
+  EXPECT_NO_THROW(gbench::Filter("(ab)*c+"));
   EXPECT_THROW(gbench::Filter("[z-a]"), gbench::Filter::Invalid);
 }
 
@@ -524,6 +540,39 @@ TEST(Devices, OutputPatternNamesHostRankAndDevice) {
   l.rank = 17;
   EXPECT_EQ(expand_output_pattern("out_{rank}.json", "h", l, 0), "out_17.json");
   EXPECT_EQ(expand_output_pattern("plain.json", "h", l, 0), "plain.json");
+}
+
+}  // namespace
+}  // namespace membench::cli
+
+namespace membench::cli {
+namespace {
+
+TEST(Printable, EscapesControlCharactersAndCutsTheMiddle) {
+  EXPECT_EQ(printable("a\nb\tc\r\x01"), "a\\nb\\tc\\r\\x01");
+  EXPECT_EQ(printable("short"), "short");
+  const std::string cut = printable(std::string(50, 'a') + std::string(100, 'b') + std::string(50, 'c'), 100);
+  EXPECT_EQ(cut, std::string(50, 'a') + "...(100 more)..." + std::string(50, 'c'));
+}
+
+TEST(EnvironmentFlags, GoogleBenchmarksVariablesAreCheckedAndHandedOnAsFlags) {
+  const auto env = [](std::map<std::string, std::string> vars) -> Environment {
+    return [vars](const std::string& name) -> std::optional<std::string> {
+      const auto it = vars.find(name);
+      return it == vars.end() ? std::nullopt : std::optional<std::string>(it->second);
+    };
+  };
+  EXPECT_TRUE(environment_flags(env({})).empty());
+  EXPECT_EQ(environment_flags(env({{"BENCHMARK_REPETITIONS", "3"}, {"BENCHMARK_OUT_FORMAT", "json"}})),
+            (std::vector<std::string>{"--benchmark_out_format=json", "--benchmark_repetitions=3"}));
+  try {
+    environment_flags(env({{"BENCHMARK_REPETITIONS", "abc"}}));
+    FAIL() << "BENCHMARK_REPETITIONS=abc was taken";
+  } catch (const UsageError& e) {
+    EXPECT_STREQ(e.what(), "environment BENCHMARK_REPETITIONS=abc (as --benchmark_repetitions): 'abc' is not a number");
+  }
+  EXPECT_THROW(environment_flags(env({{"BENCHMARK_FORMAT", "xml"}})), UsageError);
+  EXPECT_THROW(environment_flags(env({{"BENCHMARK_FILTER", "(.*)*"}})), UsageError);
 }
 
 }  // namespace

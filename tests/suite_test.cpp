@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "gpu.hpp"
@@ -258,6 +259,38 @@ TEST(ExitStatus, UsageErrorsAreOneLineAndExitCode2) {
   EXPECT_EQ(bad_regex.lines(), 1);
   EXPECT_EQ(bad_regex.output.rfind("membench: --benchmark_filter=(: not a valid regular expression (", 0), 0u);
   std::remove(dup.c_str());
+}
+
+// Inputs that crashed, hung or printed several lines: one line each, exit 2,
+// values escaped and cut, before any GPU is looked for.
+TEST(ExitStatus, HostileInputIsOneLineAndExitCode2) {
+  const std::string big = temp_path("big.sweep.json");
+  std::ofstream(big) << "{\"n\": \"" << std::string(2 << 20, '1') << "\"}";
+  const std::string garbage = temp_path("garbage.resume.json");
+  std::ofstream(garbage) << "not json at all";
+  const std::string other = temp_path("other.resume.json");
+  std::ofstream(other) << R"({"context": {"executable": "./bm"}, "benchmarks": [{"name": "BM_memcpy/8"}]})";
+  const std::vector<std::tuple<std::string, std::string, std::string>> refused = {
+      {"'--benchmark_filter=" + std::string(120000, 'a') + "'", "", "characters; a filter is at most 4096"},
+      {"'--benchmark_filter=" + std::string(40, '(') + "a" + std::string(40, ')') + "'", "",
+       "groups nested more than 32 deep"},
+      {"'--benchmark_filter=(.*)*X'", "", "(.*)*X: a repeated group that repeats inside"},
+      {"\"--stride=$(printf '1\\n2')\"", "", "--stride=1\\n2: "},
+      {"--sweep=" + big, "", "bytes; a sweep file is at most 1048576 bytes"},
+      {"", "BENCHMARK_FORMAT=xml", "environment BENCHMARK_FORMAT=xml (as --benchmark_format): expects one of"},
+      {"", "BENCHMARK_OUT_FORMAT=yaml", "environment BENCHMARK_OUT_FORMAT=yaml (as --benchmark_out_format)"},
+      {"", "BENCHMARK_TIME_UNIT=min", "environment BENCHMARK_TIME_UNIT=min (as --benchmark_time_unit)"},
+      {"--resume=" + garbage, "", "not valid JSON, and not a membench file cut off inside a case"},
+      {"--resume=" + other, "", "not a membench result (its context has no membench_version)"},
+  };
+  for (const auto& [args, env, message] : refused) {
+    const Outcome r = run(args, env);
+    EXPECT_EQ(r.exit_code, 2) << env << " " << args.substr(0, 80) << ": " << r.output.substr(0, 300);
+    EXPECT_EQ(r.lines(), 1) << r.output.substr(0, 300);
+    EXPECT_LT(r.output.size(), 600u);
+    EXPECT_NE(r.output.find(message), std::string::npos) << r.output.substr(0, 300);
+  }
+  for (const auto& path : {big, garbage, other}) std::remove(path.c_str());
 }
 
 TEST(ExitStatus, HelpNamesTheContractAndExits0) {

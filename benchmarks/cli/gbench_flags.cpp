@@ -1,5 +1,6 @@
 #include "cli/gbench_flags.hpp"
 
+#include <cctype>
 #include <cstdint>
 #include <map>
 
@@ -100,6 +101,24 @@ bool is_benchmark_flag(const std::string& name) { return benchmark_flags().count
 
 std::string check_benchmark_flag(const std::string& name, const std::optional<std::string>& value) {
   return check_flag(name, benchmark_flags().at(name), value);
+}
+
+std::vector<std::string> environment_flags(const Environment& env) {
+  std::vector<std::string> flags;
+  for (const auto& [name, kind] : benchmark_flags()) {
+    std::string variable = name;
+    for (char& c : variable) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    const std::optional<std::string> value = env(variable);
+    if (!value) continue;
+    try {
+      check_flag(name, kind, value);
+    } catch (const UsageError& e) {
+      throw UsageError("environment " + variable + "=" + printable(*value) + " (as --" + name + "): " +
+                       std::string(e.what()).substr(std::string(e.what()).find(": ") + 2));
+    }
+    flags.push_back("--" + name + "=" + *value);
+  }
+  return flags;
 }
 
 std::string default_min_time() { return normalize_min_time("0.000001"); }

@@ -5,6 +5,9 @@
 
 #include <optional>
 #include <string>
+#include <vector>
+
+#include "cli/launcher.hpp"
 
 namespace membench::cli {
 
@@ -14,6 +17,12 @@ bool is_benchmark_flag(const std::string& name);
 // The value to hand on for --name[=value] (nullopt for a bare --name), in
 // the form the linked version expects; throws UsageError when it is wrong.
 std::string check_benchmark_flag(const std::string& name, const std::optional<std::string>& value);
+
+// Google Benchmark takes BENCHMARK_<FLAG> from the environment as each flag's
+// default (BENCHMARK_FORMAT=json): the ones set, checked as the flags are
+// (a UsageError names the variable), as flags to put before the command
+// line's, which still win.
+std::vector<std::string> environment_flags(const Environment& env);
 
 // --benchmark_min_time when none is given: Google Benchmark is satisfied by
 // the first measurement, and the suite's own stopping rule decides.

@@ -1,5 +1,7 @@
 #include "cli/grammar.hpp"
 
+#include <cstdio>
+
 #include <algorithm>
 #include <cctype>
 #include <cmath>
@@ -73,7 +75,26 @@ std::int64_t parse_value_text(const std::string& s, const std::string& flag, con
 }  // namespace
 
 [[noreturn]] void refuse(const std::string& flag, const std::string& text, const std::string& why) {
-  throw UsageError("--" + flag + "=" + text + ": " + why);
+  throw UsageError("--" + flag + "=" + printable(text) + ": " + why);
+}
+
+std::string printable(const std::string& text, std::size_t max) {
+  std::string out;
+  for (const char c : text) {
+    const auto u = static_cast<unsigned char>(c);
+    if (c == '\n') out += "\\n";
+    else if (c == '\r') out += "\\r";
+    else if (c == '\t') out += "\\t";
+    else if (u < 0x20 || u == 0x7f) {
+      char hex[5];
+      std::snprintf(hex, sizeof hex, "\\x%02x", u);
+      out += hex;
+    } else out += c;
+  }
+  if (out.size() <= max) return out;
+  const std::size_t keep = max / 2;
+  return out.substr(0, keep) + "...(" + std::to_string(out.size() - 2 * keep) + " more)..." +
+         out.substr(out.size() - keep);
 }
 
 std::string join(const std::vector<std::int64_t>& values) {

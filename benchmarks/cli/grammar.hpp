@@ -25,8 +25,13 @@ struct UsageError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// Throws UsageError("--flag=text: why").
+// Throws UsageError("--flag=text: why"), the text shown as printable() shows it.
 [[noreturn]] void refuse(const std::string& flag, const std::string& text, const std::string& why);
+
+// `text` as one line of at most about `max` characters: control characters
+// escaped (\n, \t, \xNN), and a longer text cut in the middle with the count
+// of what was left out. Every value a refusal echoes goes through it.
+std::string printable(const std::string& text, std::size_t max = 120);
 
 // Expands a LIST for `axis` (used in messages as --name=text) and checks each
 // value against it. Duplicates are dropped, order is kept.

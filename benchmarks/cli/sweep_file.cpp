@@ -34,6 +34,11 @@ std::string read_sweep_file(const std::string& path) {
   std::error_code ec;
   if (!std::filesystem::exists(path, ec)) throw UsageError("--sweep=" + path + ": no such file");
   if (!std::filesystem::is_regular_file(path, ec)) throw UsageError("--sweep=" + path + ": not a regular file");
+  // A sweep is a few lines; reading a huge file would cost memory and time before refusing it.
+  constexpr std::uintmax_t kMaxSweepBytes = 1 << 20;
+  if (const std::uintmax_t size = std::filesystem::file_size(path, ec); !ec && size > kMaxSweepBytes)
+    throw UsageError("--sweep=" + path + ": " + std::to_string(size) + " bytes; a sweep file is at most " +
+                     std::to_string(kMaxSweepBytes) + " bytes");
   std::ifstream in(path, std::ios::binary);
   std::ostringstream text;
   if (!in || !(text << in.rdbuf())) throw UsageError("--sweep=" + path + ": cannot read the file");

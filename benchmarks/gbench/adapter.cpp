@@ -107,6 +107,48 @@ void run_case(benchmark::State& state, std::size_t index) {
 
 std::string benchmark_name(const cases::CaseId& id) { return id.name() + "/manual_time"; }
 
+namespace {
+
+// Why std::regex (a backtracking engine, which recurses as it compiles and
+// matches) could not match `pattern` in bounded time and stack, or "": too
+// long, groups nested too deep, or a repeated group that repeats inside
+// ("(.*)*X", "(a+)+"), which backtracks exponentially.
+std::string unsafe_pattern(const std::string& pattern) {
+  constexpr std::size_t kMaxLength = 4096, kMaxDepth = 32;
+  if (pattern.size() > kMaxLength)
+    return std::to_string(pattern.size()) + " characters; a filter is at most " + std::to_string(kMaxLength);
+  std::vector<bool> repeats_inside{false};  // per open group: does it hold a quantifier?
+  bool closed_repeats = false;              // the group just closed held one
+  for (std::size_t i = 0; i < pattern.size(); ++i) {
+    const char c = pattern[i];
+    const bool after_group = closed_repeats;
+    closed_repeats = false;
+    if (c == '\\') {
+      ++i;
+    } else if (c == '[') {  // a bracket expression: ']' first is a member
+      std::size_t j = i + 1;
+      if (j < pattern.size() && pattern[j] == '^') ++j;
+      if (j < pattern.size() && pattern[j] == ']') ++j;
+      while (j < pattern.size() && pattern[j] != ']') ++j;
+      i = j;
+    } else if (c == '(') {
+      repeats_inside.push_back(false);
+      if (repeats_inside.size() > kMaxDepth + 1)
+        return "groups nested more than " + std::to_string(kMaxDepth) + " deep";
+    } else if (c == ')' && repeats_inside.size() > 1) {
+      closed_repeats = repeats_inside.back();
+      repeats_inside.pop_back();
+      repeats_inside.back() = repeats_inside.back() || closed_repeats;
+    } else if (c == '*' || c == '+' || c == '{') {
+      if (after_group) return "a repeated group that repeats inside (such as (.*)*) can take exponential time";
+      repeats_inside.back() = true;
+    }
+  }
+  return "";
+}
+
+}  // namespace
+
 Filter::Filter(const std::string& spec) {
   // Google Benchmark's order: "" and "all" become "." first, then a leading
   // '-' negates what follows.
@@ -115,6 +157,7 @@ Filter::Filter(const std::string& spec) {
     negative_ = true;
     pattern.erase(0, 1);
   }
+  if (const std::string why = unsafe_pattern(pattern); !why.empty()) throw Invalid(why);
   try {
     re_ = std::regex(pattern, std::regex_constants::extended);
   } catch (const std::regex_error& e) {
