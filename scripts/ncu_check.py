@@ -435,6 +435,8 @@ def main(argv: list[str] | None = None) -> int:
             kernels = case_kernels(json.loads(read_text(files["cases"])), str(files["cases"]))
         except json.JSONDecodeError as e:
             raise mr.InputError(f"{files['cases']}: not JSON ({e.msg})") from e
+        except (RecursionError, ValueError) as e:  # nested too deep, an integer of thousands of digits
+            raise mr.InputError(f"{files['cases']}: not a case list ({type(e).__name__})") from e
         timing = mr.load(files["timing"]) if "timing" in files else None
         rows = parse_csv(read_text(files["csv"]))
         time_rows = parse_csv(read_text(files["time_csv"])) if "time_csv" in files else None

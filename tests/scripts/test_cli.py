@@ -56,3 +56,47 @@ def test_each_default_is_the_one_the_help_names(name):
         else:
             assert action.default == value, action.dest
     assert named >= 1
+
+
+# Hostile files, as a CI job or a fleet might hand them over: every script says
+# one line naming the file, exits 2, and never shows a traceback.
+HOSTILE = {
+    "deep": "[" * 100_000,
+    "huge_int": '{"context": {"membench_version": "0.1.0"}, "benchmarks": [{"name": "a/b", "real_time": '
+                + "9" * 5000 + "}]}",
+    "other_program": '{"context": {"executable": "./bm", "library_version": "v1.8.3"}, "benchmarks": '
+                     '[{"name": "BM_memcpy/8", "run_type": "iteration", "real_time": 5.0, "time_unit": "ns"}]}',
+    "fast": '{"context": {"membench_version": "0.1.0"}, "benchmarks": [{"name": "a/b/manual_time", '
+            '"real_time": "fast", "time_unit": "us"}]}',
+    "fortnight": '{"context": {"membench_version": "0.1.0"}, "benchmarks": [{"name": "a/b/manual_time", '
+                 '"real_time": 1.0, "time_unit": "fortnight"}]}',
+    "empty": '{"context": {"membench_version": "0.1.0"}, "benchmarks": []}',
+    "binary": "\x00\xff\xfe",
+    "nan": '{"context": {"membench_version": "0.1.0"}, "benchmarks": [{"name": "a/b/manual_time", '
+           '"real_time": NaN, "time_unit": "us"}]}',
+}
+INVOCATIONS = {
+    "report": ["{f}", "--out", "{tmp}/r"],
+    "compare": ["{f}", "{f}"],
+    "export-bmf": ["{f}", "--format", "bmf"],
+    "export-prometheus": ["{f}", "--format", "prometheus"],
+    "fleet": ["{f}"],
+    "history-add": ["--db", "{tmp}/h.sqlite", "add", "{f}"],
+    "levels": ["{f}"],
+    "plot": ["{f}", "--out", "{tmp}/p"],
+}
+
+
+@pytest.mark.parametrize("invocation", INVOCATIONS)
+@pytest.mark.parametrize("content", HOSTILE)
+def test_a_hostile_file_is_one_line_and_exit_2(tmp_path, invocation, content):
+    path = tmp_path / f"{content}.json"
+    path.write_text(HOSTILE[content], encoding="latin-1" if content == "binary" else "utf-8")
+    script = invocation.split("-")[0]
+    args = [a.format(f=path, tmp=tmp_path) for a in INVOCATIONS[invocation]]
+    done = subprocess.run([sys.executable, str(SCRIPTS / f"{script}.py"), *args], capture_output=True, text=True,
+                          env={"MPLBACKEND": "Agg", "PATH": "/usr/bin:/bin"})
+    assert done.returncode == 2, done.stderr
+    assert "Traceback" not in done.stderr
+    assert len(done.stderr.splitlines()) == 1 and done.stderr.startswith(f"{script}.py: "), done.stderr[:300]
+    assert str(path) in done.stderr and len(done.stderr) < 400

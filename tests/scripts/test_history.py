@@ -18,7 +18,7 @@ def a_run(day: int, triad: float = 4.36e12, chase: float = 16.5, uuid: str = "GP
     def entry(name, **counters):
         return {"name": name, "run_name": name, "run_type": "iteration", "real_time": 1.0, "time_unit": "us",
                 "noisy": 0, **counters}
-    return {"context": {"membench_version": "0.1.0", "date": f"2026-12-{day:02d}T00:00:00+00:00", "host_name": "n1", "gpu_uuid": uuid,
+    return {"context": {"date": f"2026-12-{day:02d}T00:00:00+00:00", "host_name": "n1", "gpu_uuid": uuid,
                         "gpu_name": "NVIDIA H200", "driver_version": "580.159.04", "membench_version": "0.1.0"},
             "benchmarks": [entry(TRIAD, bytes_per_second=triad, **triad_counters), entry(CHASE, latency_ns=chase)]}
 
@@ -110,6 +110,8 @@ def test_other_gpu_models_or_drivers_are_not_the_band(db, write_json, capsys):
 @pytest.mark.parametrize("args, line", [
     (["check", "{run}", "--last", "2"], "history.py: --last must be at least 3 and --width positive"),
     (["check", "{run}", "--width", "0"], "history.py: --last must be at least 3 and --width positive"),
+    (["check", "{run}", "--width", "inf"], "history.py: --last must be at least 3 and --width positive and finite"),
+    (["check", "{run}", "--width", "nan"], "history.py: --last must be at least 3 and --width positive and finite"),
     (["trend", "(", "--out", "{tmp}"], "history.py: (: not a regular expression"),
     (["trend", "nothing-like-this", "--out", "{tmp}"], "history.py: no case matching 'nothing-like-this' has 'bytes_per_second' in the history"),
     (["add", "{tmp}/missing.json"], "history.py: "),
@@ -266,3 +268,30 @@ def test_usage_errors_are_one_line_and_exit_2(tmp_path, write_json, capsys):
     assert history.main(["--db", path, "trend", "triad", "--out", str(blocker / "sub")]) == 2
     err = capsys.readouterr().err
     assert err.startswith("history.py: ") and len(err.splitlines()) == 1
+
+
+def test_a_mistyped_history_is_refused_and_only_add_makes_one(tmp_path, write_json, capsys):
+    missing = tmp_path / "typo.sqlite"
+    for args in (["list"], ["check", write_json(a_run(1))], ["trend", "x", "--out", str(tmp_path)]):
+        assert history.main(["--db", str(missing), *args]) == 2
+        assert capsys.readouterr().err == f"history.py: --db {missing}: no such history (history.py add makes one)\n"
+        assert not missing.exists()
+    assert history.main(["--db", str(missing), "add", write_json(a_run(1))]) == 0
+    assert missing.exists()
+
+
+def test_a_run_keeps_its_build_and_why_a_value_is_untrusted_and_the_check_uses_an_index(tmp_path, write_json):
+    path = str(tmp_path / "h.sqlite")
+    doc = a_run(1, 2.0e12, contended=1, other_processes=2)
+    doc["context"].update(membench_build="00ff00ff00ff00ff", cuda_driver_version="13.0", runtime_version="13.0",
+                          sm_clock_peak_mhz="1980", sweep="--sweep=sweeps/ci.json")
+    assert history.main(["--db", path, "add", write_json(doc)]) == 0
+    con = sqlite3.connect(path)
+    assert con.execute("SELECT build, cuda_driver, runtime, sm_clock_peak_mhz, sweep, repetitions FROM runs").fetchone() == (
+        "00ff00ff00ff00ff", "13.0", "13.0", "1980", "--sweep=sweeps/ci.json", 1)
+    assert con.execute("SELECT trusted, why FROM measurements WHERE metric = 'bytes_per_second'").fetchone() == (
+        0, "contended (2 other processes on the GPU)")
+    plan = " ".join(str(row) for row in con.execute(
+        "EXPLAIN QUERY PLAN SELECT value FROM measurements m JOIN runs r ON r.id = m.run WHERE name = ? AND metric = ? "
+        "AND trusted = 1 AND gpu_name = ? AND driver = ? ORDER BY started DESC LIMIT 10", ("a", "b", "c", "d")))
+    assert "USING INDEX" in plan and "SCAN m" not in plan and "SCAN measurements" not in plan, plan
