@@ -206,35 +206,30 @@ nlohmann::ordered_json end_of_run(const mb::nvml::Ecc& ecc_end, const mb::cases:
 // The run's verdict on stderr, and the exit status it stands for.
 int summarize(const mb::cases::RunSummary& s, std::size_t selected, const mb::cli::Options& options,
               const mb::nvml::Ecc& start, const mb::nvml::Ecc& end) {
-  int status = 0;
-  if (!s.failures.empty()) {
+  if (!s.failures.empty())
     std::cerr << "membench: " << s.failures.size() << " of " << selected << " cases failed; first: " << s.failures.front()
               << '\n';
-    status = kFailed;
-  }
-  if (start.uncorrected && end.uncorrected && *end.uncorrected > *start.uncorrected) {
+  const bool ecc_grew = start.uncorrected && end.uncorrected && *end.uncorrected > *start.uncorrected;
+  if (ecc_grew)
     std::cerr << "membench: " << *end.uncorrected - *start.uncorrected
               << " uncorrected ECC error(s) during the run; its numbers cannot be trusted\n";
-    status = kFailed;
-  }
   if (s.contended > 0)
     std::cerr << "membench: " << s.contended << " of " << selected << " cases measured while another process held the GPU ("
               << s.first_other << "); they are marked contended = 1\n";
   if (s.skipped > 0) std::cerr << "membench: " << s.skipped << " of " << selected << " cases skipped (see their messages)\n";
-  if (const int signal = engine::stop_signal(); signal != 0) {
+  const int signal = engine::stop_signal();
+  const auto why = engine::stop_reason();
+  if (signal != 0) {
     const std::size_t finished = selected - std::min(selected, s.interrupted.size());
     std::cerr << "membench: interrupted by " << engine::signal_name(signal) << " after " << finished << " of " << selected
               << " cases; "
               << (options.output_file.empty() ? "with --benchmark_out=FILE, --resume=FILE would run the rest"
                                               : "--resume=" + options.output_file + " runs the rest")
               << '\n';
-    return 128 + signal;
-  }
-  if (const auto why = engine::stop_reason()) {
+  } else if (why) {
     std::cerr << "membench: " << *why << " (" << s.interrupted.size() << " of " << selected << " cases not run)\n";
-    return kFailed;
   }
-  return status;
+  return mb::cases::exit_status(s, ecc_grew, signal, why.has_value());
 }
 
 }  // namespace

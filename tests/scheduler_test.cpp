@@ -5,6 +5,7 @@
 // marks the cases it overlapped.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -151,8 +152,10 @@ TEST(Signals, SigtermLeavesValidJsonAndResumeRunsTheRest) {
                           " runs the rest\n"),
             std::string::npos)
       << r.output;
-  EXPECT_EQ(doc.at("context").value("stopped", ""), "interrupted by SIGTERM");
-  EXPECT_EQ(doc.at("context").value("cases_not_run", ""), std::to_string(22 - k));
+  const auto& end = doc.at("membench").at("end");
+  EXPECT_TRUE(doc.at("membench").at("complete").get<bool>());
+  EXPECT_EQ(end.value("stopped", ""), "interrupted by SIGTERM");
+  EXPECT_EQ(end.value("cases_not_run", -1), static_cast<int>(22 - k));
 
   const Outcome resumed = run(std::string(kSlowGlobal) + " --resume=" + cut + " --benchmark_out=" + whole);
   EXPECT_EQ(resumed.exit_code, 0) << resumed.output;
@@ -183,10 +186,98 @@ TEST(Signals, SigtermLeavesValidJsonAndResumeRunsTheRest) {
   EXPECT_EQ(all.at("context").value("resumed_from", ""), cut);
 }
 
+// SIGKILL (a scheduler after its grace period, the OOM killer) gives no
+// chance to finish the file: FILE is not written, FILE.partial holds every
+// finished case as valid JSON, and --resume=FILE carries them unchanged.
+TEST(Signals, SigkillLeavesEveryFinishedCaseAndResumeCarriesThem) {
+  MEMBENCH_REQUIRE_GPU();
+  const std::string out = temp_path(".killed.json"), partial = out + ".partial";
+  std::remove(out.c_str());
+  std::remove(partial.c_str());
+  Background job("'" MEMBENCH_EXE "' " + std::string(kSlowGlobal) + " --benchmark_out=" + out, temp_path(".kill.log"));
+  ASSERT_TRUE(job.wait_for_output("global/strided/", 60)) << "no case finished";
+  job.signal(SIGKILL);
+  const Outcome r = job.finish();
+  EXPECT_EQ(r.exit_code, 128 + SIGKILL) << r.output;
+  EXPECT_FALSE(std::filesystem::exists(out));
+  const nlohmann::json cut = parse_file(partial);
+  ASSERT_FALSE(cut.is_discarded()) << "the partial file does not parse";
+  EXPECT_FALSE(cut.at("membench").at("complete").get<bool>());
+  std::map<std::string, nlohmann::json> finished;
+  for (const auto& c : cut.at("benchmarks")) finished[c.at("name")] = c;
+  const std::size_t k = finished.size();
+  ASSERT_GE(k, 1u);
+  ASSERT_LT(k, 22u);
+
+  const Outcome resumed = run(std::string(kSlowGlobal) + " --resume=" + out + " --benchmark_out=" + out);
+  EXPECT_EQ(resumed.exit_code, 0) << resumed.output;
+  EXPECT_NE(resumed.output.find("carrying " + std::to_string(k) + " finished case(s)"), std::string::npos)
+      << resumed.output;
+  const nlohmann::json all = parse_file(out);
+  ASSERT_EQ(all.at("benchmarks").size(), 22u);
+  EXPECT_EQ(all.at("membench").at("end").value("cases_resumed", -1), static_cast<int>(k));
+  std::size_t carried = 0;
+  for (const auto& c : all.at("benchmarks")) {
+    const auto before = finished.find(c.at("name"));
+    if (before == finished.end()) continue;
+    ++carried;
+    EXPECT_EQ(c.value("resumed", 0.0), 1.0);
+    for (const auto& [key, value] : before->second.items()) {
+      if (value.is_number() && key != "cpu_time" && key != "family_index" && key != "per_family_instance_index") {
+        EXPECT_EQ(c.at(key), value) << c.at("name") << " " << key;
+      }
+    }
+  }
+  EXPECT_EQ(carried, k);
+}
+
+// Repetitions: one iteration count per case, so Google Benchmark's
+// aggregates are the statistics of the repetitions' per-launch times; the
+// file's catalog declares every counter it holds.
+TEST(Repetitions, AggregatesAreTheRepetitionsStatisticsAndEveryCounterIsDeclared) {
+  MEMBENCH_REQUIRE_GPU();
+  const std::string out = temp_path(".reps.json");
+  const Outcome r = run("--n=2^22 --benchmark_filter='^global/(coalesced|memcpy)/' --benchmark_repetitions=3 "
+                        "--benchmark_out_format=json --benchmark_out=" + out);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const nlohmann::json doc = parse_file(out);
+  ASSERT_FALSE(doc.is_discarded());
+  std::map<std::string, std::vector<nlohmann::json>> reps;
+  std::map<std::string, std::map<std::string, double>> aggregate;
+  const auto& counters = doc.at("membench").at("counters");
+  for (const auto& c : doc.at("benchmarks")) {
+    const std::string name = c.at("run_name");
+    if (c.at("run_type") == "iteration") {
+      reps[name].push_back(c);
+      for (const auto& [key, value] : c.items())
+        if (value.is_number() && key != "family_index" && key != "per_family_instance_index" && key != "repetitions" &&
+            key != "repetition_index" && key != "threads") {
+          ASSERT_TRUE(counters.contains(key)) << key;
+          EXPECT_NE(counters.at(key).at("kind"), "undeclared") << key;
+        }
+    } else {
+      aggregate[name][c.at("aggregate_name")] = c.at("real_time").get<double>();
+    }
+  }
+  ASSERT_EQ(reps.size(), 2u);
+  for (const auto& [name, runs] : reps) {
+    SCOPED_TRACE(name);
+    ASSERT_EQ(runs.size(), 3u);
+    std::vector<double> times;
+    for (const auto& run : runs) {
+      EXPECT_EQ(run.at("iterations"), runs[0].at("iterations"));
+      times.push_back(run.at("real_time").get<double>());
+    }
+    std::sort(times.begin(), times.end());
+    EXPECT_NEAR(aggregate[name].at("median"), times[1], 1e-9 * times[1]);
+    EXPECT_NEAR(aggregate[name].at("mean"), (times[0] + times[1] + times[2]) / 3, 1e-9 * times[1]);
+  }
+}
+
 TEST(Signals, ResumeRefusesAnotherGpusFile) {
   MEMBENCH_REQUIRE_GPU();
   const std::string other = temp_path(".other.json");
-  std::ofstream(other) << R"({"context": {"gpu_uuid": "GPU-00000000-0000-0000-0000-000000000000"}, "benchmarks": []})";
+  std::ofstream(other) << R"({"context": {"membench_version": "0.1.0", "gpu_uuid": "GPU-00000000-0000-0000-0000-000000000000"}, "benchmarks": []})";
   const Outcome r = run("--benchmark_filter=^global/coalesced --resume=" + other);
   EXPECT_EQ(r.exit_code, 2) << r.output;
   EXPECT_EQ(r.lines(), 1) << r.output;
@@ -280,8 +371,8 @@ TEST(Contention, TheContextNamesTheDriverAndTheHealthChecks) {
   EXPECT_NE(ctx.value("cuda_driver_version", "").find('.'), std::string::npos);
   EXPECT_EQ(ctx.value("membench_build", "").size(), 16u);
   EXPECT_TRUE(ctx.contains("gpu_health"));
-  EXPECT_EQ(ctx.value("cases_selected", ""), "1");
-  EXPECT_EQ(ctx.value("cases_not_run", ""), "0");
+  EXPECT_EQ(doc.at("membench").at("end").value("cases_selected", -1), 1);
+  EXPECT_EQ(doc.at("membench").at("end").value("cases_not_run", -1), 0);
   const auto& c = doc.at("benchmarks").at(0);
   if (ctx.value("gpu_health", "").rfind("NVML", 0) == 0) {
     EXPECT_TRUE(c.contains("clock_event_reasons"));

@@ -7,6 +7,7 @@
 
 #include <csignal>
 
+#include "cases/runner.hpp"
 #include "engine/stop.hpp"
 
 namespace membench::engine {
@@ -70,3 +71,26 @@ TEST(Stop, SignalNames) {
 
 }  // namespace
 }  // namespace membench::engine
+
+namespace membench::cases {
+namespace {
+
+// The exit status as a pure decision: one failed case among many fails the
+// run; marks (skipped, contended, resumed) do not; a signal wins.
+TEST(ExitStatusDecision, OneFailureAmongManyFailsAndASignalWins) {
+  RunSummary s;
+  s.measured = 319;
+  s.skipped = 21;
+  s.contended = 5;
+  s.resumed = 100;
+  EXPECT_EQ(exit_status(s, false, 0, false), 0);
+  EXPECT_EQ(exit_status(s, true, 0, false), 1) << "uncorrected ECC errors during the run";
+  EXPECT_EQ(exit_status(s, false, 0, true), 1) << "stopped early (--exclusive, a lost context)";
+  s.failures.push_back("global/coalesced/n:1024: out[3] is 0, expected 6");
+  EXPECT_EQ(exit_status(s, false, 0, false), 1);
+  EXPECT_EQ(exit_status(s, false, 15, true), 128 + 15);
+  EXPECT_EQ(exit_status(RunSummary{}, false, 2, true), 128 + 2);
+}
+
+}  // namespace
+}  // namespace membench::cases

@@ -53,6 +53,11 @@ const DeviceInfo& session_device() {
   return g_session->device();
 }
 
+int exit_status(const RunSummary& summary, bool ecc_errors_grew, int stop_signal, bool stopped_early) {
+  if (stop_signal != 0) return 128 + stop_signal;
+  return !summary.failures.empty() || ecc_errors_grew || stopped_early ? 1 : 0;
+}
+
 // A case, prepared and verified once.
 struct Runner::Prepared {
   CaseDefinition def;

@@ -42,6 +42,13 @@ struct RunSummary {
   std::vector<std::string> failures;  // "case: message"
 };
 
+// The run's exit status, from what it came to: 128 + N after signal N (the
+// file whole); 1 when a case failed, uncorrected ECC errors grew during the
+// run, or it stopped early for another reason (--exclusive, a lost
+// context); else 0 (skipped, resumed and contended cases included: they are
+// marked in the file, not failures).
+int exit_status(const RunSummary& summary, bool ecc_errors_grew, int stop_signal, bool stopped_early);
+
 class Runner {
  public:
   explicit Runner(engine::Session& session);

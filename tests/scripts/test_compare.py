@@ -397,7 +397,7 @@ def test_a_file_without_the_metric_or_without_cases_exits_2(capsys, h200_global,
     code, out, err = run(capsys, write_json(h200_global), path)
     assert code == 2 and out == ""
     assert err.startswith(f"compare.py: {path}: no case carries 'bytes_per_second' (it has: ")
-    empty = write_json({"context": {"membench_version": "0.1.0", "membench_version": "0.1.0"}, "benchmarks": []})
+    empty = write_json({"context": {"membench_version": "0.1.0"}, "benchmarks": []})
     code, out, err = run(capsys, empty, write_json(h200_global))
     assert code == 2 and out == ""
     assert err == f"compare.py: {empty}: no cases (its 'benchmarks' list is empty)\n"
