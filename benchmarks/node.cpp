@@ -121,6 +121,8 @@ CaseDefinition define(const NodeConfig& c) {
   d.work.bytes = node_bytes(c, visible);
   d.work.model.push_back({"devices", static_cast<double>(visible)});
   d.work.peak_bytes_per_second = -1;
+  // The host's side of the links (its root complexes and memory) paces copies to and from it.
+  d.work.host_paced = c.variant != NodeVariant::all_to_all_ce && c.variant != NodeVariant::all_to_all_sm;
   add_link_model(d.work, c, visible);
   return d;
 }

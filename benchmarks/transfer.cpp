@@ -19,8 +19,11 @@
 // passes x bytes, and the link's packet overhead on top. Pageable copies do
 // not settle: the staging runs on a CPU thread the GPU's clock cannot
 // see, so their time per launch varies with the host's scheduling and
-// memory, and they stay noisy = 1 however long they run; the gates judge
-// them untrusted and the CI sweep leaves them out.
+// memory, and they stay noisy = 1 however long they run. Every case here is
+// host_paced: the host's side of the link (its root complex, its memory and,
+// for pageable copies, its CPU) sets the rate and its spread from run to
+// run, so the gates judge a change against the case's own noise, never as a
+// sign that another process shared the GPU.
 //
 // host_device_latency_sm: one thread chases a random cyclic chain of
 // pointers that lies in mapped host memory, every load past its L1
@@ -62,10 +65,6 @@ void add_link_model(Work& w, int directions) {
   w.model.push_back({"link_width", static_cast<double>(link->width)});
 }
 
-// Below this a copy's time is the driver's and the link's round trip, which
-// the host paces; a pageable copy's is the CPU's staging at any size.
-constexpr std::size_t kHostPacedBelow = std::size_t{1} << 20;
-
 CaseDefinition define(const TransferConfig& c) {
   std::shared_ptr<const TransferHostSide> host;
   try {
@@ -78,7 +77,7 @@ CaseDefinition define(const TransferConfig& c) {
   const CopyOperation op = transfer_operation(c.variant);
   CaseDefinition d = copy_case(op, c.bytes, kSeed, host, host_engine_copy(c.bytes), c.passes);
   add_link_model(d.work, op.directions());
-  d.work.host_paced = c.host == TransferHost::pageable || c.bytes < kHostPacedBelow;
+  d.work.host_paced = true;
   return d;
 }
 
@@ -109,6 +108,7 @@ CaseDefinition define_latency(const LatencyConfig& c) {
   d.expected_f64 = [end](std::size_t) { return end; };
   d.warm_up_launches = latency_warm_up_launches(c, session_device().l2_bytes);
   d.work.dependent_loads = static_cast<double>(c.steps);
+  d.work.host_paced = true;  // a round trip to the host's memory controller
   d.work.model.push_back({"chain_nodes", static_cast<double>(latency_nodes(c))});
   if (const auto link = pcie_link(session_device().pci_bus_id, &why)) {
     d.work.model.push_back({"link_generation", static_cast<double>(link->generation)});

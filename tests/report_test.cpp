@@ -173,5 +173,45 @@ TEST(ResultFile, TheCatalogSaysWhichWayIsBetter) {
   EXPECT_EQ(counter_entry("updates_per_second").at("kind"), "measured");
 }
 
+// Google Benchmark's cv of a counter whose mean is 0 is NaN, which is not
+// JSON: the file leaves such a statistic out and stays readable by a strict
+// parser.
+TEST(ResultFile, StatisticsThatDoNotExistAreLeftOutSoTheFileIsJson) {
+  const std::string path = testing::TempDir() + "result_file_nan_test.json";
+  benchmark::RegisterBenchmark("zeros", [](benchmark::State& state) {
+    state.counters["contended"] = 0;
+    report_launches(state, "zeros", 10, 10e-6);
+  })->UseManualTime()->Unit(benchmark::kMicrosecond);
+  std::vector<std::string> flags = {"report_test", "--benchmark_filter=^zeros/", "--benchmark_out=" + path,
+                                    "--benchmark_repetitions=3",
+                                    "--benchmark_min_time=0.000001" + std::string(kVersion >= 10800 ? "s" : "")};
+  std::vector<char*> argv;
+  for (auto& f : flags) argv.push_back(f.data());
+  int argc = static_cast<int>(argv.size());
+  benchmark::Initialize(&argc, argv.data());
+  {
+    Collect display;
+    ResultReporter file(ResultFileSpec{});
+    benchmark::RunSpecifiedBenchmarks(&display, &file);
+  }
+  benchmark::ClearRegisteredBenchmarks();
+  std::ifstream in(path);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(text.find("NaN"), std::string::npos);
+  const auto doc = nlohmann::json::parse(text, nullptr, false);
+  ASSERT_FALSE(doc.is_discarded());
+  int cv = 0;
+  for (const auto& entry : doc.at("benchmarks")) {
+    if (entry.value("aggregate_name", "") == "cv") {
+      ++cv;
+      EXPECT_FALSE(entry.contains("contended"));
+    } else {
+      EXPECT_EQ(entry.at("contended"), 0);
+    }
+  }
+  EXPECT_EQ(cv, 1);
+  std::remove(path.c_str());
+}
+
 }  // namespace
 }  // namespace membench::gbench

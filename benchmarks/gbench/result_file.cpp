@@ -2,6 +2,8 @@
 
 #include <benchmark/benchmark.h>
 
+#include <cmath>
+#include <iterator>
 #include <ostream>
 #include <set>
 
@@ -28,8 +30,15 @@ bool ResultReporter::ReportContext(const Context& context) {
 }
 
 void ResultReporter::ReportRuns(const std::vector<Run>& runs) {
-  benchmark::JSONReporter::ReportRuns(runs);
-  for (const Run& run : runs)
+  // A statistic that does not exist (the cv of a counter whose mean is 0) is
+  // left out: Google Benchmark would write NaN, which is not JSON, and a
+  // strict reader (--resume's, a tracker's) would refuse the whole file.
+  std::vector<Run> finite = runs;
+  for (Run& run : finite)
+    for (auto it = run.counters.begin(); it != run.counters.end();)
+      it = std::isfinite(it->second.value) ? std::next(it) : run.counters.erase(it);
+  benchmark::JSONReporter::ReportRuns(finite);
+  for (const Run& run : finite)
     for (const auto& [name, counter] : run.counters) counters_.insert(name);
   checkpoint();
 }
