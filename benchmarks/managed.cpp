@@ -115,10 +115,10 @@ CaseDefinition define(const ManagedConfig& c) {
     return out;
   };
   d.work.bytes = managed_read_bytes(c);
-  // Faults are served by the driver on the CPU; pageable memory and the
-  // host's writes of ping_pong are the host's too.
-  d.work.host_paced = c.variant == ManagedVariant::fault || c.variant == ManagedVariant::pageable ||
-                      c.variant == ManagedVariant::ping_pong;
+  // Every variant but resident crosses the host link or waits on the driver
+  // (faults and prefetches it serves on the CPU, the host's writes, host
+  // memory read in place): the host paces it.
+  d.work.host_paced = c.variant != ManagedVariant::resident;
   // Resident: the level that holds the buffer (the L2 up to its size, then DRAM), as hierarchy/bandwidth.
   const Level level = level_holding(c.bytes, gpu);
   double model = level_read_ceiling(level == Level::l1 ? Level::l2 : level, gpu);

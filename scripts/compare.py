@@ -19,9 +19,11 @@ A case is no evidence either way, and gets an UNTRUSTED verdict naming the
 side and the reason, when on either side it failed or was skipped (in the
 baseline), another process held the GPU (contended), a power, thermal or
 hardware clock event slowed it (clock_event), batches were dropped for a low
-clock (throttled_batches), or its noise_pct is at or above --threshold (a
-change the size of the noise cannot be judged). A baseline recorded on a bad
-day would otherwise lower the bar for good. A case the host paces (its
+clock (throttled_batches), or, where too few repetitions allow the
+Mann-Whitney test, its noise_pct is at or above --threshold (a change the
+size of the noise cannot be judged; where the test runs, it judges the
+repetitions' spread itself). A baseline recorded on a bad day would
+otherwise lower the bar for good. A case the host paces (its
 host_paced counter: pageable copies, small copies' round trips, page faults)
 is noisy on a quiet GPU: it is judged, not distrusted, and a change counts
 only beyond three times its noise (or --threshold, if larger).
@@ -78,12 +80,17 @@ def smallest_p(n1: int, n2: int) -> float:
     return min(1.0, 2.0 / math.comb(n1 + n2, n1))
 
 
+def testable_sizes(n1: int, n2: int, alpha: float) -> bool:
+    """Whether samples of n1 and n2 can reach significance at alpha at all."""
+    return min(n1, n2) >= 2 and smallest_p(n1, n2) < alpha
+
+
 def judge(base: list[float], cont: list[float], better: str, threshold: float, alpha: float) -> Row:
     """Compares two samples of one case's metric, of which `better` ('higher' or 'lower') is better."""
     b, c = statistics.median(base), statistics.median(cont)
     change = (c - b) / b * 100.0 if b else math.inf
     worse = change > 0 if better == "lower" else change < 0
-    tested = min(len(base), len(cont)) >= 2 and smallest_p(len(base), len(cont)) < alpha
+    tested = testable_sizes(len(base), len(cont), alpha)
     p_value = float(mannwhitneyu(base, cont, alternative="two-sided").pvalue) if tested else None
     if abs(change) <= threshold:
         verdict = "same"
@@ -127,7 +134,11 @@ def judge_case(name: str, base: mr.Case, cont: mr.Case, metric: str, better: str
                alpha: float) -> Row:
     """A case measured on both sides: judged, or untrusted with every reason. A host-paced
     case is judged against its own noise (Case.gate_threshold), not as untrusted."""
-    doubts = [f"baseline {d}" for d in base.doubts(threshold)] + [f"contender {d}" for d in cont.doubts(threshold)]
+    # Where the repetitions allow the Mann-Whitney test, it judges their spread, within-run noise included:
+    # noise is then no doubt. With fewer, noise at or above the threshold is.
+    testable = testable_sizes(len(base.values(metric)), len(cont.values(metric)), alpha)
+    noise = math.inf if testable else threshold
+    doubts = [f"baseline {d}" for d in base.doubts(noise)] + [f"contender {d}" for d in cont.doubts(noise)]
     doubts += [f"no '{metric}' in {side}" for side, case in (("baseline", base), ("contender", cont))
                if not case.values(metric)]
     b, c = base.median(metric), cont.median(metric)
