@@ -18,7 +18,8 @@ over the runs, one line per GPU and case.
 
 check: each case of RUN.json against the last N trusted values of the same
 case on GPUs of the same model and driver: the band is their median +- K
-scaled median absolute deviations (at least 1% of the median). A value
+scaled median absolute deviations (at least 1% of the median, and for a
+host-paced case at least three times its noise in the run). A value
 outside it on the bad side (the file's catalog says which side that is) is
 a regression; cases with fewer than 3 values in the history are reported,
 not judged, and so are the run's untrusted cases. Exit status: 0 every
@@ -236,6 +237,8 @@ def check(con: sqlite3.Connection, path: str, metric: str, last: int, width: flo
                 continue
             median = statistics.median(history)
             spread = max(width * MAD_SCALE * statistics.median(abs(v - median) for v in history), 0.01 * median)
+            if case.host_paced:  # the host's noise in this run, as compare.py allows it
+                spread = max(spread, mr.HOST_NOISE_WIDTHS * (case.most("noise_pct") or 0) / 100 * median)
             low, high = median - spread, median + spread
             bad = value > high if lower_better else value < low
             why = distrust(case)

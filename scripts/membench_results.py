@@ -36,6 +36,7 @@ CLOCK_EVENTS = {
     0x80: "hw_power_brake_slowdown", 0x100: "display_clock_setting",
 }
 CLOCK_EVENT_MARKS = 0x4 | 0x8 | 0x20 | 0x40 | 0x80
+POWER_CAP = 0x4  # sw_power_cap: the board's power limiter
 
 # A host-paced case changes by less than this many times its noise from the
 # host alone: the gates need that much before they call it a change.
@@ -156,8 +157,9 @@ class Case:
         """Why this case's measurement is no evidence for a gate at this noise
         threshold (percent); empty when it is. Another process held the GPU,
         a power, thermal or hardware clock event, batches dropped for a low
-        clock, or noise at or above the threshold, in any repetition. A
-        host-paced case's noise is no doubt: gate_threshold widens its gate
+        clock, or noise at or above the threshold, in any repetition (the
+        power limiter alone, with no batch dropped, is the case's own draw
+        and no doubt). A host-paced case's noise is no doubt: gate_threshold widens its gate
         instead. A GPU shared with another process is a doubt for every case."""
         most = self.most
         out = []
@@ -168,7 +170,11 @@ class Case:
             reasons = 0
             for run in self.runs:
                 reasons |= int(number(run.get("clock_event_reasons", 0), f"{self.name}: 'clock_event_reasons'"))
-            out.append(f"clock event ({clock_event_names(reasons & CLOCK_EVENT_MARKS)})")
+            # The power limiter alone, its clock kept within the throttle rule (no batch dropped), is the
+            # case's own power draw at the board's limit: what the GPU sustains, judged like any value.
+            # Thermal and hardware slowdowns are the node's trouble, and no evidence.
+            if reasons & CLOCK_EVENT_MARKS & ~POWER_CAP or (most("throttled_batches") or 0) > 0:
+                out.append(f"clock event ({clock_event_names(reasons & CLOCK_EVENT_MARKS)})")
         if (throttled := most("throttled_batches")) and throttled > 0:
             out.append(f"throttled ({throttled:g} batches below the clock threshold)")
         noise = most("noise_pct")

@@ -310,8 +310,10 @@ def marked(doc: dict, name_prefix: str, **counters) -> dict:
     [
         ("baseline", {"contended": 1, "other_processes": 1}, "baseline contended (1 other process on the GPU)"),
         ("baseline", {"contended": 1, "other_processes": 2}, "baseline contended (2 other processes on the GPU)"),
-        ("contender", {"clock_event": 1, "clock_event_reasons": 0x4 | 0x1},
-         "contender clock event (sw_power_cap)"),
+        ("contender", {"clock_event": 1, "clock_event_reasons": 0x4 | 0x8 | 0x1},
+         "contender clock event (sw_power_cap, hw_slowdown)"),
+        ("contender", {"clock_event": 1, "clock_event_reasons": 0x4, "throttled_batches": 2},
+         "contender clock event (sw_power_cap); contender throttled (2 batches below the clock threshold)"),
         ("contender", {"clock_event": 1, "clock_event_reasons": 0x40}, "contender clock event (hw_thermal_slowdown)"),
         ("baseline", {"throttled_batches": 3}, "baseline throttled (3 batches below the clock threshold)"),
         ("contender", {"noise_pct": 5.0}, "contender noise 5% >= the 5% threshold"),
@@ -592,11 +594,13 @@ def test_the_reasons_a_case_is_untrusted_are_named_exactly(capsys, h200_global, 
 CHASE = "hierarchy/latency/working_set:1073741824/chase_stride:128/manual_time"
 
 
-def chase_doc(latency_ns: float, **counters) -> dict:
-    """A latency case as membench writes it now, with the catalog that says lower is better."""
-    entry = {"name": CHASE, "run_name": CHASE, "run_type": "iteration", "real_time": 500.0, "time_unit": "us",
-             "latency_ns": latency_ns, "noise_pct": 0.5, **counters}
-    return {"context": {"membench_version": "0.1.0", "gpu_name": "NVIDIA H200"}, "benchmarks": [entry],
+def chase_doc(latency_ns: float, repetitions: int = 1, **counters) -> dict:
+    """A latency case as membench writes it now, with the catalog that says lower is better; its
+    repetitions spread by 0.1% each."""
+    entries = [{"name": CHASE, "run_name": CHASE, "run_type": "iteration", "real_time": 500.0, "time_unit": "us",
+                "latency_ns": latency_ns * (1 + 0.001 * k), "noise_pct": 0.5, "repetition_index": k, **counters}
+               for k in range(repetitions)]
+    return {"context": {"membench_version": "0.1.0", "gpu_name": "NVIDIA H200"}, "benchmarks": entries,
             "membench": {"schema_version": 1, "counters": {
                 "latency_ns": {"unit": "ns", "better": "lower", "kind": "measured"},
                 "noise_pct": {"unit": "%", "better": "lower", "kind": "health"},
@@ -629,20 +633,37 @@ def test_a_metric_without_a_direction_is_refused(capsys, write_json):
 
 
 def test_a_host_paced_case_is_judged_against_its_own_noise_and_a_shared_gpu_still_fails(capsys, write_json):
-    base = chase_doc(600.0, host_paced=1, noise_pct=9.0)
-    # 20% apart, under three times its 9% noise: the host's noise, not a change.
-    got, out, _ = run(capsys, write_json(base), write_json(chase_doc(720.0, host_paced=1, noise_pct=8.0)),
+    base = chase_doc(600.0, 5, host_paced=1, noise_pct=9.0)
+    # 20% apart over 5 repetitions, under three times its 9% noise: the host's noise, not a change.
+    got, out, _ = run(capsys, write_json(base), write_json(chase_doc(720.0, 5, host_paced=1, noise_pct=8.0)),
                       "--metric", "latency_ns")
     assert (got, verdict(out, CHASE)) == (0, "same (host-paced: 27% needed)")
     # Past three times the noise it is a regression.
-    got, out, _ = run(capsys, write_json(base), write_json(chase_doc(900.0, host_paced=1, noise_pct=8.0)),
+    got, out, _ = run(capsys, write_json(base), write_json(chase_doc(900.0, 5, host_paced=1, noise_pct=8.0)),
                       "--metric", "latency_ns")
     assert (got, verdict(out, CHASE)) == (1, "REGRESSION (host-paced: 27% needed)")
-    # The same noise on a case the GPU paces is no evidence.
+    # The same noise on a case the GPU paces, where the repetitions are too few to judge it, is no evidence.
     got, out, _ = run(capsys, write_json(chase_doc(600.0, noise_pct=9.0)), write_json(chase_doc(600.0)),
                       "--metric", "latency_ns")
     assert got == 1 and verdict(out, CHASE).startswith("UNTRUSTED: baseline noise 9%")
     # Another process on the GPU is a doubt for a host-paced case too.
-    got, out, _ = run(capsys, write_json(base), write_json(chase_doc(600.0, host_paced=1, contended=1, other_processes=1)),
+    got, out, _ = run(capsys, write_json(base),
+                      write_json(chase_doc(600.0, 5, host_paced=1, contended=1, other_processes=1)),
                       "--metric", "latency_ns")
     assert got == 1 and verdict(out, CHASE).startswith("UNTRUSTED: contender contended")
+
+
+def test_the_power_limiter_alone_is_the_cases_own_draw_and_is_judged(capsys, h200_global, write_json):
+    capped = marked(h200_global, CASE, clock_event=1, clock_event_reasons=0x4, throttled_batches=0)
+    code, out, _ = run(capsys, write_json(h200_global), write_json(capped))
+    assert (code, verdict(out, CASE)) == (0, "same")
+    slower = scaled(marked(h200_global, CASE, clock_event=1, clock_event_reasons=0x4), CASE, 0.8)
+    code, out, _ = run(capsys, write_json(h200_global), write_json(slower))
+    assert (code, verdict(out, CASE)) == (1, "REGRESSION")
+
+
+def test_a_host_paced_case_of_one_repetition_is_listed_not_judged(capsys, write_json):
+    base, cont = chase_doc(600.0, host_paced=1, noise_pct=2.0), chase_doc(900.0, host_paced=1, noise_pct=2.0)
+    got, out, _ = run(capsys, write_json(base), write_json(cont), "--metric", "latency_ns")
+    assert got == 0
+    assert row_of(out, CHASE)[-1] == "not judged: host-paced, 1 against 1 repetitions (5 or more judge it)"
