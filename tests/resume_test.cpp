@@ -142,6 +142,16 @@ TEST(Resume, AFileCutInsideACaseCarriesTheCasesBeforeIt) {
   EXPECT_EQ(cut.carried.cases.count("b/manual_time"), 0u);
 }
 
+// A repetition in a time unit nothing can replay exactly is measured again, not carried with a wrong time.
+TEST(Resume, AnUnknownTimeUnitIsMeasuredAgain) {
+  nlohmann::json odd = measured("a/manual_time", 1);
+  odd["time_unit"] = "fortnight";
+  const ResumeFile f = read_resume("old.json", file(context(), nlohmann::json::array({odd, measured("b/manual_time", 2)})), 1);
+  EXPECT_EQ(f.carried.cases.count("a/manual_time"), 0u);
+  EXPECT_EQ(f.carried.cases.count("b/manual_time"), 1u);
+  EXPECT_EQ(f.carried.incomplete, 1u);
+}
+
 TEST(Resume, ManualTimeReproducesTheReportedTimeExactly) {
   // Google Benchmark reported seconds * 1e6 / iterations from some total
   // time; the replay must give back that number bit for bit (the naive

@@ -268,6 +268,10 @@ TEST(ExitStatus, HostileInputIsOneLineAndExitCode2) {
   std::ofstream(big) << "{\"n\": \"" << std::string(2 << 20, '1') << "\"}";
   const std::string garbage = temp_path("garbage.resume.json");
   std::ofstream(garbage) << "not json at all";
+  // FILE not there, FILE.partial (a killed run's) is: that is what --resume reads, and checks before the GPU.
+  const std::string killed = temp_path("killed.resume.json");
+  std::remove(killed.c_str());
+  std::ofstream(killed + ".partial") << "not json either";
   const std::string other = temp_path("other.resume.json");
   std::ofstream(other) << R"({"context": {"executable": "./bm"}, "benchmarks": [{"name": "BM_memcpy/8"}]})";
   const std::vector<std::tuple<std::string, std::string, std::string>> refused = {
@@ -282,6 +286,7 @@ TEST(ExitStatus, HostileInputIsOneLineAndExitCode2) {
       {"", "BENCHMARK_TIME_UNIT=min", "environment BENCHMARK_TIME_UNIT=min (as --benchmark_time_unit)"},
       {"--resume=" + garbage, "", "not valid JSON, and not a membench file cut off inside a case"},
       {"--resume=" + other, "", "not a membench result (its context has no membench_version)"},
+      {"--resume=" + killed, "", "--resume=" + killed + ".partial: not valid JSON"},
   };
   for (const auto& [args, env, message] : refused) {
     const Outcome r = run(args, env);
@@ -290,7 +295,7 @@ TEST(ExitStatus, HostileInputIsOneLineAndExitCode2) {
     EXPECT_LT(r.output.size(), 600u);
     EXPECT_NE(r.output.find(message), std::string::npos) << r.output.substr(0, 300);
   }
-  for (const auto& path : {big, garbage, other}) std::remove(path.c_str());
+  for (const auto& path : {big, garbage, other, killed + ".partial"}) std::remove(path.c_str());
 }
 
 TEST(ExitStatus, HelpNamesTheContractAndExits0) {

@@ -663,7 +663,7 @@ def test_the_power_limiter_alone_is_the_cases_own_draw_and_is_judged(capsys, h20
 
 
 def test_a_host_paced_case_of_one_repetition_is_listed_not_judged(capsys, write_json):
-    base, cont = chase_doc(600.0, host_paced=1, noise_pct=2.0), chase_doc(900.0, host_paced=1, noise_pct=2.0)
+    base, cont = chase_doc(600.0, host_paced=1, noise_pct=9.0), chase_doc(900.0, host_paced=1, noise_pct=2.0)
     got, out, _ = run(capsys, write_json(base), write_json(cont), "--metric", "latency_ns")
     assert got == 0
     assert row_of(out, CHASE)[-1] == "not judged: host-paced, 1 against 1 repetitions (5 or more judge it)"

@@ -222,3 +222,12 @@ def test_promtool_accepts_the_prometheus_text(write_json, capsys, tmp_path):
         text = exported(write_json, capsys, "prometheus", doc)
         done = subprocess.run([promtool, "check", "metrics"], input=text, capture_output=True, text=True)
         assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_a_measured_count_without_a_direction_is_not_exported_as_a_measure(write_json, capsys):
+    doc = atomics_run()
+    for b in doc["benchmarks"]:
+        b["migrated_bytes"] = 4096.0
+    doc["membench"]["counters"]["migrated_bytes"] = {"unit": "B", "better": "neither", "kind": "measured"}
+    (measures,) = json.loads(exported(write_json, capsys, "bmf", doc)).values()
+    assert set(measures) == {"updates-per-second"}

@@ -295,3 +295,15 @@ def test_a_run_keeps_its_build_and_why_a_value_is_untrusted_and_the_check_uses_a
         "EXPLAIN QUERY PLAN SELECT value FROM measurements m JOIN runs r ON r.id = m.run WHERE name = ? AND metric = ? "
         "AND trusted = 1 AND gpu_name = ? AND driver = ? ORDER BY started DESC LIMIT 10", ("a", "b", "c", "d")))
     assert "USING INDEX" in plan and "SCAN m" not in plan and "SCAN measurements" not in plan, plan
+
+
+def test_a_host_paced_case_s_band_is_at_least_three_times_its_noise(tmp_path, write_json, capsys):
+    path = str(tmp_path / "h.sqlite")
+    assert history.main(["--db", path, "add", *[write_json(a_run(d, 4.36e12, host_paced=1, noise_pct=2.0))
+                                                for d in (1, 2, 3)]]) == 0
+    capsys.readouterr()
+    # 3% under the median: inside three times its 2% noise, though outside the 1% floor.
+    assert history.main(["--db", path, "check", write_json(a_run(4, 4.23e12, host_paced=1, noise_pct=2.0))]) == 0
+    capsys.readouterr()
+    assert history.main(["--db", path, "check", write_json(a_run(5, 4.23e12, noise_pct=2.0))]) == 1
+    assert "| REGRESSION |" in capsys.readouterr().out

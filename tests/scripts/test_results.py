@@ -279,3 +279,22 @@ def test_messages_name_the_value_and_the_reason(tmp_path):
     with pytest.raises(mr.InputError) as e:
         mr.load(tmp_path / "missing.json")
     assert str(e.value) == f"{tmp_path / 'missing.json'}: cannot read (No such file or directory)"
+
+
+def test_a_mark_any_repetition_has_counts_not_only_the_first():
+    runs = [entry("a/b/manual_time", noise_pct=0.1, contended=0, repetition_index=0),
+            entry("a/b/manual_time", noise_pct=0.2, contended=0, repetition_index=1),
+            entry("a/b/manual_time", noise_pct=12.0, contended=1, other_processes=1, repetition_index=2)]
+    case = mr.cases(doc(*runs))["a/b/manual_time"]
+    assert case.most("noise_pct") == 12.0
+    assert case.doubts(5.0) == ["contended (1 other process on the GPU)", "noise 12% >= the 5% threshold"]
+
+
+def test_a_host_paced_cases_noise_is_no_doubt_but_a_shared_gpu_is():
+    paced = mr.cases(doc(entry("a/b/manual_time", noise_pct=12.0, host_paced=1)))["a/b/manual_time"]
+    assert paced.host_paced and paced.doubts(5.0) == []
+    shared = mr.cases(doc(entry("a/b/manual_time", noise_pct=12.0, host_paced=1, contended=1)))["a/b/manual_time"]
+    assert shared.doubts(5.0) == ["contended (1 other process on the GPU)"]
+    assert paced.gate_threshold(paced, 5.0) == 36.0
+    plain = mr.cases(doc(entry("a/b/manual_time", noise_pct=12.0)))["a/b/manual_time"]
+    assert plain.gate_threshold(plain, 5.0) == 5.0
