@@ -231,6 +231,34 @@ TEST(Signals, SigkillLeavesEveryFinishedCaseAndResumeCarriesThem) {
   EXPECT_EQ(carried, k);
 }
 
+// SIGTERM while cases run their repetitions: the file is whole JSON (Google
+// Benchmark's NaN statistics left out), and --resume with the same
+// repetitions carries every case whose repetitions all finished.
+TEST(Signals, SigtermDuringRepetitionsLeavesWholeJsonAndResumeCarriesThem) {
+  MEMBENCH_REQUIRE_GPU();
+  const std::string cut = temp_path(".cut.json"), whole = temp_path(".whole.json");
+  const std::string flags = std::string(kSlowGlobal) + " --benchmark_repetitions=2";
+  Background job("'" MEMBENCH_EXE "' " + flags + " --benchmark_out=" + cut, temp_path(".log"));
+  ASSERT_TRUE(job.wait_for_output("global/strided/", 60)) << "no case finished";
+  job.signal(SIGTERM);
+  EXPECT_EQ(job.finish().exit_code, 128 + SIGTERM);
+  const nlohmann::json doc = parse_file(cut);
+  ASSERT_FALSE(doc.is_discarded()) << "the JSON does not parse";
+  std::map<std::string, int> measured;
+  for (const auto& c : doc.at("benchmarks"))
+    if (c.at("run_type") == "iteration" && skip_text(c).empty() && !c.value("error_occurred", false)) ++measured[c.at("name")];
+  std::size_t whole_cases = 0;
+  for (const auto& [name, runs] : measured) whole_cases += runs == 2;
+  ASSERT_GE(whole_cases, 1u);
+  const Outcome resumed = run(flags + " --resume=" + cut + " --benchmark_out=" + whole);
+  EXPECT_EQ(resumed.exit_code, 0) << resumed.output;
+  EXPECT_NE(resumed.output.find("carrying " + std::to_string(whole_cases) + " finished case(s)"), std::string::npos)
+      << resumed.output;
+  const nlohmann::json all = parse_file(whole);
+  ASSERT_FALSE(all.is_discarded());
+  EXPECT_EQ(all.at("membench").at("end").value("cases_resumed", -1), static_cast<int>(whole_cases));
+}
+
 // Repetitions: one iteration count per case, so Google Benchmark's
 // aggregates are the statistics of the repetitions' per-launch times; the
 // file's catalog declares every counter it holds.
