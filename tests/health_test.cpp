@@ -120,4 +120,27 @@ TEST(Processes, AMonitorWithoutTheGpuReportsNothing) {
 }
 
 }  // namespace
+// A case's marks over its samples: a neighbour seen only early in the case
+// marks it, however the later samples look; every clock reason counts.
+TEST(CaseMarks, ANeighbourSeenOnlyEarlyMarksTheWholeCase) {
+  CaseHealth h;
+  EXPECT_FALSE(h.contended());
+  h.add(Others{0, 0}, 0x0);
+  EXPECT_FALSE(h.contended());
+  EXPECT_EQ(h.other_processes, 0);
+  h.add(Others{2, 4242}, 0x1);  // gpu_idle: no mark
+  h.add(Others{1, 777}, std::nullopt);
+  h.add(Others{0, 0}, kClockHwThermal);
+  h.add(std::nullopt, 0x0);
+  EXPECT_TRUE(h.contended());
+  EXPECT_EQ(h.other_processes, 2);
+  EXPECT_EQ(h.first_other_pid, 4242u);
+  EXPECT_TRUE(h.clock_event());
+  EXPECT_EQ(h.clock_event_reasons, 0x1u | kClockHwThermal);
+  CaseHealth unknown;
+  unknown.add(std::nullopt, std::nullopt);
+  EXPECT_FALSE(unknown.other_processes.has_value());  // NVML could not tell: not "0 others"
+  EXPECT_FALSE(unknown.clock_event_reasons.has_value());
+}
+
 }  // namespace membench::engine

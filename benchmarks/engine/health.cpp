@@ -138,14 +138,17 @@ void HealthMonitor::sample() {
     }
     if (seen && has_own(*seen, own_)) own_seen_ = true;
   }
-  if (seen) {
-    const Others others =
-        others_among(*seen, own_, view_ == ProcessView::utilisation && !own_seen_, surely_others_);
-    if (others.count > 0 && !case_.first_other_pid) case_.first_other_pid = others.first;
-    case_.other_processes = std::max(case_.other_processes.value_or(0), others.count);
+  std::optional<Others> others;
+  if (seen) others = others_among(*seen, own_, view_ == ProcessView::utilisation && !own_seen_, surely_others_);
+  case_.add(others, nvml::clock_event_reasons(*device_));
+}
+
+void CaseHealth::add(const std::optional<Others>& others, const std::optional<std::uint64_t>& reasons) {
+  if (others) {
+    if (others->count > 0 && !first_other_pid) first_other_pid = others->first;
+    other_processes = std::max(other_processes.value_or(0), others->count);
   }
-  if (const auto reasons = nvml::clock_event_reasons(*device_))
-    case_.clock_event_reasons = case_.clock_event_reasons.value_or(0) | *reasons;
+  if (reasons) clock_event_reasons = clock_event_reasons.value_or(0) | *reasons;
 }
 
 std::vector<std::pair<unsigned, std::string>> HealthMonitor::others_now() {

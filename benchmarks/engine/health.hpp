@@ -66,6 +66,10 @@ struct CaseHealth {
   std::optional<unsigned> first_other_pid;
   bool contended() const { return other_processes && *other_processes > 0; }
   bool clock_event() const { return clock_event_reasons && (*clock_event_reasons & kClockEventMarks) != 0; }
+  // Takes in one sample (either part empty where NVML could not tell): the
+  // most other processes seen at once and the first of them stay, however
+  // the later samples look; every clock event reason seen is kept.
+  void add(const std::optional<Others>& others, const std::optional<std::uint64_t>& reasons);
 };
 
 // Samples one GPU's health during a case. Without NVML every sample is empty
