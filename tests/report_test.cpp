@@ -169,6 +169,8 @@ TEST(ResultFile, TheCatalogSaysWhichWayIsBetter) {
   for (const char* name : {"model_bytes_per_second", "sectors_per_request", "grid", "cpu_time"})
     EXPECT_EQ(counter_entry(name).at("better"), "neither") << name;
   EXPECT_EQ(counter_entry("device_bytes_per_second").at("kind"), "undeclared");
+  EXPECT_EQ(counter_entry("deviceX_bytes_per_second").at("kind"), "undeclared");
+  EXPECT_EQ(counter_entry("device12_bytes_per_second").at("kind"), "measured");
   EXPECT_EQ(counter_entry("model_bytes_per_second").at("kind"), "model");
   EXPECT_EQ(counter_entry("updates_per_second").at("kind"), "measured");
 }
