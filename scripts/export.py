@@ -164,10 +164,11 @@ def prometheus(doc: dict, path: str, noise_threshold: float) -> tuple[str, int]:
     host = str(doc.get("context", {}).get("host_name", ""))
     gpus = mr.devices(doc, path)
     only = next(iter(gpus.values()))
-    gauges = [k for k in mr.metrics(doc) if k not in mr.TIMES and (
-        k in measurements(doc) or (mr.meaning(doc, k).kind == "health" and mr.meaning(doc, k).unit != "bitmask"))]
-    configuration = [k for k in mr.metrics(doc) if k not in mr.TIMES and (
-        mr.meaning(doc, k).kind == "configuration" or mr.meaning(doc, k).unit == "bitmask")]
+    counters = [k for k in mr.metrics(doc) if k not in mr.TIMES]
+    measured = set(measurements(doc))
+    gauges = [k for k in counters if k in measured or (
+        mr.meaning(doc, k).kind == "health" and mr.meaning(doc, k).unit != "bitmask")]
+    configuration = [k for k in counters if mr.meaning(doc, k).kind == "configuration" or mr.meaning(doc, k).unit == "bitmask"]
     samples: dict[str, list[tuple[dict, float]]] = {}
     helps: dict[str, str] = {}
     status: dict[str, list[tuple[dict, float]]] = {"membench_case_ok": [], "membench_case_trusted": [],

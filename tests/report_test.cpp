@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "gbench/adapter.hpp"
@@ -25,18 +26,36 @@ class Collect : public benchmark::BenchmarkReporter {
   std::vector<Run> runs_;
 };
 
-// Runs one registered case through Google Benchmark with these flags.
-std::vector<benchmark::BenchmarkReporter::Run> run(const std::string& name, std::vector<std::string> flags) {
+// Hands Google Benchmark these flags (argv[0] added).
+void initialize(std::vector<std::string> flags) {
   flags.insert(flags.begin(), "report_test");
-  flags.push_back("--benchmark_filter=^" + name + "$");
   std::vector<char*> argv;
   for (auto& f : flags) argv.push_back(f.data());
   int argc = static_cast<int>(argv.size());
   benchmark::Initialize(&argc, argv.data());
+}
+
+// Runs one registered case through Google Benchmark with these flags.
+std::vector<benchmark::BenchmarkReporter::Run> run(const std::string& name, std::vector<std::string> flags) {
+  flags.push_back("--benchmark_filter=^" + name + "$");
+  initialize(flags);
   Collect reporter;
   benchmark::RunSpecifiedBenchmarks(&reporter);
   benchmark::ClearRegisteredBenchmarks();
   return reporter.runs_;
+}
+
+// Runs the registered cases `filter` selects, `repetitions` each, writing the result file at `path`.
+void write_result_file(const std::string& filter, const std::string& path, int repetitions, ResultFileSpec spec) {
+  initialize({"--benchmark_filter=" + filter, "--benchmark_out=" + path,
+              "--benchmark_repetitions=" + std::to_string(repetitions),
+              "--benchmark_min_time=0.000001" + std::string(kVersion >= 10800 ? "s" : "")});
+  {
+    Collect display;
+    ResultReporter file(std::move(spec));
+    benchmark::RunSpecifiedBenchmarks(&display, &file);
+  }
+  benchmark::ClearRegisteredBenchmarks();
 }
 
 TEST(ReportLaunches, OneIterationIsOneLaunch) {
@@ -122,19 +141,8 @@ TEST(ResultFile, IsWholeJsonAfterEveryCaseAndEndsWithTheCatalog) {
     state.counters["not_a_declared_counter"] = 1;
     report_launches(state, "second", 10, 10e-6);
   })->UseManualTime()->Unit(benchmark::kMicrosecond);
-  std::vector<std::string> flags = {"report_test", "--benchmark_filter=^(first|second)/", "--benchmark_out=" + path, "--benchmark_repetitions=1",
-                                    "--benchmark_min_time=0.000001" + std::string(kVersion >= 10800 ? "s" : "")};
-  std::vector<char*> argv;
-  for (auto& f : flags) argv.push_back(f.data());
-  int argc = static_cast<int>(argv.size());
-  benchmark::Initialize(&argc, argv.data());
-  ResultFileSpec spec{{}, [] { return nlohmann::ordered_json{{"cases_not_run", 0}}; }};
-  {
-    Collect display;
-    ResultReporter file(spec);
-    benchmark::RunSpecifiedBenchmarks(&display, &file);
-  }
-  benchmark::ClearRegisteredBenchmarks();
+  write_result_file("^(first|second)/", path, 1,
+                    ResultFileSpec{{}, [] { return nlohmann::ordered_json{{"cases_not_run", 0}}; }});
 
   const auto mid = nlohmann::json::parse(seen_mid_run, nullptr, false);
   ASSERT_FALSE(mid.is_discarded()) << seen_mid_run;
@@ -184,19 +192,7 @@ TEST(ResultFile, StatisticsThatDoNotExistAreLeftOutSoTheFileIsJson) {
     state.counters["contended"] = 0;
     report_launches(state, "zeros", 10, 10e-6);
   })->UseManualTime()->Unit(benchmark::kMicrosecond);
-  std::vector<std::string> flags = {"report_test", "--benchmark_filter=^zeros/", "--benchmark_out=" + path,
-                                    "--benchmark_repetitions=3",
-                                    "--benchmark_min_time=0.000001" + std::string(kVersion >= 10800 ? "s" : "")};
-  std::vector<char*> argv;
-  for (auto& f : flags) argv.push_back(f.data());
-  int argc = static_cast<int>(argv.size());
-  benchmark::Initialize(&argc, argv.data());
-  {
-    Collect display;
-    ResultReporter file(ResultFileSpec{});
-    benchmark::RunSpecifiedBenchmarks(&display, &file);
-  }
-  benchmark::ClearRegisteredBenchmarks();
+  write_result_file("^zeros/", path, 3, ResultFileSpec{});
   std::ifstream in(path);
   const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   EXPECT_EQ(text.find("NaN"), std::string::npos);
