@@ -1,7 +1,12 @@
 // The GPU-health rules that need no GPU: which clock event reasons mark a
-// case, how they are named, which processes are this one, and what a case
-// that saw another process or a clock event reports.
+// case, how they are named, which processes are this one, what a case that
+// saw another process or a clock event reports, and the monitor itself fed
+// by a fake GPU.
 #include <gtest/gtest.h>
+
+#include <algorithm>
+#include <memory>
+#include <utility>
 
 #include "engine/health.hpp"
 
@@ -141,6 +146,196 @@ TEST(CaseMarks, ANeighbourSeenOnlyEarlyMarksTheWholeCase) {
   unknown.add(std::nullopt, std::nullopt);
   EXPECT_FALSE(unknown.other_processes.has_value());  // NVML could not tell: not "0 others"
   EXPECT_FALSE(unknown.clock_event_reasons.has_value());
+}
+
+
+// The monitor itself, fed by a probe that plays a GPU's answers sample by
+// sample: what NVML would say, with no GPU.
+namespace {
+
+struct Answer {
+  std::optional<std::vector<unsigned>> contexts;
+  std::optional<nvml::BusyProcesses> busy;
+  std::optional<std::uint64_t> reasons;
+};
+
+class FakeProbe final : public GpuProbe {
+ public:
+  // One answer per sample; the last repeats. The constructor's questions see the first.
+  explicit FakeProbe(std::vector<Answer> answers) : answers_(std::move(answers)) {}
+  std::optional<std::vector<unsigned>> contexts(std::string* why) override {
+    if (!at().contexts && why) *why = "contexts: not supported";
+    return at().contexts;
+  }
+  std::optional<nvml::BusyProcesses> busy(unsigned long long since, std::string* why,
+                                          unsigned long long before) override {
+    asked_since.push_back(since);
+    asked_before.push_back(before);
+    if (!at().busy && why) *why = "samples: not supported";
+    return at().busy;
+  }
+  std::optional<std::uint64_t> clock_event_reasons() override {
+    auto r = at().reasons;
+    next_ = std::min(next_ + 1, answers_.size() - 1);  // one sample asks for the reasons last
+    return r;
+  }
+  std::string process_name(unsigned pid) override { return "/bin/job" + std::to_string(pid); }
+  unsigned long long now() override { return clock_us; }
+
+  unsigned long long clock_us = 50'000'000;
+  std::vector<unsigned long long> asked_since, asked_before;
+
+ private:
+  const Answer& at() const { return answers_[next_]; }
+  std::vector<Answer> answers_;
+  std::size_t next_ = 0;
+};
+
+nvml::BusyProcesses busy(std::vector<unsigned> pids, std::vector<unsigned> before = {}) {
+  return {std::move(pids), std::move(before), 0};
+}
+
+}  // namespace
+
+TEST(Monitor, ANeighbourInOnlyTheFirstSampleMarksTheCase) {
+  auto probe = std::make_unique<FakeProbe>(std::vector<Answer>{
+      {std::vector<unsigned>{7, 4001}, std::nullopt, 0x0},  // the constructor's question and begin_case
+      {std::vector<unsigned>{7}, std::nullopt, 0x1},
+      {std::vector<unsigned>{7}, std::nullopt, 0x0}});
+  HealthMonitor m(std::move(probe), {7}, false, 0);
+  ASSERT_TRUE(m.available());
+  EXPECT_EQ(m.process_view(), ProcessView::contexts);
+  m.begin_case();
+  for (int k = 0; k < 5; ++k) m.sample();
+  EXPECT_TRUE(m.current().contended());
+  EXPECT_EQ(m.current().other_processes, 1);
+  EXPECT_EQ(m.current().first_other_pid, 4001u);
+  EXPECT_FALSE(m.current().clock_event());  // gpu_idle only
+}
+
+TEST(Monitor, EachCaseStartsClean) {
+  auto probe = std::make_unique<FakeProbe>(std::vector<Answer>{
+      {std::vector<unsigned>{7}, std::nullopt, 0x0},  // the constructor's question and begin_case
+      {std::vector<unsigned>{7, 4001}, std::nullopt, kClockSwThermal},
+      {std::vector<unsigned>{7}, std::nullopt, 0x0}});
+  HealthMonitor m(std::move(probe), {7}, false, 0);
+  m.begin_case();
+  m.sample();
+  EXPECT_TRUE(m.current().contended());
+  EXPECT_TRUE(m.current().clock_event());
+  m.begin_case();  // the neighbour left; the next case knows nothing of the last
+  m.sample();
+  EXPECT_FALSE(m.current().contended());
+  EXPECT_EQ(m.current().other_processes, 0);
+  EXPECT_FALSE(m.current().clock_event());
+  EXPECT_FALSE(m.current().first_other_pid.has_value());
+}
+
+TEST(Monitor, AClockEventInTheLastSampleMarksTheCase) {
+  auto probe = std::make_unique<FakeProbe>(std::vector<Answer>{
+      {std::vector<unsigned>{7}, std::nullopt, 0x0},
+      {std::vector<unsigned>{7}, std::nullopt, 0x0},
+      {std::vector<unsigned>{7}, std::nullopt, 0x0},
+      {std::vector<unsigned>{7}, std::nullopt, kClockSwPowerCap}});
+  HealthMonitor m(std::move(probe), {7}, false, 0);
+  m.begin_case();
+  m.sample();
+  m.sample();
+  EXPECT_FALSE(m.current().clock_event());
+  m.sample();
+  EXPECT_TRUE(m.current().clock_event());
+  EXPECT_EQ(m.current().clock_event_reasons, kClockSwPowerCap);
+  EXPECT_FALSE(m.current().contended());
+}
+
+TEST(Monitor, WithoutAProcessListItFallsBackToUtilisationSamples) {
+  auto probe = std::make_unique<FakeProbe>(std::vector<Answer>{
+      {std::nullopt, busy({}), 0x0},            // the constructor (no list, samples work) and begin_case
+      {std::nullopt, busy({4001}), 0x0},        // one busy, ours unseen: taken as ours
+      {std::nullopt, busy({4001, 6003}), 0x0},  // two busy, ours unseen: one other, which not known
+      {std::nullopt, busy({7, 4001}), 0x0}});   // ours seen: the rest are others
+  FakeProbe* p = probe.get();
+  HealthMonitor m(std::move(probe), {7}, false, 40'000'000);
+  EXPECT_EQ(m.process_view(), ProcessView::utilisation);
+  EXPECT_EQ(m.why(), "contexts: not supported");
+  m.begin_case();
+  EXPECT_EQ(m.current().other_processes, 0);
+  m.sample();
+  EXPECT_FALSE(m.current().contended());
+  m.sample();
+  EXPECT_EQ(m.current().other_processes, 1);
+  EXPECT_EQ(m.current().first_other_pid, 0u);
+  m.sample();
+  EXPECT_EQ(m.current().other_processes, 1);
+  // Samples that count for a case reach back one sampling period before it began;
+  // "busy before" is asked against when this process began to use the GPU.
+  EXPECT_EQ(p->asked_since.back(), 50'000'000ull - 1'000'000ull);
+  EXPECT_EQ(p->asked_before.back(), 40'000'000ull);
+}
+
+TEST(Monitor, OnceOurPidIsSeenEveryOtherBusyProcessCounts) {
+  auto probe = std::make_unique<FakeProbe>(std::vector<Answer>{
+      {std::nullopt, busy({}), 0x0},
+      {std::nullopt, busy({7}), 0x0},      // ours seen
+      {std::nullopt, busy({4001}), 0x0}});  // ours idle in this window: 4001 is another
+  HealthMonitor m(std::move(probe), {7}, false, 0);
+  m.begin_case();
+  m.sample();
+  EXPECT_FALSE(m.current().contended());
+  m.sample();
+  EXPECT_TRUE(m.current().contended());
+  EXPECT_EQ(m.current().first_other_pid, 4001u);
+}
+
+TEST(Monitor, ANeighbourBusyBeforeWeStartedStaysAnotherProcess) {
+  auto probe = std::make_unique<FakeProbe>(std::vector<Answer>{
+      {std::nullopt, busy({}), 0x0},
+      {std::nullopt, busy({4001}, {4001}), 0x0}});  // busy before we began: not ours, though ours is unseen
+  HealthMonitor m(std::move(probe), {7}, false, 0);
+  m.begin_case();
+  EXPECT_FALSE(m.current().contended());
+  m.sample();
+  EXPECT_TRUE(m.current().contended());
+  EXPECT_EQ(m.current().first_other_pid, 4001u);
+}
+
+TEST(Monitor, TheFallbackCanBeAskedForWhereTheListWorks) {
+  auto probe = std::make_unique<FakeProbe>(
+      std::vector<Answer>{{std::vector<unsigned>{7, 4001}, busy({}), 0x0}});
+  HealthMonitor m(std::move(probe), {7}, true, 0);
+  EXPECT_EQ(m.process_view(), ProcessView::utilisation);
+  m.begin_case();
+  EXPECT_FALSE(m.current().contended());  // an idle context does not show in the samples
+}
+
+TEST(Monitor, NeitherViewLeavesProcessesUnknownWithBothReasons) {
+  auto probe = std::make_unique<FakeProbe>(std::vector<Answer>{{std::nullopt, std::nullopt, kClockHwSlowdown}});
+  HealthMonitor m(std::move(probe), {7}, false, 0);
+  EXPECT_TRUE(m.available());
+  EXPECT_FALSE(m.sees_processes());
+  EXPECT_EQ(m.why(), "contexts: not supported; samples: not supported");
+  m.begin_case();
+  EXPECT_FALSE(m.current().other_processes.has_value());
+  EXPECT_TRUE(m.current().clock_event());  // the clock is still watched
+  EXPECT_TRUE(m.others_now().empty());
+}
+
+TEST(Monitor, OthersNowNamesEveryProcessButOurs) {
+  auto probe = std::make_unique<FakeProbe>(
+      std::vector<Answer>{{std::vector<unsigned>{4001, 7, 6003}, std::nullopt, 0x0}});
+  HealthMonitor m(std::move(probe), {7}, false, 0);
+  const auto others = m.others_now();
+  ASSERT_EQ(others.size(), 2u);
+  EXPECT_EQ(others[0], (std::pair<unsigned, std::string>{4001, "/bin/job4001"}));
+  EXPECT_EQ(others[1].first, 6003u);
+}
+
+TEST(Monitor, WithoutAProbeItSaysWhy) {
+  HealthMonitor m(nullptr, {7}, false, 0, "NVML: no such GPU");
+  EXPECT_FALSE(m.available());
+  EXPECT_EQ(m.why(), "NVML: no such GPU");
+  m.begin_case();
+  EXPECT_FALSE(m.current().clock_event_reasons.has_value());
 }
 
 }  // namespace membench::engine

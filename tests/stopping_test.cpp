@@ -1,8 +1,12 @@
 // The stopping rule and the clock arithmetic on the CPU: noise over batches,
-// throttled batches dropped, when a case may stop.
+// throttled batches dropped, when a case may stop, and the batch loop itself
+// fed by a fake queue and clock.
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <optional>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "membench/fidelity.hpp"
@@ -127,4 +131,119 @@ TEST(Clock, MegahertzBetweenTwoStamps) {
 }
 
 }  // namespace
+// A queue that plays batches in order and records what the loop asked, with
+// a clock that advances by `step` seconds per batch read.
+namespace {
+
+class FakeQueue final : public BatchQueue {
+ public:
+  explicit FakeQueue(std::vector<BatchSample> samples) : samples_(std::move(samples)) {}
+  void enqueue(int slot) override {
+    EXPECT_FALSE(in_flight_[slot]) << "slot " << slot << " enqueued before it was read";
+    in_flight_[slot] = true;
+    events.push_back("enqueue " + std::to_string(slot));
+  }
+  BatchSample wait(int slot) override {
+    EXPECT_TRUE(in_flight_[slot]) << "slot " << slot << " read but never enqueued";
+    in_flight_[slot] = false;
+    events.push_back("wait " + std::to_string(slot));
+    clock += step;
+    return next_ < samples_.size() ? samples_[next_++] : samples_.back();
+  }
+  bool idle() const { return !in_flight_[0] && !in_flight_[1]; }
+
+  std::vector<std::string> events;
+  double clock = 0, step = 0.001;
+
+ private:
+  std::vector<BatchSample> samples_;
+  std::size_t next_ = 0;
+  bool in_flight_[2] = {false, false};
+};
+
+struct Loop {
+  int health_samples = 0;
+  int stop_after_waits = -1;  // a stop request once this many batches were read
+  LoopHooks hooks(FakeQueue& q) {
+    LoopHooks h;
+    h.elapsed_seconds = [&q] { return q.clock; };
+    h.sample_health = [this] { ++health_samples; };
+    h.stop_request = [this, &q]() -> std::optional<std::string> {
+      int waits = 0;
+      for (const auto& e : q.events) waits += e.rfind("wait", 0) == 0;
+      if (stop_after_waits >= 0 && waits >= stop_after_waits) return std::string("SIGTERM");
+      return std::nullopt;
+    };
+    h.health_period = 0.0025;
+    return h;
+  }
+};
+
+}  // namespace
+
+TEST(BatchLoop, KeepsTheBatchInFlightWhenTheRuleSaysStop) {
+  // Quiet from the start: the rule is met after min_batches (4) batches; the
+  // fifth, already in flight, is waited for and counted.
+  FakeQueue q(batches({5, 5, 5, 5, 5, 5, 5, 5}));
+  Loop loop;
+  const BatchSummary s = collect_batches(q, rule(), 1, loop.hooks(q));
+  EXPECT_EQ(s.clean_batches, 5);
+  EXPECT_EQ(s.clean_launches, 50);
+  EXPECT_TRUE(q.idle());
+  const std::vector<std::string> expected = {"enqueue 0", "enqueue 1", "wait 0", "enqueue 0", "wait 1", "enqueue 1",
+                                             "wait 0",    "enqueue 0", "wait 1", "wait 0"};
+  EXPECT_EQ(q.events, expected);
+}
+
+TEST(BatchLoop, RunsUntilGoogleBenchmarksLaunchesThoughQuiet) {
+  FakeQueue q(batches(std::vector<double>(20, 5)));
+  Loop loop;
+  const BatchSummary s = collect_batches(q, rule(), 95, loop.hooks(q));
+  EXPECT_EQ(s.clean_batches, 11);  // 10 batches reach 100 >= 95 launches, and the one in flight
+  EXPECT_TRUE(q.idle());
+}
+
+TEST(BatchLoop, ThrottledBatchesAreDroppedAndTheLoopGoesOn) {
+  std::vector<BatchSample> b = batches({5, 5, 5, 5, 5, 5, 5});
+  b[1].clock_mhz = b[2].clock_mhz = 1000;  // under 90% of 2000 MHz
+  FakeQueue q(b);
+  Loop loop;
+  const BatchSummary s = collect_batches(q, rule(), 1, loop.hooks(q));
+  EXPECT_EQ(s.throttled_batches, 2);
+  EXPECT_EQ(s.clean_batches, 5);
+}
+
+TEST(BatchLoop, StopsAtTheTimeLimitWhenNoisy) {
+  FakeQueue q(batches({5, 9, 5, 9, 5, 9, 5, 9, 5, 9, 5, 9}));
+  q.step = 0.3;  // the limit is 1 s: the fourth batch read passes it
+  Loop loop;
+  const BatchSummary s = collect_batches(q, rule(), 1, loop.hooks(q));
+  EXPECT_EQ(s.clean_batches, 5);
+  EXPECT_GT(s.noise_pct, rule().max_noise_pct);
+}
+
+TEST(BatchLoop, AStopRequestWaitsForTheBatchInFlightAndThrows) {
+  FakeQueue q(batches(std::vector<double>(20, 5)));
+  Loop loop;
+  loop.stop_after_waits = 2;
+  EXPECT_THROW(collect_batches(q, rule(), 1000, loop.hooks(q)), Interrupted);
+  EXPECT_TRUE(q.idle());  // nothing left running on the GPU
+  try {
+    FakeQueue again(batches(std::vector<double>(20, 5)));
+    collect_batches(again, rule(), 1000, loop.hooks(again));
+    FAIL() << "no stop";
+  } catch (const Interrupted& e) {
+    EXPECT_STREQ(e.what(), "SIGTERM");
+  }
+}
+
+TEST(BatchLoop, HealthIsSampledAtItsPeriodAndAtTheEnd) {
+  // 1 ms per batch read, a period of 2.5 ms: samples at 3, 6, ..., 18 ms, and one at the end (the
+  // 20th batch reaches 200 launches; the 21st, in flight, is read without a sample of its own).
+  FakeQueue q(batches(std::vector<double>(40, 5)));
+  Loop loop;
+  collect_batches(q, rule(), 200, loop.hooks(q));
+  EXPECT_EQ(loop.health_samples, 6 + 1);
+}
+
 }  // namespace membench::engine

@@ -100,18 +100,46 @@ std::vector<unsigned> processes_on(const std::string& pci_bus_id) {
   return nvml::running_processes(*d, nullptr).value_or(std::vector<unsigned>{});
 }
 
-HealthMonitor::HealthMonitor(const std::string& pci_bus_id, std::set<unsigned> own, bool utilisation_only,
-                             unsigned long long started_us)
-    : own_(std::move(own)), started_us_(started_us) {
-  device_ = nvml::device_by_bus_id(pci_bus_id, &why_);
-  if (!device_) return;
+namespace {
+
+class NvmlProbe final : public GpuProbe {
+ public:
+  explicit NvmlProbe(nvml::Device device) : device_(device) {}
+  std::optional<std::vector<unsigned>> contexts(std::string* why) override {
+    return nvml::running_processes(device_, why);
+  }
+  std::optional<nvml::BusyProcesses> busy(unsigned long long since, std::string* why,
+                                          unsigned long long before) override {
+    return nvml::busy_processes(device_, since, why, before);
+  }
+  std::optional<std::uint64_t> clock_event_reasons() override { return nvml::clock_event_reasons(device_); }
+  std::string process_name(unsigned pid) override { return nvml::process_name(pid); }
+  unsigned long long now() override { return now_us(); }
+
+ private:
+  nvml::Device device_;
+};
+
+}  // namespace
+
+std::unique_ptr<GpuProbe> nvml_probe(const std::string& pci_bus_id, std::string* why) {
+  const auto device = nvml::device_by_bus_id(pci_bus_id, why);
+  if (!device) return nullptr;
+  return std::make_unique<NvmlProbe>(*device);
+}
+
+HealthMonitor::HealthMonitor(std::unique_ptr<GpuProbe> probe, std::set<unsigned> own, bool utilisation_only,
+                             unsigned long long started_us, std::string why_absent)
+    : probe_(std::move(probe)), own_(std::move(own)), started_us_(started_us), why_(std::move(why_absent)) {
+  if (!probe_) return;
+  why_.clear();
   std::string why_contexts = "the utilisation samples were asked for (MEMBENCH_TEST_PROCESS_VIEW)";
-  if (!utilisation_only && nvml::running_processes(*device_, &why_contexts)) {
+  if (!utilisation_only && probe_->contexts(&why_contexts)) {
     view_ = ProcessView::contexts;
     return;
   }
   std::string why_samples;
-  if (nvml::busy_processes(*device_, now_us(), &why_samples)) {
+  if (probe_->busy(probe_->now(), &why_samples, 0)) {
     view_ = ProcessView::utilisation;
     why_ = why_contexts;
   } else {
@@ -121,17 +149,17 @@ HealthMonitor::HealthMonitor(const std::string& pci_bus_id, std::set<unsigned> o
 
 void HealthMonitor::begin_case() {
   case_ = CaseHealth{};
-  case_start_us_ = now_us() - kSamplePeriodUs;
+  if (probe_) case_start_us_ = probe_->now() - kSamplePeriodUs;
   sample();
 }
 
 void HealthMonitor::sample() {
-  if (!device_) return;
+  if (!probe_) return;
   std::optional<std::vector<unsigned>> seen;
   if (view_ == ProcessView::contexts) {
-    seen = nvml::running_processes(*device_, nullptr);
+    seen = probe_->contexts(nullptr);
   } else if (view_ == ProcessView::utilisation) {
-    if (auto busy = nvml::busy_processes(*device_, case_start_us_, nullptr, started_us_)) {
+    if (auto busy = probe_->busy(case_start_us_, nullptr, started_us_)) {
       for (unsigned pid : busy->busy_before)
         if (own_.count(pid) == 0) surely_others_.insert(pid);
       seen = std::move(busy->pids);
@@ -140,7 +168,7 @@ void HealthMonitor::sample() {
   }
   std::optional<Others> others;
   if (seen) others = others_among(*seen, own_, view_ == ProcessView::utilisation && !own_seen_, surely_others_);
-  case_.add(others, nvml::clock_event_reasons(*device_));
+  case_.add(others, probe_->clock_event_reasons());
 }
 
 void CaseHealth::add(const std::optional<Others>& others, const std::optional<std::uint64_t>& reasons) {
@@ -153,15 +181,15 @@ void CaseHealth::add(const std::optional<Others>& others, const std::optional<st
 
 std::vector<std::pair<unsigned, std::string>> HealthMonitor::others_now() {
   std::vector<std::pair<unsigned, std::string>> out;
-  if (!device_ || view_ == ProcessView::none) return out;
+  if (!probe_ || view_ == ProcessView::none) return out;
   std::vector<unsigned> seen;
   if (view_ == ProcessView::contexts) {
-    seen = nvml::running_processes(*device_, nullptr).value_or(std::vector<unsigned>{});
-  } else if (auto busy = nvml::busy_processes(*device_, now_us() - 2 * kSamplePeriodUs, nullptr)) {
+    seen = probe_->contexts(nullptr).value_or(std::vector<unsigned>{});
+  } else if (auto busy = probe_->busy(probe_->now() - 2 * kSamplePeriodUs, nullptr, 0)) {
     seen = std::move(busy->pids);
   }
   for (unsigned pid : seen)
-    if (own_.count(pid) == 0) out.emplace_back(pid, nvml::process_name(pid));
+    if (own_.count(pid) == 0) out.emplace_back(pid, probe_->process_name(pid));
   return out;
 }
 

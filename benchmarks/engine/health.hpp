@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
@@ -72,19 +73,39 @@ struct CaseHealth {
   void add(const std::optional<Others>& others, const std::optional<std::uint64_t>& reasons);
 };
 
-// Samples one GPU's health during a case. Without NVML every sample is empty
-// and `why()` says so.
+// What the monitor asks of a GPU: NVML's answers, or a test's. Each answer is
+// empty where the GPU cannot tell, with the reason in `why` where asked.
+class GpuProbe {
+ public:
+  virtual ~GpuProbe() = default;
+  // The processes holding a context on the GPU.
+  virtual std::optional<std::vector<unsigned>> contexts(std::string* why) = 0;
+  // The processes busy in a sampling period that ended after `since` (see nvml::busy_processes).
+  virtual std::optional<nvml::BusyProcesses> busy(unsigned long long since, std::string* why,
+                                                  unsigned long long before) = 0;
+  virtual std::optional<std::uint64_t> clock_event_reasons() = 0;
+  virtual std::string process_name(unsigned pid) = 0;
+  // The samples' clock (now_us() for NVML's).
+  virtual unsigned long long now() = 0;
+};
+
+// The GPU at `pci_bus_id` through NVML; null with `why` where NVML has no such GPU.
+std::unique_ptr<GpuProbe> nvml_probe(const std::string& pci_bus_id, std::string* why);
+
+// Samples one GPU's health during a case. Without a probe every sample is
+// empty and `why()` says so.
 class HealthMonitor {
  public:
   HealthMonitor() = default;
-  // `utilisation_only`: use the utilisation samples even where NVML can list
-  // the processes (a test hook for the fallback). `started_us` (now_us()):
-  // when this process began to use the GPU; a process whose samples show it
-  // busy before then is another one, whatever its pid.
-  HealthMonitor(const std::string& pci_bus_id, std::set<unsigned> own, bool utilisation_only,
-                unsigned long long started_us);
+  // `utilisation_only`: use the utilisation samples even where the probe can
+  // list the processes (a test hook for the fallback). `started_us` (on the
+  // probe's clock): when this process began to use the GPU; a process whose
+  // samples show it busy before then is another one, whatever its pid.
+  // `why_absent`: why there is no probe, where `probe` is null.
+  HealthMonitor(std::unique_ptr<GpuProbe> probe, std::set<unsigned> own, bool utilisation_only,
+                unsigned long long started_us, std::string why_absent = {});
 
-  bool available() const { return device_.has_value(); }
+  bool available() const { return probe_ != nullptr; }
   bool sees_processes() const { return view_ != ProcessView::none; }
   ProcessView process_view() const { return view_; }
   const std::string& why() const { return why_; }
@@ -99,7 +120,7 @@ class HealthMonitor {
   std::vector<std::pair<unsigned, std::string>> others_now();
 
  private:
-  std::optional<nvml::Device> device_;
+  std::unique_ptr<GpuProbe> probe_;
   std::set<unsigned> own_;
   ProcessView view_ = ProcessView::none;
   bool own_seen_ = false;                // utilisation: our pid has been among the busy ones

@@ -132,14 +132,14 @@ namespace {
 
 // Enqueues a batch into one of two slots: [the mode's preparation, the
 // case's,] clock stamp, start event, the launches, stop event, clock stamp,
-// done event. A slot is enqueued again only after wait() has read it.
-class BatchTimer {
+// done event.
+class BatchTimer final : public BatchQueue {
  public:
   using LaunchBatch = std::function<void(cudaStream_t)>;
   BatchTimer(Session& s, const TimingMode& mode, int launches, LaunchBatch before, LaunchBatch batch)
       : s_(s), mode_(mode), launches_(launches), before_(std::move(before)), batch_(std::move(batch)) {}
 
-  void enqueue(int slot) {
+  void enqueue(int slot) override {
     const cudaStream_t stream = s_.stream();
     ClockStamp* stamps = s_.stamps_device() + 2 * slot;
     s_.stamps_host()[2 * slot] = ClockStamp{};
@@ -154,7 +154,7 @@ class BatchTimer {
     MEMBENCH_CUDA(cudaEventRecord(done_[slot].get(), stream));
   }
 
-  BatchSample wait(int slot) {
+  BatchSample wait(int slot) override {
     MEMBENCH_CUDA(cudaEventSynchronize(done_[slot].get()));
     const ClockStamp* stamps = s_.stamps_host() + 2 * slot;
     return {elapsed_ms(start_[slot], stop_[slot]) * 1e-3, launches_, clock_mhz(stamps[0], stamps[1])};
@@ -171,9 +171,7 @@ class BatchTimer {
 }  // namespace
 
 // Timed batches until the target launches ran and the noise or the time
-// limit says stop. The batch still in flight when the rule says stop is
-// waited for and kept; a stop request abandons the case once the queued
-// batches are done.
+// limit says stop (collect_batches, tested on the CPU with a fake queue).
 Measurement CaseTimer::measure(Session& s, std::int64_t target_launches) {
   HealthMonitor& health = s.health();
   health.begin_case();
@@ -181,8 +179,6 @@ Measurement CaseTimer::measure(Session& s, std::int64_t target_launches) {
   Measurement m;
   m.rule = stop_rule(s);
   m.batch_launches = batch_launches_;
-  const auto began = std::chrono::steady_clock::now();
-  double sampled = 0;
   const auto before = [this](cudaStream_t stream) { before_each(stream); };
   BatchTimer timer(s, mode_, batch_launches_, before, [this](cudaStream_t stream) {
     if (graph_) {
@@ -191,32 +187,15 @@ Measurement CaseTimer::measure(Session& s, std::int64_t target_launches) {
       for (int k = 0; k < batch_launches_; ++k) MEMBENCH_CUDA(timed_.launch(stream));
     }
   });
-  BatchStats stats(m.rule);
-  std::int64_t launches = 0;
-  timer.enqueue(0);
-  timer.enqueue(1);
-  for (int slot = 0;; slot = 1 - slot) {
-    const BatchSample done = timer.wait(slot);
-    stats.add(done);
-    launches += done.launches;
-    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
-    if (elapsed - sampled >= kHealthSampleSeconds) {
-      health.sample();
-      sampled = elapsed;
-    }
-    if (const auto why = stop_reason()) {
-      timer.wait(1 - slot);
-      throw Interrupted(*why);
-    }
-    if (should_stop(stats.summary(), launches, target_launches, elapsed, m.rule)) {
-      stats.add(timer.wait(1 - slot));
-      health.sample();
-      m.summary = stats.summary();
-      m.health = health.current();
-      return m;
-    }
-    timer.enqueue(slot);
-  }
+  const auto began = std::chrono::steady_clock::now();
+  LoopHooks hooks;
+  hooks.elapsed_seconds = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count(); };
+  hooks.sample_health = [&] { health.sample(); };
+  hooks.stop_request = [] { return stop_reason(); };
+  hooks.health_period = kHealthSampleSeconds;
+  m.summary = collect_batches(timer, m.rule, target_launches, hooks);
+  m.health = health.current();
+  return m;
 }
 
 }  // namespace membench::engine

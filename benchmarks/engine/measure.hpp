@@ -13,7 +13,6 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
-#include <stdexcept>
 
 #include "engine/health.hpp"
 #include "engine/session.hpp"
@@ -48,11 +47,6 @@ const TimingMode& warm_l2();
 // Cold: the L2 emptied before every launch (the session's flush), and every
 // launch timed alone.
 const TimingMode& cold_l2();
-
-// The run was asked to stop while the case was being measured.
-struct Interrupted : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
 
 struct Measurement {
   BatchSummary summary;

@@ -2,6 +2,8 @@
 
 #include <unistd.h>
 
+#include <string>
+#include <utility>
 #include <vector>
 
 namespace membench::engine {
@@ -23,7 +25,10 @@ void Session::start(int device) {
   MEMBENCH_CUDA(cudaSetDevice(device));
   MEMBENCH_CUDA(cudaFree(nullptr));  // the context, now
   if (!own_pids_) own_pids_ = own_pids(before, processes_on(device_.pci_bus_id), static_cast<unsigned>(getpid()));
-  health_ = HealthMonitor(device_.pci_bus_id, *own_pids_, options_.utilisation_view_for_test, first_use);
+  std::string why_no_nvml;
+  auto probe = nvml_probe(device_.pci_bus_id, &why_no_nvml);
+  health_ = HealthMonitor(std::move(probe), *own_pids_, options_.utilisation_view_for_test, first_use,
+                          std::move(why_no_nvml));
   stream_ = std::make_unique<Stream>();
   stamps_ = MappedBuffer<ClockStamp>(4);
   if (options_.l2 != L2::warm) {

@@ -50,4 +50,33 @@ bool should_stop(const BatchSummary& s, std::int64_t launches, std::int64_t targ
   return converged(s, rule) || elapsed_seconds >= rule.max_seconds;
 }
 
+BatchSummary collect_batches(BatchQueue& queue, const StopRule& rule, std::int64_t target_launches,
+                             const LoopHooks& hooks) {
+  BatchStats stats(rule);
+  std::int64_t launches = 0;
+  double sampled = 0;
+  queue.enqueue(0);
+  queue.enqueue(1);
+  for (int slot = 0;; slot = 1 - slot) {
+    const BatchSample done = queue.wait(slot);
+    stats.add(done);
+    launches += done.launches;
+    const double elapsed = hooks.elapsed_seconds();
+    if (elapsed - sampled >= hooks.health_period) {
+      hooks.sample_health();
+      sampled = elapsed;
+    }
+    if (const auto why = hooks.stop_request()) {
+      queue.wait(1 - slot);
+      throw Interrupted(*why);
+    }
+    if (should_stop(stats.summary(), launches, target_launches, elapsed, rule)) {
+      stats.add(queue.wait(1 - slot));
+      hooks.sample_health();
+      return stats.summary();
+    }
+    queue.enqueue(slot);
+  }
+}
+
 }  // namespace membench::engine

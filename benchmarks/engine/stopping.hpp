@@ -6,7 +6,11 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <limits>
+#include <optional>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 namespace membench::engine {
@@ -60,5 +64,35 @@ bool converged(const BatchSummary& s, const StopRule& rule);
 // launches, and then the case stops once converged or past the time limit.
 bool should_stop(const BatchSummary& s, std::int64_t launches, std::int64_t target, double elapsed_seconds,
                  const StopRule& rule);
+
+// The run was asked to stop while the case was being measured.
+struct Interrupted : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// Two batch slots kept in flight, so the GPU never waits for the host: the
+// GPU's events, or a test's. A slot is enqueued again only after wait() has
+// read it.
+class BatchQueue {
+ public:
+  virtual ~BatchQueue() = default;
+  virtual void enqueue(int slot) = 0;
+  virtual BatchSample wait(int slot) = 0;
+};
+
+// What the loop asks of the world beside the batches.
+struct LoopHooks {
+  std::function<double()> elapsed_seconds;                   // since the case began
+  std::function<void()> sample_health;                       // at most every health_period, and at the end
+  std::function<std::optional<std::string>()> stop_request;  // why the run must stop, if it must
+  double health_period = 0.02;
+};
+
+// Times batches from `queue` until at least `target_launches` ran and
+// should_stop says enough. The batch still in flight when the rule says stop
+// is waited for and kept; on a stop request the one in flight is waited for
+// (never left running) and Interrupted thrown.
+BatchSummary collect_batches(BatchQueue& queue, const StopRule& rule, std::int64_t target_launches,
+                             const LoopHooks& hooks);
 
 }  // namespace membench::engine
