@@ -92,7 +92,10 @@ const Registrar registrar{{"async",
                                  "1 = a resident grid striding over the tiles, 0 = short blocks of " +
                                      std::to_string(kAsyncShortTiles) + " tiles",
                                  {1}, 0, 1)},
-                           cases}};
+                           cases,
+     {"Async copy: sync vs memcpy_async vs pipeline vs bulk vs tma",
+      {},
+      "the article's third table: sync against memcpy_async against cuda::pipeline"}}};
 
 }  // namespace
 

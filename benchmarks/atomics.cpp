@@ -102,7 +102,11 @@ const Registrar registrar{
       axis_named("space", "where the addresses are", kAtomicSpaces, {0, 1}),
       axis_named("shared_by", "the threads that update one address", kAtomicSharings, {0, 2, 3}),
       axis("updates", "updates", "additions of 1 by each thread", {16}, 1, kAtomicsMaxUpdates)},
-     cases}};
+     cases,
+     {"Atomics: updates per second by the threads sharing an address",
+      {{"updates by the threads that share an address", "shared_by", false, "updates_per_second", true,
+        "model_updates_per_second", {}, {}}},
+      ""}}};
 
 }  // namespace
 

@@ -60,7 +60,12 @@ void cases(Family& f) {
 
 const Registrar registrar{{"dsmem",
                            {axis("cluster", "blocks", "blocks per thread-block cluster", {2, 4, 8}, 1, kDsmemMaxCluster)},
-                           cases}};
+                           cases,
+     {"Distributed shared memory: a cluster's blocks reading each other",
+      {{"every thread reads a buffer", "cluster", false, "bytes_per_second", false, "", {"read_local", "read_remote"},
+        {"smem_peak_bytes_per_second"}},
+       {"one thread chases a chain", "cluster", false, "latency_ns", false, "", {"chase_local", "chase_remote"}, {}}},
+      ""}}};
 
 }  // namespace
 

@@ -95,7 +95,10 @@ const Registrar registrar{{"global",
                             axis("persistent", "switch",
                                  "vectorized: 1 = grid-stride over a resident grid, 0 = one trip per thread", {1, 0}, 0,
                                  1)},
-                           cases}};
+                           cases,
+     {"Global memory: stride and size",
+      {},
+      "the article's first table: coalesced against strided reads, and the sectors a warp request touches"}}};
 
 }  // namespace
 

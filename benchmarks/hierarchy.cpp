@@ -122,7 +122,10 @@ const Registrar registrar{
            {1}, 0, 1),
       axis("chase_stride", "bytes", "latency: between the chain's nodes (a multiple of 8)", {128}, 8,
            std::int64_t{1} << 30, 8)},
-     cases}};
+     cases,
+     {"Memory hierarchy: read bandwidth and latency by working set",
+      {},
+      ""}}};
 
 }  // namespace
 

@@ -82,7 +82,11 @@ const Registrar registrar{
            4096, std::int64_t{1} << 32, 4096),
       axis("hit_ratio", "percent", "of the window's accesses that persist", {0, 100}, 0, 100),
       axis("set_aside", "percent", "of the largest persisting L2 set-aside", {50, 100}, 0, 100)},
-     cases}};
+     cases,
+     {"L2 residency control: a hot buffer under an access policy window",
+      {{"measured", "set_aside", false, "bytes_per_second", false, "", {}, {}},
+       {"model: what DRAM still serves", "set_aside", false, "model_dram_read_bytes", false, "", {}, {}}},
+      ""}}};
 
 }  // namespace
 

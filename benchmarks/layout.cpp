@@ -60,7 +60,10 @@ const Registrar registrar{{"layout",
                                  {std::int64_t{1} << 24}),
                             axis_of<LayoutFieldCounts>("fields", "fields",
                                                        "the first fields of {x, y, z, w} read and written", {4, 1})},
-                           cases}};
+                           cases,
+     {"Layout: AoS vs SoA",
+      {},
+      "the article's first table: an array of structs against a struct of arrays"}}};
 
 }  // namespace
 

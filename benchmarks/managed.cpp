@@ -155,7 +155,10 @@ const Registrar registrar{
                  {0, 1, 2}),
       axis("bytes", "bytes", "the buffer (a multiple of 4096)", {std::int64_t{32} << 20}, 16, std::int64_t{1} << 36,
            16)},
-     cases}};
+     cases,
+     {"Unified memory: where the pages are when the GPU reads them",
+      {{"GB/s of the bytes the kernel reads", "bytes", true, "bytes_per_second", true, "model_bytes_per_second", {}, {}}},
+      ""}}};
 
 }  // namespace
 

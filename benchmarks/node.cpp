@@ -137,7 +137,10 @@ void cases(Family& f) {
 const Registrar registrar{
     {"node",
      {axis("bytes", "bytes", "per copy (a multiple of 16)", {std::int64_t{512} << 20}, 16, std::int64_t{1} << 36, 16)},
-     cases}};
+     cases,
+     {"Every GPU at once: to and from the host, and all-to-all",
+      {},
+      ""}}};
 
 }  // namespace
 

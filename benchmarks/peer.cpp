@@ -135,7 +135,11 @@ const Registrar registrar{
            std::int64_t{1} << 36),
       axis("chase_stride", "bytes", "latency: between the chain's nodes (a multiple of 8)", {128}, 8,
            std::int64_t{1} << 30, 8)},
-     cases}};
+     cases,
+     {"GPU <-> GPU: copy engine and SM over the link",
+      {{"copies over the link", "bytes", true, "bytes_per_second", false, "model_bytes_per_second", {}, {}},
+       {"one thread chases the peer's memory", "working_set", true, "latency_ns", false, "", {}, {}}},
+      ""}}};
 
 }  // namespace
 

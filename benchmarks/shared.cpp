@@ -83,7 +83,10 @@ const Registrar registrar{{"shared",
                             axis("shared_stride", "accesses", "conflict_degree: accesses of `width` bytes between lanes",
                                  one_to(33), 1, 1024),
                             axis_of<ConflictWidths>("width", "bytes", "conflict_degree: bytes per access", {4, 8, 16})},
-                           cases}};
+                           cases,
+     {"Shared memory: bank conflicts",
+      {},
+      "the article's second table: a column read through shared memory, its 32-way conflict, and the [32][33] pad"}}};
 
 }  // namespace
 

@@ -145,7 +145,11 @@ const Registrar registrar{{"transfer",
                                  {std::int64_t{2} << 20}, 16, std::int64_t{1} << 36),
                             axis("chase_stride", "bytes", "latency: between the chain's nodes (a multiple of 8)", {128},
                                  8, std::int64_t{1} << 30, 8)},
-                           cases}};
+                           cases,
+     {"Host <-> device: copy engine and SM over the link",
+      {{"copies over the link", "bytes", true, "bytes_per_second", false, "model_bytes_per_second", {}, {}},
+       {"one thread chases host memory", "working_set", true, "latency_ns", false, "", {}, {}}},
+      ""}}};
 
 }  // namespace
 

@@ -52,7 +52,7 @@ def old_meaning(name: str) -> tuple[str, str, str]:
     if name.startswith("device") and name.endswith("_bytes_per_second") and name[6:-17].isdigit():
         return ("B/s", "higher", "measured")
     if name.startswith(OLD_MODEL_PREFIX) or name in OLD_MODELS:
-        return ("", "neither", "model")
+        return ("B" if name.endswith("_bytes") else "", "neither", "model")
     return ("", "neither", "configuration")
 
 
@@ -69,3 +69,55 @@ ADDED_AXES = {
     ("transfer", "device_to_host_memcpy_sm"): (("passes", 1),),
     ("transfer", "bidirectional_memcpy_sm"): (("passes", 1),),
 }
+
+
+# What the families declared downstream of them, for files written before the
+# declarations travelled with the file: the titles, and the figures of the
+# families whose figures are drawn from declarations alone. Frozen: it is what
+# those files can hold.
+OLD_TITLES = {
+    "global": "Global memory: stride and size",
+    "layout": "Layout: AoS vs SoA",
+    "shared": "Shared memory: bank conflicts",
+    "async": "Async copy: sync vs memcpy_async vs pipeline vs bulk vs tma",
+    "stream": "Stream: the traffic mixes against the DRAM peak",
+    "hierarchy": "Memory hierarchy: read bandwidth and latency by working set",
+    "dsmem": "Distributed shared memory: a cluster's blocks reading each other",
+    "transfer": "Host <-> device: copy engine and SM over the link",
+    "peer": "GPU <-> GPU: copy engine and SM over the link",
+    "node": "Every GPU at once: to and from the host, and all-to-all",
+    "managed": "Unified memory: where the pages are when the GPU reads them",
+    "l2persist": "L2 residency control: a hot buffer under an access policy window",
+    "atomics": "Atomics: updates per second by the threads sharing an address",
+}
+_LINKS = lambda chased: [  # noqa: E731
+    {"heading": "copies over the link", "x": "bytes", "x_log": True, "y": "bytes_per_second",
+     "model": "model_bytes_per_second"},
+    {"heading": f"one thread chases {chased}", "x": "working_set", "x_log": True, "y": "latency_ns"}]
+OLD_FIGURES: dict[str, list[dict]] = {
+    "dsmem": [{"heading": "every thread reads a buffer", "x": "cluster", "y": "bytes_per_second",
+               "variants": ["read_local", "read_remote"], "lines": ["smem_peak_bytes_per_second"]},
+              {"heading": "one thread chases a chain", "x": "cluster", "y": "latency_ns",
+               "variants": ["chase_local", "chase_remote"]}],
+    "managed": [{"heading": "GB/s of the bytes the kernel reads", "x": "bytes", "x_log": True, "y": "bytes_per_second",
+                 "y_log": True, "model": "model_bytes_per_second"}],
+    "l2persist": [{"heading": "measured", "x": "set_aside", "y": "bytes_per_second"},
+                  {"heading": "model: what DRAM still serves", "x": "set_aside", "y": "model_dram_read_bytes"}],
+    "atomics": [{"heading": "updates by the threads that share an address", "x": "shared_by", "y": "updates_per_second",
+                 "y_log": True, "model": "model_updates_per_second"}],
+    "transfer": _LINKS("host memory"),
+    "peer": _LINKS("the peer's memory"),
+}
+OLD_NAMED_AXES = {"atomics": [{"name": "shared_by", "unit": "name", "names": ["grid", "block", "warp", "thread"]}]}
+# The axes of those families that count bytes (drawn as sizes).
+OLD_BYTE_AXES = {"dsmem": (), "managed": ("bytes",), "l2persist": ("hot_bytes",), "atomics": (),
+                 "transfer": ("bytes", "working_set", "chase_stride"), "peer": ("bytes", "working_set", "chase_stride")}
+
+
+def old_family(name: str) -> dict:
+    """A family's declarations (title, axes, figures) as the files without them would have carried them."""
+    from membench_results import _figure  # the one reader of a figure's declaration
+
+    figures = tuple(_figure(f, f"{name} (old file)") for f in OLD_FIGURES.get(name, []))
+    axes = [*OLD_NAMED_AXES.get(name, []), *({"name": a, "unit": "bytes"} for a in OLD_BYTE_AXES.get(name, ()))]
+    return {"title": OLD_TITLES.get(name, name), "axes": tuple(axes), "figures": figures}

@@ -282,6 +282,73 @@ def require_direction(docs: list[dict], metric: str) -> str:
                      "such as bytes_per_second, latency_ns or updates_per_second")
 
 
+@dataclass(frozen=True)
+class Figure:
+    """A figure a family declares: the axis along x (and whether on a log scale), the counter up y, a model
+    counter drawn beside it, the variants drawn (empty: every one with x) and context keys drawn across."""
+
+    heading: str
+    x: str
+    y: str
+    x_log: bool = False
+    y_log: bool = False
+    model: str = ""
+    variants: tuple[str, ...] = ()
+    lines: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Family:
+    """What a family declares downstream of it: its title, its place in the study, its axes (name, unit, help,
+    names of a named axis) and its figures."""
+
+    name: str
+    title: str
+    study: str = ""
+    axes: tuple[dict, ...] = ()
+    figures: tuple[Figure, ...] = ()
+
+    def axis_names(self, axis: str) -> list[str]:
+        """A named axis's names in their declared order (empty for a numeric axis)."""
+        return next((list(a.get("names", [])) for a in self.axes if a.get("name") == axis), [])
+
+
+def _figure(entry: object, where: str) -> Figure:
+    if not isinstance(entry, dict):
+        raise InputError(f"{where}: not a figure (an object)")
+    text = {k: entry.get(k, "") for k in ("heading", "x", "y", "model")}
+    flags = {k: entry.get(k, False) for k in ("x_log", "y_log")}
+    lists = {k: entry.get(k, []) for k in ("variants", "lines")}
+    if (not all(isinstance(v, str) for v in text.values()) or not text["x"] or not text["y"]
+            or not all(isinstance(v, bool) for v in flags.values())
+            or not all(isinstance(v, list) and all(isinstance(i, str) for i in v) for v in lists.values())):
+        raise InputError(f"{where}: a figure needs x and y (names), flags x_log/y_log and lists of names")
+    return Figure(text["heading"], text["x"], text["y"], flags["x_log"], flags["y_log"], text["model"],
+                  tuple(lists["variants"]), tuple(lists["lines"]))
+
+
+def families(doc: dict) -> dict[str, Family]:
+    """What each family in the file declares, by name; an older file's through membench_compat."""
+    membench = doc.get("membench")
+    declared = membench.get("families") if isinstance(membench, dict) else None
+    if declared is None:
+        present = {c.family for c in cases(doc).values()}
+        return {name: Family(name, **compat.old_family(name)) for name in sorted(present)}
+    if not isinstance(declared, dict):
+        raise InputError("the file's membench.families is not an object")
+    out = {}
+    for name, entry in declared.items():
+        where = f"membench.families.{str(name)[:40]}"
+        if not isinstance(entry, dict) or not isinstance(entry.get("title", ""), str):
+            raise InputError(f"{where}: not a family's declaration")
+        axes, figures = entry.get("axes", []), entry.get("figures", [])
+        if not isinstance(axes, list) or not all(isinstance(a, dict) for a in axes) or not isinstance(figures, list):
+            raise InputError(f"{where}: axes and figures must be lists")
+        out[name] = Family(name, entry.get("title") or name, str(entry.get("study", "")), tuple(axes),
+                           tuple(_figure(f, f"{where}.figures[{i}]") for i, f in enumerate(figures)))
+    return out
+
+
 def parse_name(name: str) -> CaseName:
     """'global/strided/l2:cold/n:1024/stride:2/manual_time' -> CaseName('global', 'strided',
     (('l2', 'cold'), ('n', 1024), ('stride', 2))). Numbers become ints; a named axis keeps its name.

@@ -2,10 +2,11 @@
 
     python scripts/plot.py RESULTS.json --out DIR [--formats png,svg]
 
-One figure per family found (global, layout, shared, async, stream, hierarchy,
-dsmem, transfer, peer, node), each titled with
-the GPU from the file's context, written as DIR/<family>.png and .svg.
-Works on files holding any subset of families.
+One figure per family found, titled as the family declares it and with the
+GPU from the file's context, written as DIR/<family>.png and .svg. A family
+that declares its figures is drawn from them (figures.py); the few in
+PLOTTERS are still drawn by hand. Works on files holding any subset of
+families.
 """
 from __future__ import annotations
 
@@ -25,25 +26,10 @@ try:
 except ModuleNotFoundError as error:
     mr.missing_package("plot.py", error)
 
+import figures  # noqa: E402  (after matplotlib: a missing package is plot.py's one line)
+from figures import title  # noqa: E402
+
 GB = 1e9
-
-# Each family's figure title.
-TITLES = {
-    "global": "Global memory: stride and size",
-    "layout": "Layout: AoS vs SoA",
-    "shared": "Shared memory: bank conflicts",
-    "async": "Async copy: sync vs memcpy_async vs pipeline vs bulk vs tma",
-    "stream": "Stream: the traffic mixes against the DRAM peak",
-    "hierarchy": "Memory hierarchy: read bandwidth and latency by working set",
-    "dsmem": "Distributed shared memory: a cluster's blocks reading each other",
-    "transfer": "Host <-> device: copy engine and SM over the link",
-    "peer": "GPU <-> GPU: copy engine and SM over the link",
-    "node": "Every GPU at once: to and from the host, and all-to-all",
-    "managed": "Unified memory: where the pages are when the GPU reads them",
-    "l2persist": "L2 residency control: a hot buffer under an access policy window",
-    "atomics": "Atomics: updates per second by the threads sharing an address",
-}
-
 
 def create_parser() -> mr.Parser:
     p = mr.Parser(prog="plot.py", description=__doc__.split("\n\n")[0])
@@ -76,9 +62,10 @@ def finish(ax, xlabel: str, ylabel: str, heading: str, legend: bool, fontsize: i
         ax.legend(fontsize=fontsize, ncol=ncol)
 
 
-def title(doc: dict, what: str) -> str:
-    date = str(doc.get("context", {}).get("date", ""))[:10]
-    return f"{what}\n{mr.gpu_name(doc)}" + (f", {date}" if date else "")
+def family_title(doc: dict, family: str) -> str:
+    """The title the family declares (an older file's through membench_compat)."""
+    declared = mr.families(doc).get(family)
+    return declared.title if declared else family
 
 
 def dram_bound(case: mr.Case, copy_rate: float) -> float | None:
@@ -137,7 +124,7 @@ def plot_global(doc: dict, cases: list[mr.Case], fig: plt.Figure) -> None:
         ax_n.axhline(peak / GB, color="red", ls="--", alpha=0.5, label="theoretical DRAM peak")
     ax_n.set_xscale("log", base=2)
     finish(ax_n, "n (floats)", "bandwidth (GB/s, read + write)", "global: bandwidth vs n", bool(series), 7)
-    fig.suptitle(title(doc, TITLES["global"]))
+    fig.suptitle(title(doc, family_title(doc, "global")))
 
 
 def plot_layout(doc: dict, cases: list[mr.Case], fig: plt.Figure) -> None:
@@ -175,7 +162,7 @@ def plot_layout(doc: dict, cases: list[mr.Case], fig: plt.Figure) -> None:
     ax.set_ylabel("effective bandwidth (GB/s, useful bytes)")
     ax.grid(True, axis="y", alpha=0.3)
     ax.legend()
-    fig.suptitle(title(doc, TITLES["layout"] + " (model: the AoS all-fields rate x useful / modelled DRAM bytes)"))
+    fig.suptitle(title(doc, family_title(doc, "layout") + " (model: the AoS all-fields rate x useful / modelled DRAM bytes)"))
 
 
 def plot_shared(doc: dict, cases: list[mr.Case], fig: plt.Figure) -> None:
@@ -214,7 +201,7 @@ def plot_shared(doc: dict, cases: list[mr.Case], fig: plt.Figure) -> None:
     ax_curve.grid(True, alpha=0.3)
     if degree:
         ax_curve.legend(fontsize=7)
-    fig.suptitle(title(doc, TITLES["shared"]))
+    fig.suptitle(title(doc, family_title(doc, "shared")))
 
 
 def variant_label(c: mr.Case) -> str:
@@ -261,7 +248,7 @@ def plot_async(doc: dict, cases: list[mr.Case], fig: plt.Figure) -> None:
         ax_flops.plot([x / 8 if x else 0.0 for x in xs], [points[x] for x in xs], "o-", label=f"{label} (best stages)")
     ax_flops.set_xscale("symlog", linthresh=1)
     finish(ax_flops, "compute intensity (flops per byte moved)", "bandwidth (GB/s, read + write)", "async: where overlap pays", bool(best), 7)
-    fig.suptitle(title(doc, TITLES["async"]))
+    fig.suptitle(title(doc, family_title(doc, "async")))
 
 
 def plot_stream(doc: dict, cases: list[mr.Case], fig: plt.Figure) -> None:
@@ -291,7 +278,7 @@ def plot_stream(doc: dict, cases: list[mr.Case], fig: plt.Figure) -> None:
     ax.set_title(f"n = {n:,} elements per array")
     ax.grid(True, axis="y", alpha=0.3)
     ax.legend(fontsize=8)
-    fig.suptitle(title(doc, TITLES["stream"]))
+    fig.suptitle(title(doc, family_title(doc, "stream")))
 
 
 def mark_levels(doc: dict, ax) -> None:
@@ -345,69 +332,7 @@ def plot_hierarchy(doc: dict, cases: list[mr.Case], fig: plt.Figure) -> None:
     for ax in axes.values():
         ax.set_xscale("log", base=2)
         mark_levels(doc, ax)
-    fig.suptitle(title(doc, TITLES["hierarchy"]))
-
-
-def plot_dsmem(doc: dict, cases: list[mr.Case], fig: plt.Figure) -> None:
-    """Local against remote shared memory, by cluster size: bandwidth and latency."""
-    ax_bw, ax_lat = fig.subplots(1, 2)
-    for variant, ax, value in (("read_local", ax_bw, bw), ("read_remote", ax_bw, bw),
-                               ("chase_local", ax_lat, lambda c: c.median("latency_ns") or 0.0),
-                               ("chase_remote", ax_lat, lambda c: c.median("latency_ns") or 0.0)):
-        points = sorted((c.params.get("cluster", 0), value(c)) for c in cases if c.variant == variant)
-        if points:
-            ax.plot([p[0] for p in points], [p[1] for p in points], "o-", label=variant)
-    peak = mr.context_number(doc, "smem_peak_bytes_per_second")
-    if peak:
-        ax_bw.axhline(peak / GB, color="red", ls="--", alpha=0.6, label="shared-memory peak (128 B/clk/SM)")
-    finish(ax_bw, "blocks per cluster", "read bandwidth (GB/s)", "dsmem: every thread reads a buffer", True)
-    finish(ax_lat, "blocks per cluster", "latency per dependent load (ns)", "dsmem: one thread chases a chain", True)
-    fig.suptitle(title(doc, TITLES["dsmem"]))
-
-
-def plot_links(doc: dict, cases: list[mr.Case], fig: plt.Figure) -> None:
-    """transfer and peer: GB/s against the bytes per direction, one line per variant (and host memory
-    or peer access), the link models dashed; the peer chase's latency by working set in a panel of its own."""
-    chase_lines: dict[str, list[tuple[int, float]]] = defaultdict(list)
-    for c in cases:
-        if "working_set" in c.params and c.median("latency_ns"):
-            chase_lines[c.variant].append((c.params["working_set"], c.median("latency_ns")))
-    chases = [p for points in chase_lines.values() for p in points]
-    lines: dict[str, list[tuple[int, float]]] = defaultdict(list)
-    models: set[float] = set()
-    for c in cases:
-        if "bytes" not in c.params:
-            continue  # a chase: drawn on its own panel
-        label = c.variant + "".join(f", {k} {c.params[k]}" for k in ("host", "peer_access") if k in c.params)
-        lines[label].append((c.params.get("bytes", 0), bw(c)))
-        if c.median("model_bytes_per_second"):
-            models.add(c.median("model_bytes_per_second") / GB)
-    if chases and lines:
-        ax, ax_lat = fig.subplots(1, 2)
-    elif chases:
-        ax, ax_lat = None, fig.subplots()
-    else:
-        ax, ax_lat = fig.subplots(), None
-    if ax is not None:
-        for label, points in sorted(lines.items()):
-            points.sort()
-            ax.plot([p[0] for p in points], [p[1] for p in points], "o-", ms=3, label=label)
-        for rate in sorted(models):
-            ax.axhline(rate, ls="--", color="grey", alpha=0.5)
-            ax.annotate(f"link model {rate:.0f} GB/s", (0, rate), xycoords=("axes fraction", "data"), xytext=(3, 2),
-                        textcoords="offset points", fontsize=6, color="grey")
-        ax.set_xscale("log", base=2)
-        finish(ax, "bytes per direction", "GB/s (both directions summed for bidirectional)", "", bool(lines), 6)
-    if ax_lat is not None:
-        for variant, points in sorted(chase_lines.items()):
-            points.sort()
-            ax_lat.plot([p[0] for p in points], [p[1] for p in points], "o-", ms=3, label=variant)
-        ax_lat.set_xscale("log", base=2)
-        where = "the peer's memory" if "peer" in {c.family for c in cases} else "host memory"
-        finish(ax_lat, f"working set in {where} (bytes)", "latency per dependent load (ns)",
-               f"one thread chases {where}", True, 6)
-    family = cases[0].family if cases else "transfer"
-    fig.suptitle(title(doc, TITLES.get(family, family)))
+    fig.suptitle(title(doc, family_title(doc, "hierarchy")))
 
 
 def plot_node(doc: dict, cases: list[mr.Case], fig: plt.Figure) -> None:
@@ -432,91 +357,38 @@ def plot_node(doc: dict, cases: list[mr.Case], fig: plt.Figure) -> None:
                       [c.variant + ("" if len({g.params.get("bytes") for g in group}) < 2
                                     else f"\n{c.params.get('bytes', 0)} B") for c in group], fontsize=7)
         finish(ax, "", "GB/s", heading, bool(group), 7)
-    fig.suptitle(title(doc, TITLES["node"]))
+    fig.suptitle(title(doc, family_title(doc, "node")))
 
 
-def plot_managed(doc: dict, cases: list[mr.Case], fig: plt.Figure) -> None:
-    """managed: GB/s of the bytes read against the buffer's size, a line per variant (and touch), log scale,
-    the host link's model dashed."""
-    ax = fig.subplots()
-    lines: dict[str, list[tuple[int, float]]] = defaultdict(list)
-    for c in cases:
-        if bw(c) > 0:
-            lines[c.variant + (f", {c.params['touch']}" if "touch" in c.params else "")].append((c.params.get("bytes", 0), bw(c)))
-    for label, points in sorted(lines.items()):
-        points.sort()
-        ax.plot([p[0] for p in points], [p[1] for p in points], "o-", ms=3, label=label)
-    links = {round(c.median("model_bytes_per_second") / GB, 1) for c in cases
-             if c.variant not in ("resident", "ping_pong") and c.median("model_bytes_per_second")}
-    for rate in sorted(links):
-        ax.axhline(rate, ls="--", color="grey", alpha=0.6, label=f"host link model {rate:g} GB/s")
-    ax.set_xscale("log", base=2)
-    ax.set_yscale("log")
-    finish(ax, "buffer (bytes)", "GB/s of the bytes the kernel reads", "", bool(lines), 7, 2)
-    fig.suptitle(title(doc, TITLES["managed"]))
-
-
-def plot_l2persist(doc: dict, cases: list[mr.Case], fig: plt.Figure) -> None:
-    """l2persist: GB/s against the set-aside, a line per hot buffer and hit ratio; the model's DRAM bytes beside
-    the whole, as a share of the bytes read."""
-    ax, ax_dram = fig.subplots(1, 2)
-    lines: dict[tuple[int, int], list[tuple[int, float, float]]] = defaultdict(list)
-    for c in cases:
-        share = (c.median("model_dram_read_bytes") or 0.0) / (c.median("bytes") or 1.0)
-        lines[(c.params.get("hot_bytes", 0), c.params.get("hit_ratio", 0))].append(
-            (c.params.get("set_aside", 0), bw(c), share))
-    for (hot, hit), points in sorted(lines.items()):
-        label = f"hot {hot / 2**20:g} MiB, hit ratio {hit}%"
-        points.sort()
-        ax.plot([p[0] for p in points], [p[1] for p in points], "o-", ms=3, label=label)
-        ax_dram.plot([p[0] for p in points], [100 * p[2] for p in points], "o--", ms=3, label=label)
-    finish(ax, "set-aside (% of the largest)", "read bandwidth (GB/s)", "measured", bool(lines), 6)
-    finish(ax_dram, "set-aside (% of the largest)", "modelled DRAM bytes (% of the bytes read)",
-           "model: what DRAM still serves", bool(lines), 6)
-    fig.suptitle(title(doc, TITLES["l2persist"]))
-
-
-SHARINGS = ("grid", "block", "warp", "thread")
-
-
-def plot_atomics(doc: dict, cases: list[mr.Case], fig: plt.Figure) -> None:
-    """atomics: updates per second against the threads sharing an address, one panel per space, a line per
-    variant and word, log scale."""
-    axes = fig.subplots(1, 2)
-    for ax, space in zip(axes, ("global", "shared")):
-        lines: dict[str, list[tuple[int, float]]] = defaultdict(list)
-        for c in cases:
-            rate = c.median("updates_per_second")
-            if c.params.get("space") == space and rate and c.params.get("shared_by") in SHARINGS:
-                lines[f"{c.variant} {c.params.get('word')}"].append((SHARINGS.index(c.params["shared_by"]), rate / 1e9))
-        for label, points in sorted(lines.items()):
-            points.sort()
-            ax.plot([p[0] for p in points], [p[1] for p in points], "o-", ms=3, label=label)
-        ax.set_xticks(range(len(SHARINGS)), [f"one per {s}" if s != "grid" else "one for the grid" for s in SHARINGS])
-        ax.set_yscale("log")
-        finish(ax, "threads that share an address", "G updates / s", f"{space} memory", bool(lines), 6, 2)
-    fig.suptitle(title(doc, TITLES["atomics"]))
-
-
+# The families whose figures are still drawn by hand; every other family is
+# drawn from the figures it declares (figures.py).
 PLOTTERS = {"global": plot_global, "layout": plot_layout, "shared": plot_shared, "async": plot_async,
-            "stream": plot_stream, "hierarchy": plot_hierarchy, "dsmem": plot_dsmem, "transfer": plot_links,
-            "peer": plot_links, "node": plot_node, "managed": plot_managed, "l2persist": plot_l2persist,
-            "atomics": plot_atomics}
+            "stream": plot_stream, "hierarchy": plot_hierarchy, "node": plot_node}
+
+
+def draw_family(doc: dict, family: str, cases: list[mr.Case], fig) -> bool:
+    """Draws a family's figure into `fig`: from its declared figures, or by hand where PLOTTERS names it;
+    False when it has neither."""
+    spec = mr.families(doc).get(family)
+    if spec is not None and figures.drawable(spec, cases):
+        figures.draw(doc, spec, cases, fig)
+        return True
+    if family in PLOTTERS:
+        PLOTTERS[family](doc, cases, fig)
+        return True
+    return False
 
 
 def make_figures(doc: dict, out_dir: Path, formats: list[str]) -> list[Path]:
     """Writes one figure per family present; returns the paths written."""
     written = []
     for family, cases in by_family(doc).items():
-        plotter = PLOTTERS.get(family)
-        if plotter is None:
-            continue
         fig = plt.figure(figsize=(13, 5.5), layout="constrained")
-        plotter(doc, cases, fig)
-        for fmt in formats:
-            path = out_dir / f"{family}.{fmt}"
-            fig.savefig(path, dpi=110)
-            written.append(path)
+        if draw_family(doc, family, cases, fig):
+            for fmt in formats:
+                path = out_dir / f"{family}.{fmt}"
+                fig.savefig(path, dpi=110)
+                written.append(path)
         plt.close(fig)
     return written
 
@@ -544,7 +416,10 @@ def main(argv: list[str] | None = None) -> int:
     try:
         out_dir, formats = check_output(args.out, args.formats)
         doc = mr.load(args.results)
-        written = make_figures(doc, out_dir, formats)
+        try:
+            written = make_figures(doc, out_dir, formats)
+        except mr.InputError as e:  # a declaration in the file that is not what membench writes
+            raise mr.InputError(f"{args.results}: {e}") from e
     except mr.InputError as e:
         print(f"plot.py: {e}", file=sys.stderr)
         return 2

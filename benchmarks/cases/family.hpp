@@ -2,7 +2,8 @@
 // help, default list, the values it accepts) and a function that adds its
 // cases; a static Registrar in the family's own file puts it on the list.
 // Nothing else names a family: the runner, the Google Benchmark adapter and
-// the command line read the list.
+// the command line read the list, and the scripts read what the family
+// declares downstream of it (title, figures) from the result file.
 //
 //   void cases(Family& f) {
 //     f.add("coalesced", {"n"}, {"coalesced_scale"}, [](const CaseArgs& a) { return ...; });
@@ -70,10 +71,34 @@ AxisSpec axis_named(std::string name, std::string help, const EnumNames<Enum, N>
 
 class Family;
 
+// A figure a family declares; the result file carries it, and the scripts
+// draw it from there (a line for every combination of the axes not on x, the
+// variant among them), so a new family gets its figure without a script
+// change.
+struct FigureSpec {
+  std::string heading;
+  std::string x;                      // the axis along x
+  bool x_log = false;
+  std::string y;                      // the counter up y
+  bool y_log = false;
+  std::string model;                  // a model counter in y's unit, drawn dashed beside it ("": none)
+  std::vector<std::string> variants;  // only these (empty: every variant that has x)
+  std::vector<std::string> lines;     // context keys in y's unit drawn across (dram_peak_bytes_per_second)
+};
+
+// What is downstream of a family: its title, its figures, its place in the
+// study the suite started from ("": none).
+struct Downstream {
+  std::string title;
+  std::vector<FigureSpec> figures;
+  std::string study;
+};
+
 struct FamilySpec {
   std::string name;
   std::vector<AxisSpec> axes;
   std::function<void(Family&)> cases;
+  Downstream downstream;
 };
 
 // Puts a family on the list (at static-initialisation time); the list is

@@ -21,6 +21,30 @@ nlohmann::ordered_json counter_entry(const std::string& name) {
           {"description", meaning->description}};
 }
 
+nlohmann::ordered_json family_entries(const std::vector<const cases::CaseSpec*>& cases) {
+  std::set<std::string> present;
+  for (const cases::CaseSpec* c : cases) present.insert(c->id.family);
+  nlohmann::ordered_json out = nlohmann::ordered_json::object();
+  for (const cases::FamilySpec& family : cases::registered_families()) {
+    if (present.count(family.name) == 0) continue;
+    nlohmann::ordered_json axes = nlohmann::ordered_json::array();
+    for (const cases::AxisSpec& a : family.axes) {
+      nlohmann::ordered_json axis = {{"name", a.name}, {"unit", a.unit}, {"help", a.help}};
+      if (!a.names.empty()) axis["names"] = a.names;
+      axes.push_back(axis);
+    }
+    nlohmann::ordered_json figures = nlohmann::ordered_json::array();
+    for (const cases::FigureSpec& f : family.downstream.figures)
+      figures.push_back({{"heading", f.heading}, {"x", f.x}, {"x_log", f.x_log}, {"y", f.y}, {"y_log", f.y_log},
+                         {"model", f.model}, {"variants", f.variants}, {"lines", f.lines}});
+    out[family.name] = {{"title", family.downstream.title.empty() ? family.name : family.downstream.title},
+                        {"study", family.downstream.study},
+                        {"axes", axes},
+                        {"figures", figures}};
+  }
+  return out;
+}
+
 ResultReporter::ResultReporter(ResultFileSpec spec) : spec_(std::move(spec)) {}
 
 bool ResultReporter::ReportContext(const Context& context) {
@@ -52,6 +76,7 @@ void ResultReporter::Finalize() {
                                            {"complete", true},
                                            {"counters", counters},
                                            {"cases", case_entries(spec_.cases)},
+                                           {"families", family_entries(spec_.cases)},
                                            {"end", spec_.end ? spec_.end() : nlohmann::ordered_json::object()}};
   out << "\n  ],\n  \"membench\": " << membench.dump() << "\n}\n";
   out.flush();

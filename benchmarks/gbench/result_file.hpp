@@ -7,6 +7,8 @@
 //     "counters": {"bytes_per_second": {"unit": "B/s", "better": "higher", "kind": "measured",
 //                                        "description": "..."}, ...},   every number the file holds
 //     "cases": [{"name", "family", "variant", "tags", "axes", "kernels"}, ...],   --list_cases=json's
+//     "families": {"global": {"title", "study", "axes": [...], "figures": [{"heading", "x", "x_log",
+//                  "y", "y_log", "model", "variants", "lines"}, ...]}, ...}    what each declares downstream
 //     "end": {"cases_selected": 46, "cases_not_run": 0, ...}             how the run ended
 //   }
 //
@@ -42,5 +44,9 @@ nlohmann::ordered_json counter_entry(const std::string& name);
 
 // The cases as data: --list_cases=json's entries.
 nlohmann::ordered_json case_entries(const std::vector<const cases::CaseSpec*>& cases);
+
+// What the families of these cases declare, by name: title, study, axes
+// (name, unit, help, and the names of a named axis in order) and figures.
+nlohmann::ordered_json family_entries(const std::vector<const cases::CaseSpec*>& cases);
 
 }  // namespace membench::gbench

@@ -118,7 +118,7 @@ def param(entry: dict, key: str):
 
 def draw(doc: dict, family: str):
     fig = plt.figure()
-    plot.PLOTTERS[family](doc, plot.by_family(doc)[family], fig)
+    assert plot.draw_family(doc, family, plot.by_family(doc)[family], fig)
     return fig
 
 
@@ -235,8 +235,9 @@ def test_hierarchy_and_dsmem_draw_every_working_set_and_cluster():
     fig = draw(doc, "dsmem")
     ax_bw, ax_lat = fig.axes[:2]
     remote = sorted(entries(doc, "dsmem/read_remote/"), key=lambda b: param(b, "cluster"))
+    assert ax_bw.get_ylabel() == "bytes_per_second (TB/s)"
     assert lines(ax_bw)["read_remote"] == ([float(param(b, "cluster")) for b in remote],
-                                           [b["bytes_per_second"] / 1e9 for b in remote])
+                                           [b["bytes_per_second"] / 1e12 for b in remote])
     chase = sorted(entries(doc, "dsmem/chase_remote/"), key=lambda b: param(b, "cluster"))
     assert lines(ax_lat)["chase_remote"][1] == [b["latency_ns"] for b in chase]
     plt.close(fig)
@@ -267,8 +268,12 @@ def test_links_draw_each_variant_and_the_link_model():
                                   "time_unit": "us", "bytes_per_second": rate, "model_bytes_per_second": 6.3e10})
     fig = draw(doc, "transfer")
     ax = fig.axes[0]
-    assert lines(ax)["host_to_device_memcpy_ce, host pinned"] == ([4096.0, float(1 << 20), float(1 << 26)], [1.0, 48.0, 55.0])
-    assert [t.get_text() for t in ax.texts] == ["link model 63 GB/s"]
+    drawn = {l.get_label(): l for l in ax.get_lines()}
+    assert lines(ax)["host_to_device_memcpy_ce"] == ([4096.0, float(1 << 20), float(1 << 26)], [1.0, 48.0, 55.0])
+    model = [l for l in ax.get_lines() if l.get_linestyle() == "--" and l.get_label().startswith("_")]
+    assert [list(l.get_ydata()) for l in model] == [[63.0, 63.0, 63.0]]  # dashed, in the line's colour
+    assert model[0].get_color() == drawn["host_to_device_memcpy_ce"].get_color()
+    assert "dashed: model_bytes_per_second" in drawn
     plt.close(fig)
 
 
@@ -292,8 +297,9 @@ def look(fig) -> tuple[str, list[tuple]]:
 
 
 RATE = "bandwidth (GB/s, read + write)"
-HOT = [f"hot {hot} MiB, hit ratio {hit}%" for hot in (8, 16, 32) for hit in (0, 50, 100)]  # numeric order
-WORDS = [f"{variant} {word}" for variant in ("add", "red") for word in ("f32", "f64", "u32", "u64")]
+HOT = [f"hit_ratio {hit}, hot_bytes {hot} MiB" for hit in (0, 50, 100) for hot in (8, 16, 32)]  # numeric order
+WORDS = [f"{variant}, space {space}, word {word}" for variant in ("add", "red") for space in ("global", "shared")
+         for word in ("f32", "f64", "u32", "u64")]
 LOOKS = {
     "global": ("Global memory: stride and size\nNVIDIA H200, 2026-11-30", [
         ("global/strided: two launch geometries", "stride (floats between neighbouring threads)",
@@ -322,22 +328,24 @@ LOOKS = {
          ("log base 2", "linear"), True, ["warm"], 7),
         ("hierarchy/latency: a random pointer chase", "working set (bytes)", "latency per dependent load (ns)",
          ("log base 2", "log base 10"), True, ["warm, nodes 128 B apart"], 7)]),
+    # Drawn from the declarations (an old file's through membench_compat): the declared headings and
+    # scales, the counter and its unit up y, a line for each combination of what varies.
     "dsmem": ("Distributed shared memory: a cluster's blocks reading each other\nNVIDIA H200, 2026-11-30", [
-        ("dsmem: every thread reads a buffer", "blocks per cluster", "read bandwidth (GB/s)", ("linear", "linear"),
-         True, ["read_local", "read_remote", "shared-memory peak (128 B/clk/SM)"], 7),
-        ("dsmem: one thread chases a chain", "blocks per cluster", "latency per dependent load (ns)",
-         ("linear", "linear"), True, ["chase_local", "chase_remote"], 7)]),
+        ("every thread reads a buffer", "cluster", "bytes_per_second (TB/s)", ("linear", "linear"), True,
+         ["read_local", "read_remote", "smem peak bytes per second"], 7),
+        ("one thread chases a chain", "cluster", "latency_ns (ns)", ("linear", "linear"), True,
+         ["chase_local", "chase_remote"], 7)]),
     "managed": ("Unified memory: where the pages are when the GPU reads them\nNVIDIA H200, 2026-12-01", [
-        ("", "buffer (bytes)", "GB/s of the bytes the kernel reads", ("log base 2", "log base 10"), True,
-         ["fault, random", "fault, sequential", "fault, strided", "ping_pong", "prefetch", "read_mostly", "remote",
-          "resident", "host link model 63 GB/s"], 7)]),
+        ("GB/s of the bytes the kernel reads", "bytes", "bytes_per_second (TB/s)", ("log base 2", "log base 10"), True,
+         ["fault, touch random", "fault, touch sequential", "fault, touch strided", "ping_pong", "prefetch",
+          "read_mostly", "remote", "resident", "dashed: model_bytes_per_second"], 7)]),
     "l2persist": ("L2 residency control: a hot buffer under an access policy window\nNVIDIA H200, 2026-12-01", [
-        ("measured", "set-aside (% of the largest)", "read bandwidth (GB/s)", ("linear", "linear"), True, HOT, 6),
-        ("model: what DRAM still serves", "set-aside (% of the largest)", "modelled DRAM bytes (% of the bytes read)",
-         ("linear", "linear"), True, HOT, 6)]),
+        ("measured", "set_aside", "bytes_per_second (TB/s)", ("linear", "linear"), True, HOT, 6),
+        ("model: what DRAM still serves", "set_aside", "model_dram_read_bytes (MB)", ("linear", "linear"), True, HOT,
+         6)]),
     "atomics": ("Atomics: updates per second by the threads sharing an address\nNVIDIA H200, 2026-12-01", [
-        (f"{space} memory", "threads that share an address", "G updates / s", ("linear", "log base 10"), True, WORDS, 6)
-        for space in ("global", "shared")]),
+        ("updates by the threads that share an address", "shared_by", "updates_per_second (T updates/s)",
+         ("linear", "log base 10"), True, [*WORDS, "dashed: model_updates_per_second"], 6)]),
 }
 
 
@@ -351,11 +359,10 @@ def test_each_recorded_figure_reads_as_intended(family):
 def test_new_families_draw_their_measurements():
     doc = load("h200_families.json")
     fig = draw(doc, "atomics")
-    xs, ys = lines(fig.axes[0])["red u32"]
-    assert xs == [0.0, 1.0, 2.0, 3.0] and [round(y, 2) for y in ys] == [1.36, 7.01, 26.02, 546.33]
-    assert "red u32" not in lines(fig.axes[1]) or len(lines(fig.axes[1])["red u32"][0]) == 3  # no grid in shared memory
-    assert [t.get_text() for t in fig.axes[0].get_xticklabels()] == [
-        "one for the grid", "one per block", "one per warp", "one per thread"]
+    xs, ys = lines(fig.axes[0])["red, space global, word u32"]
+    assert xs == [0.0, 1.0, 2.0, 3.0] and [round(y * 1e3, 2) for y in ys] == [1.36, 7.01, 26.02, 546.33]
+    assert len(lines(fig.axes[0])["red, space shared, word u32"][0]) == 3  # no grid in shared memory
+    assert [t.get_text() for t in fig.axes[0].get_xticklabels()] == ["grid", "block", "warp", "thread"]
     plt.close(fig)
     fig = draw(doc, "transfer")  # the host chase in its own panel, named for what it chases
     xs, ys = lines(fig.axes[1])["host_device_latency_sm"]
@@ -363,12 +370,16 @@ def test_new_families_draw_their_measurements():
     assert fig.axes[1].get_title() == "one thread chases host memory"
     plt.close(fig)
     fig = draw(doc, "l2persist")
-    set_aside, dram = lines(fig.axes[1])["hot 16 MiB, hit ratio 100%"]
-    assert set_aside == [0.0, 25.0, 50.0, 100.0] and [round(d, 1) for d in dram] == [100.0, 88.3, 80.0, 80.0]
+    set_aside, dram = lines(fig.axes[1])["hit_ratio 100, hot_bytes 16 MiB"]
+    assert set_aside == [0.0, 25.0, 50.0, 100.0]
+    hot = sorted(entries(doc, f"l2persist/hot_cold/hot_bytes:{16 << 20}/hit_ratio:100/"),
+                 key=lambda b: param(b, "set_aside"))
+    assert fig.axes[1].get_ylabel() == "model_dram_read_bytes (MB)"
+    assert dram == [b["model_dram_read_bytes"] / 1e6 for b in hot]
     plt.close(fig)
     fig = draw(doc, "managed")
     xs, ys = lines(fig.axes[0])["prefetch"]
-    assert xs == [float(4 << 20), float(32 << 20), float(256 << 20), float(1 << 30)] and round(ys[-1], 1) == 47.6
+    assert xs == [float(4 << 20), float(32 << 20), float(256 << 20), float(1 << 30)] and round(ys[-1] * 1e3, 1) == 47.6
     plt.close(fig)
 
 
@@ -408,23 +419,24 @@ def test_stream_and_link_figures_read_as_intended():
         name = f"{family}/{variant}/{extra}/manual_time"
         doc["benchmarks"].append({"name": name, "run_name": name, "run_type": "iteration", "real_time": 10.0,
                                   "time_unit": "us", "bytes_per_second": 4e8})
-    links = ("", "bytes per direction", "GB/s (both directions summed for bidirectional)", ("log base 2", "linear"), True)
+    # One size each: bars, the size named under them.
+    links = ("copies over the link", "bytes = 4 KiB", "bytes_per_second (MB/s)", ("linear", "linear"), True)
     fig = draw(doc, "transfer")
     assert look(fig) == ("Host <-> device: copy engine and SM over the link\nNVIDIA H200",
-                         [(*links, ["host_to_device_memcpy_ce, host pinned"], 6)])
+                         [(*links, ["host_to_device_memcpy_ce"], 7)])
+    assert [round(p.get_height(), 6) for p in fig.axes[0].patches] == [400.0]
     plt.close(fig)
     fig = draw(doc, "peer")
-    assert look(fig) == ("GPU <-> GPU: copy engine and SM over the link\nNVIDIA H200",
-                         [(*links, ["device_to_device_memcpy_read_ce, peer_access 1"], 6)])
+    assert look(fig)[1][0][:5] == links
+    assert look(fig)[1][0][5] == ["device_to_device_memcpy_read_ce"]
     plt.close(fig)
-    # The chase has its own panel, latency by working set, once it has a latency.
+    # The chase has its own panel, latency by working set, once it has a latency: one working set, one bar.
     chase = next(b for b in doc["benchmarks"] if "latency" in b["name"])
     chase["latency_ns"] = 849.0
     fig = draw(doc, "peer")
-    assert look(fig)[1][1] == ("one thread chases the peer's memory", "working set in the peer's memory (bytes)",
-                               "latency per dependent load (ns)", ("log base 2", "linear"), True,
-                               ["device_to_device_latency_sm"], 6)
-    assert [list(line.get_xydata()[0]) for line in fig.axes[1].get_lines()] == [[2097152.0, 849.0]]
+    assert look(fig)[1][1] == ("one thread chases the peer's memory", "working_set = 2 MiB", "latency_ns (ns)",
+                               ("linear", "linear"), True, ["device_to_device_latency_sm"], 7)
+    assert [p.get_height() for p in fig.axes[1].patches] == [849.0]
     plt.close(fig)
     # A file of chases alone: the latency panel alone.
     fig = draw({"context": doc["context"], "benchmarks": [chase]}, "peer")
@@ -628,7 +640,7 @@ def test_each_mark_sits_where_its_number_is():
     local = sorted(entries(doc, "dsmem/chase_local/"), key=lambda b: param(b, "cluster"))
     assert lines(ax_lat)["chase_local"] == ([float(param(b, "cluster")) for b in local], [b["latency_ns"] for b in local])
     peak = float(doc["context"]["smem_peak_bytes_per_second"])
-    assert lines(ax_bw)["shared-memory peak (128 B/clk/SM)"][1] == [peak / 1e9, peak / 1e9]
+    assert lines(ax_bw)["smem peak bytes per second"][1] == [peak / 1e12, peak / 1e12]
     plt.close(fig)
 
     # shared: bars in the order side, row / column / swizzle, pad; each note over its bar's middle.
@@ -659,15 +671,16 @@ def test_each_mark_sits_where_its_number_is():
         assert note.get_text() == f"{bar.get_height():.0f}"
     plt.close(fig)
 
-    # links: the model's note at the left edge, at the model's rate.
+    # links, one size: the bar at the case's rate, the model's mark across it at the model's rate.
     doc = {"context": {"membench_version": "0.1.0", "gpu_name": "NVIDIA H200"}, "benchmarks": []}
     name = "transfer/host_to_device_memcpy_ce/host:pinned/bytes:4096/manual_time"
     doc["benchmarks"].append({"name": name, "run_name": name, "run_type": "iteration", "real_time": 1.0,
                               "time_unit": "us", "bytes_per_second": 4e9, "model_bytes_per_second": 63e9})
     fig = draw(doc, "transfer")
-    (note,) = fig.axes[0].texts
-    assert (note.get_text(), note.xy, note.get_position()) == ("link model 63 GB/s", (0, 63.0), (3, 2))
-    assert lines(fig.axes[0])["host_to_device_memcpy_ce, host pinned"] == ([4096.0], [4.0])
+    (bar,) = fig.axes[0].patches
+    assert (bar.get_x() + bar.get_width() / 2, bar.get_height()) == (0.0, 4.0)
+    marks = [l for l in fig.axes[0].get_lines() if l.get_marker() == "_" and l.get_markersize() == 18]
+    assert [list(m.get_xydata()[0]) for m in marks] == [[0.0, 63.0]]
     plt.close(fig)
 
 

@@ -1,0 +1,66 @@
+// What a family declares downstream of it (title, study, axes, figures)
+// reaches the result file as data, for a family the scripts have never seen:
+// a toy family registered here, on the CPU.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "cases/family.hpp"
+#include "gbench/result_file.hpp"
+
+namespace membench::cases {
+namespace {
+
+void toy_cases(Family&) {}
+
+const Registrar toy{{"toy",
+                     {axis("span", "bytes", "bytes the toy reads", {4096}),
+                      axis_named("order", "how it walks them", {"forward", "backward"}, {0, 1})},
+                     toy_cases,
+                     {"Toy: a family no script names",
+                      {{"reads by span", "span", true, "bytes_per_second", false, "model_bytes_per_second", {"read"},
+                        {"dram_peak_bytes_per_second"}}},
+                      "none of the study's"}}};
+
+const Registrar quiet{{"toy_quiet", {axis("n", "floats", "elements", {1})}, toy_cases, {}}};
+
+CaseSpec case_of(const std::string& family) {
+  CaseSpec c;
+  c.id.family = family;
+  c.id.variant = "read";
+  return c;
+}
+
+TEST(Declarations, AFamilysTitleAxesAndFiguresAreInTheResultFile) {
+  const CaseSpec toy_case = case_of("toy");
+  const auto families = gbench::family_entries({&toy_case});
+  ASSERT_EQ(families.size(), 1u);  // only the families that have cases in the file
+  const auto& toy_entry = families.at("toy");
+  EXPECT_EQ(toy_entry.at("title"), "Toy: a family no script names");
+  EXPECT_EQ(toy_entry.at("study"), "none of the study's");
+  ASSERT_EQ(toy_entry.at("axes").size(), 2u);
+  EXPECT_EQ(toy_entry["axes"][0].at("unit"), "bytes");
+  EXPECT_FALSE(toy_entry["axes"][0].contains("names"));
+  EXPECT_EQ(toy_entry["axes"][1].at("names"), (nlohmann::ordered_json{"forward", "backward"}));
+  ASSERT_EQ(toy_entry.at("figures").size(), 1u);
+  const auto& figure = toy_entry["figures"][0];
+  EXPECT_EQ(figure.at("x"), "span");
+  EXPECT_TRUE(figure.at("x_log").get<bool>());
+  EXPECT_FALSE(figure.at("y_log").get<bool>());
+  EXPECT_EQ(figure.at("y"), "bytes_per_second");
+  EXPECT_EQ(figure.at("model"), "model_bytes_per_second");
+  EXPECT_EQ(figure.at("variants"), (nlohmann::ordered_json{"read"}));
+  EXPECT_EQ(figure.at("lines"), (nlohmann::ordered_json{"dram_peak_bytes_per_second"}));
+  EXPECT_EQ(figure.at("heading"), "reads by span");
+}
+
+TEST(Declarations, AFamilyThatDeclaresNothingIsNamedByItsName) {
+  const CaseSpec c = case_of("toy_quiet");
+  const auto families = gbench::family_entries({&c});
+  EXPECT_EQ(families.at("toy_quiet").at("title"), "toy_quiet");
+  EXPECT_TRUE(families.at("toy_quiet").at("figures").empty());
+  EXPECT_TRUE(gbench::family_entries({}).empty());
+}
+
+}  // namespace
+}  // namespace membench::cases

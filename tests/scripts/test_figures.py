@@ -1,0 +1,167 @@
+"""Figures drawn from what a family declares in the file: a toy family no script names gets its figure, and
+the drawing keeps apart what differs, shows each point's spread, starts rates at zero and ticks integers."""
+from __future__ import annotations
+
+import copy
+
+import figures
+import matplotlib.pyplot as plt
+import membench_results as mr
+import plot
+import pytest
+
+
+def toy_doc(points: list[tuple[str, int, float]], *, extra_axis: str = "", reps: int = 1) -> dict:
+    """A file of a 'toy' family (variant, span, bytes per second) that carries its own declarations."""
+    doc = {"context": {"membench_version": "9", "gpu_name": "Toy GPU", "dram_peak_bytes_per_second": "4.8e12"},
+           "benchmarks": [],
+           "membench": {"schema_version": 1, "complete": True,
+                        "counters": {"bytes_per_second": {"unit": "B/s", "better": "higher", "kind": "measured"},
+                                     "model_bytes_per_second": {"unit": "B/s", "better": "neither", "kind": "model"},
+                                     "real_time": {"unit": "us", "better": "lower", "kind": "measured"}},
+                        "families": {"toy": {
+                            "title": "Toy: a family no script names", "study": "",
+                            "axes": [{"name": "span", "unit": "bytes", "help": ""},
+                                     {"name": "order", "unit": "name", "help": "", "names": ["forward", "backward"]}],
+                            "figures": [{"heading": "reads by span", "x": "span", "x_log": True,
+                                         "y": "bytes_per_second", "y_log": False, "model": "model_bytes_per_second",
+                                         "variants": [], "lines": ["dram_peak_bytes_per_second"]}]}}}}
+    for variant, span, rate in points:
+        name = f"toy/{variant}/{extra_axis}span:{span}/manual_time"
+        for r in range(reps):
+            doc["benchmarks"].append({"name": name, "run_name": name, "run_type": "iteration", "real_time": 1.0,
+                                      "time_unit": "us", "bytes_per_second": rate * (1 + 0.1 * r),
+                                      "model_bytes_per_second": 2e12, "noise_pct": 5.0, "repetition_index": r})
+    return doc
+
+
+def draw(doc: dict) -> plt.Figure:
+    fig = plt.figure()
+    assert plot.draw_family(doc, "toy", plot.by_family(doc)["toy"], fig)
+    return fig
+
+
+def drawn(ax) -> dict[str, tuple[list[float], list[float]]]:
+    return {l.get_label(): ([float(x) for x in l.get_xdata()], [float(y) for y in l.get_ydata()])
+            for l in ax.get_lines() if not l.get_label().startswith("_")}
+
+
+SPANS = (4096, 1 << 20, 1 << 26)
+
+
+def test_a_family_no_script_names_gets_its_figure_from_the_file(tmp_path, write_json):
+    doc = toy_doc([("read", s, 1e12 * (k + 1)) for k, s in enumerate(SPANS)])
+    assert plot.main([write_json(doc), "--out", str(tmp_path), "--formats", "png"]) == 0
+    assert (tmp_path / "toy.png").stat().st_size > 5_000
+    fig = draw(doc)
+    (ax,) = fig.axes
+    assert fig._suptitle.get_text() == "Toy: a family no script names\nToy GPU"
+    assert ax.get_title() == "reads by span"
+    assert ax.get_ylabel() == "bytes_per_second (TB/s)"
+    assert ax.get_xscale() == "log"
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["4 KiB", "1 MiB", "64 MiB"]
+    assert drawn(ax)["read"] == ([float(s) for s in SPANS], [1.0, 2.0, 3.0])
+    assert drawn(ax)["dram peak bytes per second"][1] == [4.8, 4.8]
+    model = [l for l in ax.get_lines() if l.get_linestyle() == "--" and l.get_label().startswith("_")]
+    assert [list(l.get_ydata()) for l in model] == [[2.0, 2.0, 2.0]]
+    plt.close(fig)
+
+
+def test_points_that_differ_in_an_axis_not_drawn_are_never_joined():
+    doc = toy_doc([("read", s, 1e12) for s in SPANS], extra_axis="device:0/")
+    more = toy_doc([("read", s, 2e12) for s in SPANS], extra_axis="device:1/")
+    doc["benchmarks"] += more["benchmarks"]
+    fig = draw(doc)
+    lines = drawn(fig.axes[0])
+    assert lines["device 0"][1] == [1.0, 1.0, 1.0] and lines["device 1"][1] == [2.0, 2.0, 2.0]
+    assert all(xs == sorted(xs) for xs, _ in lines.values())  # each line runs left to right
+    plt.close(fig)
+
+
+def test_twelve_lines_have_twelve_colours():
+    doc = toy_doc([(f"v{k:02d}", s, 1e12 + k) for k in range(12) for s in SPANS])
+    fig = draw(doc)
+    colours = {tuple(l.get_color()) for l in fig.axes[0].get_lines() if not l.get_label().startswith("_")
+               and l.get_label() != "dram peak bytes per second" and not l.get_label().startswith("dashed")}
+    assert len(colours) == 12
+    plt.close(fig)
+
+
+def test_one_size_is_drawn_as_bars_not_a_column_of_dots():
+    doc = toy_doc([("read", 4096, 1e12), ("write", 4096, 2e12)])
+    fig = draw(doc)
+    ax = fig.axes[0]
+    assert [round(p.get_height(), 6) for p in ax.patches] == [1.0, 2.0]
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["read", "write"]
+    assert ax.get_xlabel() == "span = 4 KiB"
+    plt.close(fig)
+
+
+def test_each_point_carries_its_spread_and_rates_start_at_zero():
+    doc = toy_doc([("read", s, 1e12) for s in SPANS], reps=3)  # 1.0, 1.1, 1.2 TB/s at each span
+    fig = draw(doc)
+    ax = fig.axes[0]
+    assert ax.get_ylim()[0] == 0
+    bars = [c for c in ax.containers if c.__class__.__name__ == "ErrorbarContainer"]
+    assert len(bars) == 1
+    segments = bars[0].lines[2][0].get_segments()
+    assert [round(float(seg[1][1] - seg[0][1]), 6) for seg in segments] == [0.2] * 3  # +- one stdev (0.1)
+    plt.close(fig)
+    single = toy_doc([("read", s, 1e12) for s in SPANS])  # one repetition: its noise, 5%
+    fig = draw(single)
+    (bars,) = [c for c in fig.axes[0].containers if c.__class__.__name__ == "ErrorbarContainer"]
+    assert [round(float(seg[1][1] - seg[0][1]), 6) for seg in bars.lines[2][0].get_segments()] == [0.1] * 3
+    plt.close(fig)
+
+
+def test_a_named_axis_on_x_follows_its_declared_order_and_an_integer_axis_has_integer_ticks():
+    doc = toy_doc([])
+    doc["membench"]["families"]["toy"]["figures"] = [{"heading": "", "x": "order", "y": "bytes_per_second"},
+                                                      {"heading": "", "x": "span", "y": "bytes_per_second"}]
+    for order, rate in (("backward", 2e12), ("forward", 1e12)):
+        for span in (1, 2, 3):
+            name = f"toy/read/order:{order}/span:{span}/manual_time"
+            doc["benchmarks"].append({"name": name, "run_name": name, "run_type": "iteration", "real_time": 1.0,
+                                      "time_unit": "us", "bytes_per_second": rate})
+    doc["membench"]["families"]["toy"]["axes"][0]["unit"] = "blocks"
+    fig = draw(doc)
+    by_order, by_span = fig.axes
+    assert [t.get_text() for t in by_order.get_xticklabels()] == ["forward", "backward"]
+    assert all(float(t).is_integer() for t in by_span.get_xticks())
+    assert by_span.get_xlabel() == "span (blocks)"
+    plt.close(fig)
+
+
+@pytest.mark.parametrize("damage", [
+    lambda f: f.update(figures="all"),
+    lambda f: f["figures"][0].update(x=3),
+    lambda f: f["figures"][0].pop("y"),
+    lambda f: f["figures"][0].update(x_log="yes"),
+    lambda f: f["figures"][0].update(lines=[1]),
+])
+def test_a_bad_declaration_is_one_line_and_exit_2(tmp_path, write_json, capsys, damage):
+    doc = toy_doc([("read", 4096, 1e12)])
+    damage(doc["membench"]["families"]["toy"])
+    assert plot.main([write_json(doc), "--out", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and "membench.families.toy" in err and ".json: " in err, err
+
+
+def test_scale_picks_a_readable_prefix():
+    assert figures.scale("B/s", [4.2e12]) == (1e12, "TB/s")
+    assert figures.scale("updates/s", [3e9]) == (1e9, "G updates/s")
+    assert figures.scale("ns", [1200.0]) == (1.0, "ns")
+    assert figures.scale("B", [512.0]) == (1.0, "B")
+
+
+def test_an_old_file_gets_the_declarations_it_would_have_carried():
+    doc = {"context": {"membench_version": "0.1"}, "benchmarks": [
+        {"name": "atomics/add/word:u32/space:global/shared_by:warp/updates:16/manual_time", "run_type": "iteration",
+         "real_time": 1.0, "time_unit": "us", "updates_per_second": 1e9}]}
+    (atomics,) = mr.families(doc).values()
+    assert atomics.title.startswith("Atomics")
+    assert atomics.axis_names("shared_by") == ["grid", "block", "warp", "thread"]
+    assert [f.y for f in atomics.figures] == ["updates_per_second"]
+    new = copy.deepcopy(doc)
+    new["membench"] = {"schema_version": 1, "counters": {}, "families": {}}
+    assert mr.families(new) == {}  # a file that declares nothing for a family is not given the old declarations
