@@ -24,3 +24,11 @@ def test_every_cpp_mutant_applies_to_the_code_as_it_is():
     assert stale == []
     assert [m.what for m in listed if m.old == m.new] == []
     assert len({m.what for m in listed}) == len(listed), "two mutants share a description"
+
+
+def test_the_readme_counts_the_mutants_there_are():
+    import re
+
+    counted = re.search(r"cpp_mutants\.py\s+# (\d+) hand-made mutants", (REPO / "README.md").read_text())
+    assert counted, "the README's mutation block names how many mutants the C++ list holds"
+    assert int(counted.group(1)) == len(mutants())
