@@ -36,13 +36,13 @@ namespace {
 
 constexpr std::uint32_t kSeed = 0x41;
 
-CaseDefinition define(const AsyncConfig& c) {
+CaseDefinition define(const AsyncConfig& c, const DeviceInfo& gpu) {
   std::string why;
   if (!async_config_supported(c, &why) || !async_variant_available(c.variant, &why)) throw CaseSkipped(why);
-  if (async_smem_bytes(c) > session_device().smem_per_block_optin)
+  if (async_smem_bytes(c) > gpu.smem_per_block_optin)
     throw CaseSkipped("needs " + std::to_string(async_smem_bytes(c)) +
                       " bytes of shared memory per block; the device allows " +
-                      std::to_string(session_device().smem_per_block_optin));
+                      std::to_string(gpu.smem_per_block_optin));
   CaseDefinition d;
   d.input_elements = d.output_elements = c.n;
   d.seed = kSeed;
@@ -75,10 +75,10 @@ void cases(Family& f) {
     const std::vector<std::string> kernels{"async_" + name};
     if (async_multi_stage(v))
       f.add(name, {"n", "tile", "stages", "flops", "persistent"}, kernels,
-            [v](const CaseArgs& a) { return define(config(v, a, a.integer("stages"))); });
+            [v](const CaseArgs& a) { return define(config(v, a, a.integer("stages")), a.device()); });
     else
       f.add(name, {"n", "tile", "flops", "persistent"}, kernels,
-            [v](const CaseArgs& a) { return define(config(v, a, 1)); });
+            [v](const CaseArgs& a) { return define(config(v, a, 1), a.device()); });
   }
 }
 

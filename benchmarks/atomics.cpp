@@ -41,7 +41,7 @@ namespace membench::cases {
 
 namespace {
 
-CaseDefinition define(const AtomicsConfig& c) {
+CaseDefinition define(const AtomicsConfig& c, const DeviceInfo& gpu) {
   AtomicsPlan plan;
   const cudaError_t planned = membench::plan(c, &plan);
   if (planned == cudaErrorInvalidValue) {
@@ -74,7 +74,6 @@ CaseDefinition define(const AtomicsConfig& c) {
     const auto tickets = copy_to_host(buffers->tickets.as<double>(), plan.ticket_elements);
     return atomics_check(plan, target, tickets);
   };
-  const DeviceInfo& gpu = session_device();
   d.work.updates = plan.layout.updates;
   d.work.peak_bytes_per_second = -1;
   d.work.model.push_back({"updates_per_address", static_cast<double>(plan.layout.updates_per_address)});
@@ -92,7 +91,7 @@ void cases(Family& f) {
     f.add(std::string(kAtomicVariants(v)), {"word", "space", "shared_by", "updates"}, {"atomics_update"},
           [v](const CaseArgs& a) {
             return define({v, static_cast<AtomicType>(a["word"]), static_cast<AtomicSpace>(a["space"]),
-                           static_cast<AtomicSharing>(a["shared_by"]), a.integer("updates")});
+                           static_cast<AtomicSharing>(a["shared_by"]), a.integer("updates")}, a.device());
           });
 }
 

@@ -25,7 +25,7 @@ namespace {
 
 constexpr std::uint32_t kSeed = 0xD5;
 
-CaseDefinition define(const DsmemConfig& c) {
+CaseDefinition define(const DsmemConfig& c, const DeviceInfo& gpu) {
   std::string why;
   if (!dsmem_config_supported(c, &why) || !dsmem_available(&why)) throw CaseSkipped(why);
   CaseDefinition d;
@@ -43,8 +43,8 @@ CaseDefinition define(const DsmemConfig& c) {
     d.work.model.push_back({"chain_nodes", static_cast<double>(dsmem_chain_nodes())});
   } else {
     d.work.bytes = dsmem_bytes(c, grid);
-    d.work.peak_bytes_per_second = session_device().smem_peak_bytes_per_second;
-    d.work.model.push_back({"model_bytes_per_second", session_device().smem_peak_bytes_per_second});
+    d.work.peak_bytes_per_second = gpu.smem_peak_bytes_per_second;
+    d.work.model.push_back({"model_bytes_per_second", gpu.smem_peak_bytes_per_second});
   }
   d.work.model.push_back({"remote", dsmem_remote(c.variant) ? 1.0 : 0.0});
   d.bind = bind_plan<void, double>(plan);
@@ -55,7 +55,7 @@ CaseDefinition define(const DsmemConfig& c) {
 void cases(Family& f) {
   for (DsmemVariant v : kDsmemVariants.all())
     f.add(std::string(kDsmemVariants(v)), {"cluster"}, {dsmem_chases(v) ? "dsmem_chase" : "dsmem_read"},
-          [v](const CaseArgs& a) { return define({v, a.integer("cluster")}); });
+          [v](const CaseArgs& a) { return define({v, a.integer("cluster")}, a.device()); });
 }
 
 const Registrar registrar{{"dsmem",

@@ -39,12 +39,12 @@ namespace {
 
 constexpr std::uint32_t kSeed = 0x4B;
 
-void add_level_model(Work& w, Level level) {
+void add_level_model(Work& w, Level level, const DeviceInfo& gpu) {
   w.model.push_back({"model_level", static_cast<double>(level)});
-  w.model.push_back({"model_bytes_per_second", level_read_ceiling(level, session_device())});
+  w.model.push_back({"model_bytes_per_second", level_read_ceiling(level, gpu)});
 }
 
-CaseDefinition define_bandwidth(const BandwidthConfig& c) {
+CaseDefinition define_bandwidth(const BandwidthConfig& c, const DeviceInfo& gpu) {
   std::string why;
   if (!bandwidth_config_supported(c, &why)) throw CaseSkipped(why);
   CaseDefinition d;
@@ -58,12 +58,12 @@ CaseDefinition define_bandwidth(const BandwidthConfig& c) {
   d.bind = bind_plan<float, double>(plan);
   const auto sums = std::make_shared<const std::vector<double>>(bandwidth_chunk_sums(c, kSeed));
   d.expected_f64 = [cover, sums](std::size_t b) { return bandwidth_expected(cover, *sums, static_cast<unsigned>(b)); };
-  const DeviceInfo& device = session_device();
+  const DeviceInfo& device = gpu;
   // Past the L1 (through_l1:0), a set the L1 could hold is read from the L2.
   const Level level = std::max(level_holding(c.working_set, device), c.through_l1 ? Level::l1 : Level::l2);
   d.work.bytes = cover.bytes;
   d.work.peak_bytes_per_second = level_read_ceiling(level, device);
-  add_level_model(d.work, level);
+  add_level_model(d.work, level, gpu);
   // In the steady state: held in L1, each SM reads the set from the L2 at
   // most once per launch (less where the L1 keeps it across launches); past
   // the L1 every byte read is an L2 read, and past the L2 a DRAM read too
@@ -74,7 +74,7 @@ CaseDefinition define_bandwidth(const BandwidthConfig& c) {
   return d;
 }
 
-CaseDefinition define_latency(const LatencyConfig& c) {
+CaseDefinition define_latency(const LatencyConfig& c, const DeviceInfo& gpu) {
   std::string why;
   if (!latency_config_supported(c, &why)) throw CaseSkipped(why);
   CaseDefinition d;
@@ -88,9 +88,9 @@ CaseDefinition define_latency(const LatencyConfig& c) {
   d.bind = bind_plan<void, double>(plan);
   const double end = latency_expected(c);
   d.expected_f64 = [end](std::size_t) { return end; };
-  d.warm_up_launches = latency_warm_up_launches(c, session_device().l2_bytes);
+  d.warm_up_launches = latency_warm_up_launches(c, gpu.l2_bytes);
   d.work.dependent_loads = static_cast<double>(c.steps);
-  add_level_model(d.work, level_holding(c.working_set, session_device()));
+  add_level_model(d.work, level_holding(c.working_set, gpu), gpu);
   d.work.model.push_back({"chain_nodes", static_cast<double>(latency_nodes(c))});
   return d;
 }
@@ -98,10 +98,10 @@ CaseDefinition define_latency(const LatencyConfig& c) {
 void cases(Family& f) {
   f.add("bandwidth", {"working_set", "width", "persistent", "through_l1"}, {"hierarchy_read"}, [](const CaseArgs& a) {
     return define_bandwidth(
-        {a.size("working_set"), a.integer("width"), a["persistent"] == 1, 0, a["through_l1"] == 1});
+        {a.size("working_set"), a.integer("width"), a["persistent"] == 1, 0, a["through_l1"] == 1}, a.device());
   });
   f.add("latency", {"working_set", "chase_stride"}, {"hierarchy_chase"},
-        [](const CaseArgs& a) { return define_latency({a.size("working_set"), a.size("chase_stride")}); });
+        [](const CaseArgs& a) { return define_latency({a.size("working_set"), a.size("chase_stride")}, a.device()); });
 }
 
 std::vector<std::int64_t> powers_of_two(int from, int to) {

@@ -36,8 +36,7 @@ namespace {
 
 constexpr std::uint32_t kSeed = 0x12;
 
-CaseDefinition define(const L2PersistConfig& c) {
-  const DeviceInfo& gpu = session_device();
+CaseDefinition define(const L2PersistConfig& c, const DeviceInfo& gpu) {
   const L2PersistLimits limits = l2persist_limits(gpu.ordinal);
   std::string why;
   if (!l2persist_config_supported(c, limits, &why)) throw CaseSkipped(why);
@@ -72,7 +71,7 @@ CaseDefinition define(const L2PersistConfig& c) {
 
 void cases(Family& f) {
   f.add("hot_cold", {"hot_bytes", "hit_ratio", "set_aside"}, {"l2persist_read"}, [](const CaseArgs& a) {
-    return define({a.size("hot_bytes"), a.integer("hit_ratio"), a.integer("set_aside")});
+    return define({a.size("hot_bytes"), a.integer("hit_ratio"), a.integer("set_aside")}, a.device());
   });
 }
 

@@ -58,8 +58,7 @@ void report_once(const std::string& line) {
   said = true;
 }
 
-CaseDefinition define(const ManagedConfig& c) {
-  const DeviceInfo& gpu = session_device();
+CaseDefinition define(const ManagedConfig& c, const DeviceInfo& gpu) {
   std::string why;
   if (!managed_config_supported(c, &why) || !managed_variant_available(c.variant, gpu.ordinal, &why))
     throw CaseSkipped(why);
@@ -141,11 +140,11 @@ void cases(Family& f) {
     const std::string name(kManagedVariants(v));
     if (v == ManagedVariant::fault || v == ManagedVariant::pageable)
       f.add(name, {"touch", "bytes"}, {"managed_read"}, [v](const CaseArgs& a) {
-        return define({v, static_cast<ManagedTouch>(a["touch"]), a.size("bytes")});
+        return define({v, static_cast<ManagedTouch>(a["touch"]), a.size("bytes")}, a.device());
       });
     else
       f.add(name, {"bytes"}, {"managed_read"},
-            [v](const CaseArgs& a) { return define({v, ManagedTouch::sequential, a.size("bytes")}); });
+            [v](const CaseArgs& a) { return define({v, ManagedTouch::sequential, a.size("bytes")}, a.device()); });
   }
 }
 

@@ -97,11 +97,11 @@ std::vector<ModelCounter> shares(const NodeCopy& node, cudaStream_t stream) {
   return out;
 }
 
-CaseDefinition define(const NodeConfig& c) {
+CaseDefinition define(const NodeConfig& c, const DeviceInfo& gpu) {
   int visible = 0;
   MEMBENCH_CUDA(cudaGetDeviceCount(&visible));
   std::string why;
-  if (!node_supported(c, session_device().ordinal, visible, &why)) throw CaseSkipped(why);
+  if (!node_supported(c, gpu.ordinal, visible, &why)) throw CaseSkipped(why);
   std::shared_ptr<const NodeCopy> node;
   try {
     node = std::make_shared<const NodeCopy>(c, visible, kSeed);
@@ -131,7 +131,7 @@ void cases(Family& f) {
   for (NodeVariant v : kNodeVariants.all())
     f.add(std::string(kNodeVariants(v)), {"bytes"}, node_uses_sm(v) ? std::vector<std::string>{"copy_words"}
                                                                     : std::vector<std::string>{},
-          [v](const CaseArgs& a) { return define({v, a.size("bytes")}); });
+          [v](const CaseArgs& a) { return define({v, a.size("bytes")}, a.device()); });
 }
 
 const Registrar registrar{

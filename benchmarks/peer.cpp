@@ -36,9 +36,9 @@ namespace {
 
 constexpr std::uint32_t kSeed = 0x2E;
 
-void add_link_model(Work& w, int peer, int directions) {
+void add_link_model(Work& w, int peer, int directions, const DeviceInfo& gpu) {
   std::string why;
-  const DeviceInfo& here = session_device();
+  const DeviceInfo& here = gpu;
   const std::string to = query_device(peer).pci_bus_id;
   double rate = 0;
   if (const auto nvlink = nvlink_path(here.pci_bus_id, to, here.cc_major, &why)) {
@@ -51,8 +51,8 @@ void add_link_model(Work& w, int peer, int directions) {
   if (rate > 0) w.model.push_back({"model_bytes_per_second", rate * directions});
 }
 
-CaseDefinition define(const PeerConfig& c) {
-  const int local = session_device().ordinal;
+CaseDefinition define(const PeerConfig& c, const DeviceInfo& gpu) {
+  const int local = gpu.ordinal;
   int visible = 0;
   MEMBENCH_CUDA(cudaGetDeviceCount(&visible));
   const int peer = peer_of(local, visible);
@@ -63,12 +63,12 @@ CaseDefinition define(const PeerConfig& c) {
   const CopyOperation op = peer_operation(c.variant);
   CaseDefinition d = copy_case(op, c.bytes, kSeed, side, side->engine_copy());
   d.work.model.push_back({"peer_device", static_cast<double>(peer)});
-  add_link_model(d.work, peer, op.directions());
+  add_link_model(d.work, peer, op.directions(), gpu);
   return d;
 }
 
-CaseDefinition define_latency(const LatencyConfig& c) {
-  const int local = session_device().ordinal;
+CaseDefinition define_latency(const LatencyConfig& c, const DeviceInfo& gpu) {
+  const int local = gpu.ordinal;
   int visible = 0;
   MEMBENCH_CUDA(cudaGetDeviceCount(&visible));
   const int peer = peer_of(local, visible);
@@ -116,13 +116,13 @@ void cases(Family& f) {
   for (PeerVariant v : kPeerVariants.all()) {
     const std::string name(kPeerVariants(v));
     if (peer_operation(v).uses_sm())
-      f.add(name, {"bytes"}, {"copy_words"}, [v](const CaseArgs& a) { return define({v, true, a.size("bytes")}); });
+      f.add(name, {"bytes"}, {"copy_words"}, [v](const CaseArgs& a) { return define({v, true, a.size("bytes")}, a.device()); });
     else
       f.add(name, {"peer_access", "bytes"}, {},
-            [v](const CaseArgs& a) { return define({v, a["peer_access"] != 0, a.size("bytes")}); });
+            [v](const CaseArgs& a) { return define({v, a["peer_access"] != 0, a.size("bytes")}, a.device()); });
   }
   f.add("device_to_device_latency_sm", {"working_set", "chase_stride"}, {"hierarchy_chase"}, [](const CaseArgs& a) {
-    return define_latency({a.size("working_set"), a.size("chase_stride"), false});
+    return define_latency({a.size("working_set"), a.size("chase_stride"), false}, a.device());
   });
 }
 

@@ -26,15 +26,15 @@ namespace {
 
 constexpr std::uint32_t kSeed = 0x53;
 
-CaseDefinition define(const SharedConfig& c) {
+CaseDefinition define(const SharedConfig& c, const DeviceInfo& gpu) {
   CaseDefinition d;
   d.seed = kSeed;
   if (c.variant == SharedVariant::conflict_degree) {
     const std::size_t smem = conflict_smem_bytes(c.stride, c.width);
-    if (smem > session_device().smem_per_block_optin)
+    if (smem > gpu.smem_per_block_optin)
       throw CaseSkipped("needs " + std::to_string(smem) + " bytes of shared memory per block; the device allows " +
-                        std::to_string(session_device().smem_per_block_optin));
-    d.work.peak_bytes_per_second = session_device().smem_peak_bytes_per_second;
+                        std::to_string(gpu.smem_per_block_optin));
+    d.work.peak_bytes_per_second = gpu.smem_peak_bytes_per_second;
     d.work.model.push_back({"wavefronts_per_request", static_cast<double>(conflict_wavefronts(c.stride, c.width))});
   }
   SharedPlan plan;
@@ -58,16 +58,16 @@ SharedConfig matrix(SharedVariant v, const CaseArgs& a, int pad = 0) {
 }
 
 void cases(Family& f) {
-  f.add("row", {"side"}, {"shared_row"}, [](const CaseArgs& a) { return define(matrix(SharedVariant::row, a)); });
+  f.add("row", {"side"}, {"shared_row"}, [](const CaseArgs& a) { return define(matrix(SharedVariant::row, a), a.device()); });
   f.add("column", {"side", "pad"}, {"shared_column"},
-        [](const CaseArgs& a) { return define(matrix(SharedVariant::column, a, a.integer("pad"))); });
+        [](const CaseArgs& a) { return define(matrix(SharedVariant::column, a, a.integer("pad")), a.device()); });
   f.add("swizzle", {"side"}, {"shared_swizzle"},
-        [](const CaseArgs& a) { return define(matrix(SharedVariant::swizzle, a)); });
+        [](const CaseArgs& a) { return define(matrix(SharedVariant::swizzle, a), a.device()); });
   f.add("conflict_degree", {"shared_stride", "width"}, {"conflict_degree"}, [](const CaseArgs& a) {
     SharedConfig c{SharedVariant::conflict_degree};
     c.stride = a.integer("shared_stride");
     c.width = a.integer("width");
-    return define(c);
+    return define(c, a.device());
   });
 }
 

@@ -52,9 +52,9 @@ namespace {
 constexpr std::uint32_t kSeed = 0x7F;
 
 // The link model: model_bytes_per_second and the link's generation and width.
-void add_link_model(Work& w, int directions) {
+void add_link_model(Work& w, int directions, const DeviceInfo& gpu) {
   std::string why;
-  const auto link = pcie_link(session_device().pci_bus_id, &why);
+  const auto link = pcie_link(gpu.pci_bus_id, &why);
   if (!link) {
     w.peak_bytes_per_second = -1;  // no model: no pct_of_peak
     return;
@@ -65,7 +65,7 @@ void add_link_model(Work& w, int directions) {
   w.model.push_back({"link_width", static_cast<double>(link->width)});
 }
 
-CaseDefinition define(const TransferConfig& c) {
+CaseDefinition define(const TransferConfig& c, const DeviceInfo& gpu) {
   std::shared_ptr<const TransferHostSide> host;
   try {
     host = std::make_shared<const TransferHostSide>(c, kSeed);
@@ -76,12 +76,12 @@ CaseDefinition define(const TransferConfig& c) {
   }
   const CopyOperation op = transfer_operation(c.variant);
   CaseDefinition d = copy_case(op, c.bytes, kSeed, host, host_engine_copy(c.bytes), c.passes);
-  add_link_model(d.work, op.directions());
+  add_link_model(d.work, op.directions(), gpu);
   d.work.host_paced = true;
   return d;
 }
 
-CaseDefinition define_latency(const LatencyConfig& c) {
+CaseDefinition define_latency(const LatencyConfig& c, const DeviceInfo& gpu) {
   std::string why;
   if (!latency_config_supported(c, &why)) throw CaseSkipped(why);
   std::shared_ptr<HostBuffer> chain;
@@ -106,11 +106,11 @@ CaseDefinition define_latency(const LatencyConfig& c) {
   };
   const double end = latency_expected(c);
   d.expected_f64 = [end](std::size_t) { return end; };
-  d.warm_up_launches = latency_warm_up_launches(c, session_device().l2_bytes);
+  d.warm_up_launches = latency_warm_up_launches(c, gpu.l2_bytes);
   d.work.dependent_loads = static_cast<double>(c.steps);
   d.work.host_paced = true;  // a round trip to the host's memory controller
   d.work.model.push_back({"chain_nodes", static_cast<double>(latency_nodes(c))});
-  if (const auto link = pcie_link(session_device().pci_bus_id, &why)) {
+  if (const auto link = pcie_link(gpu.pci_bus_id, &why)) {
     d.work.model.push_back({"link_generation", static_cast<double>(link->generation)});
     d.work.model.push_back({"link_width", static_cast<double>(link->width)});
   }
@@ -122,15 +122,15 @@ void cases(Family& f) {
     const std::string name(kTransferVariants(v));
     if (transfer_operation(v).uses_sm())
       f.add(name, {"bytes", "passes"}, {"copy_words"}, [v](const CaseArgs& a) {
-        return define({v, TransferHost::pinned, a.size("bytes"), a.integer("passes")});
+        return define({v, TransferHost::pinned, a.size("bytes"), a.integer("passes")}, a.device());
       });
     else
       f.add(name, {"host", "bytes"}, {}, [v](const CaseArgs& a) {
-        return define({v, static_cast<TransferHost>(a["host"]), a.size("bytes")});
+        return define({v, static_cast<TransferHost>(a["host"]), a.size("bytes")}, a.device());
       });
   }
   f.add("host_device_latency_sm", {"working_set", "chase_stride"}, {"hierarchy_chase"}, [](const CaseArgs& a) {
-    return define_latency({a.size("working_set"), a.size("chase_stride"), false, kLinkChaseSteps});
+    return define_latency({a.size("working_set"), a.size("chase_stride"), false, kLinkChaseSteps}, a.device());
   });
 }
 

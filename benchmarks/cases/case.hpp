@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "cases/case_id.hpp"
+#include "membench/device_info.hpp"
 #include "membench/kernel_shape.hpp"
 
 namespace membench::cases {
@@ -116,16 +117,20 @@ auto bind_plan(const Plan& plan) {
   };
 }
 
-// The values of a case's axes, by name (a named axis: the index of its name).
+// What a family's define is handed: the values of the case's axes, by name
+// (a named axis: the index of its name), and the GPU being measured (its
+// sizes and peaks), never a global.
 class CaseArgs {
  public:
-  explicit CaseArgs(const CaseId& id) : id_(id) {}
+  CaseArgs(const CaseId& id, const DeviceInfo& device) : id_(id), device_(device) {}
   std::int64_t operator[](const std::string& name) const { return id_[name]; }
   std::size_t size(const std::string& name) const { return static_cast<std::size_t>(id_[name]); }
   int integer(const std::string& name) const { return static_cast<int>(id_[name]); }
+  const DeviceInfo& device() const { return device_; }
 
  private:
   const CaseId& id_;
+  const DeviceInfo& device_;
 };
 
 using Define = std::function<CaseDefinition(const CaseArgs&)>;

@@ -164,8 +164,4 @@ struct TooManyCases : std::runtime_error {
 // with the count, before any is made.
 std::vector<CaseSpec> enumerate_cases(const Selection& selection);
 
-// The GPU the runner is measuring: families read its sizes and peaks while
-// defining a case.
-const DeviceInfo& session_device();
-
 }  // namespace membench::cases

@@ -15,8 +15,6 @@ namespace membench::cases {
 
 namespace {
 
-const engine::Session* g_session = nullptr;  // for session_device(), while a runner runs
-
 void require_device_memory(double bytes) {
   std::size_t free_bytes = 0, total_bytes = 0;
   MEMBENCH_CUDA(cudaMemGetInfo(&free_bytes, &total_bytes));
@@ -48,11 +46,6 @@ Outcome outcome(Outcome::Kind kind, std::string message) {
 
 }  // namespace
 
-const DeviceInfo& session_device() {
-  if (g_session == nullptr) throw std::logic_error("no measuring session");
-  return g_session->device();
-}
-
 int exit_status(const RunSummary& summary, bool ecc_errors_grew, int stop_signal, bool stopped_early) {
   if (stop_signal != 0) return 128 + stop_signal;
   return !summary.failures.empty() || ecc_errors_grew || stopped_early ? 1 : 0;
@@ -67,12 +60,9 @@ struct Runner::Prepared {
   std::unique_ptr<engine::CaseTimer> timer;
 };
 
-Runner::Runner(engine::Session& session) : session_(session) { g_session = &session_; }
+Runner::Runner(engine::Session& session) : session_(session) {}
 
-Runner::~Runner() {
-  prepared_.reset();
-  if (g_session == &session_) g_session = nullptr;
-}
+Runner::~Runner() { prepared_.reset(); }
 
 namespace {
 
@@ -228,7 +218,7 @@ Outcome Runner::run(const CaseSpec& c, std::int64_t target_launches) {
       } else {
         try {
           auto p = std::make_unique<Prepared>();
-          p->def = c.define(CaseArgs(c.id));
+          p->def = c.define(CaseArgs(c.id, session_.device()));
           const CaseDefinition& def = p->def;
           const std::size_t in_bytes = def.input_elements * element_bytes(def.input_type);
           const std::size_t out_bytes = def.output_elements * element_bytes(def.output_type);
