@@ -82,17 +82,17 @@ void cases(Family& f) {
   }
 }
 
-const Registrar registrar{{"async",
-                           {axis("n", "floats", "elements of each array", {std::int64_t{1} << 26}),
-                            axis_of<AsyncTiles>("tile", "floats", "floats per tile", {1024}),
-                            axis_of<AsyncStages>("stages", "tiles", "pipeline, bulk, tma: tiles in flight", {1, 2, 3, 4}),
-                            axis("flops", "flops", "floating-point operations per element (even)", {0, 16, 64, 256}, 0,
-                                 kAsyncMaxFlops, 2),
-                            axis("persistent", "switch",
-                                 "1 = a resident grid striding over the tiles, 0 = short blocks of " +
-                                     std::to_string(kAsyncShortTiles) + " tiles",
-                                 {1}, 0, 1)},
-                           cases,
+const Registrar registrar{
+    {"async",
+     {axis("n", "floats", "elements of each array", {std::int64_t{1} << 26}),
+      axis_of<AsyncTiles>("tile", "floats", "floats per tile", {1024}),
+      axis_of<AsyncStages>("stages", "tiles", "pipeline, bulk, tma: tiles in flight", {1, 2, 3, 4}),
+      axis("flops", "flops", "floating-point operations per element (even)", {0, 16, 64, 256}, 0, kAsyncMaxFlops, 2),
+      axis("persistent", "switch",
+           "1 = a resident grid striding over the tiles, 0 = short blocks of " + std::to_string(kAsyncShortTiles) +
+               " tiles",
+           {1}, 0, 1)},
+     cases,
      {"Async copy: sync vs memcpy_async vs pipeline vs bulk vs tma",
       {},
       "the article's third table: sync against memcpy_async against cuda::pipeline"}}};

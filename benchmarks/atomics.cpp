@@ -57,7 +57,8 @@ CaseDefinition define(const AtomicsConfig& c, const DeviceInfo& gpu) {
   buffers->target = DeviceAllocation(plan.target_elements * atomic_type_bytes(c.type));
   buffers->tickets = DeviceAllocation(plan.ticket_elements * sizeof(double));
   MEMBENCH_CUDA(cudaMemset(buffers->target.get(), 0, buffers->target.bytes()));
-  if (buffers->tickets.bytes() > 0) MEMBENCH_CUDA(launch_poison(buffers->tickets.get(), buffers->tickets.bytes(), nullptr));
+  if (buffers->tickets.bytes() > 0)
+    MEMBENCH_CUDA(launch_poison(buffers->tickets.get(), buffers->tickets.bytes(), nullptr));
   MEMBENCH_CUDA(cudaDeviceSynchronize());
 
   CaseDefinition d;
@@ -78,10 +79,12 @@ CaseDefinition define(const AtomicsConfig& c, const DeviceInfo& gpu) {
   d.work.peak_bytes_per_second = -1;
   d.work.model.push_back({"updates_per_address", static_cast<double>(plan.layout.updates_per_address)});
   d.work.model.push_back({"addresses", static_cast<double>(plan.layout.addresses)});
-  d.work.model.push_back(
-      {"model_updates_per_second", atomics_model_updates_per_second(plan.layout, gpu.sm_count, gpu.sm_clock_khz * 1e3)});
-  if (c.space == AtomicSpace::global) d.work.model.push_back({"model_l2_requests", atomics_model_l2_requests(c, plan.layout)});
-  if (const auto wavefronts = atomics_model_shared_wavefronts(c, plan.layout); wavefronts && c.space == AtomicSpace::shared)
+  d.work.model.push_back({"model_updates_per_second",
+                          atomics_model_updates_per_second(plan.layout, gpu.sm_count, gpu.sm_clock_khz * 1e3)});
+  if (c.space == AtomicSpace::global)
+    d.work.model.push_back({"model_l2_requests", atomics_model_l2_requests(c, plan.layout)});
+  if (const auto wavefronts = atomics_model_shared_wavefronts(c, plan.layout);
+      wavefronts && c.space == AtomicSpace::shared)
     d.work.model.push_back({"model_shared_wavefronts", *wavefronts});
   return d;
 }
@@ -91,21 +94,27 @@ void cases(Family& f) {
     f.add(std::string(kAtomicVariants(v)), {"word", "space", "shared_by", "updates"}, {"atomics_update"},
           [v](const CaseArgs& a) {
             return define({v, static_cast<AtomicType>(a["word"]), static_cast<AtomicSpace>(a["space"]),
-                           static_cast<AtomicSharing>(a["shared_by"]), a.integer("updates")}, a.device());
+                           static_cast<AtomicSharing>(a["shared_by"]), a.integer("updates")},
+                          a.device());
           });
 }
 
-const Registrar registrar{
-    {"atomics",
-     {axis_named("word", "the type of the updated word", kAtomicTypes, {0}),
-      axis_named("space", "where the addresses are", kAtomicSpaces, {0, 1}),
-      axis_named("shared_by", "the threads that update one address", kAtomicSharings, {0, 2, 3}),
-      axis("updates", "updates", "additions of 1 by each thread", {16}, 1, kAtomicsMaxUpdates)},
-     cases,
-     {"Atomics: updates per second by the threads sharing an address",
-      {{"updates by the threads that share an address", "shared_by", false, "updates_per_second", true,
-        "model_updates_per_second", {}, {}}},
-      ""}}};
+const Registrar registrar{{"atomics",
+                           {axis_named("word", "the type of the updated word", kAtomicTypes, {0}),
+                            axis_named("space", "where the addresses are", kAtomicSpaces, {0, 1}),
+                            axis_named("shared_by", "the threads that update one address", kAtomicSharings, {0, 2, 3}),
+                            axis("updates", "updates", "additions of 1 by each thread", {16}, 1, kAtomicsMaxUpdates)},
+                           cases,
+                           {"Atomics: updates per second by the threads sharing an address",
+                            {{"updates by the threads that share an address",
+                              "shared_by",
+                              false,
+                              "updates_per_second",
+                              true,
+                              "model_updates_per_second",
+                              {},
+                              {}}},
+                            ""}}};
 
 }  // namespace
 

@@ -55,14 +55,23 @@ CaseDefinition define(const DsmemConfig& c, const DeviceInfo& gpu) {
 void cases(Family& f) {
   for (DsmemVariant v : kDsmemVariants.all())
     f.add(std::string(kDsmemVariants(v)), {"cluster"}, {dsmem_chases(v) ? "dsmem_chase" : "dsmem_read"},
-          [v](const CaseArgs& a) { return define({v, a.integer("cluster")}, a.device()); });
+          [v](const CaseArgs& a) {
+            return define({v, a.integer("cluster")}, a.device());
+          });
 }
 
-const Registrar registrar{{"dsmem",
-                           {axis("cluster", "blocks", "blocks per thread-block cluster", {2, 4, 8}, 1, kDsmemMaxCluster)},
-                           cases,
+const Registrar registrar{
+    {"dsmem",
+     {axis("cluster", "blocks", "blocks per thread-block cluster", {2, 4, 8}, 1, kDsmemMaxCluster)},
+     cases,
      {"Distributed shared memory: a cluster's blocks reading each other",
-      {{"every thread reads a buffer", "cluster", false, "bytes_per_second", false, "", {"read_local", "read_remote"},
+      {{"every thread reads a buffer",
+        "cluster",
+        false,
+        "bytes_per_second",
+        false,
+        "",
+        {"read_local", "read_remote"},
         {"smem_peak_bytes_per_second"}},
        {"one thread chases a chain", "cluster", false, "latency_ns", false, "", {"chase_local", "chase_remote"}, {}}},
       ""}}};

@@ -69,8 +69,9 @@ GlobalConfig strided(GlobalVariant v, const CaseArgs& a) {
 }
 
 void cases(Family& f) {
-  f.add("coalesced", {"n"}, {"coalesced_scale"},
-        [](const CaseArgs& a) { return define({GlobalVariant::coalesced, a.size("n")}); });
+  f.add("coalesced", {"n"}, {"coalesced_scale"}, [](const CaseArgs& a) {
+    return define({GlobalVariant::coalesced, a.size("n")});
+  });
   f.add("strided", {"n", "stride"}, {"strided_scale"},
         [](const CaseArgs& a) { return define(strided(GlobalVariant::strided, a)); });
   f.add("strided_full_grid", {"n", "stride"}, {"strided_scale"},
@@ -85,17 +86,16 @@ void cases(Family& f) {
   f.add("memcpy", {"n"}, {}, [](const CaseArgs& a) { return define({GlobalVariant::memcpy, a.size("n")}); });
 }
 
-const Registrar registrar{{"global",
-                           {axis("n", "floats", "elements of each array", {std::int64_t{1} << 24}),
-                            axis("stride", "floats", "strided, strided_full_grid: elements between neighbouring threads",
-                                 {1, 2, 4, 8, 16, 32}, 1, std::int64_t{1} << 30),
-                            axis_of<VectorWidths>("vec", "floats", "vectorized: floats per access", {2, 4}),
-                            axis_of<IlpDepths>("ilp", "loads", "vectorized: independent loads in flight per thread",
-                                               {1, 4}),
-                            axis("persistent", "switch",
-                                 "vectorized: 1 = grid-stride over a resident grid, 0 = one trip per thread", {1, 0}, 0,
-                                 1)},
-                           cases,
+const Registrar registrar{
+    {"global",
+     {axis("n", "floats", "elements of each array", {std::int64_t{1} << 24}),
+      axis("stride", "floats", "strided, strided_full_grid: elements between neighbouring threads",
+           {1, 2, 4, 8, 16, 32}, 1, std::int64_t{1} << 30),
+      axis_of<VectorWidths>("vec", "floats", "vectorized: floats per access", {2, 4}),
+      axis_of<IlpDepths>("ilp", "loads", "vectorized: independent loads in flight per thread", {1, 4}),
+      axis("persistent", "switch", "vectorized: 1 = grid-stride over a resident grid, 0 = one trip per thread", {1, 0},
+           0, 1)},
+     cases,
      {"Global memory: stride and size",
       {},
       "the article's first table: coalesced against strided reads, and the sectors a warp request touches"}}};

@@ -97,11 +97,12 @@ CaseDefinition define_latency(const LatencyConfig& c, const DeviceInfo& gpu) {
 
 void cases(Family& f) {
   f.add("bandwidth", {"working_set", "width", "persistent", "through_l1"}, {"hierarchy_read"}, [](const CaseArgs& a) {
-    return define_bandwidth(
-        {a.size("working_set"), a.integer("width"), a["persistent"] == 1, 0, a["through_l1"] == 1}, a.device());
+    return define_bandwidth({a.size("working_set"), a.integer("width"), a["persistent"] == 1, 0, a["through_l1"] == 1},
+                            a.device());
   });
-  f.add("latency", {"working_set", "chase_stride"}, {"hierarchy_chase"},
-        [](const CaseArgs& a) { return define_latency({a.size("working_set"), a.size("chase_stride")}, a.device()); });
+  f.add("latency", {"working_set", "chase_stride"}, {"hierarchy_chase"}, [](const CaseArgs& a) {
+    return define_latency({a.size("working_set"), a.size("chase_stride")}, a.device());
+  });
 }
 
 std::vector<std::int64_t> powers_of_two(int from, int to) {
@@ -115,17 +116,14 @@ const Registrar registrar{
      {axis("working_set", "bytes", "read over and over (bandwidth: a multiple of 16 KiB) or spanned by the chain",
            powers_of_two(14, 32), 16, std::int64_t{1} << 36),
       axis_of<HierarchyWidths>("width", "bytes", "bandwidth: bytes per load (float, float2, float4)", {16}),
-      axis("persistent", "switch", "bandwidth: 1 = a resident grid, each block through the set; 0 = short blocks",
-           {1}, 0, 1),
+      axis("persistent", "switch", "bandwidth: 1 = a resident grid, each block through the set; 0 = short blocks", {1},
+           0, 1),
       axis("through_l1", "switch",
-           "bandwidth: 1 = loads may hit in the L1; 0 = ld.global.cg, which the L1 does not keep",
-           {1}, 0, 1),
+           "bandwidth: 1 = loads may hit in the L1; 0 = ld.global.cg, which the L1 does not keep", {1}, 0, 1),
       axis("chase_stride", "bytes", "latency: between the chain's nodes (a multiple of 8)", {128}, 8,
            std::int64_t{1} << 30, 8)},
      cases,
-     {"Memory hierarchy: read bandwidth and latency by working set",
-      {},
-      ""}}};
+     {"Memory hierarchy: read bandwidth and latency by working set", {}, ""}}};
 
 }  // namespace
 

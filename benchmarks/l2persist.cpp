@@ -57,7 +57,7 @@ CaseDefinition define(const L2PersistConfig& c, const DeviceInfo& gpu) {
   };
   auto sums = std::make_shared<const std::vector<double>>(l2persist_chunk_sums(c, kSeed));
   d.expected_f64 = [plan, sums](std::size_t b) { return l2persist_expected(plan, *sums, static_cast<unsigned>(b)); };
-  d.graphable = false;  // the window is a launch attribute; launched as it is, never captured
+  d.graphable = false;     // the window is a launch attribute; launched as it is, never captured
   d.warm_up_launches = 2;  // the persisting lines in place before timing
   d.work.bytes = l2persist_bytes(c);
   const double dram = l2persist_model_dram_read_bytes(c, limits);
@@ -65,7 +65,8 @@ CaseDefinition define(const L2PersistConfig& c, const DeviceInfo& gpu) {
   d.work.model.push_back({"model_persisting_bytes", l2persist_model_persisting_bytes(c, limits)});
   d.work.model.push_back({"model_l2_hot_bytes", l2persist_model_l2_hot_bytes(c, limits)});
   d.work.model.push_back({"model_dram_read_bytes", dram});
-  if (dram > 0) d.work.model.push_back({"model_bytes_per_second", d.work.bytes / dram * gpu.dram_peak_bytes_per_second});
+  if (dram > 0)
+    d.work.model.push_back({"model_bytes_per_second", d.work.bytes / dram * gpu.dram_peak_bytes_per_second});
   return d;
 }
 

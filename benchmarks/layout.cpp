@@ -51,19 +51,19 @@ CaseDefinition define(const LayoutConfig& c) {
 void cases(Family& f) {
   for (LayoutVariant v : kLayoutVariants.all()) {
     f.add(std::string(kLayoutVariants(v)), {"structs", "fields"}, {v == LayoutVariant::aos ? "aos_scale" : "soa_scale"},
-          [v](const CaseArgs& a) { return define({v, a.size("structs"), a.integer("fields")}); });
+          [v](const CaseArgs& a) {
+            return define({v, a.size("structs"), a.integer("fields")});
+          });
   }
 }
 
-const Registrar registrar{{"layout",
-                           {axis("structs", "structs", "elements: structs of 4 floats, or 4 floats across the arrays",
-                                 {std::int64_t{1} << 24}),
-                            axis_of<LayoutFieldCounts>("fields", "fields",
-                                                       "the first fields of {x, y, z, w} read and written", {4, 1})},
-                           cases,
-     {"Layout: AoS vs SoA",
-      {},
-      "the article's first table: an array of structs against a struct of arrays"}}};
+const Registrar registrar{
+    {"layout",
+     {axis("structs", "structs", "elements: structs of 4 floats, or 4 floats across the arrays",
+           {std::int64_t{1} << 24}),
+      axis_of<LayoutFieldCounts>("fields", "fields", "the first fields of {x, y, z, w} read and written", {4, 1})},
+     cases,
+     {"Layout: AoS vs SoA", {}, "the article's first table: an array of structs against a struct of arrays"}}};
 
 }  // namespace
 

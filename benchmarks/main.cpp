@@ -67,7 +67,8 @@ void add_context(const mb::cli::Options& options, const mb::cli::AxisTable& axes
 }
 
 // How the run ended, for the result file's "end".
-nlohmann::ordered_json end_of_run(const mb::nvml::Ecc& ecc_end, const mb::cases::RunSummary& summary, std::size_t selected) {
+nlohmann::ordered_json end_of_run(const mb::nvml::Ecc& ecc_end, const mb::cases::RunSummary& summary,
+                                  std::size_t selected) {
   nlohmann::ordered_json end = nlohmann::ordered_json::object();
   for (const auto& [key, value] : mb::run::ecc_keys(ecc_end, "_end")) end[key] = value;
   end["cases_selected"] = selected;
@@ -81,22 +82,24 @@ nlohmann::ordered_json end_of_run(const mb::nvml::Ecc& ecc_end, const mb::cases:
 int summarize(const mb::cases::RunSummary& s, std::size_t selected, const mb::cli::Options& options,
               const mb::nvml::Ecc& start, const mb::nvml::Ecc& end) {
   if (!s.failures.empty())
-    std::cerr << "membench: " << s.failures.size() << " of " << selected << " cases failed; first: " << s.failures.front()
-              << '\n';
+    std::cerr << "membench: " << s.failures.size() << " of " << selected
+              << " cases failed; first: " << s.failures.front() << '\n';
   const bool ecc_grew = start.uncorrected && end.uncorrected && *end.uncorrected > *start.uncorrected;
   if (ecc_grew)
     std::cerr << "membench: " << *end.uncorrected - *start.uncorrected
               << " uncorrected ECC error(s) during the run; its numbers cannot be trusted\n";
   if (s.contended > 0)
-    std::cerr << "membench: " << s.contended << " of " << selected << " cases measured while another process held the GPU ("
-              << s.first_other << "); they are marked contended = 1\n";
-  if (s.skipped > 0) std::cerr << "membench: " << s.skipped << " of " << selected << " cases skipped (see their messages)\n";
+    std::cerr << "membench: " << s.contended << " of " << selected
+              << " cases measured while another process held the GPU (" << s.first_other
+              << "); they are marked contended = 1\n";
+  if (s.skipped > 0)
+    std::cerr << "membench: " << s.skipped << " of " << selected << " cases skipped (see their messages)\n";
   const int signal = engine::stop_signal();
   const auto why = engine::stop_reason();
   if (signal != 0) {
     const std::size_t finished = selected - std::min(selected, s.interrupted.size());
-    std::cerr << "membench: interrupted by " << engine::signal_name(signal) << " after " << finished << " of " << selected
-              << " cases; "
+    std::cerr << "membench: interrupted by " << engine::signal_name(signal) << " after " << finished << " of "
+              << selected << " cases; "
               << (options.output_file.empty() ? "with --benchmark_out=FILE, --resume=FILE would run the rest"
                                               : "--resume=" + options.output_file + " runs the rest")
               << '\n';
@@ -148,9 +151,7 @@ int main(int argc, char** argv) {
     if (!options.output_file.empty()) options.output_file = fill_in("benchmark_out", options.output_file);
     if (!options.resume_file.empty()) options.resume_file = fill_in("resume", options.resume_file);
     cases = mb::cases::enumerate_cases(options.selection());
-  } catch (const mb::cli::UsageError& e) {
-    return usage(e.what());
-  } catch (const mb::cases::TooManyCases& e) {
+  } catch (const mb::cli::UsageError& e) { return usage(e.what()); } catch (const mb::cases::TooManyCases& e) {
     return usage(e.what());
   }
 
@@ -158,7 +159,8 @@ int main(int argc, char** argv) {
   for (const auto& arg : options.passthrough) {
     const bool out_flag = arg.rfind("--benchmark_out=", 0) == 0 || arg.rfind("--benchmark_out_format=", 0) == 0;
     if (out_flag && (options.list_only || options.list_cases)) continue;  // a listing writes no file
-    args.push_back(arg.rfind("--benchmark_out=", 0) == 0 ? "--benchmark_out=" + mb::run::partial_path(options.output_file) : arg);
+    args.push_back(
+        arg.rfind("--benchmark_out=", 0) == 0 ? "--benchmark_out=" + mb::run::partial_path(options.output_file) : arg);
   }
   if (options.help) {
     std::cout << mb::cli::usage(axes);
@@ -198,9 +200,7 @@ int main(int argc, char** argv) {
       if (const auto source = mb::run::read_resume_source(options.resume_file))
         resumed = mb::gbench::read_resume(source->path, source->text, options.repetitions);
     }
-  } catch (const mb::cli::UsageError& e) {
-    return usage(e.what());
-  } catch (const mb::gbench::ResumeError& e) {
+  } catch (const mb::cli::UsageError& e) { return usage(e.what()); } catch (const mb::gbench::ResumeError& e) {
     return usage(e.what());
   }
 
@@ -215,22 +215,22 @@ int main(int argc, char** argv) {
     identity.membench_build = mb::run::build_id();
     identity.driver_version = mb::nvml::driver_version();
     for (int ordinal : options.run_devices) identity.gpu_uuids.push_back(mb::query_device(ordinal).uuid);
-    identity.cuda_driver_version = mb::cuda_version_string(mb::query_device(options.run_devices.front()).driver_version);
+    identity.cuda_driver_version =
+        mb::cuda_version_string(mb::query_device(options.run_devices.front()).driver_version);
     if (resumed) {
       mb::gbench::check_identity(*resumed, identity);
-      std::cerr << "membench: " << resumed->origin << "carrying " << resumed->carried.cases.size() << " finished case(s)"
-                << (resumed->carried.incomplete ? ", measuring " + std::to_string(resumed->carried.incomplete) +
-                                                      " it holds unfinished again"
-                                                : std::string())
+      std::cerr << "membench: " << resumed->origin << "carrying " << resumed->carried.cases.size()
+                << " finished case(s)"
+                << (resumed->carried.incomplete
+                        ? ", measuring " + std::to_string(resumed->carried.incomplete) + " it holds unfinished again"
+                        : std::string())
                 << (resumed->cut ? " (the file ends inside a case: a process killed while it wrote)" : "") << '\n';
       mb::gbench::set_carried(std::move(resumed->carried));
     } else if (!options.resume_file.empty()) {
       std::cerr << "membench: --resume=" << options.resume_file << ": no such file yet (nor "
                 << mb::run::partial_path(options.resume_file) << "); measuring every case\n";
     }
-  } catch (const mb::cli::UsageError& e) {
-    return usage(e.what());
-  } catch (const mb::gbench::ResumeError& e) {
+  } catch (const mb::cli::UsageError& e) { return usage(e.what()); } catch (const mb::gbench::ResumeError& e) {
     return usage(e.what());
   } catch (const std::exception& e) {
     std::cerr << "membench: cannot query the devices: " << e.what() << '\n';

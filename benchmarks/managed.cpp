@@ -67,9 +67,7 @@ CaseDefinition define(const ManagedConfig& c, const DeviceInfo& gpu) {
     buffer = std::make_shared<const ManagedBuffer>(c, gpu.ordinal, kSeed);
   } catch (const CudaError& e) {
     throw CaseSkipped(std::string("cannot allocate the memory: ") + e.what());
-  } catch (const std::bad_alloc&) {
-    throw CaseSkipped("cannot allocate the host memory");
-  }
+  } catch (const std::bad_alloc&) { throw CaseSkipped("cannot allocate the host memory"); }
   ManagedPlan plan;
   MEMBENCH_CUDA(membench::plan(c, &plan));
   CaseDefinition d;
@@ -97,11 +95,15 @@ CaseDefinition define(const ManagedConfig& c, const DeviceInfo& gpu) {
     MEMBENCH_CUDA(buffer->before_each(s));
     MEMBENCH_CUDA(cudaStreamSynchronize(s));
     std::string missing;
-    const auto counts = count_unified_memory(device, [&] {
-      if (const cudaError_t rc = buffer->before_kernel(s); rc != cudaSuccess) return rc;
-      if (const cudaError_t rc = launch(plan, buffer->data(), scratch->as<double>(), s); rc != cudaSuccess) return rc;
-      return cudaStreamSynchronize(s);
-    }, &missing);
+    const auto counts = count_unified_memory(
+        device,
+        [&] {
+          if (const cudaError_t rc = buffer->before_kernel(s); rc != cudaSuccess) return rc;
+          if (const cudaError_t rc = launch(plan, buffer->data(), scratch->as<double>(), s); rc != cudaSuccess)
+            return rc;
+          return cudaStreamSynchronize(s);
+        },
+        &missing);
     if (!counts) {
       report_once("managed: the driver's unified-memory counters are not read: " + missing);
       return out;
@@ -143,8 +145,9 @@ void cases(Family& f) {
         return define({v, static_cast<ManagedTouch>(a["touch"]), a.size("bytes")}, a.device());
       });
     else
-      f.add(name, {"bytes"}, {"managed_read"},
-            [v](const CaseArgs& a) { return define({v, ManagedTouch::sequential, a.size("bytes")}, a.device()); });
+      f.add(name, {"bytes"}, {"managed_read"}, [v](const CaseArgs& a) {
+        return define({v, ManagedTouch::sequential, a.size("bytes")}, a.device());
+      });
   }
 }
 
@@ -156,7 +159,14 @@ const Registrar registrar{
            16)},
      cases,
      {"Unified memory: where the pages are when the GPU reads them",
-      {{"GB/s of the bytes the kernel reads", "bytes", true, "bytes_per_second", true, "model_bytes_per_second", {}, {}}},
+      {{"GB/s of the bytes the kernel reads",
+        "bytes",
+        true,
+        "bytes_per_second",
+        true,
+        "model_bytes_per_second",
+        {},
+        {}}},
       ""}}};
 
 }  // namespace

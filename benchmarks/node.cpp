@@ -107,9 +107,7 @@ CaseDefinition define(const NodeConfig& c, const DeviceInfo& gpu) {
     node = std::make_shared<const NodeCopy>(c, visible, kSeed);
   } catch (const CudaError& e) {
     throw CaseSkipped(std::string("cannot allocate the buffers of every GPU: ") + e.what());
-  } catch (const std::bad_alloc&) {
-    throw CaseSkipped("cannot allocate the host memory");
-  }
+  } catch (const std::bad_alloc&) { throw CaseSkipped("cannot allocate the host memory"); }
   CaseDefinition d;  // no buffer of the runner's: every GPU's are the node's
   d.bind = [node](const void*, void*, BoundLaunch* bound) {
     bound->run = [node](cudaStream_t s) { return node->launch(s); };
@@ -129,18 +127,18 @@ CaseDefinition define(const NodeConfig& c, const DeviceInfo& gpu) {
 
 void cases(Family& f) {
   for (NodeVariant v : kNodeVariants.all())
-    f.add(std::string(kNodeVariants(v)), {"bytes"}, node_uses_sm(v) ? std::vector<std::string>{"copy_words"}
-                                                                    : std::vector<std::string>{},
-          [v](const CaseArgs& a) { return define({v, a.size("bytes")}, a.device()); });
+    f.add(std::string(kNodeVariants(v)), {"bytes"},
+          node_uses_sm(v) ? std::vector<std::string>{"copy_words"} : std::vector<std::string>{},
+          [v](const CaseArgs& a) {
+            return define({v, a.size("bytes")}, a.device());
+          });
 }
 
 const Registrar registrar{
     {"node",
      {axis("bytes", "bytes", "per copy (a multiple of 16)", {std::int64_t{512} << 20}, 16, std::int64_t{1} << 36, 16)},
      cases,
-     {"Every GPU at once: to and from the host, and all-to-all",
-      {},
-      ""}}};
+     {"Every GPU at once: to and from the host, and all-to-all", {}, ""}}};
 
 }  // namespace
 

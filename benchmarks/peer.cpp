@@ -116,10 +116,13 @@ void cases(Family& f) {
   for (PeerVariant v : kPeerVariants.all()) {
     const std::string name(kPeerVariants(v));
     if (peer_operation(v).uses_sm())
-      f.add(name, {"bytes"}, {"copy_words"}, [v](const CaseArgs& a) { return define({v, true, a.size("bytes")}, a.device()); });
+      f.add(name, {"bytes"}, {"copy_words"}, [v](const CaseArgs& a) {
+        return define({v, true, a.size("bytes")}, a.device());
+      });
     else
-      f.add(name, {"peer_access", "bytes"}, {},
-            [v](const CaseArgs& a) { return define({v, a["peer_access"] != 0, a.size("bytes")}, a.device()); });
+      f.add(name, {"peer_access", "bytes"}, {}, [v](const CaseArgs& a) {
+        return define({v, a["peer_access"] != 0, a.size("bytes")}, a.device());
+      });
   }
   f.add("device_to_device_latency_sm", {"working_set", "chase_stride"}, {"hierarchy_chase"}, [](const CaseArgs& a) {
     return define_latency({a.size("working_set"), a.size("chase_stride"), false}, a.device());

@@ -58,7 +58,8 @@ SharedConfig matrix(SharedVariant v, const CaseArgs& a, int pad = 0) {
 }
 
 void cases(Family& f) {
-  f.add("row", {"side"}, {"shared_row"}, [](const CaseArgs& a) { return define(matrix(SharedVariant::row, a), a.device()); });
+  f.add("row", {"side"}, {"shared_row"},
+        [](const CaseArgs& a) { return define(matrix(SharedVariant::row, a), a.device()); });
   f.add("column", {"side", "pad"}, {"shared_column"},
         [](const CaseArgs& a) { return define(matrix(SharedVariant::column, a, a.integer("pad")), a.device()); });
   f.add("swizzle", {"side"}, {"shared_swizzle"},
@@ -77,13 +78,14 @@ std::vector<std::int64_t> one_to(std::int64_t last) {
   return v;
 }
 
-const Registrar registrar{{"shared",
-                           {axis("side", "floats", "row, column, swizzle: side of the square matrix", {4096}),
-                            axis_of<SharedPads>("pad", "floats", "column: padding per tile row", {0, 1}),
-                            axis("shared_stride", "accesses", "conflict_degree: accesses of `width` bytes between lanes",
-                                 one_to(33), 1, 1024),
-                            axis_of<ConflictWidths>("width", "bytes", "conflict_degree: bytes per access", {4, 8, 16})},
-                           cases,
+const Registrar registrar{
+    {"shared",
+     {axis("side", "floats", "row, column, swizzle: side of the square matrix", {4096}),
+      axis_of<SharedPads>("pad", "floats", "column: padding per tile row", {0, 1}),
+      axis("shared_stride", "accesses", "conflict_degree: accesses of `width` bytes between lanes", one_to(33), 1,
+           1024),
+      axis_of<ConflictWidths>("width", "bytes", "conflict_degree: bytes per access", {4, 8, 16})},
+     cases,
      {"Shared memory: bank conflicts",
       {},
       "the article's second table: a column read through shared memory, its 32-way conflict, and the [32][33] pad"}}};

@@ -55,14 +55,13 @@ void cases(Family& f) {
   }
 }
 
-const Registrar registrar{{"stream",
-                           {axis_named("type", "element type", {"float", "double"}, {0, 1}),
-                            axis("elements", "elements", "elements of each array, of the type", {std::int64_t{1} << 27}),
-                            axis_of<StreamBlocks>("block", "threads", "threads per block", {256})},
-                           cases,
-     {"Stream: the traffic mixes against the DRAM peak",
-      {},
-      ""}}};
+const Registrar registrar{
+    {"stream",
+     {axis_named("type", "element type", {"float", "double"}, {0, 1}),
+      axis("elements", "elements", "elements of each array, of the type", {std::int64_t{1} << 27}),
+      axis_of<StreamBlocks>("block", "threads", "threads per block", {256})},
+     cases,
+     {"Stream: the traffic mixes against the DRAM peak", {}, ""}}};
 
 }  // namespace
 

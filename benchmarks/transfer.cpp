@@ -71,9 +71,7 @@ CaseDefinition define(const TransferConfig& c, const DeviceInfo& gpu) {
     host = std::make_shared<const TransferHostSide>(c, kSeed);
   } catch (const CudaError& e) {
     throw CaseSkipped(std::string("cannot allocate the host memory: ") + e.what());
-  } catch (const std::bad_alloc&) {
-    throw CaseSkipped("cannot allocate the host memory");
-  }
+  } catch (const std::bad_alloc&) { throw CaseSkipped("cannot allocate the host memory"); }
   const CopyOperation op = transfer_operation(c.variant);
   CaseDefinition d = copy_case(op, c.bytes, kSeed, host, host_engine_copy(c.bytes), c.passes);
   add_link_model(d.work, op.directions(), gpu);
@@ -87,9 +85,7 @@ CaseDefinition define_latency(const LatencyConfig& c, const DeviceInfo& gpu) {
   std::shared_ptr<HostBuffer> chain;
   try {
     chain = std::make_shared<HostBuffer>(HostMemory::mapped, c.working_set);
-  } catch (const CudaError& e) {
-    throw CaseSkipped(std::string("cannot allocate the host memory: ") + e.what());
-  }
+  } catch (const CudaError& e) { throw CaseSkipped(std::string("cannot allocate the host memory: ") + e.what()); }
   MEMBENCH_CUDA(fill_chain(c, chain->device(), nullptr));
   MEMBENCH_CUDA(cudaDeviceSynchronize());
   LatencyPlan plan;
@@ -134,18 +130,17 @@ void cases(Family& f) {
   });
 }
 
-const Registrar registrar{{"transfer",
-                           {axis_named("host", "copy-engine cases: host memory", {"pinned", "pageable"}, {0, 1}),
-                            axis("bytes", "bytes", "per direction (a multiple of 16)",
-                                 {std::int64_t{4} << 10, std::int64_t{1} << 20, std::int64_t{64} << 20}, 16,
-                                 std::int64_t{1} << 36, 16),
-                            axis("passes", "copies", "SM cases: times one launch copies the bytes", {1}, 1,
-                                 kCopyMaxPasses),
-                            axis("working_set", "bytes", "latency: spanned by the chain in mapped host memory",
-                                 {std::int64_t{2} << 20}, 16, std::int64_t{1} << 36),
-                            axis("chase_stride", "bytes", "latency: between the chain's nodes (a multiple of 8)", {128},
-                                 8, std::int64_t{1} << 30, 8)},
-                           cases,
+const Registrar registrar{
+    {"transfer",
+     {axis_named("host", "copy-engine cases: host memory", {"pinned", "pageable"}, {0, 1}),
+      axis("bytes", "bytes", "per direction (a multiple of 16)",
+           {std::int64_t{4} << 10, std::int64_t{1} << 20, std::int64_t{64} << 20}, 16, std::int64_t{1} << 36, 16),
+      axis("passes", "copies", "SM cases: times one launch copies the bytes", {1}, 1, kCopyMaxPasses),
+      axis("working_set", "bytes", "latency: spanned by the chain in mapped host memory", {std::int64_t{2} << 20}, 16,
+           std::int64_t{1} << 36),
+      axis("chase_stride", "bytes", "latency: between the chain's nodes (a multiple of 8)", {128}, 8,
+           std::int64_t{1} << 30, 8)},
+     cases,
      {"Host <-> device: copy engine and SM over the link",
       {{"copies over the link", "bytes", true, "bytes_per_second", false, "model_bytes_per_second", {}, {}},
        {"one thread chases host memory", "working_set", true, "latency_ns", false, "", {}, {}}},

@@ -37,6 +37,7 @@ skipped there (unless --ignore-missing), or is untrusted (unless
 --allow-untrusted); 0 otherwise; 2 on bad input (an unreadable or malformed
 file, a file without cases or without the metric, an unknown metric).
 """
+
 from __future__ import annotations
 
 import math
@@ -68,13 +69,19 @@ def create_parser() -> mr.Parser:
     p = mr.Parser(prog="compare.py", description=__doc__.split("\n\n")[0])
     p.add_argument("baseline", help="Google Benchmark JSON written by membench")
     p.add_argument("contender", help="Google Benchmark JSON written by membench")
-    p.add_argument("--metric", default="bytes_per_second", help="counter, or real_time / cpu_time (default bytes_per_second)")
+    p.add_argument(
+        "--metric", default="bytes_per_second", help="counter, or real_time / cpu_time (default bytes_per_second)"
+    )
     p.add_argument("--threshold", type=float, default=5.0, help="percent change that counts (default 5)")
     p.add_argument("--alpha", type=float, default=0.05, help="significance level (default 0.05)")
-    p.add_argument("--ignore-missing", action="store_true",
-                   help="cases missing or skipped in the contender do not fail")
-    p.add_argument("--allow-untrusted", action="store_true",
-                   help="untrusted cases (contended, clock event, throttled, too noisy, failed in the baseline) do not fail")
+    p.add_argument(
+        "--ignore-missing", action="store_true", help="cases missing or skipped in the contender do not fail"
+    )
+    p.add_argument(
+        "--allow-untrusted",
+        action="store_true",
+        help="untrusted cases (contended, clock event, throttled, too noisy, failed in the baseline) do not fail",
+    )
     return p
 
 
@@ -134,8 +141,9 @@ def compare(baseline: dict, contender: dict, metric: str, threshold: float, alph
     return rows
 
 
-def judge_case(name: str, base: mr.Case, cont: mr.Case, metric: str, better: str, threshold: float,
-               alpha: float) -> Row:
+def judge_case(
+    name: str, base: mr.Case, cont: mr.Case, metric: str, better: str, threshold: float, alpha: float
+) -> Row:
     """A case measured on both sides: judged, or untrusted with every reason. A host-paced
     case is judged against its own noise (Case.gate_threshold), not as untrusted."""
     # Where the repetitions allow the Mann-Whitney test, it judges their spread, within-run noise included:
@@ -143,17 +151,27 @@ def judge_case(name: str, base: mr.Case, cont: mr.Case, metric: str, better: str
     testable = testable_sizes(len(base.values(metric)), len(cont.values(metric)), alpha)
     noise = math.inf if testable else threshold
     doubts = [f"baseline {d}" for d in base.doubts(noise)] + [f"contender {d}" for d in cont.doubts(noise)]
-    doubts += [f"no '{metric}' in {side}" for side, case in (("baseline", base), ("contender", cont))
-               if not case.values(metric)]
+    doubts += [
+        f"no '{metric}' in {side}"
+        for side, case in (("baseline", base), ("contender", cont))
+        if not case.values(metric)
+    ]
     b, c = base.median(metric), cont.median(metric)
     if doubts:
         change = (c - b) / b * 100.0 if b and c is not None else None
         return Row(name, b, c, change, None, "UNTRUSTED: " + "; ".join(doubts), untrusted=True)
     if (base.host_paced or cont.host_paced) and not testable:
         # Its spread from run to run is the host's, and only repetitions measure it.
-        return Row(name, b, c, (c - b) / b * 100.0 if b and c is not None else None, None,
-                   f"not judged: host-paced, {len(base.values(metric))} against {len(cont.values(metric))} "
-                   "repetitions (5 or more judge it)", tested=False)
+        return Row(
+            name,
+            b,
+            c,
+            (c - b) / b * 100.0 if b and c is not None else None,
+            None,
+            f"not judged: host-paced, {len(base.values(metric))} against {len(cont.values(metric))} "
+            "repetitions (5 or more judge it)",
+            tested=False,
+        )
     gate = base.gate_threshold(cont, threshold)
     row = judge(base.values(metric), cont.values(metric), better, gate, alpha)
     row.name = name
@@ -177,22 +195,29 @@ def render(rows: list[Row], metric: str, alpha: float) -> str:
     ]
     for r in rows:
         p_value = _fmt(r.p_value, ".3g") if r.tested else "untestable"
-        verdict = r.verdict + ("" if r.tested or r.change_pct is None or r.untrusted or not_judged(r)
-                               else " (threshold only)")
-        lines.append(f"| {r.name} | {_fmt(r.baseline, '.4g')} | {_fmt(r.contender, '.4g')} | "
-                     f"{_fmt(r.change_pct, '+.2f')} | {p_value if r.change_pct is not None else ''} | {verdict} |")
+        verdict = r.verdict + (
+            "" if r.tested or r.change_pct is None or r.untrusted or not_judged(r) else " (threshold only)"
+        )
+        lines.append(
+            f"| {r.name} | {_fmt(r.baseline, '.4g')} | {_fmt(r.contender, '.4g')} | "
+            f"{_fmt(r.change_pct, '+.2f')} | {p_value if r.change_pct is not None else ''} | {verdict} |"
+        )
     untested = [r for r in rows if not r.tested and r.change_pct is not None and not r.untrusted and not not_judged(r)]
     if untested:
         lines.append("")
-        lines.append(f"Note: {len(untested)} case(s) have too few repetitions for the Mann-Whitney test to reach "
-                     f"p < {alpha:g} (3 vs 3 cannot go below 0.1; 4 vs 4 can); their verdicts rest on the "
-                     "threshold alone. Use --benchmark_repetitions=5 or more for a significance test.")
+        lines.append(
+            f"Note: {len(untested)} case(s) have too few repetitions for the Mann-Whitney test to reach "
+            f"p < {alpha:g} (3 vs 3 cannot go below 0.1; 4 vs 4 can); their verdicts rest on the "
+            "threshold alone. Use --benchmark_repetitions=5 or more for a significance test."
+        )
     untrusted = [r for r in rows if r.untrusted]
     if untrusted:
         lines.append("")
-        lines.append(f"Untrusted: {len(untrusted)} case(s) are no evidence either way (another process on the GPU, a "
-                     "clock event, throttling, noise at or above the threshold, or a failed baseline); measure them "
-                     "again on a quiet GPU, or pass --allow-untrusted.")
+        lines.append(
+            f"Untrusted: {len(untrusted)} case(s) are no evidence either way (another process on the GPU, a "
+            "clock event, throttling, noise at or above the threshold, or a failed baseline); measure them "
+            "again on a quiet GPU, or pass --allow-untrusted."
+        )
     return "\n".join(lines)
 
 
@@ -225,8 +250,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"compare.py: {e}", file=sys.stderr)
         return 2
     if mr.gpu_name(baseline) != mr.gpu_name(contender):
-        print(f"compare.py: warning: different GPUs: '{mr.gpu_name(baseline)}' vs '{mr.gpu_name(contender)}'",
-              file=sys.stderr)
+        print(
+            f"compare.py: warning: different GPUs: '{mr.gpu_name(baseline)}' vs '{mr.gpu_name(contender)}'",
+            file=sys.stderr,
+        )
     print(render(rows, args.metric, args.alpha))
     return 1 if failed(rows, args.ignore_missing, args.allow_untrusted) else 0
 

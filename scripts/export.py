@@ -37,6 +37,7 @@ the run started (the textfile collector takes no sample timestamps).
 
 Exit status: 0 written, 2 unreadable input, a bad flag, or nothing to export.
 """
+
 from __future__ import annotations
 
 import json
@@ -49,9 +50,16 @@ import membench_results as mr
 
 FORMATS = ("bmf", "benchmark-action", "benchmark-action-latency", "prometheus")
 # Units as they are written in the catalog, in Prometheus' base units: (name suffix, factor).
-BASE_UNITS = {"B/s": ("bytes_per_second", 1.0), "B": ("bytes", 1.0), "ns": ("seconds", 1e-9), "us": ("seconds", 1e-6),
-              "%": ("ratio", 0.01), "MHz": ("hertz", 1e6), "GFLOP/s": ("flops_per_second", 1e9),
-              "updates/s": ("updates_per_second", 1.0)}
+BASE_UNITS = {
+    "B/s": ("bytes_per_second", 1.0),
+    "B": ("bytes", 1.0),
+    "ns": ("seconds", 1e-9),
+    "us": ("seconds", 1e-6),
+    "%": ("ratio", 0.01),
+    "MHz": ("hertz", 1e6),
+    "GFLOP/s": ("flops_per_second", 1e9),
+    "updates/s": ("updates_per_second", 1.0),
+}
 # Unit tokens a counter's name may carry, dropped for the base unit's suffix.
 UNIT_TOKENS = {"ns", "us", "pct", "mhz"}
 # The trackers' units for a rate: (unit shown, divisor).
@@ -63,15 +71,22 @@ def create_parser() -> mr.Parser:
     p.add_argument("results", help="JSON written by membench")
     p.add_argument("--format", required=True, choices=FORMATS, help="the output format")
     p.add_argument("--out", help="file to write; without it, standard output")
-    p.add_argument("--noise-threshold", type=float, default=5.0,
-                   help="noise (percent) at or above which a case is left out as untrusted (default 5, as compare.py)")
+    p.add_argument(
+        "--noise-threshold",
+        type=float,
+        default=5.0,
+        help="noise (percent) at or above which a case is left out as untrusted (default 5, as compare.py)",
+    )
     return p
 
 
 def measurements(doc: dict) -> list[str]:
     """The counters the catalog calls measurements with a direction, in the file's order."""
-    return [m for m in mr.metrics(doc) if m not in mr.TIMES and mr.meaning(doc, m).kind == "measured"
-            and mr.better(doc, m) != "neither"]
+    return [
+        m
+        for m in mr.metrics(doc)
+        if m not in mr.TIMES and mr.meaning(doc, m).kind == "measured" and mr.better(doc, m) != "neither"
+    ]
 
 
 def exported_cases(doc: dict, noise_threshold: float) -> tuple[list[mr.Case], int]:
@@ -117,7 +132,9 @@ def benchmark_action(doc: dict, cases: list[mr.Case], better: str) -> list[dict]
     """github-action-benchmark's entries: every rate (better higher) or every latency (better lower, in ns)."""
     counters = [k for k in measurements(doc) if mr.better(doc, k) == better]
     if better == "higher":
-        shown = {k: TRACKER_UNITS[mr.meaning(doc, k).unit] for k in counters if mr.meaning(doc, k).unit in TRACKER_UNITS}
+        shown = {
+            k: TRACKER_UNITS[mr.meaning(doc, k).unit] for k in counters if mr.meaning(doc, k).unit in TRACKER_UNITS
+        }
     else:
         shown = {k: ("ns", 1.0) for k in counters if mr.meaning(doc, k).unit == "ns"}
     out = []
@@ -126,8 +143,11 @@ def benchmark_action(doc: dict, cases: list[mr.Case], better: str) -> list[dict]
         for key in present:
             values = case.values(key)
             unit, divisor = shown[key]
-            entry = {"name": case.name if len(present) == 1 else f"{case.name} ({key})", "unit": unit,
-                     "value": case.median(key) / divisor}
+            entry = {
+                "name": case.name if len(present) == 1 else f"{case.name} ({key})",
+                "unit": unit,
+                "value": case.median(key) / divisor,
+            }
             if len(values) > 1:
                 entry["range"] = f"± {(max(values) - min(values)) / 2 / divisor:.6g}"
             entry["extra"] = extra(case)
@@ -166,17 +186,31 @@ def prometheus(doc: dict, path: str, noise_threshold: float) -> tuple[str, int]:
     only = next(iter(gpus.values()))
     counters = [k for k in mr.metrics(doc) if k not in mr.TIMES]
     measured = set(measurements(doc))
-    gauges = [k for k in counters if k in measured or (
-        mr.meaning(doc, k).kind == "health" and mr.meaning(doc, k).unit != "bitmask")]
-    configuration = [k for k in counters if mr.meaning(doc, k).kind == "configuration" or mr.meaning(doc, k).unit == "bitmask"]
+    gauges = [
+        k
+        for k in counters
+        if k in measured or (mr.meaning(doc, k).kind == "health" and mr.meaning(doc, k).unit != "bitmask")
+    ]
+    configuration = [
+        k for k in counters if mr.meaning(doc, k).kind == "configuration" or mr.meaning(doc, k).unit == "bitmask"
+    ]
     samples: dict[str, list[tuple[dict, float]]] = {}
     helps: dict[str, str] = {}
-    status: dict[str, list[tuple[dict, float]]] = {"membench_case_ok": [], "membench_case_trusted": [],
-                                                   "membench_case_info": []}
+    status: dict[str, list[tuple[dict, float]]] = {
+        "membench_case_ok": [],
+        "membench_case_trusted": [],
+        "membench_case_info": [],
+    }
     for case in mr.cases(doc).values():
         uuid, name = gpus.get(case.params["device"], only) if "device" in case.params else only
-        labels = {"case": case.name, "family": case.family, "variant": case.variant, "gpu_uuid": uuid,
-                  "gpu_name": name, "host": host}
+        labels = {
+            "case": case.name,
+            "family": case.family,
+            "variant": case.variant,
+            "gpu_uuid": uuid,
+            "gpu_name": name,
+            "host": host,
+        }
         ran = not case.error and not case.skipped and bool(case.runs)
         trusted = ran and not case.doubts(noise_threshold)
         status["membench_case_ok"].append((labels, 1.0 if ran else 0.0))
@@ -196,18 +230,21 @@ def prometheus(doc: dict, path: str, noise_threshold: float) -> tuple[str, int]:
             samples.setdefault(metric, []).append((labels, value * factor))
             helps[metric] = f"{meaning.description or key} ({key}, in base units; the median of the repetitions)"
     lines = []
-    status_help = {"membench_case_ok": "1 when the case was measured, 0 when it failed or was skipped",
-                   "membench_case_trusted": "1 when the case's values are evidence (no other process, clock event, "
-                                            "throttling or noise over the threshold); only such cases have values",
-                   "membench_case_info": "the case's configuration, as labels"}
+    status_help = {
+        "membench_case_ok": "1 when the case was measured, 0 when it failed or was skipped",
+        "membench_case_trusted": "1 when the case's values are evidence (no other process, clock event, "
+        "throttling or noise over the threshold); only such cases have values",
+        "membench_case_info": "the case's configuration, as labels",
+    }
     for metric, rows in status.items():
         lines += [f"# HELP {metric} {status_help[metric]}", f"# TYPE {metric} gauge"]
         lines += [sample(metric, labels, value) for labels, value in rows]
     if (started := run_timestamp(doc)) is not None:
-        lines += ["# HELP membench_run_timestamp_seconds when the run started (seconds since the epoch)",
-                  "# TYPE membench_run_timestamp_seconds gauge",
-                  sample("membench_run_timestamp_seconds", {"gpu_uuid": only[0], "gpu_name": only[1], "host": host},
-                         started)]
+        lines += [
+            "# HELP membench_run_timestamp_seconds when the run started (seconds since the epoch)",
+            "# TYPE membench_run_timestamp_seconds gauge",
+            sample("membench_run_timestamp_seconds", {"gpu_uuid": only[0], "gpu_name": only[1], "host": host}, started),
+        ]
     for metric in sorted(samples):
         lines += [f"# HELP {metric} {label_value(helps[metric])}", f"# TYPE {metric} gauge"]
         lines += [sample(metric, labels, value) for labels, value in samples[metric]]
@@ -254,8 +291,11 @@ def main(argv: list[str] | None = None) -> int:
         print(f"export.py: {e}", file=sys.stderr)
         return 2
     if untrusted:
-        print(f"export.py: {untrusted} case(s) left out as untrusted (another process on the GPU, a clock event, "
-              f"throttling or noise at or above {args.noise_threshold:g}%)", file=sys.stderr)
+        print(
+            f"export.py: {untrusted} case(s) left out as untrusted (another process on the GPU, a clock event, "
+            f"throttling or noise at or above {args.noise_threshold:g}%)",
+            file=sys.stderr,
+        )
     return 0
 
 

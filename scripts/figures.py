@@ -10,6 +10,7 @@ deviation, else the noise the case reported); a declared model counter is
 drawn dashed in its line's colour; declared context keys are drawn across.
 A figure whose cases all sit at one x is drawn as bars.
 """
+
 from __future__ import annotations
 
 import statistics
@@ -76,6 +77,7 @@ def series(cases: list[mr.Case], x: str) -> dict[tuple, list[mr.Case]]:
 
 def label(key: tuple, fallback: str, units: dict[str, str]) -> str:
     """'variant, axis value, ...' (sizes of a byte axis as sizes), leaving out the axes a case does not have."""
+
     def value(k: str, v) -> str:
         return levels.size(v) if units.get(k) == "bytes" and isinstance(v, int) else str(v)
 
@@ -100,8 +102,9 @@ def positions(family: mr.Family, cases: list[mr.Case], x: str) -> tuple[dict, li
     values = {c.params[x] for c in cases}
     if all(isinstance(v, int) for v in values):
         return {v: v for v in values}, []
-    names = [n for n in family.axis_names(x) if n in values] + sorted(str(v) for v in values
-                                                                      if v not in family.axis_names(x))
+    names = [n for n in family.axis_names(x) if n in values] + sorted(
+        str(v) for v in values if v not in family.axis_names(x)
+    )
     return {v: names.index(str(v)) for v in values}, names
 
 
@@ -126,8 +129,13 @@ def format_x(ax, family_unit: str, xs: list[int], log: bool, names: list[str]) -
 
 def members(figure: mr.Figure, cases: list[mr.Case]) -> list[mr.Case]:
     """The cases a figure draws: those of its variants that have its x axis and its y counter."""
-    return [c for c in cases if figure.x in c.params and (not figure.variants or c.variant in figure.variants)
-            and c.median(figure.y) is not None]
+    return [
+        c
+        for c in cases
+        if figure.x in c.params
+        and (not figure.variants or c.variant in figure.variants)
+        and c.median(figure.y) is not None
+    ]
 
 
 def panel(doc: dict, family: mr.Family, figure: mr.Figure, cases: list[mr.Case], ax) -> None:
@@ -153,8 +161,15 @@ def panel(doc: dict, family: mr.Family, figure: mr.Figure, cases: list[mr.Case],
         models = [(x, c.median(figure.model)) for x, c in zip(xs, row) if figure.model]
         models = [(x, m / divisor) for x, m in models if m is not None]
         if models:
-            ax.plot([k] * len(models) if one_x else [m[0] for m in models], [m[1] for m in models],
-                    "_" if one_x else "--", color=tone, alpha=0.7, ms=18, mew=2)
+            ax.plot(
+                [k] * len(models) if one_x else [m[0] for m in models],
+                [m[1] for m in models],
+                "_" if one_x else "--",
+                color=tone,
+                alpha=0.7,
+                ms=18,
+                mew=2,
+            )
     for key in figure.lines:
         value = mr.context_number(doc, key)
         if value:
@@ -163,8 +178,13 @@ def panel(doc: dict, family: mr.Family, figure: mr.Figure, cases: list[mr.Case],
         ax.plot([], [], "k--", alpha=0.7, label=f"dashed: {figure.model}")
     x_unit = axis_unit(doc, family, figure.x)
     if one_x:
-        ax.set_xticks(range(len(groups)), [label(key, m[0].variant, units) for key, m in groups.items()], rotation=15,
-                      ha="right", fontsize=7)
+        ax.set_xticks(
+            range(len(groups)),
+            [label(key, m[0].variant, units) for key, m in groups.items()],
+            rotation=15,
+            ha="right",
+            fontsize=7,
+        )
         ax.set_xlim(-0.75, len(groups) - 0.25)
         only = next(iter(place))
         shown_x = levels.size(only) if x_unit == "bytes" and isinstance(only, int) else str(only)

@@ -27,6 +27,7 @@ flagged or any value is untrusted (unless --allow-untrusted), 2 when an
 input cannot be read, has no cases or lacks the metric, or one GPU (UUID)
 appears twice.
 """
+
 from __future__ import annotations
 
 import statistics
@@ -35,6 +36,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 
 import membench_results as mr
+
 
 @dataclass(frozen=True)
 class Gpu:
@@ -51,12 +53,19 @@ class Gpu:
 def create_parser() -> mr.Parser:
     p = mr.Parser(prog="fleet.py", description=__doc__.split("\n\n")[0])
     p.add_argument("files", nargs="+", help="membench JSON files, one or more GPUs each")
-    p.add_argument("--threshold", type=float, default=10.0,
-                   help="percent worse than the median that flags a GPU (default 10)")
-    p.add_argument("--metric", default="bytes_per_second",
-                   help="measured counter to compare (default bytes_per_second; which way is better is the file's)")
-    p.add_argument("--allow-untrusted", action="store_true",
-                   help="untrusted values (contended, clock event, throttled, too noisy) do not fail")
+    p.add_argument(
+        "--threshold", type=float, default=10.0, help="percent worse than the median that flags a GPU (default 10)"
+    )
+    p.add_argument(
+        "--metric",
+        default="bytes_per_second",
+        help="measured counter to compare (default bytes_per_second; which way is better is the file's)",
+    )
+    p.add_argument(
+        "--allow-untrusted",
+        action="store_true",
+        help="untrusted values (contended, clock event, throttled, too noisy) do not fail",
+    )
     return p
 
 
@@ -75,7 +84,7 @@ def untagged(name: str) -> str:
 class Entry:
     gpu: Gpu
     value: float | None  # None: the case failed or was skipped there
-    problem: str = ""    # why there is no value
+    problem: str = ""  # why there is no value
     skipped: bool = False
     doubts: list[str] | None = None  # why the value is no evidence
 
@@ -101,10 +110,13 @@ def collect(paths: list[str], metric: str, threshold: float) -> tuple[dict[str, 
                 ordinal = next(iter(gpus))
             gpu = gpus.get(ordinal)
             if gpu is None:
-                raise mr.InputError(f"{path}: case {case.name} ran on device {ordinal}, which the context does not list")
+                raise mr.InputError(
+                    f"{path}: case {case.name} ran on device {ordinal}, which the context does not list"
+                )
             if case.error or case.skipped:
                 table[untagged(case.name)].append(
-                    Entry(gpu, None, case.error or f"skipped: {case.skipped}", skipped=case.skipped is not None))
+                    Entry(gpu, None, case.error or f"skipped: {case.skipped}", skipped=case.skipped is not None)
+                )
             elif (value := case.median(metric)) is not None:  # cases without the metric are not compared
                 table[untagged(case.name)].append(Entry(gpu, value, doubts=case.doubts(threshold)))
     return table, mr.require_direction(docs, metric)
@@ -118,7 +130,9 @@ def judge(table: dict[str, list[Entry]], threshold: float, better: str) -> tuple
     models = sorted({g.model for g in all_gpus})
     warnings = []
     if len(models) > 1:
-        warnings.append(f"{len(models)} GPU models in this fleet ({', '.join(models)}): each is compared only with its own")
+        warnings.append(
+            f"{len(models)} GPU models in this fleet ({', '.join(models)}): each is compared only with its own"
+        )
     flagged: set[Gpu] = set()
     untrusted: set[Gpu] = set()
     lines = []
@@ -129,13 +143,17 @@ def judge(table: dict[str, list[Entry]], threshold: float, better: str) -> tuple
                 continue
             missing = {g for g in all_gpus if g.model == model} - {e.gpu for e in here}
             if missing:
-                warnings.append(f"{case}: missing on {len(missing)} {model} GPU(s) ({', '.join(sorted(map(str, missing)))})")
+                warnings.append(
+                    f"{case}: missing on {len(missing)} {model} GPU(s) ({', '.join(sorted(map(str, missing)))})"
+                )
             values = [e.value for e in here if e.value is not None and not e.doubts]
             median = statistics.median(values) if values else None
             # A case every GPU of the model skipped for one reason (a peer case on one-GPU nodes) is no finding.
             skipped_everywhere = not missing and all(e.skipped for e in here) and len({e.problem for e in here}) == 1
-            lines.append(f"{case} ({model}, {len(here)} GPUs)" + (
-                f": median {median:.6g}, min {min(values):.6g}, max {max(values):.6g}" if values else ""))
+            lines.append(
+                f"{case} ({model}, {len(here)} GPUs)"
+                + (f": median {median:.6g}, min {min(values):.6g}, max {max(values):.6g}" if values else "")
+            )
             lines.append("| GPU | value | ratio to median | verdict |")
             lines.append("| --- | ---: | ---: | --- |")
             for e in sorted(here, key=lambda e: (e.gpu.host, e.gpu.ordinal)):
@@ -178,11 +196,15 @@ def main(argv: list[str] | None = None) -> int:
     for gpu in sorted(flagged, key=lambda g: (g.host, g.ordinal)):
         print(f"FLAGGED: {gpu}, {gpu.model}, from {gpu.source}")
     for gpu in sorted(untrusted, key=lambda g: (g.host, g.ordinal)):
-        print(f"UNTRUSTED: {gpu}, {gpu.model}, from {gpu.source}: some of its values are no evidence"
-              + ("" if args.allow_untrusted else " (--allow-untrusted accepts them)"))
+        print(
+            f"UNTRUSTED: {gpu}, {gpu.model}, from {gpu.source}: some of its values are no evidence"
+            + ("" if args.allow_untrusted else " (--allow-untrusted accepts them)")
+        )
     judged = gpus - untrusted
-    print(f"{len(judged - flagged)} of {len(gpus)} GPUs within {args.threshold:g}% of their model's median "
-          f"({args.metric}) on {len(table)} cases" + (f"; {len(untrusted)} with untrusted values" if untrusted else ""))
+    print(
+        f"{len(judged - flagged)} of {len(gpus)} GPUs within {args.threshold:g}% of their model's median "
+        f"({args.metric}) on {len(table)} cases" + (f"; {len(untrusted)} with untrusted values" if untrusted else "")
+    )
     return 1 if flagged or (untrusted and not args.allow_untrusted) else 0
 
 

@@ -28,6 +28,7 @@ with --allow-untrusted: a gate that judged nothing has passed nothing), or
 a case of the run untrusted (unless --allow-untrusted); 2 unreadable input,
 a history that does not exist (but for add) or a bad flag.
 """
+
 from __future__ import annotations
 
 import csv
@@ -51,8 +52,14 @@ CREATE TABLE IF NOT EXISTS measurements (run INTEGER REFERENCES runs(id), name T
 """
 # Columns added since the first schema (a history made before gets them, empty).
 ADDED_COLUMNS = {
-    "runs": {"build": "TEXT", "cuda_driver": "TEXT", "runtime": "TEXT", "sm_clock_peak_mhz": "TEXT", "sweep": "TEXT",
-             "repetitions": "INTEGER"},
+    "runs": {
+        "build": "TEXT",
+        "cuda_driver": "TEXT",
+        "runtime": "TEXT",
+        "sm_clock_peak_mhz": "TEXT",
+        "sweep": "TEXT",
+        "repetitions": "INTEGER",
+    },
     "measurements": {"why": "TEXT", "better": "TEXT"},
 }
 # The check's query: a case's trusted values on one GPU model and driver, newest first.
@@ -76,10 +83,15 @@ def create_parser() -> mr.Parser:
     check = sub.add_parser("check", help="gate a run against the history of its GPU model and driver")
     check.add_argument("results", help="Google Benchmark JSON written by membench")
     check.add_argument("--metric", default="bytes_per_second", help="counter (default bytes_per_second)")
-    check.add_argument("--last", type=int, default=10, help="trusted values of each case to keep in the band (default 10)")
+    check.add_argument(
+        "--last", type=int, default=10, help="trusted values of each case to keep in the band (default 10)"
+    )
     check.add_argument("--width", type=float, default=3.0, help="band half-width in scaled MADs (default 3.0)")
-    check.add_argument("--allow-untrusted", action="store_true",
-                       help="cases of this run that are noisy, contended or throttled do not fail")
+    check.add_argument(
+        "--allow-untrusted",
+        action="store_true",
+        help="cases of this run that are noisy, contended or throttled do not fail",
+    )
     return p
 
 
@@ -114,13 +126,26 @@ def runs_of(doc: dict, path: str) -> list[tuple[dict, dict[str, mr.Case]]]:
     for ordinal, cases in by_gpu.items():
         uuid, name = gpus.get(ordinal, ("unknown-uuid", mr.gpu_name(doc)))
         repetitions = max((len(c.runs) for c in cases.values()), default=0)
-        out.append(({"host": str(ctx.get("host_name", "")), "gpu_uuid": uuid, "gpu_name": name,
-                     "driver": str(ctx.get("driver_version", "")), "started": str(ctx.get("date", "")),
-                     "version": str(ctx.get("membench_version", "")), "source": path,
-                     "build": str(ctx.get("membench_build", "")), "cuda_driver": str(ctx.get("cuda_driver_version", "")),
-                     "runtime": str(ctx.get("runtime_version", "")),
-                     "sm_clock_peak_mhz": str(ctx.get("sm_clock_peak_mhz", "")), "sweep": str(ctx.get("sweep", "")),
-                     "repetitions": repetitions}, cases))
+        out.append(
+            (
+                {
+                    "host": str(ctx.get("host_name", "")),
+                    "gpu_uuid": uuid,
+                    "gpu_name": name,
+                    "driver": str(ctx.get("driver_version", "")),
+                    "started": str(ctx.get("date", "")),
+                    "version": str(ctx.get("membench_version", "")),
+                    "source": path,
+                    "build": str(ctx.get("membench_build", "")),
+                    "cuda_driver": str(ctx.get("cuda_driver_version", "")),
+                    "runtime": str(ctx.get("runtime_version", "")),
+                    "sm_clock_peak_mhz": str(ctx.get("sm_clock_peak_mhz", "")),
+                    "sweep": str(ctx.get("sweep", "")),
+                    "repetitions": repetitions,
+                },
+                cases,
+            )
+        )
     return out
 
 
@@ -133,8 +158,11 @@ def distrust(case: mr.Case) -> str:
 
 def kept(doc: dict) -> list[str]:
     """The metrics a run keeps: real_time and every measured counter with a direction."""
-    return [m for m in mr.metrics(doc)
-            if m == "real_time" or (mr.meaning(doc, m).kind == "measured" and mr.better(doc, m) != "neither")]
+    return [
+        m
+        for m in mr.metrics(doc)
+        if m == "real_time" or (mr.meaning(doc, m).kind == "measured" and mr.better(doc, m) != "neither")
+    ]
 
 
 def add(con: sqlite3.Connection, paths: list[str]) -> int:
@@ -143,10 +171,13 @@ def add(con: sqlite3.Connection, paths: list[str]) -> int:
         doc = mr.load(path)
         metrics = {m: mr.better(doc, m) for m in kept(doc)}
         for key, cases in runs_of(doc, path):
-            cur = con.execute("INSERT OR IGNORE INTO runs (host, gpu_uuid, gpu_name, driver, started, version, source, "
-                              "build, cuda_driver, runtime, sm_clock_peak_mhz, sweep, repetitions) "
-                              "VALUES (:host, :gpu_uuid, :gpu_name, :driver, :started, :version, :source, :build, "
-                              ":cuda_driver, :runtime, :sm_clock_peak_mhz, :sweep, :repetitions)", key)
+            cur = con.execute(
+                "INSERT OR IGNORE INTO runs (host, gpu_uuid, gpu_name, driver, started, version, source, "
+                "build, cuda_driver, runtime, sm_clock_peak_mhz, sweep, repetitions) "
+                "VALUES (:host, :gpu_uuid, :gpu_name, :driver, :started, :version, :source, :build, "
+                ":cuda_driver, :runtime, :sm_clock_peak_mhz, :sweep, :repetitions)",
+                key,
+            )
             if cur.rowcount == 0:
                 continue  # this run is already there
             added += 1
@@ -157,18 +188,25 @@ def add(con: sqlite3.Connection, paths: list[str]) -> int:
                 for metric, better in metrics.items():
                     value = case.median(metric)
                     if value is not None:
-                        con.execute("INSERT INTO measurements (run, name, metric, value, trusted, why, better) "
-                                    "VALUES (?, ?, ?, ?, ?, ?, ?)",
-                                    (cur.lastrowid, name, metric, value, int(not why), why or None, better))
+                        con.execute(
+                            "INSERT INTO measurements (run, name, metric, value, trusted, why, better) "
+                            "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                            (cur.lastrowid, name, metric, value, int(not why), why or None, better),
+                        )
     con.commit()
     return added
 
 
 def list_runs(con: sqlite3.Connection) -> str:
-    lines = ["| run | started | host | GPU | UUID | driver | membench | cases |", "| ---: | --- | --- | --- | --- | --- | --- | ---: |"]
-    for row in con.execute("SELECT r.id, started, host, gpu_name, gpu_uuid, driver, version, "
-                           "(SELECT COUNT(DISTINCT name) FROM measurements m WHERE m.run = r.id) FROM runs r "
-                           "ORDER BY started, r.id"):
+    lines = [
+        "| run | started | host | GPU | UUID | driver | membench | cases |",
+        "| ---: | --- | --- | --- | --- | --- | --- | ---: |",
+    ]
+    for row in con.execute(
+        "SELECT r.id, started, host, gpu_name, gpu_uuid, driver, version, "
+        "(SELECT COUNT(DISTINCT name) FROM measurements m WHERE m.run = r.id) FROM runs r "
+        "ORDER BY started, r.id"
+    ):
         lines.append("| " + " | ".join(str(c) for c in row) + " |")
     return "\n".join(lines)
 
@@ -178,9 +216,15 @@ def trend(con: sqlite3.Connection, pattern: str, metric: str, out: Path) -> tupl
         regex = re.compile(pattern)
     except re.error as e:
         raise mr.InputError(f"{pattern}: not a regular expression ({e})") from e
-    rows = [r for r in con.execute("SELECT started, host, gpu_uuid, gpu_name, name, value, trusted FROM measurements m "
-                                   "JOIN runs r ON r.id = m.run WHERE metric = ? ORDER BY started, r.id", (metric,))
-            if regex.search(r[4])]
+    rows = [
+        r
+        for r in con.execute(
+            "SELECT started, host, gpu_uuid, gpu_name, name, value, trusted FROM measurements m "
+            "JOIN runs r ON r.id = m.run WHERE metric = ? ORDER BY started, r.id",
+            (metric,),
+        )
+        if regex.search(r[4])
+    ]
     if not rows:
         raise mr.InputError(f"no case matching '{pattern}' has '{metric}' in the history")
     out.mkdir(parents=True, exist_ok=True)
@@ -191,6 +235,7 @@ def trend(con: sqlite3.Connection, pattern: str, metric: str, out: Path) -> tupl
     fig = draw_trend(rows, metric)
     fig.savefig(out / "trend.png", dpi=110)
     import matplotlib.pyplot as plt
+
     plt.close(fig)
     return out / "trend.csv", out / "trend.png"
 
@@ -198,11 +243,13 @@ def trend(con: sqlite3.Connection, pattern: str, metric: str, out: Path) -> tupl
 def draw_trend(rows: list[tuple], metric: str):
     """The metric over the runs (x: the runs in order of their start), a line per GPU and case."""
     import matplotlib
+
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+
     fig, ax = plt.subplots(figsize=(11, 5), layout="constrained")
     starts = sorted({r[0] for r in rows})
-    for (host, uuid, case) in sorted({(r[1], r[2], r[4]) for r in rows}):
+    for host, uuid, case in sorted({(r[1], r[2], r[4]) for r in rows}):
         points = sorted((starts.index(r[0]), r[5]) for r in rows if (r[1], r[2], r[4]) == (host, uuid, case))
         ax.plot([p[0] for p in points], [p[1] for p in points], "o-", ms=3, label=f"{host} {uuid[:12]}: {case}")
     ax.set_xticks(range(len(starts)), [s[:19] for s in starts], rotation=30, ha="right", fontsize=7)
@@ -226,14 +273,20 @@ def check(con: sqlite3.Connection, path: str, metric: str, last: int, width: flo
             value = case.median(metric) if not case.error and not case.skipped else None
             if value is None:
                 continue
-            history = [v for (v,) in con.execute(
-                "SELECT value FROM measurements m JOIN runs r ON r.id = m.run WHERE name = ? AND metric = ? AND "
-                "trusted = 1 AND gpu_name = ? AND driver = ? AND NOT (host = ? AND gpu_uuid = ? AND started = ?) "
-                "ORDER BY started DESC LIMIT ?",
-                (name, metric, key["gpu_name"], key["driver"], key["host"], key["gpu_uuid"], key["started"], last))]
+            history = [
+                v
+                for (v,) in con.execute(
+                    "SELECT value FROM measurements m JOIN runs r ON r.id = m.run WHERE name = ? AND metric = ? AND "
+                    "trusted = 1 AND gpu_name = ? AND driver = ? AND NOT (host = ? AND gpu_uuid = ? AND started = ?) "
+                    "ORDER BY started DESC LIMIT ?",
+                    (name, metric, key["gpu_name"], key["driver"], key["host"], key["gpu_uuid"], key["started"], last),
+                )
+            ]
             if len(history) < MIN_HISTORY:
-                lines.append(f"| {name} | {key['gpu_uuid']} | {value:.6g} | | | {len(history)} trusted values in the "
-                             f"history, {MIN_HISTORY} needed: not judged |")
+                lines.append(
+                    f"| {name} | {key['gpu_uuid']} | {value:.6g} | | | {len(history)} trusted values in the "
+                    f"history, {MIN_HISTORY} needed: not judged |"
+                )
                 continue
             median = statistics.median(history)
             spread = max(width * MAD_SCALE * statistics.median(abs(v - median) for v in history), 0.01 * median)
@@ -246,7 +299,9 @@ def check(con: sqlite3.Connection, path: str, metric: str, last: int, width: flo
             judged += not why
             regressed += bool(bad and not why)
             untrusted += bool(why)
-            lines.append(f"| {name} | {key['gpu_uuid']} | {value:.6g} | {median:.6g} | {low:.6g} .. {high:.6g} | {verdict} |")
+            lines.append(
+                f"| {name} | {key['gpu_uuid']} | {value:.6g} | {median:.6g} | {low:.6g} .. {high:.6g} | {verdict} |"
+            )
     return "\n".join(lines), regressed, untrusted, judged
 
 
@@ -267,12 +322,18 @@ def main(argv: list[str] | None = None) -> int:
             text, regressed, untrusted, judged = check(con, args.results, args.metric, args.last, args.width)
             print(text)
             if untrusted and not args.allow_untrusted:
-                print(f"history.py: {untrusted} case(s) of {args.results} are no evidence (noisy, contended, "
-                      "throttled or under a clock event); --allow-untrusted accepts them", file=sys.stderr)
+                print(
+                    f"history.py: {untrusted} case(s) of {args.results} are no evidence (noisy, contended, "
+                    "throttled or under a clock event); --allow-untrusted accepts them",
+                    file=sys.stderr,
+                )
                 return 1
             if not judged:  # a gate that judged nothing has passed nothing, --allow-untrusted or not
-                print(f"history.py: no trusted case of {args.results} has {MIN_HISTORY} trusted values of "
-                      f"'{args.metric}' in the history of its GPU model and driver: nothing judged", file=sys.stderr)
+                print(
+                    f"history.py: no trusted case of {args.results} has {MIN_HISTORY} trusted values of "
+                    f"'{args.metric}' in the history of its GPU model and driver: nothing judged",
+                    file=sys.stderr,
+                )
                 return 1
             return 1 if regressed else 0
     except mr.InputError as e:

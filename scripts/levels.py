@@ -16,6 +16,7 @@ step may come one doubling late.
 Exit status: 0 when every boundary found agrees, 1 when one does not, 2 when
 the file cannot be read or holds no hierarchy sweep.
 """
+
 from __future__ import annotations
 
 import statistics
@@ -28,8 +29,8 @@ import membench_results as mr
 
 @dataclass
 class Plateau:
-    first: int   # working set (bytes) of its first point
-    last: int    # and of its last
+    first: int  # working set (bytes) of its first point
+    last: int  # and of its last
     value: float  # median of its points
 
     def __str__(self) -> str:
@@ -122,7 +123,9 @@ def report(doc: dict, tolerance_pct: float) -> tuple[str, bool]:
             else:
                 matched.add(at)
                 a, b = steps[at]
-                lines.append(f"| {at + 1}-{at + 2} | {size(a.last)} and {size(b.first)} | {label} {size(reported)} | yes |")
+                lines.append(
+                    f"| {at + 1}-{at + 2} | {size(a.last)} and {size(b.first)} | {label} {size(reported)} | yes |"
+                )
         for i, (a, b) in enumerate(steps):
             if i not in matched:  # a step no reported size explains (an L2 partition, the TLBs)
                 lines.append(f"| {i + 1}-{i + 2} | {size(a.last)} and {size(b.first)} | (none) | info |")

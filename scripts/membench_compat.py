@@ -6,6 +6,7 @@ and names written before an axis was renamed or added, are read here and
 nowhere else: the rest of the scripts ask membench_results, which asks this
 module only for such files.
 """
+
 from __future__ import annotations
 
 # What the counters of files without a catalog meant: (unit, better, kind).
@@ -41,8 +42,17 @@ OLD_COUNTERS: dict[str, tuple[str, str, str]] = {
 }
 # Every other counter of such a file is the model's or the case's configuration.
 OLD_MODEL_PREFIX = "model_"
-OLD_MODELS = {"sectors_per_request", "dram_efficiency", "dram_read_bytes", "dram_write_bytes", "l2_read_bytes",
-              "conflict_ways", "wavefronts_per_request", "link_bytes", "pages_read"}
+OLD_MODELS = {
+    "sectors_per_request",
+    "dram_efficiency",
+    "dram_read_bytes",
+    "dram_write_bytes",
+    "l2_read_bytes",
+    "conflict_ways",
+    "wavefronts_per_request",
+    "link_bytes",
+    "pages_read",
+}
 
 
 def old_meaning(name: str) -> tuple[str, str, str]:
@@ -91,27 +101,67 @@ OLD_TITLES = {
     "atomics": "Atomics: updates per second by the threads sharing an address",
 }
 _LINKS = lambda chased: [  # noqa: E731
-    {"heading": "copies over the link", "x": "bytes", "x_log": True, "y": "bytes_per_second",
-     "model": "model_bytes_per_second"},
-    {"heading": f"one thread chases {chased}", "x": "working_set", "x_log": True, "y": "latency_ns"}]
+    {
+        "heading": "copies over the link",
+        "x": "bytes",
+        "x_log": True,
+        "y": "bytes_per_second",
+        "model": "model_bytes_per_second",
+    },
+    {"heading": f"one thread chases {chased}", "x": "working_set", "x_log": True, "y": "latency_ns"},
+]
 OLD_FIGURES: dict[str, list[dict]] = {
-    "dsmem": [{"heading": "every thread reads a buffer", "x": "cluster", "y": "bytes_per_second",
-               "variants": ["read_local", "read_remote"], "lines": ["smem_peak_bytes_per_second"]},
-              {"heading": "one thread chases a chain", "x": "cluster", "y": "latency_ns",
-               "variants": ["chase_local", "chase_remote"]}],
-    "managed": [{"heading": "GB/s of the bytes the kernel reads", "x": "bytes", "x_log": True, "y": "bytes_per_second",
-                 "y_log": True, "model": "model_bytes_per_second"}],
-    "l2persist": [{"heading": "measured", "x": "set_aside", "y": "bytes_per_second"},
-                  {"heading": "model: what DRAM still serves", "x": "set_aside", "y": "model_dram_read_bytes"}],
-    "atomics": [{"heading": "updates by the threads that share an address", "x": "shared_by", "y": "updates_per_second",
-                 "y_log": True, "model": "model_updates_per_second"}],
+    "dsmem": [
+        {
+            "heading": "every thread reads a buffer",
+            "x": "cluster",
+            "y": "bytes_per_second",
+            "variants": ["read_local", "read_remote"],
+            "lines": ["smem_peak_bytes_per_second"],
+        },
+        {
+            "heading": "one thread chases a chain",
+            "x": "cluster",
+            "y": "latency_ns",
+            "variants": ["chase_local", "chase_remote"],
+        },
+    ],
+    "managed": [
+        {
+            "heading": "GB/s of the bytes the kernel reads",
+            "x": "bytes",
+            "x_log": True,
+            "y": "bytes_per_second",
+            "y_log": True,
+            "model": "model_bytes_per_second",
+        }
+    ],
+    "l2persist": [
+        {"heading": "measured", "x": "set_aside", "y": "bytes_per_second"},
+        {"heading": "model: what DRAM still serves", "x": "set_aside", "y": "model_dram_read_bytes"},
+    ],
+    "atomics": [
+        {
+            "heading": "updates by the threads that share an address",
+            "x": "shared_by",
+            "y": "updates_per_second",
+            "y_log": True,
+            "model": "model_updates_per_second",
+        }
+    ],
     "transfer": _LINKS("host memory"),
     "peer": _LINKS("the peer's memory"),
 }
 OLD_NAMED_AXES = {"atomics": [{"name": "shared_by", "unit": "name", "names": ["grid", "block", "warp", "thread"]}]}
 # The axes of those families that count bytes (drawn as sizes).
-OLD_BYTE_AXES = {"dsmem": (), "managed": ("bytes",), "l2persist": ("hot_bytes",), "atomics": (),
-                 "transfer": ("bytes", "working_set", "chase_stride"), "peer": ("bytes", "working_set", "chase_stride")}
+OLD_BYTE_AXES = {
+    "dsmem": (),
+    "managed": ("bytes",),
+    "l2persist": ("hot_bytes",),
+    "atomics": (),
+    "transfer": ("bytes", "working_set", "chase_stride"),
+    "peer": ("bytes", "working_set", "chase_stride"),
+}
 
 
 def old_family(name: str) -> dict:

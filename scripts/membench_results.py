@@ -9,6 +9,7 @@ from the file's "membench" object, written by the binary: meaning() and
 better(). Files written before that object existed are read through
 membench_compat, and only there.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -31,9 +32,15 @@ _SKIPPED_PREFIX = "skipped: "  # how Google Benchmark 1.7, which has no skip, sh
 # NVML's clock event reasons (nvmlClocksEventReason*), and those that mark a
 # case: power, thermal, hardware slowdown.
 CLOCK_EVENTS = {
-    0x1: "gpu_idle", 0x2: "applications_clocks_setting", 0x4: "sw_power_cap", 0x8: "hw_slowdown",
-    0x10: "sync_boost", 0x20: "sw_thermal_slowdown", 0x40: "hw_thermal_slowdown",
-    0x80: "hw_power_brake_slowdown", 0x100: "display_clock_setting",
+    0x1: "gpu_idle",
+    0x2: "applications_clocks_setting",
+    0x4: "sw_power_cap",
+    0x8: "hw_slowdown",
+    0x10: "sync_boost",
+    0x20: "sw_thermal_slowdown",
+    0x40: "hw_thermal_slowdown",
+    0x80: "hw_power_brake_slowdown",
+    0x100: "display_clock_setting",
 }
 CLOCK_EVENT_MARKS = 0x4 | 0x8 | 0x20 | 0x40 | 0x80
 POWER_CAP = 0x4  # sw_power_cap: the board's power limiter
@@ -58,8 +65,10 @@ class InputError(Exception):
 
 def missing_package(script: str, error: ModuleNotFoundError) -> NoReturn:
     """One line naming the package and how to install the pinned set; exit 2."""
-    print(f"{script}: needs the Python package '{error.name}': "
-          "python -m pip install -r scripts/requirements.txt", file=sys.stderr)
+    print(
+        f"{script}: needs the Python package '{error.name}': " "python -m pip install -r scripts/requirements.txt",
+        file=sys.stderr,
+    )
     sys.exit(2)
 
 
@@ -87,11 +96,11 @@ class CaseName:
         """Tags and axes by key ({'l2': 'cold', 'n': 1024})."""
         return dict(self.parts)
 
-    def without(self, *keys: str) -> "CaseName":
+    def without(self, *keys: str) -> CaseName:
         """The same case without these tags or axes (device: the name on every GPU; l2: the warm case)."""
         return CaseName(self.family, self.variant, tuple(p for p in self.parts if p[0] not in keys))
 
-    def renamed(self, names: dict[str, str]) -> "CaseName":
+    def renamed(self, names: dict[str, str]) -> CaseName:
         """The same case with these keys renamed."""
         return CaseName(self.family, self.variant, tuple((names.get(k, k), v) for k, v in self.parts))
 
@@ -108,7 +117,7 @@ class Case:
     variant: str
     params: dict[str, int | str]
     runs: list[dict] = field(default_factory=list)
-    error: str | None = None    # failed: a wrong result or a CUDA error
+    error: str | None = None  # failed: a wrong result or a CUDA error
     skipped: str | None = None  # could not run on this GPU, with the reason
 
     def values(self, metric: str) -> list[float]:
@@ -145,7 +154,7 @@ class Case:
         trip, page faults): its noise is the host's, not a sign of a shared GPU."""
         return (self.most("host_paced") or 0) >= 1
 
-    def gate_threshold(self, other: "Case", threshold: float) -> float:
+    def gate_threshold(self, other: Case, threshold: float) -> float:
         """The change (percent) a gate needs to see between this case and `other`: the
         threshold, or for a host-paced case HOST_NOISE_WIDTHS times the larger noise of the two."""
         if not (self.host_paced or other.host_paced):
@@ -217,8 +226,10 @@ def load(path: str | Path) -> dict:
 
 def check(doc: object, path: str) -> None:
     """That a parsed document is a membench result these scripts can read; raises InputError."""
-    if not isinstance(doc, dict) or not isinstance(doc.get("benchmarks"), list) or not isinstance(
-        doc.get("context"), dict
+    if (
+        not isinstance(doc, dict)
+        or not isinstance(doc.get("benchmarks"), list)
+        or not isinstance(doc.get("context"), dict)
     ):
         raise InputError(f"{path}: not Google Benchmark JSON (no 'context' and 'benchmarks')")
     if "membench_version" not in doc["context"]:
@@ -232,7 +243,9 @@ def check(doc: object, path: str) -> None:
             continue
         number(entry.get("real_time"), f"{path}: {entry['name'][:80]}: 'real_time'")
         if entry.get("time_unit", "ns") not in TIME_UNIT_NS:
-            raise InputError(f"{path}: {entry['name'][:80]}: unknown time_unit {json.dumps(entry.get('time_unit'))[:20]}")
+            raise InputError(
+                f"{path}: {entry['name'][:80]}: unknown time_unit {json.dumps(entry.get('time_unit'))[:20]}"
+            )
     membench = doc.get("membench")
     if membench is not None:
         if not isinstance(membench, dict) or not isinstance(membench.get("counters", {}), dict):
@@ -261,8 +274,12 @@ def meaning(doc: dict, metric: str) -> Meaning:
     entry = counters.get(metric)
     if not isinstance(entry, dict):
         return Meaning("", "neither", "undeclared")
-    return Meaning(str(entry.get("unit", "")), str(entry.get("better", "neither")), str(entry.get("kind", "undeclared")),
-                   str(entry.get("description", "")))
+    return Meaning(
+        str(entry.get("unit", "")),
+        str(entry.get("better", "neither")),
+        str(entry.get("kind", "undeclared")),
+        str(entry.get("description", "")),
+    )
 
 
 def better(doc: dict, metric: str) -> str:
@@ -278,8 +295,10 @@ def require_direction(docs: list[dict], metric: str) -> str:
     if len(found) > 1:
         raise InputError(f"--metric {metric}: the files disagree on which way is better ({', '.join(sorted(found))})")
     kind = {meaning(d, metric).kind for d in docs}.pop()
-    raise InputError(f"--metric {metric}: a {kind} counter, with no better direction; a gate needs a measurement "
-                     "such as bytes_per_second, latency_ns or updates_per_second")
+    raise InputError(
+        f"--metric {metric}: a {kind} counter, with no better direction; a gate needs a measurement "
+        "such as bytes_per_second, latency_ns or updates_per_second"
+    )
 
 
 @dataclass(frozen=True)
@@ -319,12 +338,24 @@ def _figure(entry: object, where: str) -> Figure:
     text = {k: entry.get(k, "") for k in ("heading", "x", "y", "model")}
     flags = {k: entry.get(k, False) for k in ("x_log", "y_log")}
     lists = {k: entry.get(k, []) for k in ("variants", "lines")}
-    if (not all(isinstance(v, str) for v in text.values()) or not text["x"] or not text["y"]
-            or not all(isinstance(v, bool) for v in flags.values())
-            or not all(isinstance(v, list) and all(isinstance(i, str) for i in v) for v in lists.values())):
+    if (
+        not all(isinstance(v, str) for v in text.values())
+        or not text["x"]
+        or not text["y"]
+        or not all(isinstance(v, bool) for v in flags.values())
+        or not all(isinstance(v, list) and all(isinstance(i, str) for i in v) for v in lists.values())
+    ):
         raise InputError(f"{where}: a figure needs x and y (names), flags x_log/y_log and lists of names")
-    return Figure(text["heading"], text["x"], text["y"], flags["x_log"], flags["y_log"], text["model"],
-                  tuple(lists["variants"]), tuple(lists["lines"]))
+    return Figure(
+        text["heading"],
+        text["x"],
+        text["y"],
+        flags["x_log"],
+        flags["y_log"],
+        text["model"],
+        tuple(lists["variants"]),
+        tuple(lists["lines"]),
+    )
 
 
 def families(doc: dict) -> dict[str, Family]:
@@ -344,8 +375,13 @@ def families(doc: dict) -> dict[str, Family]:
         axes, figures = entry.get("axes", []), entry.get("figures", [])
         if not isinstance(axes, list) or not all(isinstance(a, dict) for a in axes) or not isinstance(figures, list):
             raise InputError(f"{where}: axes and figures must be lists")
-        out[name] = Family(name, entry.get("title") or name, str(entry.get("study", "")), tuple(axes),
-                           tuple(_figure(f, f"{where}.figures[{i}]") for i, f in enumerate(figures)))
+        out[name] = Family(
+            name,
+            entry.get("title") or name,
+            str(entry.get("study", "")),
+            tuple(axes),
+            tuple(_figure(f, f"{where}.figures[{i}]") for i, f in enumerate(figures)),
+        )
     return out
 
 
@@ -410,7 +446,7 @@ def cases(doc: dict) -> dict[str, Case]:
             case.skipped = message or "skipped"
         elif entry.get("error_occurred"):
             if message.startswith(_SKIPPED_PREFIX):
-                case.skipped = message[len(_SKIPPED_PREFIX):]
+                case.skipped = message[len(_SKIPPED_PREFIX) :]
             else:
                 case.error = message or "error"
         else:

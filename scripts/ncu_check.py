@@ -52,6 +52,7 @@ For each case it prints the model next to the counters:
 Exit status: 1 when a model and its counter differ by more than the tolerance,
 0 when all agree, 2 when ncu is missing or the input cannot be read.
 """
+
 from __future__ import annotations
 
 import csv
@@ -99,8 +100,16 @@ PROFILED_RUN_ARGS = ["--min_batches=1", "--max_time=0"]
 
 # The units ncu prints that are not the base unit (ns, byte, sector, ...: a factor of 1).
 UNIT_SCALE = {
-    "us": 1e3, "ms": 1e6, "s": 1e9, "usecond": 1e3, "msecond": 1e6, "second": 1e9,
-    "Kbyte": 1e3, "Mbyte": 1e6, "Gbyte": 1e9, "Tbyte": 1e12,
+    "us": 1e3,
+    "ms": 1e6,
+    "s": 1e9,
+    "usecond": 1e3,
+    "msecond": 1e6,
+    "second": 1e9,
+    "Kbyte": 1e3,
+    "Mbyte": 1e6,
+    "Gbyte": 1e9,
+    "Tbyte": 1e12,
 }
 MIB64 = 64 * 2**20
 DRAM_MIN_N = 2**24
@@ -114,7 +123,7 @@ class Check:
     model: float
     measured: float
     tolerance_pct: float | None  # None: information only
-    slack: float = 0.0           # absolute agreement that always passes (same unit as the values)
+    slack: float = 0.0  # absolute agreement that always passes (same unit as the values)
 
     @property
     def diff_pct(self) -> float:
@@ -131,7 +140,9 @@ def create_parser() -> mr.Parser:
     p = mr.Parser(prog="ncu_check.py", description=__doc__.split("\n\n")[0])
     p.add_argument("--membench", help="the membench binary to profile")
     p.add_argument("--ncu", default="ncu", help="Nsight Compute command line (default: ncu on PATH)")
-    p.add_argument("--out", default="ncu_check", help="directory for the runs' JSON, reports and CSV (default ncu_check)")
+    p.add_argument(
+        "--out", default="ncu_check", help="directory for the runs' JSON, reports and CSV (default ncu_check)"
+    )
     p.add_argument("--json", help="check a recorded membench JSON (with --csv) instead of running")
     p.add_argument("--csv", help="the recorded counters pass (`ncu --import R --csv --page raw --print-units base`)")
     p.add_argument("--cases", help="with --json: the run's `membench --list_cases=json` (each case's kernels)")
@@ -142,8 +153,12 @@ def create_parser() -> mr.Parser:
     p.add_argument("--dram-launches", type=int, default=3, help="launches per case in the DRAM pass (default 3)")
     p.add_argument("--tolerance", type=float, default=5.0, help="percent for the models (default 5)")
     p.add_argument("--time-tolerance", type=float, default=2.0, help="percent for the time check (default 2)")
-    p.add_argument("--time-slack-us", type=float, default=2.5,
-                   help="microseconds within which the time check always agrees (default 2.5)")
+    p.add_argument(
+        "--time-slack-us",
+        type=float,
+        default=2.5,
+        help="microseconds within which the time check always agrees (default 2.5)",
+    )
     p.add_argument("membench_args", nargs="*", help="arguments for membench (after --)")
     return p
 
@@ -164,7 +179,7 @@ def parse_csv(text: str) -> list[dict]:
         raise mr.InputError("not an ncu raw CSV (no 'Kernel Name' column)")
     header = reader[start]
     units = [""] * len(header)
-    body = reader[start + 1:]
+    body = reader[start + 1 :]
     if body and body[0] and "ID" in header and body[0][header.index("ID")] == "":
         units, body = body[0], body[1:]
     rows = []
@@ -183,7 +198,8 @@ def parse_csv(text: str) -> list[dict]:
 def case_kernels(listing: object, origin: str) -> dict[str, list[str]]:
     """The kernels of each case, from `membench --list_cases=json`."""
     if not isinstance(listing, list) or not all(
-            isinstance(c, dict) and isinstance(c.get("name"), str) and isinstance(c.get("kernels"), list) for c in listing):
+        isinstance(c, dict) and isinstance(c.get("name"), str) and isinstance(c.get("kernels"), list) for c in listing
+    ):
         raise mr.InputError(f"{origin}: not membench --list_cases=json output")
     return {c["name"]: [str(k) for k in c["kernels"]] for c in listing}
 
@@ -206,14 +222,18 @@ def pair(doc: dict, rows: list[dict], kernels: dict[str, list[str]] | None = Non
     each row's kernel one the case lists."""
     ran = launched(doc, kernels)
     if not ran or not rows or len(rows) % len(ran):
-        raise mr.InputError(f"{len(ran)} cases ran but {len(rows)} kernels were profiled; run and profile are out of step")
+        raise mr.InputError(
+            f"{len(ran)} cases ran but {len(rows)} kernels were profiled; run and profile are out of step"
+        )
     k = len(rows) // len(ran)
-    groups = [rows[i * k:(i + 1) * k] for i in range(len(ran))]
+    groups = [rows[i * k : (i + 1) * k] for i in range(len(ran))]
     for case, group in zip(ran, groups):
         expected = kernels[case.name] if kernels is not None else []
         for row in group:
             if expected and not any(name in row["kernel"] for name in expected):
-                raise mr.InputError(f"case {case.name} paired with kernel '{row['kernel']}' (expected {', '.join(expected)})")
+                raise mr.InputError(
+                    f"case {case.name} paired with kernel '{row['kernel']}' (expected {', '.join(expected)})"
+                )
     return list(zip(ran, groups))
 
 
@@ -235,8 +255,11 @@ def model_checks(case: mr.Case, row: dict, tolerance: float) -> list[Check]:
     if instructions and wavefronts is not None:
         per_request = wavefronts / instructions
         if case.median("wavefronts_per_request") is not None:
-            out.append(Check(case.name, "wavefronts_per_request", case.median("wavefronts_per_request"), per_request,
-                             tolerance))
+            out.append(
+                Check(
+                    case.name, "wavefronts_per_request", case.median("wavefronts_per_request"), per_request, tolerance
+                )
+            )
         elif case.median("conflict_ways") is not None:
             out.append(Check(case.name, "conflict_ways", case.median("conflict_ways"), per_request, None))
     return out
@@ -248,12 +271,20 @@ def atomics_checks(case: mr.Case, row: dict, tolerance: float) -> list[Check]:
     out = []
     requests = [row.get(m) for m in ATOMIC_REQUESTS]
     if case.median("model_l2_requests") is not None and any(r is not None for r in requests):
-        out.append(Check(case.name, "model_l2_requests", case.median("model_l2_requests"),
-                         sum(r or 0.0 for r in requests), tolerance))
+        out.append(
+            Check(
+                case.name,
+                "model_l2_requests",
+                case.median("model_l2_requests"),
+                sum(r or 0.0 for r in requests),
+                tolerance,
+            )
+        )
     wavefronts = row.get(SHARED_ATOMIC_WAVEFRONTS)
     if case.median("model_shared_wavefronts") is not None and wavefronts is not None:
-        out.append(Check(case.name, "model_shared_wavefronts", case.median("model_shared_wavefronts"), wavefronts,
-                         tolerance))
+        out.append(
+            Check(case.name, "model_shared_wavefronts", case.median("model_shared_wavefronts"), wavefronts, tolerance)
+        )
     return out
 
 
@@ -272,7 +303,10 @@ def dram_checks(case: mr.Case, group: list[dict], tolerance: float) -> list[Chec
     large = isinstance(n, int) and n >= DRAM_MIN_N
     total = (case.median("dram_read_bytes") or 0) + (case.median("dram_write_bytes") or 0)
     out = []
-    for quantity, metric in (("dram_read_bytes", "dram__bytes_read.sum"), ("dram_write_bytes", "dram__bytes_write.sum")):
+    for quantity, metric in (
+        ("dram_read_bytes", "dram__bytes_read.sum"),
+        ("dram_write_bytes", "dram__bytes_write.sum"),
+    ):
         model, measured = case.median(quantity), median_of(group, metric)
         if model and measured is not None:
             # A side that is under 1% of the case's traffic (a reduction's few
@@ -299,7 +333,11 @@ def hierarchy_checks(doc: dict, case: mr.Case, row: dict, dram_group: list[dict]
     if model and sectors is not None:
         # Held in L1 the model is a bound (each SM's first read), not a count.
         out.append(Check(case.name, "l2_read_bytes", model, sectors * SECTOR_BYTES, None if level == 1 else judged))
-    model, measured, read = case.median("dram_read_bytes"), median_of(dram_group, "dram__bytes_read.sum"), case.median("bytes")
+    model, measured, read = (
+        case.median("dram_read_bytes"),
+        median_of(dram_group, "dram__bytes_read.sum"),
+        case.median("bytes"),
+    )
     if measured is not None and model is not None and read:
         # Held in a cache (model 0): agrees while under 1% of the bytes read come from DRAM.
         out.append(Check(case.name, "dram_read_bytes", model, measured, judged, 0.0 if model else SMALL_SHARE * read))
@@ -309,8 +347,9 @@ def hierarchy_checks(doc: dict, case: mr.Case, row: dict, dram_group: list[dict]
     return out
 
 
-def time_check(case: mr.Case, timed: mr.Case | None, duration: float | None, tolerance: float,
-               slack_ns: float) -> list[Check]:
+def time_check(
+    case: mr.Case, timed: mr.Case | None, duration: float | None, tolerance: float, slack_ns: float
+) -> list[Check]:
     """The cold-L2 event time per launch against ncu's median duration, for cases of 64 MiB or more
     whose data comes from DRAM (a hierarchy case held in a cache is left out: ncu's cache control
     empties more than the L2 the timing run flushes)."""
@@ -324,9 +363,17 @@ def time_check(case: mr.Case, timed: mr.Case | None, duration: float | None, tol
     return [Check(case.name, "time_ns", event, duration, tolerance, slack_ns)]
 
 
-def evaluate(doc: dict, rows: list[dict], tolerance: float, time_tolerance: float, timing: dict | None = None,
-             time_rows: list[dict] | None = None, dram_rows: list[dict] | None = None,
-             time_slack_us: float = 2.5, kernels: dict[str, list[str]] | None = None) -> list[Check]:
+def evaluate(
+    doc: dict,
+    rows: list[dict],
+    tolerance: float,
+    time_tolerance: float,
+    timing: dict | None = None,
+    time_rows: list[dict] | None = None,
+    dram_rows: list[dict] | None = None,
+    time_slack_us: float = 2.5,
+    kernels: dict[str, list[str]] | None = None,
+) -> list[Check]:
     """Checks of every profiled case (kernels: each case's kernels, from --list_cases=json)."""
     # The timing run's cases are cold (.../l2:cold/...); they time the same launch.
     timed_cases = {mr.warm_name(name): c for name, c in mr.cases(timing).items()} if timing else {}
@@ -344,9 +391,15 @@ def evaluate(doc: dict, rows: list[dict], tolerance: float, time_tolerance: floa
             out.extend(model_checks(case, group[0], tolerance))
             out.extend(dram_checks(case, dram.get(case.name, []), tolerance))
         # Without a timing run or a time pass: the counters run's own time and duration.
-        out.extend(time_check(case, timed_cases.get(case.name, case),
-                              durations.get(case.name) or group[0].get(TIME_METRIC), time_tolerance,
-                              time_slack_us * 1e3))
+        out.extend(
+            time_check(
+                case,
+                timed_cases.get(case.name, case),
+                durations.get(case.name) or group[0].get(TIME_METRIC),
+                time_tolerance,
+                time_slack_us * 1e3,
+            )
+        )
     return out
 
 
@@ -368,8 +421,11 @@ def quiet(command: list[str], env: dict | None = None) -> str:
 
 
 def export_csv(ncu: str, report: Path, table: Path) -> None:
-    done = subprocess.run([ncu, "--import", f"{report}.ncu-rep", "--csv", "--page", "raw", "--print-units", "base"],
-                          capture_output=True, text=True)
+    done = subprocess.run(
+        [ncu, "--import", f"{report}.ncu-rep", "--csv", "--page", "raw", "--print-units", "base"],
+        capture_output=True,
+        text=True,
+    )
     if done.returncode != 0:
         raise mr.InputError(f"ncu --import {report}.ncu-rep exited with {done.returncode}")
     table.write_text(done.stdout)
@@ -390,14 +446,35 @@ def run_profile(args) -> dict[str, Path]:
     membench_args = args.membench_args or DEFAULT_MEMBENCH_ARGS
     files = {"timing": out / "timing.json", "cases": out / "cases.json"}
     files["cases"].write_text(quiet([args.membench, *membench_args, "--list_cases=json"]))
-    quiet([args.membench, *membench_args, "--l2=cold", f"--benchmark_out={files['timing']}", "--benchmark_out_format=json"])
+    quiet(
+        [
+            args.membench,
+            *membench_args,
+            "--l2=cold",
+            f"--benchmark_out={files['timing']}",
+            "--benchmark_out_format=json",
+        ]
+    )
 
     def profile(name: str, cache: str, metrics: list[str], launches: int) -> Path:
         report = out / name
         command = [
-            ncu, "--profile-from-start", "off", "--clock-control", "none", "--cache-control", cache,
-            "--metrics", ",".join(metrics), "--export", str(report), "--force-overwrite",
-            args.membench, *membench_args, *PROFILED_RUN_ARGS, f"--benchmark_out={out / (name + '.json')}",
+            ncu,
+            "--profile-from-start",
+            "off",
+            "--clock-control",
+            "none",
+            "--cache-control",
+            cache,
+            "--metrics",
+            ",".join(metrics),
+            "--export",
+            str(report),
+            "--force-overwrite",
+            args.membench,
+            *membench_args,
+            *PROFILED_RUN_ARGS,
+            f"--benchmark_out={out / (name + '.json')}",
             "--benchmark_out_format=json",
         ]
         quiet(command, env=dict(os.environ, MEMBENCH_PROFILE=str(launches)))
@@ -441,8 +518,9 @@ def main(argv: list[str] | None = None) -> int:
         rows = parse_csv(read_text(files["csv"]))
         time_rows = parse_csv(read_text(files["time_csv"])) if "time_csv" in files else None
         dram_rows = parse_csv(read_text(files["dram_csv"])) if "dram_csv" in files else None
-        results = evaluate(doc, rows, args.tolerance, args.time_tolerance, timing, time_rows, dram_rows,
-                           args.time_slack_us, kernels)
+        results = evaluate(
+            doc, rows, args.tolerance, args.time_tolerance, timing, time_rows, dram_rows, args.time_slack_us, kernels
+        )
     except FileNotFoundError as e:
         print(f"ncu_check.py: {e}", file=sys.stderr)
         return 2

@@ -8,6 +8,7 @@ that declares its figures is drawn from them (figures.py); the few in
 PLOTTERS are still drawn by hand. Works on files holding any subset of
 families.
 """
+
 from __future__ import annotations
 
 import sys
@@ -30,6 +31,7 @@ import figures  # noqa: E402  (after matplotlib: a missing package is plot.py's 
 from figures import title  # noqa: E402
 
 GB = 1e9
+
 
 def create_parser() -> mr.Parser:
     p = mr.Parser(prog="plot.py", description=__doc__.split("\n\n")[0])
@@ -82,24 +84,39 @@ def plot_global(doc: dict, cases: list[mr.Case], fig: plt.Figure) -> None:
     for n in sorted({c.params["n"] for c in strided}):
         copy = next((c for c in cases if c.variant == "memcpy" and c.params.get("n") == n), None)
         for variant, style in geometries.items():
-            row = sorted((c for c in strided if c.params["n"] == n and c.variant == variant),
-                         key=lambda c: c.params["stride"])
+            row = sorted(
+                (c for c in strided if c.params["n"] == n and c.variant == variant), key=lambda c: c.params["stride"]
+            )
             if row:
-                ax_stride.plot([c.params["stride"] for c in row], [bw(c) for c in row], style,
-                               label=f"{variant}, n = {n:,}")
-        row = sorted((c for c in strided if c.params["n"] == n and c.variant == "strided"), key=lambda c: c.params["stride"])
+                ax_stride.plot(
+                    [c.params["stride"] for c in row], [bw(c) for c in row], style, label=f"{variant}, n = {n:,}"
+                )
+        row = sorted(
+            (c for c in strided if c.params["n"] == n and c.variant == "strided"), key=lambda c: c.params["stride"]
+        )
         if copy and row:
             rate = copy.median("bytes_per_second") or 0
-            ax_stride.plot([c.params["stride"] for c in row], [dram_bound(c, rate) for c in row], "k:", alpha=0.7,
-                           label=f"model: memcpy rate x useful / DRAM bytes (n = {n:,})")
+            ax_stride.plot(
+                [c.params["stride"] for c in row],
+                [dram_bound(c, rate) for c in row],
+                "k:",
+                alpha=0.7,
+                label=f"model: memcpy rate x useful / DRAM bytes (n = {n:,})",
+            )
     if not strided:
         ax_stride.axis("off")
         ax_stride.text(0.5, 0.5, "no strided cases in this file", ha="center", va="center")
     else:
         ax_stride.set_xscale("log", base=2)
         ax_stride.set_yscale("log")
-    finish(ax_stride, "stride (floats between neighbouring threads)", "effective bandwidth (GB/s, useful bytes)",
-           "global/strided: two launch geometries", bool(strided), 7)
+    finish(
+        ax_stride,
+        "stride (floats between neighbouring threads)",
+        "effective bandwidth (GB/s, useful bytes)",
+        "global/strided: two launch geometries",
+        bool(strided),
+        7,
+    )
 
     series: dict[str, list[tuple[int, float]]] = defaultdict(list)
     for c in cases:
@@ -137,7 +154,14 @@ def plot_layout(doc: dict, cases: list[mr.Case], fig: plt.Figure) -> None:
     width = 0.8 / max(len(variants), 1)
 
     def find(variant: str, n: int, fields: int) -> mr.Case | None:
-        return next((c for c in cases if c.variant == variant and c.params.get("structs") == n and c.params.get("fields") == fields), None)
+        return next(
+            (
+                c
+                for c in cases
+                if c.variant == variant and c.params.get("structs") == n and c.params.get("fields") == fields
+            ),
+            None,
+        )
 
     for i, v in enumerate(variants):
         xs, heights, models = [], [], []
@@ -155,14 +179,22 @@ def plot_layout(doc: dict, cases: list[mr.Case], fig: plt.Figure) -> None:
                 models.append(bw(soa) * (case.median("dram_efficiency") or 0) if soa else None)
         ax.bar(xs, heights, width, label=v)
         mx = [x for x, m in zip(xs, models) if m is not None]
-        ax.plot(mx, [m for m in models if m is not None], "k_", markersize=20, mew=2,
-                label="model (see the figure's note)" if i == 0 else None)
+        ax.plot(
+            mx,
+            [m for m in models if m is not None],
+            "k_",
+            markersize=20,
+            mew=2,
+            label="model (see the figure's note)" if i == 0 else None,
+        )
     ax.set_xticks([g + width * (len(variants) - 1) / 2 for g in range(len(groups))])
     ax.set_xticklabels([f"{n:,} structs\n{fields} field(s)" for n, fields in groups])
     ax.set_ylabel("effective bandwidth (GB/s, useful bytes)")
     ax.grid(True, axis="y", alpha=0.3)
     ax.legend()
-    fig.suptitle(title(doc, family_title(doc, "layout") + " (model: the AoS all-fields rate x useful / modelled DRAM bytes)"))
+    fig.suptitle(
+        title(doc, family_title(doc, "layout") + " (model: the AoS all-fields rate x useful / modelled DRAM bytes)")
+    )
 
 
 def plot_shared(doc: dict, cases: list[mr.Case], fig: plt.Figure) -> None:
@@ -170,7 +202,10 @@ def plot_shared(doc: dict, cases: list[mr.Case], fig: plt.Figure) -> None:
     degree = [c for c in cases if c.variant == "conflict_degree"]
     ax_bars, ax_curve = fig.subplots(1, 2)
     labels, values, ways = [], [], []
-    for c in sorted(matrix, key=lambda c: (c.params.get("side", 0), ["row", "column", "swizzle"].index(c.variant), c.params.get("pad", 0))):
+    for c in sorted(
+        matrix,
+        key=lambda c: (c.params.get("side", 0), ["row", "column", "swizzle"].index(c.variant), c.params.get("pad", 0)),
+    ):
         label = c.variant + (f" pad {c.params['pad']}" if "pad" in c.params else "")
         labels.append(f"{label}\nside {c.params.get('side')}")
         values.append(bw(c))
@@ -178,7 +213,13 @@ def plot_shared(doc: dict, cases: list[mr.Case], fig: plt.Figure) -> None:
     bars = ax_bars.bar(range(len(values)), values, color="tab:blue")
     for bar, w in zip(bars, ways):
         if w:
-            ax_bars.annotate(f"{w:g}-way", (bar.get_x() + bar.get_width() / 2, bar.get_height()), ha="center", va="bottom", fontsize=8)
+            ax_bars.annotate(
+                f"{w:g}-way",
+                (bar.get_x() + bar.get_width() / 2, bar.get_height()),
+                ha="center",
+                va="bottom",
+                fontsize=8,
+            )
     ax_bars.set_xticks(range(len(labels)))
     ax_bars.set_xticklabels(labels, fontsize=7)
     ax_bars.set_ylabel("bandwidth (GB/s, global read + write)")
@@ -191,9 +232,15 @@ def plot_shared(doc: dict, cases: list[mr.Case], fig: plt.Figure) -> None:
         if not base:
             continue
         strides = [c.params["shared_stride"] for c in row]
-        line, = ax_curve.plot(strides, [base / bw(c) for c in row], "o-", ms=3, label=f"measured, {width}-byte")
-        ax_curve.plot(strides, [c.median("conflict_ways") for c in row], "--", color=line.get_color(), alpha=0.6,
-                      label=f"model conflict_ways, {width}-byte")
+        (line,) = ax_curve.plot(strides, [base / bw(c) for c in row], "o-", ms=3, label=f"measured, {width}-byte")
+        ax_curve.plot(
+            strides,
+            [c.median("conflict_ways") for c in row],
+            "--",
+            color=line.get_color(),
+            alpha=0.6,
+            label=f"model conflict_ways, {width}-byte",
+        )
     ax_curve.set_xlabel("stride between lanes (elements)")
     ax_curve.set_ylabel("slowdown vs stride 1 (x)")
     ax_curve.set_yscale("log", base=2)
@@ -229,14 +276,28 @@ def plot_async(doc: dict, cases: list[mr.Case], fig: plt.Figure) -> None:
                 row[c.params["stages"]] = max(row.get(c.params["stages"], 0.0), bw(c))
         for variant, row in sorted(staged.items()):
             counts = sorted(row)
-            ax_stages.plot(counts, [row[k] for k in counts], "o-" if variant.startswith("pipeline") else "s--",
-                           label=f"{variant}, flops {flops}")
-        plain = [bw(c) for c in cases if c.params.get("flops") == flops and c.variant == "sync"
-                 and c.params.get("persistent", 1) == 1]
+            ax_stages.plot(
+                counts,
+                [row[k] for k in counts],
+                "o-" if variant.startswith("pipeline") else "s--",
+                label=f"{variant}, flops {flops}",
+            )
+        plain = [
+            bw(c)
+            for c in cases
+            if c.params.get("flops") == flops and c.variant == "sync" and c.params.get("persistent", 1) == 1
+        ]
         if plain:
             ax_stages.axhline(max(plain), ls=":", alpha=0.5, color="grey")
-    finish(ax_stages, "pipeline stages", "bandwidth (GB/s, read + write)",
-           f"async: stages{best_tile} (dotted: async/sync)", bool(cases), 6, ncol=2)
+    finish(
+        ax_stages,
+        "pipeline stages",
+        "bandwidth (GB/s, read + write)",
+        f"async: stages{best_tile} (dotted: async/sync)",
+        bool(cases),
+        6,
+        ncol=2,
+    )
 
     best: dict[str, dict[int, float]] = defaultdict(dict)
     for c in cases:
@@ -247,7 +308,14 @@ def plot_async(doc: dict, cases: list[mr.Case], fig: plt.Figure) -> None:
         xs = sorted(points)
         ax_flops.plot([x / 8 if x else 0.0 for x in xs], [points[x] for x in xs], "o-", label=f"{label} (best stages)")
     ax_flops.set_xscale("symlog", linthresh=1)
-    finish(ax_flops, "compute intensity (flops per byte moved)", "bandwidth (GB/s, read + write)", "async: where overlap pays", bool(best), 7)
+    finish(
+        ax_flops,
+        "compute intensity (flops per byte moved)",
+        "bandwidth (GB/s, read + write)",
+        "async: where overlap pays",
+        bool(best),
+        7,
+    )
     fig.suptitle(title(doc, family_title(doc, "async")))
 
 
@@ -261,14 +329,23 @@ def plot_stream(doc: dict, cases: list[mr.Case], fig: plt.Figure) -> None:
     for i, t in enumerate(types):
         xs, heights = [], []
         for k, name in enumerate(kernels):
-            runs = [bw(c) for c in cases if c.variant == name and c.params.get("type") == t and c.params.get("elements") == n]
+            runs = [
+                bw(c)
+                for c in cases
+                if c.variant == name and c.params.get("type") == t and c.params.get("elements") == n
+            ]
             if runs:
                 xs.append(k + i * width)
                 heights.append(max(runs))
         bars = ax.bar(xs, heights, width, label=t)
         for bar in bars:
-            ax.annotate(f"{bar.get_height():.0f}", (bar.get_x() + bar.get_width() / 2, bar.get_height()), ha="center",
-                        va="bottom", fontsize=7)
+            ax.annotate(
+                f"{bar.get_height():.0f}",
+                (bar.get_x() + bar.get_width() / 2, bar.get_height()),
+                ha="center",
+                va="bottom",
+                fontsize=7,
+            )
     peak = mr.context_number(doc, "dram_peak_bytes_per_second")
     if peak:
         ax.axhline(peak / GB, color="red", ls="--", alpha=0.6, label="theoretical DRAM peak")
@@ -285,8 +362,16 @@ def mark_levels(doc: dict, ax) -> None:
     """Vertical lines at the level sizes the device reports."""
     for label, reported in levels.device_sizes(doc):
         ax.axvline(reported, color="red", ls=":", alpha=0.7)
-        ax.annotate(f"{label}\n{levels.size(reported)}", (reported, 1), xycoords=("data", "axes fraction"),
-                    xytext=(3, -3), textcoords="offset points", va="top", fontsize=7, color="red")
+        ax.annotate(
+            f"{label}\n{levels.size(reported)}",
+            (reported, 1),
+            xycoords=("data", "axes fraction"),
+            xytext=(3, -3),
+            textcoords="offset points",
+            va="top",
+            fontsize=7,
+            color="red",
+        )
 
 
 def plot_hierarchy(doc: dict, cases: list[mr.Case], fig: plt.Figure) -> None:
@@ -309,7 +394,8 @@ def plot_hierarchy(doc: dict, cases: list[mr.Case], fig: plt.Figure) -> None:
                 ceilings[int(level)] = ceiling / GB
         elif c.variant == "latency" and c.median("latency_ns"):
             lines[("latency", f"{temp}, nodes {levels.size(c.params.get('chase_stride', 0))} apart")].append(
-                (ws, c.median("latency_ns")))
+                (ws, c.median("latency_ns"))
+            )
     kinds = sorted({kind for kind, _ in lines})
     panels = fig.subplots(1, len(kinds), squeeze=False)[0] if kinds else []
     axes = dict(zip(kinds, panels))
@@ -321,14 +407,31 @@ def plot_hierarchy(doc: dict, cases: list[mr.Case], fig: plt.Figure) -> None:
         for level, ceiling in sorted(ceilings.items()):
             name = {1: "L1", 2: "L2 (assumed)", 3: "DRAM"}.get(level, str(level))
             ax.axhline(ceiling, ls="--", alpha=0.4, color="grey")
-            ax.annotate(f"model ceiling {name}", (0, ceiling), xycoords=("axes fraction", "data"), xytext=(3, 2),
-                        textcoords="offset points", fontsize=6, color="grey")
-        finish(ax, "working set (bytes)", "read bandwidth (GB/s)", "hierarchy/bandwidth: the whole grid re-reads the set",
-               True)
+            ax.annotate(
+                f"model ceiling {name}",
+                (0, ceiling),
+                xycoords=("axes fraction", "data"),
+                xytext=(3, 2),
+                textcoords="offset points",
+                fontsize=6,
+                color="grey",
+            )
+        finish(
+            ax,
+            "working set (bytes)",
+            "read bandwidth (GB/s)",
+            "hierarchy/bandwidth: the whole grid re-reads the set",
+            True,
+        )
     if "latency" in axes:
         axes["latency"].set_yscale("log")
-        finish(axes["latency"], "working set (bytes)", "latency per dependent load (ns)",
-               "hierarchy/latency: a random pointer chase", True)
+        finish(
+            axes["latency"],
+            "working set (bytes)",
+            "latency per dependent load (ns)",
+            "hierarchy/latency: a random pointer chase",
+            True,
+        )
     for ax in axes.values():
         ax.set_xscale("log", base=2)
         mark_levels(doc, ax)
@@ -337,33 +440,59 @@ def plot_hierarchy(doc: dict, cases: list[mr.Case], fig: plt.Figure) -> None:
 
 def plot_node(doc: dict, cases: list[mr.Case], fig: plt.Figure) -> None:
     """node: for each case, the node's rate, each GPU's own and the model, the host's links and NVLink apart."""
-    panels = (("to and from the host", [c for c in cases if "all_to_all" not in c.variant]),
-              ("all-to-all over NVLink", [c for c in cases if "all_to_all" in c.variant]))
+    panels = (
+        ("to and from the host", [c for c in cases if "all_to_all" not in c.variant]),
+        ("all-to-all over NVLink", [c for c in cases if "all_to_all" in c.variant]),
+    )
     axes = fig.subplots(1, 2)
     for ax, (heading, group) in zip(axes, panels):
         group = sorted(group, key=lambda c: (c.variant, c.params.get("bytes", 0)))
         devices = max((int(c.median("devices") or 0) for c in group), default=0)
-        series = [("node", "bytes_per_second")] + [(f"device {i}", f"device{i}_bytes_per_second")
-                                                   for i in range(devices)]
+        series = [("node", "bytes_per_second")] + [
+            (f"device {i}", f"device{i}_bytes_per_second") for i in range(devices)
+        ]
         width = 0.8 / max(len(series), 1)
         for k, (label, key) in enumerate(series):
-            ax.bar([i + k * width for i in range(len(group))], [(c.median(key) or 0.0) / GB for c in group], width,
-                   label=label)
+            ax.bar(
+                [i + k * width for i in range(len(group))],
+                [(c.median(key) or 0.0) / GB for c in group],
+                width,
+                label=label,
+            )
         for i, c in enumerate(group):
             if c.median("model_bytes_per_second"):
-                ax.hlines(c.median("model_bytes_per_second") / GB, i - width / 2, i + 0.8 - width / 2, colors="red",
-                          linestyles="--", label="link model" if i == 0 else None)
-        ax.set_xticks([i + 0.4 - width / 2 for i in range(len(group))],
-                      [c.variant + ("" if len({g.params.get("bytes") for g in group}) < 2
-                                    else f"\n{c.params.get('bytes', 0)} B") for c in group], fontsize=7)
+                ax.hlines(
+                    c.median("model_bytes_per_second") / GB,
+                    i - width / 2,
+                    i + 0.8 - width / 2,
+                    colors="red",
+                    linestyles="--",
+                    label="link model" if i == 0 else None,
+                )
+        ax.set_xticks(
+            [i + 0.4 - width / 2 for i in range(len(group))],
+            [
+                c.variant
+                + ("" if len({g.params.get("bytes") for g in group}) < 2 else f"\n{c.params.get('bytes', 0)} B")
+                for c in group
+            ],
+            fontsize=7,
+        )
         finish(ax, "", "GB/s", heading, bool(group), 7)
     fig.suptitle(title(doc, family_title(doc, "node")))
 
 
 # The families whose figures are still drawn by hand; every other family is
 # drawn from the figures it declares (figures.py).
-PLOTTERS = {"global": plot_global, "layout": plot_layout, "shared": plot_shared, "async": plot_async,
-            "stream": plot_stream, "hierarchy": plot_hierarchy, "node": plot_node}
+PLOTTERS = {
+    "global": plot_global,
+    "layout": plot_layout,
+    "shared": plot_shared,
+    "async": plot_async,
+    "stream": plot_stream,
+    "hierarchy": plot_hierarchy,
+    "node": plot_node,
+}
 
 
 def draw_family(doc: dict, family: str, cases: list[mr.Case], fig) -> bool:
@@ -399,8 +528,10 @@ def check_output(out: str, formats: str) -> tuple[Path, list[str]]:
     supported = FigureCanvasBase.get_supported_filetypes()
     unknown = [f for f in chosen if f not in supported]
     if not chosen or unknown:
-        raise mr.InputError(f"--formats {formats}: not an image format matplotlib writes "
-                            f"(one or more of {', '.join(sorted(supported))})")
+        raise mr.InputError(
+            f"--formats {formats}: not an image format matplotlib writes "
+            f"(one or more of {', '.join(sorted(supported))})"
+        )
     out_dir = Path(out)
     if out_dir.exists() and not out_dir.is_dir():
         raise mr.InputError(f"--out {out}: exists and is not a directory")

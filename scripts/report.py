@@ -19,6 +19,7 @@ With two files of the same GPU, a comparison of the second against the first
 (compare.py's verdicts); with files of different GPUs, the fleet view
 (fleet.py's). Exit status: 0 written, 2 unreadable input or a bad flag.
 """
+
 from __future__ import annotations
 
 import base64
@@ -43,19 +44,31 @@ GB = 1e9
 
 # The article's tables, measured on an RTX 4090: (label, case, GB/s there).
 STUDY = [
-    ("Coalesced vs strided, n = 16,777,216", [
-        ("coalesced", "global/coalesced/n:16777216", 925.31),
-        ("stride 2 (the article's launch: n threads)", "global/strided_full_grid/n:16777216/stride:2", 427.34),
-        ("AoS, four fields", "layout/aos/structs:16777216/fields:4", 922.31),
-        ("SoA, four fields", "layout/soa/structs:16777216/fields:4", 912.82)]),
-    ("Shared memory, 4096 x 4096", [
-        ("row", "shared/row/side:4096", 879.49),
-        ("column, 32-way conflict", "shared/column/side:4096/pad:0", 740.07),
-        ("column, padded [32][33]", "shared/column/side:4096/pad:1", 826.01)]),
-    ("Async copy, n = 67,108,864", [
-        ("sync", "async/sync/n:67108864/tile:1024/flops:0/persistent:1", 901.43),
-        ("memcpy_async, one stage", "async/memcpy_async/n:67108864/tile:1024/flops:0/persistent:1", 898.00),
-        ("pipeline, 3 stages", "async/pipeline/n:67108864/tile:1024/stages:3/flops:0/persistent:1", 856.55)]),
+    (
+        "Coalesced vs strided, n = 16,777,216",
+        [
+            ("coalesced", "global/coalesced/n:16777216", 925.31),
+            ("stride 2 (the article's launch: n threads)", "global/strided_full_grid/n:16777216/stride:2", 427.34),
+            ("AoS, four fields", "layout/aos/structs:16777216/fields:4", 922.31),
+            ("SoA, four fields", "layout/soa/structs:16777216/fields:4", 912.82),
+        ],
+    ),
+    (
+        "Shared memory, 4096 x 4096",
+        [
+            ("row", "shared/row/side:4096", 879.49),
+            ("column, 32-way conflict", "shared/column/side:4096/pad:0", 740.07),
+            ("column, padded [32][33]", "shared/column/side:4096/pad:1", 826.01),
+        ],
+    ),
+    (
+        "Async copy, n = 67,108,864",
+        [
+            ("sync", "async/sync/n:67108864/tile:1024/flops:0/persistent:1", 901.43),
+            ("memcpy_async, one stage", "async/memcpy_async/n:67108864/tile:1024/flops:0/persistent:1", 898.00),
+            ("pipeline, 3 stages", "async/pipeline/n:67108864/tile:1024/stages:3/flops:0/persistent:1", 856.55),
+        ],
+    ),
 ]
 
 
@@ -105,6 +118,7 @@ def gbps(case: mr.Case | None) -> float | None:
 
 def study_note(title: str, cases: dict[str, mr.Case]) -> str:
     """One sentence of what the counters say, from the counters the file has."""
+
     def counter(case: str, key: str) -> float | None:
         c = cases.get(case)
         return c.median(key) if c else None
@@ -113,19 +127,24 @@ def study_note(title: str, cases: dict[str, mr.Case]) -> str:
         s1, s2 = counter(STUDY[0][1][0][1], "sectors_per_request"), counter(STUDY[0][1][1][1], "sectors_per_request")
         eff = counter(STUDY[0][1][1][1], "dram_efficiency")
         if s1 and s2:
-            return (f"Counters: a warp's load at stride 2 touches {s2:g} sectors of 32 bytes, coalesced {s1:g}"
-                    + (f"; {eff:.0%} of the bytes fetched are used." if eff else "."))
+            return f"Counters: a warp's load at stride 2 touches {s2:g} sectors of 32 bytes, coalesced {s1:g}" + (
+                f"; {eff:.0%} of the bytes fetched are used." if eff else "."
+            )
     elif title.startswith("Shared"):
         ways = [counter(case, "conflict_ways") for _, case, _ in STUDY[1][1]]
         if all(w is not None for w in ways):
-            return (f"Counters: a warp's column read without padding hits one bank {ways[1]:g} ways; the row read "
-                    f"and the padded column {ways[0]:g} and {ways[2]:g}.")
+            return (
+                f"Counters: a warp's column read without padding hits one bank {ways[1]:g} ways; the row read "
+                f"and the padded column {ways[0]:g} and {ways[2]:g}."
+            )
     else:
         facts = [(counter(case, "blocks_per_sm"), counter(case, "registers")) for _, case, _ in STUDY[2][1]]
         if all(b is not None for b, _ in facts):
-            return ("Counters: blocks per SM and registers per thread: "
-                    + ", ".join(f"{label} {b:g} and {r:g}" for (label, _, _), (b, r) in zip(STUDY[2][1], facts))
-                    + ".")
+            return (
+                "Counters: blocks per SM and registers per thread: "
+                + ", ".join(f"{label} {b:g} and {r:g}" for (label, _, _), (b, r) in zip(STUDY[2][1], facts))
+                + "."
+            )
     return "The counters for this table are not in this file."
 
 
@@ -138,9 +157,15 @@ def study(doc: dict) -> list[Table]:
         t = Table(title, ["case", f"GB/s, {gpu}", "vs first row", "GB/s, RTX 4090 (article)", "vs first row"])
         for label, name, there in rows:
             here = gbps(cases.get(name))
-            t.rows.append([label, f"{here:.0f}" if here else "not in this file",
-                           f"{here / first_here:.2f}x" if here and first_here else "",
-                           f"{there:.2f}", f"{there / first_there:.2f}x"])
+            t.rows.append(
+                [
+                    label,
+                    f"{here:.0f}" if here else "not in this file",
+                    f"{here / first_here:.2f}x" if here and first_here else "",
+                    f"{there:.2f}",
+                    f"{there / first_there:.2f}x",
+                ]
+            )
         t.note = study_note(title, cases)
         tables.append(t)
     return tables
@@ -155,13 +180,27 @@ def study_history(db: str, doc: dict) -> Table:
         t = Table("The study's cases in the history", ["case", "runs", "min", "median", "max", "last five (GB/s)"])
         for _, rows in STUDY:
             for label, name, _ in rows:
-                values = [v / GB for (v,) in con.execute(
-                    "SELECT value FROM measurements m JOIN runs r ON r.id = m.run WHERE m.name = ? AND "
-                    "metric = 'bytes_per_second' AND trusted = 1 AND gpu_name = ? ORDER BY started, r.id",
-                    (name + "/manual_time", mr.gpu_name(doc)))]
-                t.rows.append([label, str(len(values))] + ([f"{min(values):.0f}", f"{statistics.median(values):.0f}",
-                                                              f"{max(values):.0f}", ", ".join(f"{v:.0f}" for v in values[-5:])]
-                                                             if values else ["", "", "", ""]))
+                values = [
+                    v / GB
+                    for (v,) in con.execute(
+                        "SELECT value FROM measurements m JOIN runs r ON r.id = m.run WHERE m.name = ? AND "
+                        "metric = 'bytes_per_second' AND trusted = 1 AND gpu_name = ? ORDER BY started, r.id",
+                        (name + "/manual_time", mr.gpu_name(doc)),
+                    )
+                ]
+                t.rows.append(
+                    [label, str(len(values))]
+                    + (
+                        [
+                            f"{min(values):.0f}",
+                            f"{statistics.median(values):.0f}",
+                            f"{max(values):.0f}",
+                            ", ".join(f"{v:.0f}" for v in values[-5:]),
+                        ]
+                        if values
+                        else ["", "", "", ""]
+                    )
+                )
     except sqlite3.Error as e:
         raise mr.InputError(f"--history {db}: not a history file ({e})") from e
     return t
@@ -192,12 +231,19 @@ def families(doc: dict) -> list[Table]:
             elif (ups := case.median("updates_per_second")) is not None:
                 measured = f"{ups / 1e9:.4g} G updates/s"
         model = f"{bw / GB:.4g} GB/s" if (bw := case.median("model_bytes_per_second")) else ""
-        if (ups := case.median("model_updates_per_second")):
+        if ups := case.median("model_updates_per_second"):
             model = f"{ups / 1e9:.4g} G updates/s"
         pct = case.median("pct_of_peak")
         name = mr.parse_name(case.name).format("")
-        t.rows.append([name[len(case.family) + 1:], measured, model,
-                       f"{pct:.1f}" if pct is not None and measured else "", marks(case)])
+        t.rows.append(
+            [
+                name[len(case.family) + 1 :],
+                measured,
+                model,
+                f"{pct:.1f}" if pct is not None and measured else "",
+                marks(case),
+            ]
+        )
     return list(tables.values())
 
 
@@ -208,18 +254,28 @@ def the_run(doc: dict, path: str) -> Table:
     ran = [c for c in cases if not c.error and not c.skipped]
     memory = mr.context_number(doc, "memory_clock_khz")
     rows = [
-        ("file", path), ("GPU", mr.gpu_name(doc)), ("UUID", str(ctx.get("gpu_uuid", ""))),
-        ("host", str(ctx.get("host_name", ""))), ("date", str(ctx.get("date", ""))),
-        ("driver", str(ctx.get("driver_version", ""))), ("CUDA (driver API, runtime)",
-                                                         f"{ctx.get('cuda_driver_version', '')}, {ctx.get('runtime_version', '')}"),
+        ("file", path),
+        ("GPU", mr.gpu_name(doc)),
+        ("UUID", str(ctx.get("gpu_uuid", ""))),
+        ("host", str(ctx.get("host_name", ""))),
+        ("date", str(ctx.get("date", ""))),
+        ("driver", str(ctx.get("driver_version", ""))),
+        ("CUDA (driver API, runtime)", f"{ctx.get('cuda_driver_version', '')}, {ctx.get('runtime_version', '')}"),
         ("peak SM clock", f"{ctx.get('sm_clock_peak_mhz', '')} MHz"),
         ("memory clock", f"{memory / 1000:.0f} MHz" if memory else ""),
         ("membench", f"{ctx.get('membench_version', '')} ({ctx.get('membench_build', '')})"),
-        ("cases", f"{len(cases)}: {len(ran)} measured, {count(lambda c: c.error)} failed, {count(lambda c: c.skipped)} skipped"),
-        ("health", f"{sum(1 for c in ran if (c.median('noisy') or 0) >= 1)} noisy, "
-                   f"{sum(1 for c in ran if (c.median('contended') or 0) >= 1)} contended, "
-                   f"{sum(1 for c in ran if (c.median('throttled_batches') or 0) > 0)} throttled, "
-                   f"{sum(1 for c in ran if (c.median('clock_event') or 0) >= 1)} under a clock event"),
+        (
+            "cases",
+            f"{len(cases)}: {len(ran)} measured, {count(lambda c: c.error)} failed, "
+            f"{count(lambda c: c.skipped)} skipped",
+        ),
+        (
+            "health",
+            f"{sum(1 for c in ran if (c.median('noisy') or 0) >= 1)} noisy, "
+            f"{sum(1 for c in ran if (c.median('contended') or 0) >= 1)} contended, "
+            f"{sum(1 for c in ran if (c.median('throttled_batches') or 0) > 0)} throttled, "
+            f"{sum(1 for c in ran if (c.median('clock_event') or 0) >= 1)} under a clock event",
+        ),
     ]
     return Table("", ["what", "value"], [[k, v] for k, v in rows])
 
@@ -231,21 +287,28 @@ def several(paths: list[str], docs: list[dict]) -> str:
     uuids = [set(uuid for uuid, _ in mr.devices(doc, path).values()) for path, doc in zip(paths, docs)]
     if len(paths) == 2 and uuids[0] == uuids[1]:
         rows = compare.compare(docs[0], docs[1], "bytes_per_second", 5.0, 0.05)
-        return (f"## {paths[1]} against {paths[0]}\n\ncompare.py's verdicts (bytes_per_second, 5% threshold):\n\n"
-                + compare.render(rows, "bytes_per_second", 0.05))
+        return (
+            f"## {paths[1]} against {paths[0]}\n\ncompare.py's verdicts (bytes_per_second, 5% threshold):\n\n"
+            + compare.render(rows, "bytes_per_second", 0.05)
+        )
     table, better = fleet.collect(paths, "bytes_per_second", 10.0)
     text, flagged, untrusted, warnings = fleet.judge(table, 10.0, better)
     summary = [f"FLAGGED: {g}" for g in sorted(flagged, key=lambda g: (g.host, g.ordinal))]
     summary += [f"UNTRUSTED: {g}" for g in sorted(untrusted, key=lambda g: (g.host, g.ordinal))]
-    return ("## The fleet\n\nfleet.py's view (bytes_per_second, 10% threshold):\n\n" + text
-            + "\n".join(["", *summary, *(f"warning: {w}" for w in warnings)]))
+    return (
+        "## The fleet\n\nfleet.py's view (bytes_per_second, 10% threshold):\n\n"
+        + text
+        + "\n".join(["", *summary, *(f"warning: {w}" for w in warnings)])
+    )
 
 
 def figures(doc: dict) -> list[tuple[str, str]]:
     """(family, base64 PNG) for every figure plot.py draws of this run."""
     with tempfile.TemporaryDirectory() as tmp:
-        return [(path.stem, base64.b64encode(path.read_bytes()).decode("ascii"))
-                for path in plot.make_figures(doc, Path(tmp), ["png"])]
+        return [
+            (path.stem, base64.b64encode(path.read_bytes()).decode("ascii"))
+            for path in plot.make_figures(doc, Path(tmp), ["png"])
+        ]
 
 
 STYLE = """body{font-family:system-ui,sans-serif;margin:2em;max-width:80em;color:#222}
@@ -282,14 +345,22 @@ def write(paths: list[str], out: Path, history: str | None = None) -> tuple[Path
         md.append(Table("", t.header, t.rows, t.note).markdown() + "\n")
     if extra:
         md += [extra, ""]
-    page = [f"<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>{html.escape(head)}</title>"
-            f"<style>{STYLE}</style></head><body><h1>{html.escape(head)}</h1>",
-            "<h2>The study on this GPU</h2>", *(t.html() for t in study_tables),
-            "<h2>The run</h2>", run.html(), "<h2>Every family</h2>"]
+    page = [
+        f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>{html.escape(head)}</title>'
+        f"<style>{STYLE}</style></head><body><h1>{html.escape(head)}</h1>",
+        "<h2>The study on this GPU</h2>",
+        *(t.html() for t in study_tables),
+        "<h2>The run</h2>",
+        run.html(),
+        "<h2>Every family</h2>",
+    ]
     for t in family_tables:
         page.append(f"<h3>{html.escape(t.title)}</h3>")
-        page += [f'<img alt="{html.escape(f)} figure" src="data:image/png;base64,{data}">'
-                 for f, data in pictures if f == t.title]
+        page += [
+            f'<img alt="{html.escape(f)} figure" src="data:image/png;base64,{data}">'
+            for f, data in pictures
+            if f == t.title
+        ]
         page.append(Table("", t.header, t.rows, t.note).html())
     if extra:
         page.append(f"<pre>{html.escape(extra)}</pre>")

@@ -104,7 +104,8 @@ TEST_F(AsyncKernels, TmaEveryTileAndStageCount) {
     for (int stages : AsyncStages::values)
       for (int flops : {0, 2, 64})
         // one row of boxes (fewer tiles than blocks), and several
-        for (std::size_t rows : {1, 5}) check({AsyncVariant::tma, rows * kTmaRowFloats * (tile / kTmaBoxCols), tile, stages, flops});
+        for (std::size_t rows : {1, 5})
+          check({AsyncVariant::tma, rows * kTmaRowFloats * (tile / kTmaBoxCols), tile, stages, flops});
 }
 
 TEST_F(AsyncKernels, ShortBlocksEveryVariant) {

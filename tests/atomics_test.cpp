@@ -17,7 +17,9 @@ constexpr unsigned kGrid = 1056;  // 132 SMs x 8 blocks
 constexpr std::uint64_t kThreads = std::uint64_t{kGrid} * kAtomicsBlock;
 
 TEST(AtomicsLayout, ThreadsPerAddressBySharing) {
-  const auto layout = [](AtomicSharing s) { return atomics_layout({AtomicVariant::add, AtomicType::u32, AtomicSpace::global, s, 16}, kGrid); };
+  const auto layout = [](AtomicSharing s) {
+    return atomics_layout({AtomicVariant::add, AtomicType::u32, AtomicSpace::global, s, 16}, kGrid);
+  };
   EXPECT_EQ(layout(AtomicSharing::grid).members, kThreads);
   EXPECT_EQ(layout(AtomicSharing::grid).addresses, 1u);
   EXPECT_EQ(layout(AtomicSharing::block).members, 256u);
@@ -76,7 +78,9 @@ TEST(AtomicsModel, OneUpdatePerAddressPerClockUpToOneWarpPerSm) {
 }
 
 TEST(AtomicsModel, RequestsAndWavefrontsTheHardwareIsAsked) {
-  auto config = [](AtomicVariant v, AtomicType t, AtomicSpace s, AtomicSharing by) { return AtomicsConfig{v, t, s, by, 16}; };
+  auto config = [](AtomicVariant v, AtomicType t, AtomicSpace s, AtomicSharing by) {
+    return AtomicsConfig{v, t, s, by, 16};
+  };
   const double updates = static_cast<double>(kThreads) * 16, warp_instructions = updates / 32;
   for (AtomicSharing by : {AtomicSharing::grid, AtomicSharing::block, AtomicSharing::warp}) {
     const AtomicsConfig c = config(AtomicVariant::red, AtomicType::u32, AtomicSpace::global, by);
@@ -123,13 +127,15 @@ std::vector<unsigned char> bytes_of(const std::vector<T>& v) {
 }
 
 TEST(AtomicsCheck, TargetsAndTicketsExactlyOrWhatIsWrong) {
-  const AtomicsPlan p = host_plan({AtomicVariant::add, AtomicType::u32, AtomicSpace::global, AtomicSharing::warp, 3}, 2);
-  ASSERT_EQ(p.target_elements, 16u);  // 512 threads in warps of 32
+  const AtomicsPlan p =
+      host_plan({AtomicVariant::add, AtomicType::u32, AtomicSpace::global, AtomicSharing::warp, 3}, 2);
+  ASSERT_EQ(p.target_elements, 16u);          // 512 threads in warps of 32
   std::vector<std::uint32_t> target(16, 96);  // 32 threads x 3 updates
   // Each warp's 96 updates returned 0..95 once; thread t of a warp got three of them.
   std::vector<double> tickets(512);
   for (std::size_t w = 0; w < 16; ++w)
-    for (std::size_t lane = 0; lane < 32; ++lane) tickets[w * 32 + lane] = static_cast<double>(3 * lane + 96);  // lane + (lane + 32) + (lane + 64)
+    for (std::size_t lane = 0; lane < 32; ++lane)
+      tickets[w * 32 + lane] = static_cast<double>(3 * lane + 96);  // lane + (lane + 32) + (lane + 64)
   EXPECT_FALSE(atomics_check(p, bytes_of(target), tickets));
 
   auto bad_target = target;
@@ -150,11 +156,13 @@ TEST(AtomicsCheck, TargetsAndTicketsExactlyOrWhatIsWrong) {
   red.ticket_elements = 0;
   EXPECT_FALSE(atomics_check(red, bytes_of(target), {}));
   EXPECT_TRUE(atomics_check(red, bytes_of(bad_target), {}));
-  EXPECT_TRUE(atomics_check(p, bytes_of(std::vector<std::uint32_t>(15, 96)), tickets));  // a size that is not the plan's
+  EXPECT_TRUE(
+      atomics_check(p, bytes_of(std::vector<std::uint32_t>(15, 96)), tickets));  // a size that is not the plan's
 }
 
 TEST(AtomicsCheck, FloatAndWideWords) {
-  const AtomicsPlan p = host_plan({AtomicVariant::red, AtomicType::f64, AtomicSpace::global, AtomicSharing::grid, 5}, 1);
+  const AtomicsPlan p =
+      host_plan({AtomicVariant::red, AtomicType::f64, AtomicSpace::global, AtomicSharing::grid, 5}, 1);
   EXPECT_FALSE(atomics_check(p, bytes_of(std::vector<double>{256.0 * 5}), {}));
   EXPECT_TRUE(atomics_check(p, bytes_of(std::vector<double>{256.0 * 5 - 1}), {}));
   AtomicsPlan f = p;
@@ -183,7 +191,8 @@ TEST(AtomicsKernels, EveryVariantWordSpaceAndSharingExact) {
             continue;
           }
           ASSERT_EQ(planned, cudaSuccess);
-          DeviceAllocation target(p.target_elements * atomic_type_bytes(t)), tickets(p.ticket_elements * sizeof(double));
+          DeviceAllocation target(p.target_elements * atomic_type_bytes(t)),
+              tickets(p.ticket_elements * sizeof(double));
           MEMBENCH_CUDA(cudaMemset(target.get(), 0, target.bytes()));
           if (tickets.bytes() > 0) MEMBENCH_CUDA(launch_poison(tickets.get(), tickets.bytes(), nullptr));
           auto read_back = [&] {
@@ -199,9 +208,7 @@ TEST(AtomicsKernels, EveryVariantWordSpaceAndSharingExact) {
           // after one launch must then fail for global targets.
           MEMBENCH_CUDA(launch(p, target.get(), tickets.as<double>(), nullptr));
           MEMBENCH_CUDA(cudaDeviceSynchronize());
-          if (s == AtomicSpace::global) {
-            EXPECT_TRUE(read_back());
-          }
+          if (s == AtomicSpace::global) { EXPECT_TRUE(read_back()); }
         }
 }
 

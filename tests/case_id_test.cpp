@@ -65,8 +65,10 @@ void expect_round_trip(const std::string& args) {
     for (std::size_t a = 0; a < id->axes.size(); ++a) {
       const auto& listed = c.at("axes").at(a);
       EXPECT_EQ(id->axes[a].name, listed.at("name"));
-      if (listed.at("value").is_string()) EXPECT_EQ(id->axes[a].label, listed.at("value"));
-      else EXPECT_EQ(id->axes[a].value, listed.at("value").get<std::int64_t>());
+      if (listed.at("value").is_string())
+        EXPECT_EQ(id->axes[a].label, listed.at("value"));
+      else
+        EXPECT_EQ(id->axes[a].value, listed.at("value").get<std::int64_t>());
       EXPECT_FALSE(listed.at("unit").get<std::string>().empty()) << name << " " << id->axes[a].name;
     }
   }

@@ -59,18 +59,14 @@ Options parse_args(std::vector<std::string> args) {
 std::string refusal(const std::string& flag, const std::string& text) {
   try {
     parse(flag, text);
-  } catch (const UsageError& e) {
-    return e.what();
-  }
+  } catch (const UsageError& e) { return e.what(); }
   return "";
 }
 
 std::string args_refusal(std::vector<std::string> args) {
   try {
     parse_args(std::move(args));
-  } catch (const UsageError& e) {
-    return e.what();
-  }
+  } catch (const UsageError& e) { return e.what(); }
   return "";
 }
 
@@ -110,7 +106,8 @@ TEST(Grammar, RefusesZeroAndNegative) {
 TEST(Grammar, RefusesGarbageSayingWhatIsWrong) {
   for (const char* text : {"abc", "12x", "1.5", "2^", "^3", "1e6", "0x10", "K", " 1", "2^x", "-"})
     EXPECT_EQ(refusal("n", text), "--n=" + std::string(text) + ": '" + text + "' is not a number");
-  for (const char* text : {"1,,2", ",1", "1,"}) EXPECT_EQ(refusal("n", text), "--n=" + std::string(text) + ": empty item in list");
+  for (const char* text : {"1,,2", ",1", "1,"})
+    EXPECT_EQ(refusal("n", text), "--n=" + std::string(text) + ": empty item in list");
   const std::map<std::string, std::string> why = {
       {"1:2:3:4", "'1:2:3:4' is not VALUE:VALUE[:STEP]"},
       {"1:2:x2", "step 'x2' must be +K or *K"},
@@ -134,8 +131,9 @@ TEST(Grammar, RefusesOverflow) {
     EXPECT_NE(refusal("n", text).find("is too large (at most 63)"), std::string::npos) << text;
   EXPECT_NE(refusal("n", "99999999999999999999").find("does not fit"), std::string::npos);
   EXPECT_NE(refusal("n", "9223372036854775807K").find("does not fit"), std::string::npos);
-  EXPECT_EQ(refusal("n", "2^41"), "--n=2^41: 2199023255552 is too large (at most 1099511627776)");  // past the axis' limit
-  EXPECT_EQ(parse("n", "2^40"), Values({std::int64_t{1} << 40}));  // the limit itself is allowed
+  EXPECT_EQ(refusal("n", "2^41"),
+            "--n=2^41: 2199023255552 is too large (at most 1099511627776)");  // past the axis' limit
+  EXPECT_EQ(parse("n", "2^40"), Values({std::int64_t{1} << 40}));             // the limit itself is allowed
   EXPECT_EQ(parse("vec", "4"), Values({4}));
 }
 
@@ -218,8 +216,8 @@ TEST(CommandLine, MeasurementFlags) {
 }
 
 TEST(CommandLine, RefusesUnknownAndMalformedFlags) {
-  for (const char* bad : {"--strde=2", "--n", "stride=2", "-n=2", "--", "--device=-1", "--device=0,x", "--l2_flush=maybe",
-                          "--sweep="})
+  for (const char* bad :
+       {"--strde=2", "--n", "stride=2", "-n=2", "--", "--device=-1", "--device=0,x", "--l2_flush=maybe", "--sweep="})
     EXPECT_FALSE(args_refusal({bad}).empty()) << bad;
   EXPECT_EQ(args_refusal({"--bogus=1"}), "unknown flag '--bogus=1' (see --help)");
 }
@@ -254,7 +252,8 @@ TEST(CommandLine, ResumeAndExclusive) {
 }
 
 TEST(CommandLine, OutputAndRepetitionsAreKept) {
-  const Options o = parse_args({"--benchmark_out=r_{host}.json", "--benchmark_out_format=csv", "--benchmark_repetitions=5"});
+  const Options o =
+      parse_args({"--benchmark_out=r_{host}.json", "--benchmark_out_format=csv", "--benchmark_repetitions=5"});
   EXPECT_EQ(o.output_file, "r_{host}.json");
   EXPECT_EQ(o.output_format, "csv");
   EXPECT_EQ(o.repetitions, 5);
@@ -283,7 +282,8 @@ TEST(BenchmarkFlags, BadValuesAreRefusedBeforeGoogleBenchmarkSeesThem) {
       {"--benchmark_filter", "--benchmark_filter: expects --benchmark_filter=VALUE"},
   };
   for (const auto& [bad, message] : why) EXPECT_EQ(args_refusal({bad}), message);
-  EXPECT_EQ(args_refusal({"--benchmark_filter=("}).rfind("--benchmark_filter=(: not a valid regular expression (", 0), 0u);
+  EXPECT_EQ(args_refusal({"--benchmark_filter=("}).rfind("--benchmark_filter=(: not a valid regular expression (", 0),
+            0u);
 }
 
 TEST(BenchmarkFlags, MinTimeIsWrittenForTheLinkedVersion) {
@@ -300,8 +300,10 @@ TEST(BenchmarkFlags, MinTimeIsWrittenForTheLinkedVersion) {
   const Options defaulted = parse_args({});
   EXPECT_FALSE(defaulted.min_time_given);
   EXPECT_NE(min_time(defaulted), "absent");
-  if (gbench::kVersion >= 10800) EXPECT_EQ(min_time(parse_args({"--benchmark_min_time=100x"})), "100x");
-  else EXPECT_NE(args_refusal({"--benchmark_min_time=100x"}).find("1.8"), std::string::npos);
+  if (gbench::kVersion >= 10800)
+    EXPECT_EQ(min_time(parse_args({"--benchmark_min_time=100x"})), "100x");
+  else
+    EXPECT_NE(args_refusal({"--benchmark_min_time=100x"}).find("1.8"), std::string::npos);
 }
 
 TEST(Filter, FollowsGoogleBenchmarksRules) {
@@ -388,10 +390,13 @@ TEST_F(SweepFile, RefusesBadFiles) {
   const std::string deep = "{\"stride\": " + std::string(100000, '[') + std::string(100000, ']') + "}";
   EXPECT_NE(refusal_of(deep).find("nested more than 8 deep"), std::string::npos);
   // The object and eight arrays are allowed (and refused for what they hold); nine are too deep.
-  const auto nested = [](int arrays) { return "{\"stride\": " + std::string(arrays, '[') + "1" + std::string(arrays, ']') + "}"; };
+  const auto nested = [](int arrays) {
+    return "{\"stride\": " + std::string(arrays, '[') + "1" + std::string(arrays, ']') + "}";
+  };
   EXPECT_NE(refusal_of(nested(7)).find("list items must be integers or LIST strings"), std::string::npos);
   EXPECT_NE(refusal_of(nested(8)).find("nested more than 8 deep"), std::string::npos);
-  EXPECT_NE(refusal_of(R"({"stride": "[[[[[[[[[[1]]]]]]]]]]"})").find("is not a number"), std::string::npos);  // brackets in a string do not count
+  EXPECT_NE(refusal_of(R"({"stride": "[[[[[[[[[[1]]]]]]]]]]"})").find("is not a number"),
+            std::string::npos);  // brackets in a string do not count
   const std::string message = refusal_of(R"({"stride": "0"})");
   EXPECT_EQ(message.rfind("--sweep=", 0), 0u) << message;
   EXPECT_NE(message.find("--stride=0"), std::string::npos) << message;
@@ -403,11 +408,11 @@ TEST(Usage, NamesEveryAxisEveryFamilyAndTheExitStatus) {
     EXPECT_NE(text.find("--" + domain.name + "=LIST"), std::string::npos) << domain.name;
     for (const auto& use : uses) EXPECT_NE(text.find(use.family + ": help for it"), std::string::npos);
   }
-  for (const char* flag : {"--l2=warm|cold|both", "--min_batches", "--max_noise", "--max_time", "--throttle", "--sweep"})
+  for (const char* flag :
+       {"--l2=warm|cold|both", "--min_batches", "--max_noise", "--max_time", "--throttle", "--sweep"})
     EXPECT_NE(text.find(flag), std::string::npos) << flag;
   EXPECT_NE(text.find("Exit status: 0"), std::string::npos);
 }
-
 
 // ---- devices and launchers ----------------------------------------------------
 
@@ -453,9 +458,7 @@ TEST(Devices, ARankThatIsNotANumberBreaksOnlyWhatReadsIt) {
     try {
       resolve_devices(by_rank, 4, local);
       ADD_FAILURE() << "--device=local accepted a malformed local rank";
-    } catch (const UsageError& e) {
-      EXPECT_EQ(std::string(e.what()), "--device=local: " + local.local_rank_error);
-    }
+    } catch (const UsageError& e) { EXPECT_EQ(std::string(e.what()), "--device=local: " + local.local_rank_error); }
     EXPECT_EQ(resolve_devices(DeviceSelection{}, 4, local), std::vector<int>{0});  // --device=0 does not read it
     EXPECT_EQ(expand_output_pattern("{host}.json", "h", local, 0), "h.json");      // nor does a name without {rank}
     try {
@@ -516,9 +519,7 @@ TEST(Devices, ResolvedAgainstTheVisibleOnes) {
   try {
     resolve_devices(local, 4, {});
     ADD_FAILURE() << "no local rank accepted";
-  } catch (const UsageError& e) {
-    EXPECT_NE(std::string(e.what()).find("no local rank is set"), std::string::npos);
-  }
+  } catch (const UsageError& e) { EXPECT_NE(std::string(e.what()).find("no local rank is set"), std::string::npos); }
   rank1.local_rank = 5;
   EXPECT_THROW(resolve_devices(local, 2, rank1), UsageError);
   rank1.local_rank = 2;  // ranks count from 0: rank 2 needs a third device

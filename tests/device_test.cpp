@@ -26,15 +26,15 @@ TEST(Peaks, SharedIs32BanksOf4BytesPerSmPerClock) {
 TEST(Peaks, UnifiedL1ByArchitecture) {
   // The L1 + shared memory of one SM, from NVIDIA's tuning guides (no attribute reports it).
   const std::size_t KiB = 1024;
-  EXPECT_EQ(unified_l1_bytes(7, 0), 128 * KiB);  // Volta
-  EXPECT_EQ(unified_l1_bytes(7, 5), 96 * KiB);   // Turing
-  EXPECT_EQ(unified_l1_bytes(8, 0), 192 * KiB);  // A100
-  EXPECT_EQ(unified_l1_bytes(8, 6), 128 * KiB);  // GA10x
-  EXPECT_EQ(unified_l1_bytes(8, 9), 128 * KiB);  // Ada
-  EXPECT_EQ(unified_l1_bytes(9, 0), 256 * KiB);  // Hopper
-  EXPECT_EQ(unified_l1_bytes(10, 0), 256 * KiB); // Blackwell datacenter
-  EXPECT_EQ(unified_l1_bytes(12, 0), 128 * KiB); // Blackwell consumer
-  EXPECT_EQ(unified_l1_bytes(6, 1), 0u);         // not in the table: unknown
+  EXPECT_EQ(unified_l1_bytes(7, 0), 128 * KiB);   // Volta
+  EXPECT_EQ(unified_l1_bytes(7, 5), 96 * KiB);    // Turing
+  EXPECT_EQ(unified_l1_bytes(8, 0), 192 * KiB);   // A100
+  EXPECT_EQ(unified_l1_bytes(8, 6), 128 * KiB);   // GA10x
+  EXPECT_EQ(unified_l1_bytes(8, 9), 128 * KiB);   // Ada
+  EXPECT_EQ(unified_l1_bytes(9, 0), 256 * KiB);   // Hopper
+  EXPECT_EQ(unified_l1_bytes(10, 0), 256 * KiB);  // Blackwell datacenter
+  EXPECT_EQ(unified_l1_bytes(12, 0), 128 * KiB);  // Blackwell consumer
+  EXPECT_EQ(unified_l1_bytes(6, 1), 0u);          // not in the table: unknown
 }
 
 TEST(DeviceIdentity, UuidAsNvidiaSmiPrintsIt) {

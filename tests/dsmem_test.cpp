@@ -58,8 +58,10 @@ void check(const DsmemConfig& c) {
   const std::size_t inputs = dsmem_input_elements(c, shape.grid);
   DeviceBuffer<float> in(inputs);
   DeviceBuffer<double> out(shape.grid);
-  if (dsmem_chases(c.variant)) MEMBENCH_CUDA(dsmem_fill_chain(in.get(), nullptr));
-  else MEMBENCH_CUDA(launch_fill_pattern(in.get(), inputs, 6, nullptr));
+  if (dsmem_chases(c.variant))
+    MEMBENCH_CUDA(dsmem_fill_chain(in.get(), nullptr));
+  else
+    MEMBENCH_CUDA(launch_fill_pattern(in.get(), inputs, 6, nullptr));
   MEMBENCH_CUDA(launch_poison(out.get(), out.bytes(), nullptr));
   MEMBENCH_CUDA(launch(c, in.get(), out.get(), nullptr));
   MEMBENCH_CUDA(cudaDeviceSynchronize());

@@ -61,9 +61,9 @@ TEST(DramModel, TouchedUnitsOfAPattern) {
 }
 
 TEST(DramModel, PartialSectors) {
-  EXPECT_DOUBLE_EQ(partial_sectors({8, 4, 4}), 0.0);   // one full sector
-  EXPECT_DOUBLE_EQ(partial_sectors({9, 4, 4}), 1.0);   // and one float of the next
-  EXPECT_DOUBLE_EQ(partial_sectors({64, 4, 8}), 16.0); // every other float: all 16 sectors in part
+  EXPECT_DOUBLE_EQ(partial_sectors({8, 4, 4}), 0.0);       // one full sector
+  EXPECT_DOUBLE_EQ(partial_sectors({9, 4, 4}), 1.0);       // and one float of the next
+  EXPECT_DOUBLE_EQ(partial_sectors({64, 4, 8}), 16.0);     // every other float: all 16 sectors in part
   EXPECT_DOUBLE_EQ(partial_sectors({100, 12, 16}), 50.0);  // AoS x, y, z of 100 structs: 50 sectors, none full
   EXPECT_DOUBLE_EQ(partial_sectors({100, 16, 16}), 0.0);
 }
@@ -93,7 +93,8 @@ TEST(DramModel, GlobalVariants) {
   EXPECT_DOUBLE_EQ(traffic(strided(n, 9)).read_bytes, a + 32 * floats);
   EXPECT_DOUBLE_EQ(traffic(strided(n, 9)).write_bytes, 32 * floats);
   // The two geometries touch the same elements.
-  EXPECT_DOUBLE_EQ(traffic(strided(n, 4, GlobalVariant::strided_full_grid)).read_bytes, traffic(strided(n, 4)).read_bytes);
+  EXPECT_DOUBLE_EQ(traffic(strided(n, 4, GlobalVariant::strided_full_grid)).read_bytes,
+                   traffic(strided(n, 4)).read_bytes);
 }
 
 TEST(GlobalBytes, CountsUsefulElementsReadAndWritten) {
@@ -129,8 +130,8 @@ TEST(GlobalReference, StridedWritesOnlyEveryStrideThElement) {
 
 TEST(GlobalReference, EveryKernelDoublesTheCopyCopies) {
   EXPECT_EQ(global_reference({GlobalVariant::memcpy, 8}, 3.25f), 3.25f);
-  for (GlobalVariant v : {GlobalVariant::coalesced, GlobalVariant::strided, GlobalVariant::strided_full_grid,
-                          GlobalVariant::vectorized})
+  for (GlobalVariant v :
+       {GlobalVariant::coalesced, GlobalVariant::strided, GlobalVariant::strided_full_grid, GlobalVariant::vectorized})
     EXPECT_EQ(global_reference({v, 8}, 3.25f), 6.5f);
 }
 
@@ -161,9 +162,9 @@ class GlobalKernels : public ::testing::Test {
   void SetUp() override { MEMBENCH_REQUIRE_GPU(); }
 
   void check(const GlobalConfig& c) {
-    SCOPED_TRACE(std::string(kGlobalVariants(c.variant)) + " n=" + std::to_string(c.n) + " stride=" +
-                 std::to_string(c.stride) + " vec=" + std::to_string(c.vec) + " ilp=" + std::to_string(c.ilp) +
-                 " persistent=" + std::to_string(c.persistent));
+    SCOPED_TRACE(std::string(kGlobalVariants(c.variant)) + " n=" + std::to_string(c.n) +
+                 " stride=" + std::to_string(c.stride) + " vec=" + std::to_string(c.vec) +
+                 " ilp=" + std::to_string(c.ilp) + " persistent=" + std::to_string(c.persistent));
     test::expect_output(
         c.n, c.n, 7, [&](const float* in, float* out) { return launch(c, in, out, nullptr); },
         [&](std::size_t i) { return global_writes(c, i) ? global_reference(c, pattern_value(i, 7)) : poison_value(); });

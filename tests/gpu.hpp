@@ -46,7 +46,8 @@ void expect_copied(std::size_t floats, std::uint32_t seed, bool out_written, Lau
   MEMBENCH_CUDA(launch(static_cast<const void*>(in.get()), static_cast<void*>(out.get()), stream.get()));
   MEMBENCH_CUDA(cudaStreamSynchronize(stream.get()));
   if (out_written) {
-    const auto bad = first_mismatch(copy_to_host(out.get(), floats), [seed](std::size_t i) { return pattern_value(i, seed); });
+    const auto bad =
+        first_mismatch(copy_to_host(out.get(), floats), [seed](std::size_t i) { return pattern_value(i, seed); });
     EXPECT_FALSE(bad) << describe(*bad, "out");
   }
   const std::optional<std::string> wrong = far_end();
@@ -55,9 +56,9 @@ void expect_copied(std::size_t floats, std::uint32_t seed, bool out_written, Lau
 
 }  // namespace membench::test
 
-#define MEMBENCH_REQUIRE_GPU()                                                 \
-  do {                                                                         \
-    std::string membench_why_;                                                 \
-    if (!::membench::test::gpu_available(&membench_why_))                     \
-      GTEST_SKIP() << "no CUDA device visible (" << membench_why_ << ")";      \
+#define MEMBENCH_REQUIRE_GPU()                                            \
+  do {                                                                    \
+    std::string membench_why_;                                            \
+    if (!::membench::test::gpu_available(&membench_why_))                 \
+      GTEST_SKIP() << "no CUDA device visible (" << membench_why_ << ")"; \
   } while (0)

@@ -148,7 +148,6 @@ TEST(CaseMarks, ANeighbourSeenOnlyEarlyMarksTheWholeCase) {
   EXPECT_FALSE(unknown.clock_event_reasons.has_value());
 }
 
-
 // The monitor itself, fed by a probe that plays a GPU's answers sample by
 // sample: what NVML would say, with no GPU.
 namespace {
@@ -214,10 +213,10 @@ TEST(Monitor, ANeighbourInOnlyTheFirstSampleMarksTheCase) {
 }
 
 TEST(Monitor, EachCaseStartsClean) {
-  auto probe = std::make_unique<FakeProbe>(std::vector<Answer>{
-      {std::vector<unsigned>{7}, std::nullopt, 0x0},  // the constructor's question and begin_case
-      {std::vector<unsigned>{7, 4001}, std::nullopt, kClockSwThermal},
-      {std::vector<unsigned>{7}, std::nullopt, 0x0}});
+  auto probe = std::make_unique<FakeProbe>(
+      std::vector<Answer>{{std::vector<unsigned>{7}, std::nullopt, 0x0},  // the constructor's question and begin_case
+                          {std::vector<unsigned>{7, 4001}, std::nullopt, kClockSwThermal},
+                          {std::vector<unsigned>{7}, std::nullopt, 0x0}});
   HealthMonitor m(std::move(probe), {7}, false, 0);
   m.begin_case();
   m.sample();
@@ -232,11 +231,11 @@ TEST(Monitor, EachCaseStartsClean) {
 }
 
 TEST(Monitor, AClockEventInTheLastSampleMarksTheCase) {
-  auto probe = std::make_unique<FakeProbe>(std::vector<Answer>{
-      {std::vector<unsigned>{7}, std::nullopt, 0x0},
-      {std::vector<unsigned>{7}, std::nullopt, 0x0},
-      {std::vector<unsigned>{7}, std::nullopt, 0x0},
-      {std::vector<unsigned>{7}, std::nullopt, kClockSwPowerCap}});
+  auto probe =
+      std::make_unique<FakeProbe>(std::vector<Answer>{{std::vector<unsigned>{7}, std::nullopt, 0x0},
+                                                      {std::vector<unsigned>{7}, std::nullopt, 0x0},
+                                                      {std::vector<unsigned>{7}, std::nullopt, 0x0},
+                                                      {std::vector<unsigned>{7}, std::nullopt, kClockSwPowerCap}});
   HealthMonitor m(std::move(probe), {7}, false, 0);
   m.begin_case();
   m.sample();
@@ -249,11 +248,11 @@ TEST(Monitor, AClockEventInTheLastSampleMarksTheCase) {
 }
 
 TEST(Monitor, WithoutAProcessListItFallsBackToUtilisationSamples) {
-  auto probe = std::make_unique<FakeProbe>(std::vector<Answer>{
-      {std::nullopt, busy({}), 0x0},            // the constructor (no list, samples work) and begin_case
-      {std::nullopt, busy({4001}), 0x0},        // one busy, ours unseen: taken as ours
-      {std::nullopt, busy({4001, 6003}), 0x0},  // two busy, ours unseen: one other, which not known
-      {std::nullopt, busy({7, 4001}), 0x0}});   // ours seen: the rest are others
+  auto probe = std::make_unique<FakeProbe>(
+      std::vector<Answer>{{std::nullopt, busy({}), 0x0},      // the constructor (no list, samples work) and begin_case
+                          {std::nullopt, busy({4001}), 0x0},  // one busy, ours unseen: taken as ours
+                          {std::nullopt, busy({4001, 6003}), 0x0},  // two busy, ours unseen: one other, which not known
+                          {std::nullopt, busy({7, 4001}), 0x0}});   // ours seen: the rest are others
   FakeProbe* p = probe.get();
   HealthMonitor m(std::move(probe), {7}, false, 40'000'000);
   EXPECT_EQ(m.process_view(), ProcessView::utilisation);
@@ -274,10 +273,10 @@ TEST(Monitor, WithoutAProcessListItFallsBackToUtilisationSamples) {
 }
 
 TEST(Monitor, OnceOurPidIsSeenEveryOtherBusyProcessCounts) {
-  auto probe = std::make_unique<FakeProbe>(std::vector<Answer>{
-      {std::nullopt, busy({}), 0x0},
-      {std::nullopt, busy({7}), 0x0},      // ours seen
-      {std::nullopt, busy({4001}), 0x0}});  // ours idle in this window: 4001 is another
+  auto probe = std::make_unique<FakeProbe>(
+      std::vector<Answer>{{std::nullopt, busy({}), 0x0},
+                          {std::nullopt, busy({7}), 0x0},       // ours seen
+                          {std::nullopt, busy({4001}), 0x0}});  // ours idle in this window: 4001 is another
   HealthMonitor m(std::move(probe), {7}, false, 0);
   m.begin_case();
   m.sample();
@@ -300,8 +299,7 @@ TEST(Monitor, ANeighbourBusyBeforeWeStartedStaysAnotherProcess) {
 }
 
 TEST(Monitor, TheFallbackCanBeAskedForWhereTheListWorks) {
-  auto probe = std::make_unique<FakeProbe>(
-      std::vector<Answer>{{std::vector<unsigned>{7, 4001}, busy({}), 0x0}});
+  auto probe = std::make_unique<FakeProbe>(std::vector<Answer>{{std::vector<unsigned>{7, 4001}, busy({}), 0x0}});
   HealthMonitor m(std::move(probe), {7}, true, 0);
   EXPECT_EQ(m.process_view(), ProcessView::utilisation);
   m.begin_case();
@@ -321,8 +319,8 @@ TEST(Monitor, NeitherViewLeavesProcessesUnknownWithBothReasons) {
 }
 
 TEST(Monitor, OthersNowNamesEveryProcessButOurs) {
-  auto probe = std::make_unique<FakeProbe>(
-      std::vector<Answer>{{std::vector<unsigned>{4001, 7, 6003}, std::nullopt, 0x0}});
+  auto probe =
+      std::make_unique<FakeProbe>(std::vector<Answer>{{std::vector<unsigned>{4001, 7, 6003}, std::nullopt, 0x0}});
   HealthMonitor m(std::move(probe), {7}, false, 0);
   const auto others = m.others_now();
   ASSERT_EQ(others.size(), 2u);

@@ -54,9 +54,7 @@ TEST(BandwidthCoverage, ReadsAtLeastTheMinimumAndEveryChunk) {
       std::sort(starts.begin(), starts.end());
       for (unsigned b = 0; b < grid; ++b) ASSERT_EQ(starts[b], std::uint64_t{b} * p.chunks / grid) << b;
       EXPECT_LE(p.chunks - starts.back(), p.steps);
-      if (grid > 1) {
-        EXPECT_LE(starts[1] - starts[0], p.steps);
-      }
+      if (grid > 1) { EXPECT_LE(starts[1] - starts[0], p.steps); }
     }
 }
 
@@ -66,8 +64,8 @@ TEST(BandwidthCoverage, ALaunchReadsAtLeastWhatItIsAskedFor) {
       const BandwidthCoverage p = bandwidth_coverage({std::size_t{4} << 20, 16, persistent, min_bytes}, 924);
       EXPECT_GE(p.bytes, std::max(min_bytes, 4.0 * (1 << 20))) << min_bytes;
       // One step fewer a block (a block fewer, for short blocks) would fall short.
-      const double less = persistent ? static_cast<double>(p.steps - 1) * p.grid
-                                     : static_cast<double>(p.steps) * (p.grid - 1);
+      const double less =
+          persistent ? static_cast<double>(p.steps - 1) * p.grid : static_cast<double>(p.steps) * (p.grid - 1);
       EXPECT_LT(less * kHierarchyChunkBytes, std::max(min_bytes, 4.0 * (1 << 20))) << min_bytes;
     }
 }
@@ -90,7 +88,8 @@ TEST(BandwidthCoverage, ShortBlocksReadHundredsOfWavesALaunch) {
 
 TEST(BandwidthConfig, RefusesWidthsAndSetsNotBuilt) {
   std::string why;
-  for (int width : HierarchyWidths::values) EXPECT_TRUE(bandwidth_config_supported({kHierarchyChunkBytes, width}, &why));
+  for (int width : HierarchyWidths::values)
+    EXPECT_TRUE(bandwidth_config_supported({kHierarchyChunkBytes, width}, &why));
   EXPECT_FALSE(bandwidth_config_supported({kHierarchyChunkBytes, 12}, &why));
   EXPECT_EQ(why, "width must be one of 4,8,16");
   EXPECT_FALSE(bandwidth_config_supported({kHierarchyChunkBytes + 16, 16}, &why));
@@ -188,7 +187,8 @@ TEST(LatencyConfig, NodesWarmUpAndRefusals) {
   EXPECT_EQ(latency_warm_up_launches({std::size_t{1} << 30, 128}, l2), 1);   // DRAM: nothing to warm
   EXPECT_EQ(latency_warm_up_launches({std::size_t{64} << 20, 8}, l2), kChaseMaxWarmUp);
   // A chase of fewer steps (over a link) needs more launches to walk the cycle once, and ends elsewhere.
-  EXPECT_EQ(latency_warm_up_launches({std::size_t{2} << 20, 128, false, kLinkChaseSteps}, l2), 2);  // 2^14 nodes, 2^13 per launch
+  EXPECT_EQ(latency_warm_up_launches({std::size_t{2} << 20, 128, false, kLinkChaseSteps}, l2),
+            2);  // 2^14 nodes, 2^13 per launch
   EXPECT_FALSE(latency_config_supported({1 << 20, 128, false, 0}, &why));
   EXPECT_NE(why.find("one step"), std::string::npos) << why;
   const CycleOrder order(8192, kChaseKey);
@@ -203,28 +203,30 @@ class HierarchyKernels : public ::testing::Test {
 
 TEST_F(HierarchyKernels, ReadSumsWhatEachBlockReadAtEveryWidth) {
   for (bool through_l1 : {true, false})
-  for (bool persistent : {true, false})
-  for (int width : HierarchyWidths::values)
-  for (std::size_t ws : {kHierarchyChunkBytes, 3 * kHierarchyChunkBytes, std::size_t{1} << 20, std::size_t{64} << 20}) {
-    SCOPED_TRACE("working set " + std::to_string(ws) + " width " + std::to_string(width) + " persistent " +
-                 std::to_string(persistent) + " through_l1 " + std::to_string(through_l1));
-    // 64 MiB a launch, not 8 GiB: quick under the sanitizers.
-    const BandwidthConfig c{ws, width, persistent, 64.0 * (1 << 20), through_l1};
-    BandwidthPlan planned;
-    MEMBENCH_CUDA(membench::plan(c, &planned));
-    const BandwidthCoverage plan = planned.coverage;
-    EXPECT_EQ(plan.grid, planned.shape.grid);
-    DeviceBuffer<float> in(ws / 4);
-    DeviceBuffer<double> out(plan.grid);
-    MEMBENCH_CUDA(launch_fill_pattern(in.get(), in.size(), 5, nullptr));
-    MEMBENCH_CUDA(launch_poison(out.get(), out.bytes(), nullptr));
-    MEMBENCH_CUDA(launch(c, in.get(), out.get(), nullptr));
-    MEMBENCH_CUDA(cudaDeviceSynchronize());
-    const auto sums = bandwidth_chunk_sums(c, 5);
-    const auto bad = first_mismatch(copy_to_host(out.get(), out.size()),
-                                    [&](std::size_t b) { return bandwidth_expected(plan, sums, static_cast<unsigned>(b)); });
-    EXPECT_FALSE(bad) << describe(*bad, "partial");
-  }
+    for (bool persistent : {true, false})
+      for (int width : HierarchyWidths::values)
+        for (std::size_t ws :
+             {kHierarchyChunkBytes, 3 * kHierarchyChunkBytes, std::size_t{1} << 20, std::size_t{64} << 20}) {
+          SCOPED_TRACE("working set " + std::to_string(ws) + " width " + std::to_string(width) + " persistent " +
+                       std::to_string(persistent) + " through_l1 " + std::to_string(through_l1));
+          // 64 MiB a launch, not 8 GiB: quick under the sanitizers.
+          const BandwidthConfig c{ws, width, persistent, 64.0 * (1 << 20), through_l1};
+          BandwidthPlan planned;
+          MEMBENCH_CUDA(membench::plan(c, &planned));
+          const BandwidthCoverage plan = planned.coverage;
+          EXPECT_EQ(plan.grid, planned.shape.grid);
+          DeviceBuffer<float> in(ws / 4);
+          DeviceBuffer<double> out(plan.grid);
+          MEMBENCH_CUDA(launch_fill_pattern(in.get(), in.size(), 5, nullptr));
+          MEMBENCH_CUDA(launch_poison(out.get(), out.bytes(), nullptr));
+          MEMBENCH_CUDA(launch(c, in.get(), out.get(), nullptr));
+          MEMBENCH_CUDA(cudaDeviceSynchronize());
+          const auto sums = bandwidth_chunk_sums(c, 5);
+          const auto bad = first_mismatch(copy_to_host(out.get(), out.size()), [&](std::size_t b) {
+            return bandwidth_expected(plan, sums, static_cast<unsigned>(b));
+          });
+          EXPECT_FALSE(bad) << describe(*bad, "partial");
+        }
 }
 
 TEST_F(HierarchyKernels, TheReadKeepsEveryBlockTheMostSharedMemoryWouldFitAndPrefersTheL1) {
@@ -286,9 +288,7 @@ TEST_F(HierarchyKernels, ChaseEndsWhereTheCycleSaysAndTheNextLaunchGoesOn) {
       MEMBENCH_CUDA(launch(c, chain.get(), state.get(), nullptr));
       MEMBENCH_CUDA(cudaDeviceSynchronize());
       const double got = copy_to_host(state.get(), 1)[0];
-      if (launches == 1) {
-        EXPECT_EQ(got, latency_expected(c));
-      }
+      if (launches == 1) { EXPECT_EQ(got, latency_expected(c)); }
       EXPECT_EQ(got, static_cast<double>(order.node(launches * kChaseSteps % nodes))) << launches << " launches";
     }
   }

@@ -24,7 +24,7 @@ TEST(ManagedTouch, PagesReadAndTheirOrder) {
   for (std::uint64_t k : {0u, 1u, 255u}) EXPECT_EQ(managed_page_of(seq, k), k);
 
   const ManagedConfig strided{ManagedVariant::fault, ManagedTouch::strided, kMiB + 4096};  // 257 pages
-  EXPECT_EQ(managed_visited_pages(strided), 17u);  // pages 0, 16, ..., 256
+  EXPECT_EQ(managed_visited_pages(strided), 17u);                                          // pages 0, 16, ..., 256
   EXPECT_EQ(managed_page_of(strided, 1), 16u);
   EXPECT_EQ(managed_page_of(strided, 16), 256u);
   EXPECT_DOUBLE_EQ(managed_read_bytes(strided), 17.0 * 4096);
@@ -47,8 +47,8 @@ TEST(ManagedModel, BytesMigratedAndOverTheLink) {
   EXPECT_DOUBLE_EQ(managed_read_bytes(config(ManagedVariant::resident)), bytes);
   EXPECT_DOUBLE_EQ(managed_migrated_bytes(config(ManagedVariant::resident)), 0);
   EXPECT_DOUBLE_EQ(managed_link_bytes(config(ManagedVariant::resident)), 0);
-  for (ManagedVariant v : {ManagedVariant::fault, ManagedVariant::prefetch, ManagedVariant::read_mostly,
-                           ManagedVariant::pageable}) {
+  for (ManagedVariant v :
+       {ManagedVariant::fault, ManagedVariant::prefetch, ManagedVariant::read_mostly, ManagedVariant::pageable}) {
     EXPECT_DOUBLE_EQ(managed_migrated_bytes(config(v)), bytes) << kManagedVariants(v);
     EXPECT_DOUBLE_EQ(managed_link_bytes(config(v)), bytes) << kManagedVariants(v);
   }

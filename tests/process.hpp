@@ -16,8 +16,8 @@
 namespace membench::test {
 
 struct Outcome {
-  int exit_code = -1;    // the status a shell would show: 128 + N for a process ended by signal N
-  std::string output;    // stdout and stderr together
+  int exit_code = -1;  // the status a shell would show: 128 + N for a process ended by signal N
+  std::string output;  // stdout and stderr together
   int lines() const {
     int count = 0;
     for (char c : output) count += c == '\n';

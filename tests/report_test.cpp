@@ -7,8 +7,8 @@
 #include <cstdio>
 #include <fstream>
 #include <iterator>
-#include <nlohmann/json.hpp>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <utility>
 #include <vector>
@@ -60,11 +60,12 @@ void write_result_file(const std::string& filter, const std::string& path, int r
 
 TEST(ReportLaunches, OneIterationIsOneLaunch) {
   // 37 launches in 3.7 ms: 100 us each, however Google Benchmark sized its call.
-  benchmark::RegisterBenchmark("launches37", [](benchmark::State& state) { report_launches(state, "launches37", 37, 3.7e-3); })
+  benchmark::RegisterBenchmark("launches37",
+                               [](benchmark::State& state) { report_launches(state, "launches37", 37, 3.7e-3); })
       ->UseManualTime()
       ->Unit(benchmark::kMicrosecond);
-  const auto runs = run("launches37/manual_time", {"--benchmark_min_time=0.000001" +
-                                                   std::string(kVersion >= 10800 ? "s" : "")});
+  const auto runs =
+      run("launches37/manual_time", {"--benchmark_min_time=0.000001" + std::string(kVersion >= 10800 ? "s" : "")});
   ASSERT_EQ(runs.size(), 1u);
   EXPECT_EQ(runs[0].iterations, 37);
   EXPECT_NEAR(runs[0].GetAdjustedRealTime(), 100.0, 1e-6);  // microseconds per launch
@@ -73,22 +74,21 @@ TEST(ReportLaunches, OneIterationIsOneLaunch) {
 TEST(ReportLaunches, FewerLaunchesThanAskedKeepThePerLaunchTime) {
   // Google Benchmark asked for more iterations than were left (throttled
   // batches dropped): the count is its, the time per iteration stays right.
-  benchmark::RegisterBenchmark("fewer", [](benchmark::State& state) {
-    report_launches(state, "fewer", 5, 5 * 20e-6);
-  })->UseManualTime()->Unit(benchmark::kMicrosecond);
-  const auto runs = run("fewer/manual_time", {"--benchmark_min_time=0.01" +
-                                              std::string(kVersion >= 10800 ? "s" : "")});
+  benchmark::RegisterBenchmark("fewer", [](benchmark::State& state) { report_launches(state, "fewer", 5, 5 * 20e-6); })
+      ->UseManualTime()
+      ->Unit(benchmark::kMicrosecond);
+  const auto runs = run("fewer/manual_time", {"--benchmark_min_time=0.01" + std::string(kVersion >= 10800 ? "s" : "")});
   ASSERT_EQ(runs.size(), 1u);
   EXPECT_GT(runs[0].iterations, 5);  // Google Benchmark ramped up toward 10 ms
   EXPECT_NEAR(runs[0].GetAdjustedRealTime(), 20.0, 1e-6);
 }
 
 TEST(ReportLaunches, AFirstRepetitionsCountIsKeptThenEveryLaterOneReportsIt) {
-  EXPECT_EQ(iterations_to_report(0, 1, 500), 500);     // the first call: what was measured
-  EXPECT_EQ(iterations_to_report(0, 800, 500), 800);   // asked for more than measured: the time is scaled
-  EXPECT_EQ(iterations_to_report(500, 1, 300), 500);   // a later repetition, whatever it measured
+  EXPECT_EQ(iterations_to_report(0, 1, 500), 500);    // the first call: what was measured
+  EXPECT_EQ(iterations_to_report(0, 800, 500), 800);  // asked for more than measured: the time is scaled
+  EXPECT_EQ(iterations_to_report(500, 1, 300), 500);  // a later repetition, whatever it measured
   EXPECT_EQ(iterations_to_report(500, 500, 900), 500);
-  EXPECT_EQ(iterations_to_report(500, 501, 300), 501); // a longer try of the first repetition
+  EXPECT_EQ(iterations_to_report(500, 501, 300), 501);  // a longer try of the first repetition
 }
 
 // Repetitions that measured different launch counts: Google Benchmark needs
@@ -97,14 +97,19 @@ TEST(ReportLaunches, AFirstRepetitionsCountIsKeptThenEveryLaterOneReportsIt) {
 TEST(ReportLaunches, RepetitionsOfDifferentLaunchCountsAggregateTheirPerLaunchTimes) {
   static int call = 0;
   call = 0;
-  benchmark::RegisterBenchmark("reps", [](benchmark::State& state) {
-    const std::int64_t launches[] = {100, 200, 300};
-    const double per_launch[] = {1e-6, 2e-6, 4e-6};
-    const int k = call++ % 3;
-    report_launches(state, "reps", launches[k], static_cast<double>(launches[k]) * per_launch[k]);
-  })->UseManualTime()->Unit(benchmark::kMicrosecond);
-  const auto runs = run("reps/manual_time", {"--benchmark_repetitions=3", "--benchmark_min_time=0.000001" +
-                                             std::string(kVersion >= 10800 ? "s" : "")});
+  benchmark::RegisterBenchmark("reps",
+                               [](benchmark::State& state) {
+                                 const std::int64_t launches[] = {100, 200, 300};
+                                 const double per_launch[] = {1e-6, 2e-6, 4e-6};
+                                 const int k = call++ % 3;
+                                 report_launches(state, "reps", launches[k],
+                                                 static_cast<double>(launches[k]) * per_launch[k]);
+                               })
+      ->UseManualTime()
+      ->Unit(benchmark::kMicrosecond);
+  const auto runs =
+      run("reps/manual_time",
+          {"--benchmark_repetitions=3", "--benchmark_min_time=0.000001" + std::string(kVersion >= 10800 ? "s" : "")});
   std::vector<double> times;
   std::map<std::string, double> aggregate;
   for (const auto& r : runs) {
@@ -122,7 +127,8 @@ TEST(ReportLaunches, RepetitionsOfDifferentLaunchCountsAggregateTheirPerLaunchTi
   EXPECT_NEAR(times[2], 4.0, 1e-9);
   EXPECT_NEAR(aggregate.at("mean"), 7.0 / 3.0, 1e-9);
   EXPECT_NEAR(aggregate.at("median"), 2.0, 1e-9);
-  EXPECT_NEAR(aggregate.at("stddev"), std::sqrt((std::pow(1 - 7.0 / 3, 2) + std::pow(2 - 7.0 / 3, 2) + std::pow(4 - 7.0 / 3, 2)) / 2), 1e-9);
+  EXPECT_NEAR(aggregate.at("stddev"),
+              std::sqrt((std::pow(1 - 7.0 / 3, 2) + std::pow(2 - 7.0 / 3, 2) + std::pow(4 - 7.0 / 3, 2)) / 2), 1e-9);
 }
 
 // The result file: Google Benchmark's JSON, valid after every case, closed
@@ -131,18 +137,26 @@ TEST(ResultFile, IsWholeJsonAfterEveryCaseAndEndsWithTheCatalog) {
   const std::string path = testing::TempDir() + "result_file_test.json";
   static std::string seen_mid_run;
   seen_mid_run.clear();
-  benchmark::RegisterBenchmark("first", [](benchmark::State& state) {
-    state.counters["bytes_per_second"] = 1e9;
-    report_launches(state, "first", 10, 10e-6);
-  })->UseManualTime()->Unit(benchmark::kMicrosecond);
-  benchmark::RegisterBenchmark("second", [path](benchmark::State& state) {
-    std::ifstream in(path);
-    seen_mid_run.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-    state.counters["not_a_declared_counter"] = 1;
-    report_launches(state, "second", 10, 10e-6);
-  })->UseManualTime()->Unit(benchmark::kMicrosecond);
-  write_result_file("^(first|second)/", path, 1,
-                    ResultFileSpec{{}, [] { return nlohmann::ordered_json{{"cases_not_run", 0}}; }});
+  benchmark::RegisterBenchmark("first",
+                               [](benchmark::State& state) {
+                                 state.counters["bytes_per_second"] = 1e9;
+                                 report_launches(state, "first", 10, 10e-6);
+                               })
+      ->UseManualTime()
+      ->Unit(benchmark::kMicrosecond);
+  benchmark::RegisterBenchmark("second",
+                               [path](benchmark::State& state) {
+                                 std::ifstream in(path);
+                                 seen_mid_run.assign(std::istreambuf_iterator<char>(in),
+                                                     std::istreambuf_iterator<char>());
+                                 state.counters["not_a_declared_counter"] = 1;
+                                 report_launches(state, "second", 10, 10e-6);
+                               })
+      ->UseManualTime()
+      ->Unit(benchmark::kMicrosecond);
+  write_result_file("^(first|second)/", path, 1, ResultFileSpec{{}, [] {
+                                                                  return nlohmann::ordered_json{{"cases_not_run", 0}};
+                                                                }});
 
   const auto mid = nlohmann::json::parse(seen_mid_run, nullptr, false);
   ASSERT_FALSE(mid.is_discarded()) << seen_mid_run;
@@ -188,10 +202,13 @@ TEST(ResultFile, TheCatalogSaysWhichWayIsBetter) {
 // parser.
 TEST(ResultFile, StatisticsThatDoNotExistAreLeftOutSoTheFileIsJson) {
   const std::string path = testing::TempDir() + "result_file_nan_test.json";
-  benchmark::RegisterBenchmark("zeros", [](benchmark::State& state) {
-    state.counters["contended"] = 0;
-    report_launches(state, "zeros", 10, 10e-6);
-  })->UseManualTime()->Unit(benchmark::kMicrosecond);
+  benchmark::RegisterBenchmark("zeros",
+                               [](benchmark::State& state) {
+                                 state.counters["contended"] = 0;
+                                 report_launches(state, "zeros", 10, 10e-6);
+                               })
+      ->UseManualTime()
+      ->Unit(benchmark::kMicrosecond);
   write_result_file("^zeros/", path, 3, ResultFileSpec{});
   std::ifstream in(path);
   const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());

@@ -11,20 +11,32 @@
 namespace membench::gbench {
 namespace {
 
-RunIdentity here() {
-  return {{"GPU-aaaa"}, "580.159.04", "13.0", "0.1.0", "00ff00ff00ff00ff"};
-}
+RunIdentity here() { return {{"GPU-aaaa"}, "580.159.04", "13.0", "0.1.0", "00ff00ff00ff00ff"}; }
 
 nlohmann::json context() {
-  return {{"gpu_uuid", "GPU-aaaa"}, {"driver_version", "580.159.04"}, {"cuda_driver_version", "13.0"},
-          {"membench_version", "0.1.0"}, {"membench_build", "00ff00ff00ff00ff"}};
+  return {{"gpu_uuid", "GPU-aaaa"},
+          {"driver_version", "580.159.04"},
+          {"cuda_driver_version", "13.0"},
+          {"membench_version", "0.1.0"},
+          {"membench_build", "00ff00ff00ff00ff"}};
 }
 
 nlohmann::json measured(const std::string& name, double real_time, int repetitions = 1, int index = 0) {
-  return {{"name", name}, {"run_name", name}, {"run_type", "iteration"}, {"repetitions", repetitions},
-          {"repetition_index", index}, {"threads", 1}, {"iterations", 4000}, {"real_time", real_time},
-          {"cpu_time", 1.5}, {"time_unit", "us"}, {"bytes", 134217728.0}, {"bytes_per_second", 3.9e12},
-          {"noise_pct", 0.21}, {"family_index", 3}, {"per_family_instance_index", 0}};
+  return {{"name", name},
+          {"run_name", name},
+          {"run_type", "iteration"},
+          {"repetitions", repetitions},
+          {"repetition_index", index},
+          {"threads", 1},
+          {"iterations", 4000},
+          {"real_time", real_time},
+          {"cpu_time", 1.5},
+          {"time_unit", "us"},
+          {"bytes", 134217728.0},
+          {"bytes_per_second", 3.9e12},
+          {"noise_pct", 0.21},
+          {"family_index", 3},
+          {"per_family_instance_index", 0}};
 }
 
 std::string file(const nlohmann::json& ctx, const nlohmann::json& benchmarks) {
@@ -34,9 +46,7 @@ std::string file(const nlohmann::json& ctx, const nlohmann::json& benchmarks) {
 std::string refusal(const std::string& text, const RunIdentity& id = here()) {
   try {
     read_carried("old.json", text, id, 1);
-  } catch (const ResumeError& e) {
-    return e.what();
-  }
+  } catch (const ResumeError& e) { return e.what(); }
   return "";
 }
 
@@ -51,8 +61,8 @@ TEST(Resume, CarriesCompleteCasesWithEveryCounter) {
   aggregate["run_name"] = "a/x/manual_time";
   aggregate["run_type"] = "aggregate";
   aggregate["aggregate_name"] = "mean";
-  const Carried c = read_carried("old.json", file(context(), {measured("a/x/manual_time", 34.25), skipped, failed, aggregate}),
-                                 here(), 1);
+  const Carried c = read_carried(
+      "old.json", file(context(), {measured("a/x/manual_time", 34.25), skipped, failed, aggregate}), here(), 1);
   ASSERT_EQ(c.cases.size(), 1u);
   EXPECT_EQ(c.incomplete, 2u);  // the skipped and the failed case run again
   const auto& runs = c.cases.at("a/x/manual_time");
@@ -68,8 +78,8 @@ TEST(Resume, CarriesCompleteCasesWithEveryCounter) {
 
 TEST(Resume, ACaseNeedsEveryRepetitionOfThisRun) {
   const std::string text = file(context(), {measured("a/manual_time", 1, 3, 0), measured("a/manual_time", 2, 3, 1),
-                                           measured("b/manual_time", 1, 3, 0), measured("b/manual_time", 2, 3, 1),
-                                           measured("b/manual_time", 3, 3, 2)});
+                                            measured("b/manual_time", 1, 3, 0), measured("b/manual_time", 2, 3, 1),
+                                            measured("b/manual_time", 3, 3, 2)});
   const Carried three = read_carried("old.json", text, here(), 3);
   EXPECT_EQ(three.cases.count("a/manual_time"), 0u);  // cut off after two of three
   ASSERT_EQ(three.cases.count("b/manual_time"), 1u);
@@ -146,7 +156,8 @@ TEST(Resume, AFileCutInsideACaseCarriesTheCasesBeforeIt) {
 TEST(Resume, AnUnknownTimeUnitIsMeasuredAgain) {
   nlohmann::json odd = measured("a/manual_time", 1);
   odd["time_unit"] = "fortnight";
-  const ResumeFile f = read_resume("old.json", file(context(), nlohmann::json::array({odd, measured("b/manual_time", 2)})), 1);
+  const ResumeFile f =
+      read_resume("old.json", file(context(), nlohmann::json::array({odd, measured("b/manual_time", 2)})), 1);
   EXPECT_EQ(f.carried.cases.count("a/manual_time"), 0u);
   EXPECT_EQ(f.carried.cases.count("b/manual_time"), 1u);
   EXPECT_EQ(f.carried.incomplete, 1u);

@@ -11,10 +11,10 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
-#include <thread>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "gpu.hpp"
@@ -34,7 +34,8 @@ void expect_refused(const Outcome& r, const std::string& line) {
 }
 
 TEST(Refusals, EachIsOneLineAndExit2BeforeAnyGpuWork) {
-  expect_refused(run("--n=1^99999999999999"), "--n=1^99999999999999: exponent in '1^99999999999999' is too large (at most 63)");
+  expect_refused(run("--n=1^99999999999999"),
+                 "--n=1^99999999999999: exponent in '1^99999999999999' is too large (at most 63)");
   expect_refused(run("--stride=1 --stride=2"), "--stride is given twice (give one list: --stride=A,B)");
   expect_refused(run("--device=0,0"), "--device=0,0: device 0 is given twice");
   {
@@ -54,16 +55,19 @@ TEST(Refusals, EachIsOneLineAndExit2BeforeAnyGpuWork) {
                  "--benchmark_out=/nonexistent-folder/y.json: cannot write the file (does its folder exist?)");
   expect_refused(run("--resume=/"), "--resume=/: not a regular file");
   expect_refused(run("", "MEMBENCH_TEST_CORRUPT=yes"), "MEMBENCH_TEST_CORRUPT=yes: expects 0 or 1 (a test hook)");
-  expect_refused(run("", "MEMBENCH_TEST_PROCESS_VIEW=x"), "MEMBENCH_TEST_PROCESS_VIEW=x: expects utilisation (a test hook)");
+  expect_refused(run("", "MEMBENCH_TEST_PROCESS_VIEW=x"),
+                 "MEMBENCH_TEST_PROCESS_VIEW=x: expects utilisation (a test hook)");
   const std::string deep = temp_path(".deep.json");
   std::ofstream(deep) << "{\"n\": " << std::string(100000, '[') << std::string(100000, ']') << "}";
-  expect_refused(run("--sweep=" + deep), "--sweep=" + deep + ": nested more than 8 deep (a sweep file is an object of flag: value)");
+  expect_refused(run("--sweep=" + deep),
+                 "--sweep=" + deep + ": nested more than 8 deep (a sweep file is an object of flag: value)");
   std::remove(deep.c_str());
 }
 
 int listed_cases(const Outcome& r) {
   int cases = 0;
-  for (std::size_t at = r.output.find("manual_time\n"); at != std::string::npos; at = r.output.find("manual_time\n", at + 1))
+  for (std::size_t at = r.output.find("manual_time\n"); at != std::string::npos;
+       at = r.output.find("manual_time\n", at + 1))
     ++cases;
   return cases;
 }
@@ -85,11 +89,13 @@ TEST(Refusals, AMalformedLauncherVariableBreaksOnlyWhatReadsIt) {
     const std::string env = std::string(var) + "=x";
     EXPECT_EQ(run("--help", env).exit_code, 0) << var;
     EXPECT_EQ(run("--benchmark_list_tests --benchmark_filter=^global/coalesced", env).exit_code, 0) << var;
-    expect_refused(run("--device=local", env), "--device=local: " + std::string(var) + "=x: not a rank (a non-negative integer)");
+    expect_refused(run("--device=local", env),
+                   "--device=local: " + std::string(var) + "=x: not a rank (a non-negative integer)");
   }
   EXPECT_EQ(run("--benchmark_list_tests --benchmark_filter=^global/coalesced", "RANK=x").exit_code, 0);
-  expect_refused(run("--benchmark_out='{rank}.json'", "RANK=x"),
-                 "--benchmark_out={rank}.json: {rank} cannot be filled in: RANK=x: not a rank (a non-negative integer)");
+  expect_refused(
+      run("--benchmark_out='{rank}.json'", "RANK=x"),
+      "--benchmark_out={rank}.json: {rank} cannot be filled in: RANK=x: not a rank (a non-negative integer)");
 }
 
 TEST(Listing, WritesNoFileAndIsLinearInTheDevices) {
@@ -121,7 +127,8 @@ std::string skip_text(const nlohmann::json& c) {
 }
 
 // 22 cases of about 0.2 s each (the noise target cannot be met, so each runs to --max_time).
-const char* kSlowGlobal = "--n=2^20 --benchmark_filter=^global/ --max_noise=0 --max_time=0.2 --benchmark_out_format=json";
+const char* kSlowGlobal =
+    "--n=2^20 --benchmark_filter=^global/ --max_noise=0 --max_time=0.2 --benchmark_out_format=json";
 
 TEST(Signals, SigtermLeavesValidJsonAndResumeRunsTheRest) {
   MEMBENCH_REQUIRE_GPU();
@@ -148,8 +155,8 @@ TEST(Signals, SigtermLeavesValidJsonAndResumeRunsTheRest) {
   const std::size_t k = finished.size();
   EXPECT_GE(k, 1u);
   EXPECT_LT(k, 22u);
-  EXPECT_NE(r.output.find("membench: interrupted by SIGTERM after " + std::to_string(k) + " of 22 cases; --resume=" + cut +
-                          " runs the rest\n"),
+  EXPECT_NE(r.output.find("membench: interrupted by SIGTERM after " + std::to_string(k) +
+                          " of 22 cases; --resume=" + cut + " runs the rest\n"),
             std::string::npos)
       << r.output;
   const auto& end = doc.at("membench").at("end");
@@ -246,7 +253,8 @@ TEST(Signals, SigtermDuringRepetitionsLeavesWholeJsonAndResumeCarriesThem) {
   ASSERT_FALSE(doc.is_discarded()) << "the JSON does not parse";
   std::map<std::string, int> measured;
   for (const auto& c : doc.at("benchmarks"))
-    if (c.at("run_type") == "iteration" && skip_text(c).empty() && !c.value("error_occurred", false)) ++measured[c.at("name")];
+    if (c.at("run_type") == "iteration" && skip_text(c).empty() && !c.value("error_occurred", false))
+      ++measured[c.at("name")];
   std::size_t whole_cases = 0;
   for (const auto& [name, runs] : measured) whole_cases += runs == 2;
   ASSERT_GE(whole_cases, 1u);
@@ -265,8 +273,10 @@ TEST(Signals, SigtermDuringRepetitionsLeavesWholeJsonAndResumeCarriesThem) {
 TEST(Repetitions, AggregatesAreTheRepetitionsStatisticsAndEveryCounterIsDeclared) {
   MEMBENCH_REQUIRE_GPU();
   const std::string out = temp_path(".reps.json");
-  const Outcome r = run("--n=2^22 --benchmark_filter='^global/(coalesced|memcpy)/' --benchmark_repetitions=3 "
-                        "--benchmark_out_format=json --benchmark_out=" + out);
+  const Outcome r =
+      run("--n=2^22 --benchmark_filter='^global/(coalesced|memcpy)/' --benchmark_repetitions=3 "
+          "--benchmark_out_format=json --benchmark_out=" +
+          out);
   ASSERT_EQ(r.exit_code, 0) << r.output;
   const nlohmann::json doc = parse_file(out);
   ASSERT_FALSE(doc.is_discarded());
@@ -305,11 +315,13 @@ TEST(Repetitions, AggregatesAreTheRepetitionsStatisticsAndEveryCounterIsDeclared
 TEST(Signals, ResumeRefusesAnotherGpusFile) {
   MEMBENCH_REQUIRE_GPU();
   const std::string other = temp_path(".other.json");
-  std::ofstream(other) << R"({"context": {"membench_version": "0.1.0", "gpu_uuid": "GPU-00000000-0000-0000-0000-000000000000"}, "benchmarks": []})";
+  std::ofstream(other)
+      << R"({"context": {"membench_version": "0.1.0", "gpu_uuid": "GPU-00000000-0000-0000-0000-000000000000"}, "benchmarks": []})";
   const Outcome r = run("--benchmark_filter=^global/coalesced --resume=" + other);
   EXPECT_EQ(r.exit_code, 2) << r.output;
   EXPECT_EQ(r.lines(), 1) << r.output;
-  EXPECT_NE(r.output.find("written with GPU GPU-00000000-0000-0000-0000-000000000000, this run has GPU-"), std::string::npos)
+  EXPECT_NE(r.output.find("written with GPU GPU-00000000-0000-0000-0000-000000000000, this run has GPU-"),
+            std::string::npos)
       << r.output;
 }
 
@@ -318,8 +330,10 @@ TEST(Contention, AnotherProcessMarksTheCasesItOverlapsAndExclusiveRefusesToStart
   const std::string out = temp_path(".json");
   Background holder("'" MEMBENCH_GPU_HOLDER "' 60", temp_path(".holder.log"));
   ASSERT_TRUE(holder.wait_for_output("ready", 60)) << "the other process never held the GPU";
-  const Outcome r = run("--n=2^20 --max_time=0.05 --benchmark_filter='^global/(coalesced|memcpy)/' "
-                        "--benchmark_out_format=json --benchmark_out=" + out);
+  const Outcome r =
+      run("--n=2^20 --max_time=0.05 --benchmark_filter='^global/(coalesced|memcpy)/' "
+          "--benchmark_out_format=json --benchmark_out=" +
+          out);
   EXPECT_EQ(r.exit_code, 0) << r.output;  // contended numbers are marked, not failed
   const nlohmann::json doc = parse_file(out);
   ASSERT_FALSE(doc.is_discarded());
@@ -348,8 +362,9 @@ TEST(Contention, UtilisationSamplesSeeABusyNeighbourWhereTheProcessListIsNotAvai
   MEMBENCH_REQUIRE_GPU();
   const std::string kView = "MEMBENCH_TEST_PROCESS_VIEW=utilisation";
   // Each case runs its full second: the driver samples utilisation a few times a second.
-  const std::string kCases = "--n=2^26 --max_time=1 --max_noise=0 --benchmark_filter='^global/(coalesced|memcpy)/' "
-                             "--benchmark_out_format=json --benchmark_out=";
+  const std::string kCases =
+      "--n=2^26 --max_time=1 --max_noise=0 --benchmark_filter='^global/(coalesced|memcpy)/' "
+      "--benchmark_out_format=json --benchmark_out=";
   const std::string alone = temp_path(".json");
   const Outcome quiet = run(kCases + alone, kView);
   ASSERT_EQ(quiet.exit_code, 0) << quiet.output;
@@ -390,8 +405,10 @@ TEST(Contention, UtilisationSamplesSeeABusyNeighbourWhereTheProcessListIsNotAvai
 TEST(Contention, TheContextNamesTheDriverAndTheHealthChecks) {
   MEMBENCH_REQUIRE_GPU();
   const std::string out = temp_path(".json");
-  const Outcome r = run("--n=2^20 --max_time=0.05 --benchmark_filter=^global/coalesced --benchmark_out_format=json "
-                        "--benchmark_out=" + out);
+  const Outcome r =
+      run("--n=2^20 --max_time=0.05 --benchmark_filter=^global/coalesced --benchmark_out_format=json "
+          "--benchmark_out=" +
+          out);
   ASSERT_EQ(r.exit_code, 0) << r.output;
   const nlohmann::json doc = parse_file(out);
   const auto& ctx = doc.at("context");

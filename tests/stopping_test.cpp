@@ -9,8 +9,8 @@
 #include <utility>
 #include <vector>
 
-#include "membench/fidelity.hpp"
 #include "engine/stopping.hpp"
+#include "membench/fidelity.hpp"
 
 namespace membench::engine {
 namespace {
@@ -75,7 +75,7 @@ TEST(Throttle, ClockIsTimeWeightedOverCleanBatches) {
 
 TEST(Stop, ConvergesOnceEnoughQuietBatches) {
   const StopRule r = rule();
-  EXPECT_FALSE(converged(summarize(batches({100, 100, 100}), r), r));        // 3 < min_batches
+  EXPECT_FALSE(converged(summarize(batches({100, 100, 100}), r), r));         // 3 < min_batches
   EXPECT_TRUE(converged(summarize(batches({100, 100.1, 100, 99.9}), r), r));  // 0.08 %
   EXPECT_FALSE(converged(summarize(batches({100, 103, 100, 97}), r), r));     // 2.4 %
 }
@@ -111,17 +111,17 @@ TEST(Stop, WaitsForGoogleBenchmarksLaunchesThenNoiseOrTime) {
   const BatchSummary quiet = summarize(batches({100, 100, 100, 100}), r);
   const BatchSummary noisy = summarize(batches({100, 110, 90, 100}), r);
   EXPECT_TRUE(should_stop(quiet, 40, 40, 0.01, r));
-  EXPECT_FALSE(should_stop(quiet, 40, 41, 0.01, r));    // Google Benchmark asked for more launches
-  EXPECT_FALSE(should_stop(quiet, 40, 41, 100.0, r));   // ... even past the time limit
-  EXPECT_FALSE(should_stop(noisy, 40, 1, 0.5, r));      // noisy and in time: go on
-  EXPECT_TRUE(should_stop(noisy, 40, 1, 1.0, r));       // the time limit
+  EXPECT_FALSE(should_stop(quiet, 40, 41, 0.01, r));   // Google Benchmark asked for more launches
+  EXPECT_FALSE(should_stop(quiet, 40, 41, 100.0, r));  // ... even past the time limit
+  EXPECT_FALSE(should_stop(noisy, 40, 1, 0.5, r));     // noisy and in time: go on
+  EXPECT_TRUE(should_stop(noisy, 40, 1, 1.0, r));      // the time limit
 }
 
 TEST(Clock, MegahertzBetweenTwoStamps) {
   EXPECT_DOUBLE_EQ(clock_mhz({1'000, 5'000}, {1'001'000, 1'985'000}), 1980.0);
-  EXPECT_DOUBLE_EQ(clock_mhz({0, 5}, {100, 10}), 0.0);         // no start stamp
-  EXPECT_DOUBLE_EQ(clock_mhz({100, 5}, {100, 10}), 0.0);       // no time passed
-  EXPECT_DOUBLE_EQ(clock_mhz({100, 50}, {200, 10}), 0.0);      // cycles went backwards
+  EXPECT_DOUBLE_EQ(clock_mhz({0, 5}, {100, 10}), 0.0);     // no start stamp
+  EXPECT_DOUBLE_EQ(clock_mhz({100, 5}, {100, 10}), 0.0);   // no time passed
+  EXPECT_DOUBLE_EQ(clock_mhz({100, 50}, {200, 10}), 0.0);  // cycles went backwards
   EXPECT_TRUE(is_throttled(1500, 1980, 0.9));
   EXPECT_FALSE(is_throttled(1900, 1980, 0.9));
   EXPECT_FALSE(is_throttled(1800, 2000, 0.9));  // exactly 90 %: not below
@@ -190,8 +190,8 @@ TEST(BatchLoop, KeepsTheBatchInFlightWhenTheRuleSaysStop) {
   EXPECT_EQ(s.clean_batches, 5);
   EXPECT_EQ(s.clean_launches, 50);
   EXPECT_TRUE(q.idle());
-  const std::vector<std::string> expected = {"enqueue 0", "enqueue 1", "wait 0", "enqueue 0", "wait 1", "enqueue 1",
-                                             "wait 0",    "enqueue 0", "wait 1", "wait 0"};
+  const std::vector<std::string> expected = {"enqueue 0", "enqueue 1", "wait 0",    "enqueue 0", "wait 1",
+                                             "enqueue 1", "wait 0",    "enqueue 0", "wait 1",    "wait 0"};
   EXPECT_EQ(q.events, expected);
 }
 
@@ -232,9 +232,7 @@ TEST(BatchLoop, AStopRequestWaitsForTheBatchInFlightAndThrows) {
     FakeQueue again(batches(std::vector<double>(20, 5)));
     collect_batches(again, rule(), 1000, loop.hooks(again));
     FAIL() << "no stop";
-  } catch (const Interrupted& e) {
-    EXPECT_STREQ(e.what(), "SIGTERM");
-  }
+  } catch (const Interrupted& e) { EXPECT_STREQ(e.what(), "SIGTERM"); }
 }
 
 TEST(BatchLoop, HealthIsSampledAtItsPeriodAndAtTheEnd) {

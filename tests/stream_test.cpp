@@ -16,10 +16,9 @@ StreamConfig config(StreamKernel k, StreamType t, std::size_t n, int block = 256
 
 TEST(StreamAccounting, BytesAsBabelStreamCountsThem) {
   const std::size_t n = 1000;
-  const std::pair<StreamKernel, int> arrays[] = {{StreamKernel::read, 1}, {StreamKernel::write, 1},
-                                                 {StreamKernel::copy, 2},  {StreamKernel::scale, 2},
-                                                 {StreamKernel::add, 3},   {StreamKernel::triad, 3},
-                                                 {StreamKernel::dot, 2}};
+  const std::pair<StreamKernel, int> arrays[] = {
+      {StreamKernel::read, 1}, {StreamKernel::write, 1}, {StreamKernel::copy, 2}, {StreamKernel::scale, 2},
+      {StreamKernel::add, 3},  {StreamKernel::triad, 3}, {StreamKernel::dot, 2}};
   for (const auto& [k, count] : arrays) {
     EXPECT_DOUBLE_EQ(stream_bytes(config(k, StreamType::f64, n)), count * n * 8.0) << kStreamKernels(k);
     EXPECT_DOUBLE_EQ(stream_bytes(config(k, StreamType::f32, n)), count * n * 4.0) << kStreamKernels(k);
@@ -55,7 +54,8 @@ TEST(StreamReference, PartialSumsCoverEveryElementOnce) {
           double total = 0, direct = 0;
           for (std::size_t b = 0; b < grid; ++b) total += stream_expected(c, b, 3, grid);
           for (std::size_t e = 0; e < n; ++e)
-            direct += t == StreamType::f32 ? static_cast<double>(static_cast<float>(pattern_value(e, 3))) : pattern_value(e, 3);
+            direct += t == StreamType::f32 ? static_cast<double>(static_cast<float>(pattern_value(e, 3)))
+                                           : pattern_value(e, 3);
           EXPECT_EQ(total, direct) << kStreamTypes(t) << " block " << block << " grid " << grid << " n " << n;
         }
 }
@@ -94,12 +94,15 @@ TEST(StreamKernels, EveryKernelTypeAndBlockSize) {
             MEMBENCH_CUDA(launch_poison(out.get(), out.bytes(), nullptr));
             MEMBENCH_CUDA(launch(c, in.get(), out.get(), nullptr));
             MEMBENCH_CUDA(cudaDeviceSynchronize());
-            const auto bad = first_mismatch(copy_to_host(out.get(), outputs),
-                                            [&](std::size_t i) { return static_cast<Out>(stream_expected(c, i, 5, shape.grid)); });
+            const auto bad = first_mismatch(copy_to_host(out.get(), outputs), [&](std::size_t i) {
+              return static_cast<Out>(stream_expected(c, i, 5, shape.grid));
+            });
             EXPECT_FALSE(bad) << describe(*bad, "out");
           };
-          if (t == StreamType::f32) doubles_out ? run((float*)nullptr, (double*)nullptr) : run((float*)nullptr, (float*)nullptr);
-          else run((double*)nullptr, (double*)nullptr);
+          if (t == StreamType::f32)
+            doubles_out ? run((float*)nullptr, (double*)nullptr) : run((float*)nullptr, (float*)nullptr);
+          else
+            run((double*)nullptr, (double*)nullptr);
         }
 }
 
@@ -125,9 +128,11 @@ TEST(StreamKernels, FloatReadFoldsItsSumsExactly) {
 }
 
 TEST(StreamLaunch, RefusesBlockSizesItDoesNotBuildBeforeAnyCudaCall) {
-  EXPECT_EQ(launch(config(StreamKernel::copy, StreamType::f64, 32, 96), nullptr, nullptr, nullptr), cudaErrorInvalidValue);
+  EXPECT_EQ(launch(config(StreamKernel::copy, StreamType::f64, 32, 96), nullptr, nullptr, nullptr),
+            cudaErrorInvalidValue);
   std::size_t elements = 0;
-  EXPECT_EQ(stream_output_elements(config(StreamKernel::copy, StreamType::f32, 32, 96), &elements), cudaErrorInvalidValue);
+  EXPECT_EQ(stream_output_elements(config(StreamKernel::copy, StreamType::f32, 32, 96), &elements),
+            cudaErrorInvalidValue);
 }
 
 }  // namespace

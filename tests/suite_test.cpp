@@ -15,11 +15,11 @@
 #include <vector>
 
 #include "gpu.hpp"
-#include "process.hpp"
 #include "membench/async.hpp"
 #include "membench/global.hpp"
 #include "membench/layout.hpp"
 #include "membench/shared.hpp"
+#include "process.hpp"
 
 namespace membench {
 namespace {
@@ -44,11 +44,11 @@ TEST(Suite, ListsEveryFamilyAndVariantWithoutAGpu) {
   expect_variants(r.output, "layout", kLayoutVariants);
   expect_variants(r.output, "shared", kSharedVariants);
   expect_variants(r.output, "async", kAsyncVariants);
-  for (const char* name : {"global/strided/n:16777216/stride:32/manual_time",
-                           "global/strided_full_grid/n:16777216/stride:2/manual_time",
-                           "shared/column/side:4096/pad:1/manual_time",
-                           "global/vectorized/n:16777216/vec:4/ilp:1/persistent:0/manual_time",
-                           "async/pipeline/n:67108864/tile:1024/stages:3/flops:64/persistent:1/manual_time"})
+  for (const char* name :
+       {"global/strided/n:16777216/stride:32/manual_time", "global/strided_full_grid/n:16777216/stride:2/manual_time",
+        "shared/column/side:4096/pad:1/manual_time",
+        "global/vectorized/n:16777216/vec:4/ilp:1/persistent:0/manual_time",
+        "async/pipeline/n:67108864/tile:1024/stages:3/flops:64/persistent:1/manual_time"})
     EXPECT_NE(r.output.find(std::string(name) + "\n"), std::string::npos) << name;
 }
 
@@ -58,7 +58,8 @@ TEST(Suite, TheFilterSeesTheNamesGoogleBenchmarkGives) {
   const Outcome suffix = run("'--benchmark_filter=manual_time$' --benchmark_list_tests");
   ASSERT_EQ(suffix.exit_code, 0) << suffix.output;
   EXPECT_EQ(suffix.output, all.output);
-  const Outcome one = run("'--benchmark_filter=^global/strided/n:16777216/stride:2/manual_time$' --benchmark_list_tests");
+  const Outcome one =
+      run("'--benchmark_filter=^global/strided/n:16777216/stride:2/manual_time$' --benchmark_list_tests");
   EXPECT_EQ(one.output, "global/strided/n:16777216/stride:2/manual_time\n");
 }
 
@@ -70,8 +71,9 @@ TEST(Suite, StrideSweepGivesSixCasesPerN) {
 }
 
 TEST(Suite, FamilyScopedAxisAndColdCases) {
-  const Outcome r = run("--n=2^20 --shared.side=2K --l2=both --benchmark_filter='^(shared/row|global/coalesced)/' "
-                        "--benchmark_list_tests");
+  const Outcome r =
+      run("--n=2^20 --shared.side=2K --l2=both --benchmark_filter='^(shared/row|global/coalesced)/' "
+          "--benchmark_list_tests");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_EQ(r.output,
             "global/coalesced/n:1048576/manual_time\n"
@@ -147,11 +149,10 @@ TEST(SweepFiles, TheNewFamiliesSweepEveryAxisTheirTablesUse) {
     }
     return n;
   };
-  EXPECT_EQ(count("atomics.json", "atomics/"), 2 * 4 * 2 * 4);  // variant x word x space x sharing
+  EXPECT_EQ(count("atomics.json", "atomics/"), 2 * 4 * 2 * 4);    // variant x word x space x sharing
   EXPECT_EQ(count("managed.json", "managed/"), (5 + 2 * 3) * 4);  // five variants, two with three touches, x 4 sizes
   EXPECT_EQ(count("l2persist.json", "l2persist/"), 3 * 3 * 4);
   EXPECT_EQ(count("host_latency.json", "transfer/"), 6 + 1);  // six working sets and the SM copy beside them
-
 }
 
 TEST(SweepFiles, LimitsHasEachFamilysBestBesideWhatItIsComparedWith) {
@@ -161,8 +162,8 @@ TEST(SweepFiles, LimitsHasEachFamilysBestBesideWhatItIsComparedWith) {
   // async: sync and memcpy_async x 3 tiles, three staged variants x 3 tiles x 3 stage counts, on both grids
   EXPECT_EQ(by_family["async"], (2 * 3 + 3 * 3 * 3) * 2);
   EXPECT_EQ(by_family["hierarchy"], 11 * 3 * 2 * 2);  // working sets x load widths x grids x through the L1 or past it
-  EXPECT_EQ(by_family["transfer"], 2 * 3 * 2);  // directions x sizes x passes
-  EXPECT_EQ(by_family["dsmem"], 2 * 3);       // local and remote x cluster sizes
+  EXPECT_EQ(by_family["transfer"], 2 * 3 * 2);        // directions x sizes x passes
+  EXPECT_EQ(by_family["dsmem"], 2 * 3);               // local and remote x cluster sizes
   EXPECT_EQ(by_family["stream"] + by_family["global"] + by_family["shared"], 2 + 1 + 1);
   EXPECT_EQ(by_family.size(), 7u);
 }
@@ -320,7 +321,8 @@ struct JsonRun {
 
 JsonRun run_json(const std::string& args, const std::string& env = "") {
   // One file per test: ctest runs these in parallel.
-  const std::string out = temp_path(std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()) + ".json");
+  const std::string out =
+      temp_path(std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()) + ".json");
   std::remove(out.c_str());
   JsonRun r;
   r.outcome = run(args + " --max_time=0.05 --benchmark_out_format=json --benchmark_out=" + out, env);
@@ -454,7 +456,8 @@ TEST(Suite, NodeCasesRunFromDevice0OfTwoGpusAndReportEachGpusShare) {
   MEMBENCH_REQUIRE_GPU();
   int visible = 0;
   ASSERT_EQ(cudaGetDeviceCount(&visible), cudaSuccess);
-  const auto r = run_json("--bytes=1M --working_set=64K '--benchmark_filter=^(node/|peer/device_to_device_latency_sm/)'");
+  const auto r =
+      run_json("--bytes=1M --working_set=64K '--benchmark_filter=^(node/|peer/device_to_device_latency_sm/)'");
   ASSERT_EQ(r.outcome.exit_code, 0) << r.outcome.output;
   const auto& cases = r.doc.at("benchmarks");
   ASSERT_EQ(cases.size(), 7u);

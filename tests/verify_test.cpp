@@ -7,10 +7,10 @@
 // the array's indices.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
-#include <algorithm>
 #include <set>
 #include <stdexcept>
 #include <thread>
@@ -105,11 +105,12 @@ TEST(Verify, PiecesCoverEveryIndexOnceWhateverTheSplit) {
         ++worker_seen[worker];
         for (std::size_t i = begin; i < end; ++i) ++seen[i];
       });
-      for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(seen[i], 1) << "index " << i << " of " << n << ", pieces of " << piece;
+      for (std::size_t i = 0; i < n; ++i)
+        ASSERT_EQ(seen[i], 1) << "index " << i << " of " << n << ", pieces of " << piece;
       for (int w : worker_seen) EXPECT_EQ(w, 1);
     }
   }
-  EXPECT_EQ(parallel_workers(10, 100), 1u);   // less than a piece: one worker
+  EXPECT_EQ(parallel_workers(10, 100), 1u);  // less than a piece: one worker
   EXPECT_EQ(parallel_workers(0, 100), 1u);
   EXPECT_GE(parallel_workers(std::size_t{1} << 30, 1), 1u);
 }
@@ -136,7 +137,8 @@ TEST(Verify, PoisonIsEveryByte0xFFNotAnyNan) {
   EXPECT_EQ(bad->index, 42u);
   EXPECT_FALSE(bad->got_poison);
   EXPECT_TRUE(bad->expected_poison);
-  EXPECT_EQ(describe(*bad, "out"), "verification failed: out[42] = nan, expected poison (never written) (1 of 100 elements differ)");
+  EXPECT_EQ(describe(*bad, "out"),
+            "verification failed: out[42] = nan, expected poison (never written) (1 of 100 elements differ)");
 }
 
 TEST(Verify, DescribeNamesTheArrayTheIndexBothValuesAndTheCount) {
@@ -183,7 +185,8 @@ TEST(Verify, DoublesAreCheckedBitForBit) {
 TEST(Verify, ASmallOutputOfLongSumsIsSplitAcrossTheCores) {
   // A reduction's partial sums: a thousand elements, each standing for a
   // block's worth of work, must not fall to one core.
-  EXPECT_EQ(parallel_workers(1056, kCheckMinPiece), std::min<std::size_t>(1056 / kCheckMinPiece, std::max(1u, std::thread::hardware_concurrency())));
+  EXPECT_EQ(parallel_workers(1056, kCheckMinPiece),
+            std::min<std::size_t>(1056 / kCheckMinPiece, std::max(1u, std::thread::hardware_concurrency())));
   EXPECT_LE(kCheckMinPiece, 1056u / 16);  // 16 cores each get a piece
 }
 
@@ -220,7 +223,8 @@ TEST(Verify, PiecewiseFindsBadElementsAtPieceEdgesWithTheArraysIndices) {
   std::vector<float> got = correct(1000);
   std::vector<float> a(300), b(300);
   float* const buffers[2] = {a.data(), b.data()};
-  for (std::size_t i : {std::size_t{0}, std::size_t{299}, std::size_t{300}, std::size_t{599}, std::size_t{900}, std::size_t{999}}) {
+  for (std::size_t i :
+       {std::size_t{0}, std::size_t{299}, std::size_t{300}, std::size_t{599}, std::size_t{900}, std::size_t{999}}) {
     const float keep = got[i];
     got[i] = keep + 0.25f;
     PieceSource src{got, {}};
@@ -278,8 +282,8 @@ TEST(Pattern, QuartersFrom1To256AndThreeQuarters) {
     hi = std::max(hi, v);
     ASSERT_EQ(v * 4.0f, std::floor(v * 4.0f)) << "not a multiple of 1/4 at " << i;  // doubling stays exact
   }
-  EXPECT_EQ(lo, 1.0f);      // 1 + 0 / 4
-  EXPECT_EQ(hi, 256.75f);   // 1 + 1023 / 4
+  EXPECT_EQ(lo, 1.0f);     // 1 + 0 / 4
+  EXPECT_EQ(hi, 256.75f);  // 1 + 1023 / 4
 }
 
 TEST(Pattern, ManyDistinctValuesAndNoShortPeriod) {
@@ -295,7 +299,8 @@ TEST(Pattern, ManyDistinctValuesAndNoShortPeriod) {
   // Nor at any power of two: a hash that mixed only the low bits would repeat there.
   for (int k = 10; k < 48; ++k) {
     int same = 0;
-    for (std::uint64_t i = 0; i < 2048; ++i) same += pattern_value(i, kSeed) == pattern_value(i + (std::uint64_t{1} << k), kSeed);
+    for (std::uint64_t i = 0; i < 2048; ++i)
+      same += pattern_value(i, kSeed) == pattern_value(i + (std::uint64_t{1} << k), kSeed);
     ASSERT_LT(same, 2048 / 50) << "repeats at offset 2^" << k;
   }
   // Indices past 2^32 are not the low 32 bits again, and the seed changes the values.

@@ -15,18 +15,21 @@ const std::map<std::string, CounterMeaning>& catalog() {
       // Google Benchmark's own numbers, as this suite fills them.
       {"real_time", {"us", B::lower, K::measured, "GPU time per launch, from CUDA events (time_unit says the unit)"}},
       {"cpu_time", {"us", B::neither, K::configuration, "host CPU time of Google Benchmark's report; not the GPU's"}},
-      {"iterations", {"launches", B::neither, K::configuration, "iterations Google Benchmark saw; real_time is per one"}},
+      {"iterations",
+       {"launches", B::neither, K::configuration, "iterations Google Benchmark saw; real_time is per one"}},
       // The measurement (runner).
       {"bytes", {"B", B::neither, K::configuration, "useful bytes read + written per launch"}},
       {"bytes_per_second", {"B/s", B::higher, K::measured, "useful bytes per second of GPU time"}},
-      {"pct_of_peak", {"%", B::higher, K::measured, "bytes_per_second against the case's peak (DRAM unless it names another)"}},
+      {"pct_of_peak",
+       {"%", B::higher, K::measured, "bytes_per_second against the case's peak (DRAM unless it names another)"}},
       {"latency_ns", {"ns", B::lower, K::measured, "time per dependent load of a pointer chase"}},
       {"latency_cycles", {"cycles", B::lower, K::measured, "latency_ns at the SM clock measured over the batches"}},
       {"updates", {"updates", B::neither, K::configuration, "atomic read-modify-writes per launch"}},
       {"updates_per_second", {"updates/s", B::higher, K::measured, "atomic read-modify-writes per second of GPU time"}},
       {"flops_per_byte", {"FLOP/B", B::neither, K::configuration, "floating-point operations per useful byte"}},
       {"gflops_per_second", {"GFLOP/s", B::higher, K::measured, "floating-point operations per second of GPU time"}},
-      {"launches", {"launches", B::neither, K::configuration, "launches the time rests on (throttled batches left out)"}},
+      {"launches",
+       {"launches", B::neither, K::configuration, "launches the time rests on (throttled batches left out)"}},
       {"batches", {"batches", B::neither, K::configuration, "batches of launches the time rests on"}},
       {"batch_launches", {"launches", B::neither, K::configuration, "launches per batch between two events"}},
       {"device", {"ordinal", B::neither, K::configuration, "the CUDA device measured"}},
@@ -36,10 +39,12 @@ const std::map<std::string, CounterMeaning>& catalog() {
       {"registers", {"registers", B::neither, K::configuration, "registers per thread"}},
       {"smem_per_block", {"B", B::neither, K::configuration, "static + dynamic shared memory per block"}},
       {"resumed", {"flag", B::neither, K::configuration, "1: carried over from --resume's file, not measured again"}},
-      {"host_paced", {"flag", B::neither, K::configuration,
-                      "1: the host paces the case's time and noise (pageable staging, a small copy's round trip, page faults)"}},
+      {"host_paced",
+       {"flag", B::neither, K::configuration,
+        "1: the host paces the case's time and noise (pageable staging, a small copy's round trip, page faults)"}},
       // Health: how far the measurement can be trusted.
-      {"noise_pct", {"%", B::lower, K::health, "relative spread of the per-launch time over the batches (-1: unknown)"}},
+      {"noise_pct",
+       {"%", B::lower, K::health, "relative spread of the per-launch time over the batches (-1: unknown)"}},
       {"noisy", {"flag", B::lower, K::health, "1: the stopping rule's noise target was not met"}},
       {"throttled_batches", {"batches", B::lower, K::health, "batches dropped for an SM clock below the threshold"}},
       {"sm_clock_mhz", {"MHz", B::neither, K::health, "SM clock measured over the kept batches"}},
@@ -55,7 +60,8 @@ const std::map<std::string, CounterMeaning>& catalog() {
       {"l2_read_bytes", {"B", B::neither, K::model, "bytes the L2 serves per launch"}},
       {"conflict_ways", {"ways", B::neither, K::model, "shared-memory bank conflict degree"}},
       {"wavefronts_per_request", {"wavefronts", B::neither, K::model, "shared-memory wavefronts per warp request"}},
-      {"model_level", {"level", B::neither, K::model, "the memory level that serves the case (0 L1, 1 L2, 2 DRAM, ...)"}},
+      {"model_level",
+       {"level", B::neither, K::model, "the memory level that serves the case (0 L1, 1 L2, 2 DRAM, ...)"}},
       {"model_bytes_per_second", {"B/s", B::neither, K::model, "the ceiling the model predicts for bytes_per_second"}},
       {"model_updates_per_second", {"updates/s", B::neither, K::model, "the serial bound the model predicts"}},
       {"model_migrated_bytes", {"B", B::neither, K::model, "bytes the driver should migrate (64 KiB blocks)"}},
@@ -102,7 +108,8 @@ bool is_device_rate(const std::string& name) {
 
 std::optional<CounterMeaning> counter_meaning(const std::string& name) {
   if (const auto it = catalog().find(name); it != catalog().end()) return it->second;
-  if (is_device_rate(name)) return CounterMeaning{"B/s", B::higher, K::measured, "one GPU's own rate in a node-wide copy"};
+  if (is_device_rate(name))
+    return CounterMeaning{"B/s", B::higher, K::measured, "one GPU's own rate in a node-wide copy"};
   return std::nullopt;
 }
 

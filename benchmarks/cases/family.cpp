@@ -78,7 +78,8 @@ void Family::add(const std::string& variant, const std::vector<std::string>& axe
           const std::int64_t v = named_values[a][pick[a]];
           id.axes.push_back({named[a]->name, v, named[a]->names.at(static_cast<std::size_t>(v))});
         }
-        for (std::size_t a = 0; a < numeric.size(); ++a) id.axes.push_back({numeric[a]->name, numeric_values[a][index[a]], ""});
+        for (std::size_t a = 0; a < numeric.size(); ++a)
+          id.axes.push_back({numeric[a]->name, numeric_values[a][index[a]], ""});
         cases_.push_back({id, kernels, order, device_, cold, define});
         std::size_t a = 0;
         while (a < numeric.size() && ++index[a] == numeric_values[a].size()) index[a++] = 0;

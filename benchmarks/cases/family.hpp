@@ -39,7 +39,7 @@ struct AxisSpec {
   std::int64_t max = INT64_MAX;
   std::vector<std::int64_t> allowed;  // empty: any value in [min, max]
   std::int64_t multiple_of = 1;
-  std::vector<std::string> names;     // a named axis: value i is names[i]
+  std::vector<std::string> names;  // a named axis: value i is names[i]
 };
 
 // An axis that takes any value in [min, max] that is a multiple of `multiple_of`.
@@ -77,9 +77,9 @@ class Family;
 // change.
 struct FigureSpec {
   std::string heading;
-  std::string x;                      // the axis along x
+  std::string x;  // the axis along x
   bool x_log = false;
-  std::string y;                      // the counter up y
+  std::string y;  // the counter up y
   bool y_log = false;
   std::string model;                  // a model counter in y's unit, drawn dashed beside it ("": none)
   std::vector<std::string> variants;  // only these (empty: every variant that has x)

@@ -32,8 +32,8 @@ void require_device_memory(double bytes) {
 std::string describe_throttle(const engine::BatchSummary& s, const engine::StopRule& rule) {
   std::ostringstream os;
   os.precision(4);
-  os << "throttled: " << s.throttled_batches << " of " << s.throttled_batches + s.clean_batches
-     << " batches ran below " << rule.throttle_fraction * 100 << "% of the " << rule.peak_mhz << " MHz peak SM clock";
+  os << "throttled: " << s.throttled_batches << " of " << s.throttled_batches + s.clean_batches << " batches ran below "
+     << rule.throttle_fraction * 100 << "% of the " << rule.peak_mhz << " MHz peak SM clock";
   return os.str();
 }
 
@@ -75,7 +75,8 @@ void corrupt_for_test(const engine::Session& s, void* device, std::size_t count,
 
 void fill_input(const CaseDefinition& def, void* input, cudaStream_t stream) {
   if (def.input_elements == 0) return;
-  if (def.fill) MEMBENCH_CUDA(def.fill(input, stream));
+  if (def.fill)
+    MEMBENCH_CUDA(def.fill(input, stream));
   else if (def.input_type == Element::f32)
     MEMBENCH_CUDA(launch_fill_pattern(static_cast<float*>(input), def.input_elements, def.seed, stream));
   else if (def.input_type == Element::f64)
@@ -119,7 +120,8 @@ void set_counters(Outcome& o, const DeviceInfo& device, const Work& w, const eng
   }
   if (w.updates > 0) {
     add("updates", w.updates);
-    add("updates_per_second", s.clean_seconds > 0 ? w.updates * static_cast<double>(s.clean_launches) / s.clean_seconds : 0);
+    add("updates_per_second",
+        s.clean_seconds > 0 ? w.updates * static_cast<double>(s.clean_launches) / s.clean_seconds : 0);
   }
   if (w.flops >= 0) {
     add("flops_per_byte", w.flops / w.bytes);
@@ -185,7 +187,8 @@ void Runner::note_health(const std::string& name, const engine::CaseHealth& h) {
     if (s.first_other.empty()) {
       const unsigned pid = h.first_other_pid.value_or(0);
       const std::string process = nvml::process_name(pid);
-      s.first_other = pid == 0 ? "pid not known" : "pid " + std::to_string(pid) + (process.empty() ? "" : ", " + process);
+      s.first_other =
+          pid == 0 ? "pid not known" : "pid " + std::to_string(pid) + (process.empty() ? "" : ", " + process);
       std::cerr << "membench: another process holds the GPU (" << s.first_other << ") during " << name
                 << "; cases measured while one does are marked contended = 1\n";
     }
@@ -242,9 +245,7 @@ Outcome Runner::run(const CaseSpec& c, std::int64_t target_launches) {
               engine::Timed{p->bound.run, def.graphable, def.warm_up_launches, p->bound.before_each},
               c.cold ? engine::cold_l2() : engine::warm_l2());
           prepared_ = std::move(p);
-        } catch (const CaseSkipped& e) {
-          skip_ = e.what();
-        } catch (const CaseFailed& e) {
+        } catch (const CaseSkipped& e) { skip_ = e.what(); } catch (const CaseFailed& e) {
           failure_ = e.what();
         }
       }
@@ -264,7 +265,8 @@ Outcome Runner::run(const CaseSpec& c, std::int64_t target_launches) {
     }
     note_health(name, m.health);
     if (session_.options().exclusive && m.health.contended()) {
-      const std::string why = "--exclusive: another process (" + summary_.first_other + ") used the GPU during this case";
+      const std::string why =
+          "--exclusive: another process (" + summary_.first_other + ") used the GPU during this case";
       note_failure(name, why);
       engine::request_stop("stopped: --exclusive and another process (" + summary_.first_other + ") holds the GPU");
       return outcome(Outcome::Kind::failed, why);

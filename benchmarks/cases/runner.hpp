@@ -22,10 +22,10 @@ namespace membench::cases {
 struct Outcome {
   enum class Kind { measured, skipped, failed, interrupted };
   Kind kind = Kind::measured;
-  std::string message;                                     // why it was skipped, failed or interrupted
-  std::int64_t launches = 0;                               // launches kept
-  double seconds = 0;                                      // their GPU time
-  std::vector<std::pair<std::string, double>> counters;   // in the order they were set
+  std::string message;                                   // why it was skipped, failed or interrupted
+  std::int64_t launches = 0;                             // launches kept
+  double seconds = 0;                                    // their GPU time
+  std::vector<std::pair<std::string, double>> counters;  // in the order they were set
   std::string label;
 };
 

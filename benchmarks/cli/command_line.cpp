@@ -33,7 +33,8 @@ void set_option(const engine::OptionSpec& spec, const std::optional<std::string>
         if constexpr (std::is_same_v<T, bool>) {
           m.*field = !value || parse_bool(spec.name, *value);
         } else if constexpr (std::is_same_v<T, int>) {
-          m.*field = parse_int(spec.name, need_value(), static_cast<std::int64_t>(spec.min), static_cast<std::int64_t>(spec.max));
+          m.*field = parse_int(spec.name, need_value(), static_cast<std::int64_t>(spec.min),
+                               static_cast<std::int64_t>(spec.max));
         } else if constexpr (std::is_same_v<T, double>) {
           m.*field = parse_number(spec.name, need_value(), spec.min, spec.max);
         } else {
@@ -62,8 +63,10 @@ std::vector<Arg> command_line_args(int argc, const char* const* argv) {
     if (!starts_with(arg, "--") || arg.size() == 2)
       throw UsageError("unexpected argument '" + arg + "' (flags look like --name=value)");
     const auto eq = arg.find('=');
-    if (eq == std::string::npos) args.push_back({arg.substr(2), std::nullopt, ""});
-    else args.push_back({arg.substr(2, eq - 2), arg.substr(eq + 1), ""});
+    if (eq == std::string::npos)
+      args.push_back({arg.substr(2), std::nullopt, ""});
+    else
+      args.push_back({arg.substr(2, eq - 2), arg.substr(eq + 1), ""});
   }
   return args;
 }
@@ -113,7 +116,8 @@ void apply(const Arg& a, const AxisTable& axes, Options& o, std::map<std::string
   } else if (const auto dot = name.find('.'); dot != std::string::npos) {
     const std::string family = name.substr(0, dot), axis = name.substr(dot + 1);
     const AxisSpec* spec = axes.find(family, axis);
-    if (spec == nullptr) throw UsageError("unknown flag '--" + name + "' (no family '" + family + "' with an axis '" + axis + "')");
+    if (spec == nullptr)
+      throw UsageError("unknown flag '--" + name + "' (no family '" + family + "' with an axis '" + axis + "')");
     AxisSpec named = *spec;
     named.name = name;
     o.scoped[family][axis] = parse_list(named, need_value());
@@ -141,8 +145,6 @@ cases::Selection Options::selection() const {
   return s;
 }
 
-
-
 Options parse_command_line(int argc, const char* const* argv, const AxisTable& axes) {
   const std::vector<Arg> given = command_line_args(argc, argv);
   std::vector<Arg> args;
@@ -167,9 +169,7 @@ Options parse_command_line(int argc, const char* const* argv, const AxisTable& a
   for (const auto& a : args) {
     try {
       apply(a, axes, o, benchmark);
-    } catch (const UsageError& e) {
-      throw UsageError(a.origin + e.what());
-    }
+    } catch (const UsageError& e) { throw UsageError(a.origin + e.what()); }
   }
   if (argc > 0) o.passthrough.emplace_back(argv[0]);
   for (const auto& [name, value] : benchmark) o.passthrough.push_back("--" + name + "=" + value);
@@ -193,14 +193,17 @@ std::string usage(const AxisTable& axes) {
      << "--AXIS=LIST sets every family's axis; --FAMILY.AXIS=LIST one family's (it wins).\n";
   for (const auto& [domain, uses] : axes.flags()) {
     os << "  --" << domain.name << "=LIST  (" << domain.unit << ")";
-    if (!domain.names.empty()) os << "  {" << joined_names(domain) << "}";
-    else if (!domain.allowed.empty()) os << "  {" << join(domain.allowed) << "}";
+    if (!domain.names.empty())
+      os << "  {" << joined_names(domain) << "}";
+    else if (!domain.allowed.empty())
+      os << "  {" << join(domain.allowed) << "}";
     os << '\n';
     for (const auto& use : uses) {
       std::string defaults = compact(use.axis.defaults);
       if (!use.axis.names.empty()) {
         defaults.clear();
-        for (auto v : use.axis.defaults) defaults += (defaults.empty() ? "" : ",") + use.axis.names[static_cast<std::size_t>(v)];
+        for (auto v : use.axis.defaults)
+          defaults += (defaults.empty() ? "" : ",") + use.axis.names[static_cast<std::size_t>(v)];
       }
       os << "      " << use.family << ": " << use.axis.help << " (default " << defaults << ")\n";
     }
@@ -241,8 +244,10 @@ std::string describe_sweep(const Options& options, const AxisTable& axes) {
   auto as_json = [&](const AxisSpec* axis, const std::vector<std::int64_t>& values) {
     nlohmann::json list = nlohmann::json::array();
     for (auto v : values) {
-      if (axis != nullptr && !axis->names.empty()) list.push_back(axis->names.at(static_cast<std::size_t>(v)));
-      else list.push_back(v);
+      if (axis != nullptr && !axis->names.empty())
+        list.push_back(axis->names.at(static_cast<std::size_t>(v)));
+      else
+        list.push_back(v);
     }
     return list;
   };
@@ -252,12 +257,15 @@ std::string describe_sweep(const Options& options, const AxisTable& axes) {
     for (const auto& [axis, values] : list) j[family + "." + axis] = as_json(axes.find(family, axis), values);
   for (const auto& spec : engine::measure_options()) {
     std::visit([&](auto field) { j[spec.name] = options.measure.*field; }, spec.field);
-    if (std::holds_alternative<engine::L2 engine::MeasureOptions::*>(spec.field)) j[spec.name] = engine::show(spec, options.measure);
+    if (std::holds_alternative<engine::L2 engine::MeasureOptions::*>(spec.field))
+      j[spec.name] = engine::show(spec, options.measure);
   }
   if (!options.resume_file.empty()) j["resume"] = options.resume_file;
   const char* kinds[] = {"list", "all", "local"};
-  if (options.device.kind == DeviceSelection::Kind::list) j["device"] = options.device.ordinals;
-  else j["device"] = kinds[static_cast<int>(options.device.kind)];
+  if (options.device.kind == DeviceSelection::Kind::list)
+    j["device"] = options.device.ordinals;
+  else
+    j["device"] = kinds[static_cast<int>(options.device.kind)];
   if (!options.sweep_file.empty()) j["sweep_file"] = options.sweep_file;
   return j.dump();
 }

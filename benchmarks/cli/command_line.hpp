@@ -26,15 +26,15 @@ struct Options {
   DeviceSelection device;
   std::vector<int> run_devices{0};  // `device` resolved by main; cases run on each
   std::string sweep_file;
-  std::string resume_file;          // --resume=FILE (a pattern like --benchmark_out's)
-  std::string output_file;          // --benchmark_out (a pattern; main fills it in)
+  std::string resume_file;             // --resume=FILE (a pattern like --benchmark_out's)
+  std::string output_file;             // --benchmark_out (a pattern; main fills it in)
   std::string output_format = "json";  // --benchmark_out_format
-  int repetitions = 1;              // --benchmark_repetitions
+  int repetitions = 1;                 // --benchmark_repetitions
   bool help = false;
-  bool list_only = false;        // --benchmark_list_tests
-  bool list_cases = false;       // --list_cases=json
-  bool min_time_given = false;   // --benchmark_min_time: Google Benchmark's own iteration rule applies too
-  std::string filter;            // --benchmark_filter (empty: every case)
+  bool list_only = false;                // --benchmark_list_tests
+  bool list_cases = false;               // --list_cases=json
+  bool min_time_given = false;           // --benchmark_min_time: Google Benchmark's own iteration rule applies too
+  std::string filter;                    // --benchmark_filter (empty: every case)
   std::vector<std::string> passthrough;  // argv[0] and Google Benchmark's flags, checked and normalized
 
   // The values of a family's axis: --family.axis, else --axis, else its defaults.

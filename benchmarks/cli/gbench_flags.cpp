@@ -72,12 +72,8 @@ std::string check_flag(const std::string& name, Kind kind, const std::optional<s
     case Kind::nonempty:
       if (v.empty()) refuse(name, v, "expects a file name");
       return v;
-    case Kind::regex:
-      try {
-        gbench::Filter{v};
-      } catch (const gbench::Filter::Invalid& e) {
-        refuse(name, v, e.what());
-      }
+    case Kind::regex: try { gbench::Filter{v};
+      } catch (const gbench::Filter::Invalid& e) { refuse(name, v, e.what()); }
       return v;
     case Kind::duration: return normalize_min_time(v);
     case Kind::format: return one_of({"console", "json", "csv"});
@@ -89,7 +85,8 @@ std::string check_flag(const std::string& name, Kind kind, const std::optional<s
     case Kind::unit: return one_of({"ns", "us", "ms", "s"});
     case Kind::context:
       for (const auto& pair : split(v, ','))
-        if (pair.find('=') == std::string::npos || pair.front() == '=') refuse(name, v, "expects KEY=VALUE[,KEY=VALUE...]");
+        if (pair.find('=') == std::string::npos || pair.front() == '=')
+          refuse(name, v, "expects KEY=VALUE[,KEY=VALUE...]");
       return v;
     default: return v;
   }
@@ -113,8 +110,8 @@ std::vector<std::string> environment_flags(const Environment& env) {
     try {
       check_flag(name, kind, value);
     } catch (const UsageError& e) {
-      throw UsageError("environment " + variable + "=" + printable(*value) + " (as --" + name + "): " +
-                       std::string(e.what()).substr(std::string(e.what()).find(": ") + 2));
+      throw UsageError("environment " + variable + "=" + printable(*value) + " (as --" + name +
+                       "): " + std::string(e.what()).substr(std::string(e.what()).find(": ") + 2));
     }
     flags.push_back("--" + name + "=" + *value);
   }

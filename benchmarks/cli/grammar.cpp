@@ -63,9 +63,12 @@ std::int64_t parse_value_text(const std::string& s, const std::string& flag, con
   std::int64_t scale = 1;
   std::string digits = s;
   switch (s.back()) {
-    case 'K': case 'k': scale = std::int64_t{1} << 10; break;
-    case 'M': case 'm': scale = std::int64_t{1} << 20; break;
-    case 'G': case 'g': scale = std::int64_t{1} << 30; break;
+    case 'K':
+    case 'k': scale = std::int64_t{1} << 10; break;
+    case 'M':
+    case 'm': scale = std::int64_t{1} << 20; break;
+    case 'G':
+    case 'g': scale = std::int64_t{1} << 30; break;
     default: break;
   }
   if (scale != 1) digits.pop_back();
@@ -82,14 +85,18 @@ std::string printable(const std::string& text, std::size_t max) {
   std::string out;
   for (const char c : text) {
     const auto u = static_cast<unsigned char>(c);
-    if (c == '\n') out += "\\n";
-    else if (c == '\r') out += "\\r";
-    else if (c == '\t') out += "\\t";
+    if (c == '\n')
+      out += "\\n";
+    else if (c == '\r')
+      out += "\\r";
+    else if (c == '\t')
+      out += "\\t";
     else if (u < 0x20 || u == 0x7f) {
       char hex[5];
       std::snprintf(hex, sizeof hex, "\\x%02x", u);
       out += hex;
-    } else out += c;
+    } else
+      out += c;
   }
   if (out.size() <= max) return out;
   const std::size_t keep = max / 2;
@@ -164,7 +171,8 @@ void append_range(const AxisSpec& axis, const std::string& text, const std::stri
   if (multiply && first <= 0) refuse(axis.name, text, "a *K range must start above zero");
   for (std::int64_t v = first;;) {
     out.push_back(v);
-    if (out.size() > kMaxValues) refuse(axis.name, text, "expands to more than " + std::to_string(kMaxValues) + " values");
+    if (out.size() > kMaxValues)
+      refuse(axis.name, text, "expands to more than " + std::to_string(kMaxValues) + " values");
     std::int64_t next = 0;
     const bool overflow = multiply ? __builtin_mul_overflow(v, step, &next) : __builtin_add_overflow(v, step, &next);
     if (overflow || next > last) break;
@@ -202,9 +210,7 @@ double parse_number(const std::string& flag, const std::string& text, double min
   double v = 0;
   try {
     v = std::stod(text, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
+  } catch (const std::exception&) { used = 0; }
   if (text.empty() || used != text.size() || !std::isfinite(v)) refuse(flag, text, "'" + text + "' is not a number");
   if (v < min || v > max) {
     std::ostringstream os;
@@ -231,9 +237,12 @@ std::vector<std::int64_t> expand_list(const AxisSpec& axis, const std::string& t
   std::vector<std::int64_t> values;
   for (const auto& item : split(text, ',')) {
     if (item.empty()) refuse(axis.name, text, "empty item in list");
-    if (item.find(':') != std::string::npos) append_range(axis, text, item, values);
-    else values.push_back(parse_value_text(item, axis.name, text));
-    if (values.size() > kMaxValues) refuse(axis.name, text, "expands to more than " + std::to_string(kMaxValues) + " values");
+    if (item.find(':') != std::string::npos)
+      append_range(axis, text, item, values);
+    else
+      values.push_back(parse_value_text(item, axis.name, text));
+    if (values.size() > kMaxValues)
+      refuse(axis.name, text, "expands to more than " + std::to_string(kMaxValues) + " values");
   }
   for (auto v : values) check_value(axis, text, v);
   return values;
@@ -259,7 +268,8 @@ AxisTable::AxisTable(const std::vector<Use>& declared) {
     const AxisSpec& d = it->first;
     if (d.unit != use.axis.unit)
       throw std::logic_error("axis '" + use.axis.name + "' of family '" + use.family + "' counts " + use.axis.unit +
-                             ", family '" + it->second.front().family + "' " + d.unit + ": give one of them another name");
+                             ", family '" + it->second.front().family + "' " + d.unit +
+                             ": give one of them another name");
     if (d.min != use.axis.min || d.max != use.axis.max || d.allowed != use.axis.allowed ||
         d.multiple_of != use.axis.multiple_of || d.names != use.axis.names)
       throw std::logic_error("axis '" + use.axis.name + "' of family '" + use.family +

@@ -63,8 +63,8 @@ class AxisTable {
   };
   // Throws std::logic_error when two families declare one name differently.
   explicit AxisTable(const std::vector<Use>& declared);
-  const AxisSpec* find(const std::string& name) const;                              // the shared domain
-  const AxisSpec* find(const std::string& family, const std::string& name) const;   // one family's axis
+  const AxisSpec* find(const std::string& name) const;                             // the shared domain
+  const AxisSpec* find(const std::string& family, const std::string& name) const;  // one family's axis
   const std::vector<std::pair<AxisSpec, std::vector<Use>>>& flags() const { return flags_; }
 
  private:

@@ -42,7 +42,8 @@ std::optional<RankVariable> first_rank(const Environment& env, std::initializer_
 
 LauncherInfo launcher_info(const Environment& env) {
   LauncherInfo info;
-  if (const auto local = first_rank(env, {"SLURM_LOCALID", "OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID", "LOCAL_RANK"})) {
+  if (const auto local =
+          first_rank(env, {"SLURM_LOCALID", "OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID", "LOCAL_RANK"})) {
     info.local_rank_variable = local->name;
     info.local_rank = local->value;
     info.local_rank_error = local->error;
@@ -95,16 +96,17 @@ std::vector<int> resolve_devices(const DeviceSelection& selection, int visible, 
     case DeviceSelection::Kind::local: {
       if (!launcher.local_rank_error.empty()) throw UsageError("--device=local: " + launcher.local_rank_error);
       if (!launcher.local_rank)
-        throw UsageError("--device=local: no local rank is set (SLURM_LOCALID, OMPI_COMM_WORLD_LOCAL_RANK, "
-                         "MPI_LOCALRANKID or LOCAL_RANK); start membench under a launcher or pass --device=N");
+        throw UsageError(
+            "--device=local: no local rank is set (SLURM_LOCALID, OMPI_COMM_WORLD_LOCAL_RANK, "
+            "MPI_LOCALRANKID or LOCAL_RANK); start membench under a launcher or pass --device=N");
       if (visible == 1) return {0};  // the launcher bound this process to its GPU
       if (*launcher.local_rank >= visible)
-        throw UsageError("--device=local: " + launcher.local_rank_variable + "=" + std::to_string(*launcher.local_rank) +
-                         " but only " + std::to_string(visible) + " device(s) visible");
+        throw UsageError("--device=local: " + launcher.local_rank_variable + "=" +
+                         std::to_string(*launcher.local_rank) + " but only " + std::to_string(visible) +
+                         " device(s) visible");
       return {*launcher.local_rank};
     }
-    case DeviceSelection::Kind::list:
-      break;
+    case DeviceSelection::Kind::list: break;
   }
   for (int d : selection.ordinals)
     if (d >= visible)
@@ -116,7 +118,8 @@ std::string expand_output_pattern(const std::string& pattern, const std::string&
                                   int device) {
   if (pattern.find("{rank}") != std::string::npos) {
     // The global rank's variable decides when it is set, else the local rank's.
-    const std::string& bad = !launcher.rank_error.empty() || launcher.rank ? launcher.rank_error : launcher.local_rank_error;
+    const std::string& bad =
+        !launcher.rank_error.empty() || launcher.rank ? launcher.rank_error : launcher.local_rank_error;
     if (!bad.empty()) throw UsageError("{rank} cannot be filled in: " + bad);
   }
   const int rank = launcher.rank ? *launcher.rank : launcher.local_rank ? *launcher.local_rank : 0;

@@ -23,11 +23,13 @@ std::string as_flag_text(const std::string& key, const nlohmann::json& value, bo
     for (const auto& item : value) {
       if (!item.is_string() && !item.is_number_integer())
         refuse(key, value.dump(), "list items must be integers or LIST strings");
-      text += (text.empty() ? "" : ",") + (item.is_string() ? item.get<std::string>() : std::to_string(item.get<std::int64_t>()));
+      text += (text.empty() ? "" : ",") +
+              (item.is_string() ? item.get<std::string>() : std::to_string(item.get<std::int64_t>()));
     }
     return text;
   }
-  refuse(key, value.dump(), is_axis ? "expects a LIST string, an integer or an array" : "expects a string, a number or true/false");
+  refuse(key, value.dump(),
+         is_axis ? "expects a LIST string, an integer or an array" : "expects a string, a number or true/false");
 }
 
 std::string read_sweep_file(const std::string& path) {
@@ -52,9 +54,12 @@ std::size_t json_depth(const std::string& text) {
   bool in_string = false, escaped = false;
   for (char c : text) {
     if (in_string) {
-      if (escaped) escaped = false;
-      else if (c == '\\') escaped = true;
-      else if (c == '"') in_string = false;
+      if (escaped)
+        escaped = false;
+      else if (c == '\\')
+        escaped = true;
+      else if (c == '"')
+        in_string = false;
     } else if (c == '"') {
       in_string = true;
     } else if (c == '[' || c == '{') {
@@ -74,7 +79,8 @@ std::vector<Arg> sweep_file_args(const std::string& path, const AxisTable& axes)
   const std::string origin = "--sweep=" + path + ": ";
   const std::string text = read_sweep_file(path);
   if (json_depth(text) > kMaxSweepDepth)
-    throw UsageError(origin + "nested more than " + std::to_string(kMaxSweepDepth) + " deep (a sweep file is an object of flag: value)");
+    throw UsageError(origin + "nested more than " + std::to_string(kMaxSweepDepth) +
+                     " deep (a sweep file is an object of flag: value)");
   std::set<std::string> seen;
   std::string duplicate;
   const nlohmann::json::parser_callback_t note_keys = [&](int depth, nlohmann::json::parse_event_t event,
@@ -98,11 +104,9 @@ std::vector<Arg> sweep_file_args(const std::string& path, const AxisTable& axes)
     try {
       const auto dot = key.find('.');
       const bool is_axis = dot == std::string::npos ? axes.find(key) != nullptr
-                                                     : axes.find(key.substr(0, dot), key.substr(dot + 1)) != nullptr;
+                                                    : axes.find(key.substr(0, dot), key.substr(dot + 1)) != nullptr;
       args.push_back({key, as_flag_text(key, value, is_axis), origin});
-    } catch (const UsageError& e) {
-      throw UsageError(origin + e.what());
-    }
+    } catch (const UsageError& e) { throw UsageError(origin + e.what()); }
   }
   return args;
 }

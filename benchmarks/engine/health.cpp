@@ -78,7 +78,8 @@ Others others_among(const std::vector<unsigned>& seen, const std::set<unsigned>&
 
 unsigned long long now_us() {
   return static_cast<unsigned long long>(
-      std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::system_clock::now().time_since_epoch()).count());
+      std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::system_clock::now().time_since_epoch())
+          .count());
 }
 
 namespace {

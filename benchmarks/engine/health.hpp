@@ -62,7 +62,7 @@ unsigned long long now_us();
 
 // What one case saw.
 struct CaseHealth {
-  std::optional<int> other_processes;             // the most seen at once; empty: NVML cannot list them
+  std::optional<int> other_processes;                // the most seen at once; empty: NVML cannot list them
   std::optional<std::uint64_t> clock_event_reasons;  // every reason seen, OR-ed; empty: unknown
   std::optional<unsigned> first_other_pid;
   bool contended() const { return other_processes && *other_processes > 0; }
@@ -123,7 +123,7 @@ class HealthMonitor {
   std::unique_ptr<GpuProbe> probe_;
   std::set<unsigned> own_;
   ProcessView view_ = ProcessView::none;
-  bool own_seen_ = false;                // utilisation: our pid has been among the busy ones
+  bool own_seen_ = false;                 // utilisation: our pid has been among the busy ones
   unsigned long long case_start_us_ = 0;  // utilisation: samples after this count for the case
   unsigned long long started_us_ = 0;     // utilisation: a process busy before this is not us
   std::set<unsigned> surely_others_;      // utilisation: seen busy before started_us_

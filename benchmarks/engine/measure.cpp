@@ -189,7 +189,9 @@ Measurement CaseTimer::measure(Session& s, std::int64_t target_launches) {
   });
   const auto began = std::chrono::steady_clock::now();
   LoopHooks hooks;
-  hooks.elapsed_seconds = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count(); };
+  hooks.elapsed_seconds = [&] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
+  };
   hooks.sample_health = [&] { health.sample(); };
   hooks.stop_request = [] { return stop_reason(); };
   hooks.health_period = kHealthSampleSeconds;

@@ -15,23 +15,24 @@ namespace membench::engine {
 enum class L2 { warm, cold, both };
 
 struct MeasureOptions {
-  int min_batches = 10;          // timed batches before the noise may stop a case
-  double max_noise_pct = 0.5;    // stop once the batches' relative std. deviation is this low
-  double max_seconds = 0.5;      // per case; then stop and report noisy = 1
-  double throttle_pct = 90;      // batches below this % of the peak SM clock are discarded
+  int min_batches = 10;        // timed batches before the noise may stop a case
+  double max_noise_pct = 0.5;  // stop once the batches' relative std. deviation is this low
+  double max_seconds = 0.5;    // per case; then stop and report noisy = 1
+  double throttle_pct = 90;    // batches below this % of the peak SM clock are discarded
   L2 l2 = L2::warm;
-  bool exclusive = false;        // another process on the GPU fails the case and stops the run
+  bool exclusive = false;  // another process on the GPU fails the case and stops the run
   // Set from the environment, not by flags: test and profiling hooks.
-  bool corrupt_for_test = false;  // corrupt one output element before verifying
+  bool corrupt_for_test = false;           // corrupt one output element before verifying
   bool utilisation_view_for_test = false;  // see other processes through NVML's utilisation samples only
-  int profile_launches = 0;       // launches per case inside cudaProfilerStart/Stop (for ncu)
+  int profile_launches = 0;                // launches per case inside cudaProfilerStart/Stop (for ncu)
 };
 
 // One option: its flag, what its value is called in the help, the help, the
 // field it sets (an integer, a number, a switch, or a choice among names) and
 // the values it accepts.
 struct OptionSpec {
-  using Field = std::variant<int MeasureOptions::*, double MeasureOptions::*, bool MeasureOptions::*, L2 MeasureOptions::*>;
+  using Field =
+      std::variant<int MeasureOptions::*, double MeasureOptions::*, bool MeasureOptions::*, L2 MeasureOptions::*>;
   std::string name;
   std::string value;
   std::string help;

@@ -57,7 +57,7 @@ class Session {
   DeviceBuffer<float> flush_scratch_;  // twice the L2, zeroed; read before every cold launch
   DeviceBuffer<float> flush_sink_;
   FlushPlan flush_;
-  MappedBuffer<ClockStamp> stamps_;    // two batch slots x (before, after)
+  MappedBuffer<ClockStamp> stamps_;  // two batch slots x (before, after)
   std::optional<std::set<unsigned>> own_pids_;
   std::map<int, unsigned long long> first_use_us_;  // device -> when we first made its context (now_us)
   HealthMonitor health_;

@@ -30,8 +30,8 @@ void BatchStats::add(const BatchSample& b) {
   mean_ += delta / s.clean_batches;
   squares_ += delta * (t - mean_);
   s.noise_pct = s.clean_batches < 2 ? std::numeric_limits<double>::infinity()
-                : mean_ > 0          ? 100.0 * std::sqrt(squares_ / (s.clean_batches - 1)) / mean_
-                                     : 0.0;
+                : mean_ > 0         ? 100.0 * std::sqrt(squares_ / (s.clean_batches - 1)) / mean_
+                                    : 0.0;
 }
 
 BatchSummary summarize(const std::vector<BatchSample>& batches, const StopRule& rule) {

@@ -16,7 +16,7 @@
 namespace membench::engine {
 
 struct BatchSample {
-  double seconds = 0;    // GPU time of the batch (CUDA events)
+  double seconds = 0;  // GPU time of the batch (CUDA events)
   std::int64_t launches = 0;
   double clock_mhz = 0;  // SM clock over the batch; 0 = not known
 };
@@ -26,9 +26,9 @@ struct BatchSample {
 struct StopRule {
   int min_batches = 0;
   double max_noise_pct = 0;
-  double max_seconds = 0;       // per case
+  double max_seconds = 0;  // per case
   double throttle_fraction = 0;
-  double peak_mhz = 0;          // 0: no throttle check
+  double peak_mhz = 0;  // 0: no throttle check
 };
 
 struct BatchSummary {
@@ -44,7 +44,9 @@ struct BatchSummary {
 // The summary kept up to date one batch at a time (constant work per batch).
 class BatchStats {
  public:
-  explicit BatchStats(const StopRule& rule) : rule_(rule) { summary_.noise_pct = std::numeric_limits<double>::infinity(); }
+  explicit BatchStats(const StopRule& rule) : rule_(rule) {
+    summary_.noise_pct = std::numeric_limits<double>::infinity();
+  }
   void add(const BatchSample& b);
   const BatchSummary& summary() const { return summary_; }
 

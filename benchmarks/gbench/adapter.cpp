@@ -69,8 +69,7 @@ void replay(benchmark::State& state, const std::string& name, const std::vector<
   const std::int64_t iterations = report_count(name, state.max_iterations, run.iterations);
   if (state.KeepRunningBatch(iterations)) {
     state.SetIterationTime(manual_seconds_for(real_time, kReportedPerSecond, iterations));
-    while (state.KeepRunningBatch(1)) {
-    }
+    while (state.KeepRunningBatch(1)) {}
   }
   for (const auto& [counter, value] : run.counters) state.counters[counter] = value;
   state.counters["resumed"] = 1;
@@ -89,14 +88,9 @@ void run_case(benchmark::State& state, std::size_t index) {
   const cases::Outcome o = reg.runner->run(c, state.max_iterations);
   switch (o.kind) {
     case cases::Outcome::Kind::skipped:
-    case cases::Outcome::Kind::interrupted:
-      report_skip(state, o.message);
-      return;
-    case cases::Outcome::Kind::failed:
-      state.SkipWithError(o.message.c_str());
-      return;
-    case cases::Outcome::Kind::measured:
-      break;
+    case cases::Outcome::Kind::interrupted: report_skip(state, o.message); return;
+    case cases::Outcome::Kind::failed: state.SkipWithError(o.message.c_str()); return;
+    case cases::Outcome::Kind::measured: break;
   }
   report_launches(state, name, o.launches, o.seconds);
   for (const auto& [counter, value] : o.counters) state.counters[counter] = value;
@@ -217,13 +211,19 @@ nlohmann::ordered_json case_entries(const std::vector<const cases::CaseSpec*>& c
     for (std::size_t a = 0; a < c->id.axes.size(); ++a) {
       const auto& axis = c->id.axes[a];
       nlohmann::ordered_json entry = {{"name", axis.name}};
-      if (axis.label.empty()) entry["value"] = axis.value;
-      else entry["value"] = axis.label;
+      if (axis.label.empty())
+        entry["value"] = axis.value;
+      else
+        entry["value"] = axis.label;
       entry["unit"] = c->axes[a]->unit;
       axes.push_back(entry);
     }
-    out.push_back({{"name", benchmark_name(c->id)}, {"family", c->id.family}, {"variant", c->id.variant},
-                   {"tags", tags}, {"axes", axes}, {"kernels", c->kernels}});
+    out.push_back({{"name", benchmark_name(c->id)},
+                   {"family", c->id.family},
+                   {"variant", c->id.variant},
+                   {"tags", tags},
+                   {"axes", axes},
+                   {"kernels", c->kernels}});
   }
   return out;
 }
@@ -249,7 +249,7 @@ void shutdown() { benchmark::Shutdown(); }
 
 std::int64_t iterations_to_report(std::int64_t first, std::int64_t max_iterations, std::int64_t launches) {
   if (first > 0 && max_iterations <= first) return first;  // a later repetition
-  return std::max(launches, max_iterations);                // the first, or a longer try of it
+  return std::max(launches, max_iterations);               // the first, or a longer try of it
 }
 
 void report_launches(benchmark::State& state, const std::string& key, std::int64_t launches, double seconds) {
@@ -260,8 +260,7 @@ void report_launches(benchmark::State& state, const std::string& key, std::int64
   state.counters["launches"] = static_cast<double>(launches);
   if (state.KeepRunningBatch(reported)) {
     state.SetIterationTime(seconds * static_cast<double>(reported) / static_cast<double>(launches));
-    while (state.KeepRunningBatch(1)) {
-    }
+    while (state.KeepRunningBatch(1)) {}
   }
 }
 

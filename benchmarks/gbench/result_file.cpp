@@ -35,8 +35,14 @@ nlohmann::ordered_json family_entries(const std::vector<const cases::CaseSpec*>&
     }
     nlohmann::ordered_json figures = nlohmann::ordered_json::array();
     for (const cases::FigureSpec& f : family.downstream.figures)
-      figures.push_back({{"heading", f.heading}, {"x", f.x}, {"x_log", f.x_log}, {"y", f.y}, {"y_log", f.y_log},
-                         {"model", f.model}, {"variants", f.variants}, {"lines", f.lines}});
+      figures.push_back({{"heading", f.heading},
+                         {"x", f.x},
+                         {"x_log", f.x_log},
+                         {"y", f.y},
+                         {"y_log", f.y_log},
+                         {"model", f.model},
+                         {"variants", f.variants},
+                         {"lines", f.lines}});
     out[family.name] = {{"title", family.downstream.title.empty() ? family.name : family.downstream.title},
                         {"study", family.downstream.study},
                         {"axes", axes},
@@ -91,8 +97,8 @@ void ResultReporter::checkpoint() {
   const std::streampos here = out.tellp();
   if (here < 0) return;  // not a file one can seek in (a pipe): the closing comes at the end only
   static const std::string closing =
-      "\n  ],\n  \"membench\": " + nlohmann::ordered_json{{"schema_version", kSchemaVersion}, {"complete", false}}.dump() +
-      "\n}\n";
+      "\n  ],\n  \"membench\": " +
+      nlohmann::ordered_json{{"schema_version", kSchemaVersion}, {"complete", false}}.dump() + "\n}\n";
   out << closing;
   out.flush();
   out.seekp(here);

@@ -10,10 +10,25 @@ namespace {
 
 // Google Benchmark's own keys of a run; every other number is a counter.
 const std::set<std::string>& standard_keys() {
-  static const std::set<std::string> keys = {
-      "name", "family_index", "per_family_instance_index", "run_name", "run_type", "repetitions",
-      "repetition_index", "threads", "iterations", "real_time", "cpu_time", "time_unit", "label",
-      "error_occurred", "error_message", "skipped", "skip_message", "aggregate_name", "aggregate_unit"};
+  static const std::set<std::string> keys = {"name",
+                                             "family_index",
+                                             "per_family_instance_index",
+                                             "run_name",
+                                             "run_type",
+                                             "repetitions",
+                                             "repetition_index",
+                                             "threads",
+                                             "iterations",
+                                             "real_time",
+                                             "cpu_time",
+                                             "time_unit",
+                                             "label",
+                                             "error_occurred",
+                                             "error_message",
+                                             "skipped",
+                                             "skip_message",
+                                             "aggregate_name",
+                                             "aggregate_unit"};
   return keys;
 }
 
@@ -28,7 +43,8 @@ std::vector<std::string> file_uuids(const nlohmann::json& context) {
   std::vector<std::string> uuids;
   const nlohmann::json list = nlohmann::json::parse(devices, nullptr, false);
   if (!list.is_array()) return {""};
-  for (const auto& d : list) uuids.push_back(d.is_object() && d.contains("uuid") && d["uuid"].is_string() ? d["uuid"].get<std::string>() : "");
+  for (const auto& d : list)
+    uuids.push_back(d.is_object() && d.contains("uuid") && d["uuid"].is_string() ? d["uuid"].get<std::string>() : "");
   return uuids;
 }
 
@@ -102,8 +118,10 @@ ResumeFile read_resume(const std::string& path, const std::string& text, int rep
     CarriedRun run;
     run.iterations = entry["iterations"].get<std::int64_t>();
     run.real_time = entry["real_time"].get<double>();
-    run.time_unit = entry.contains("time_unit") && entry["time_unit"].is_string() ? entry["time_unit"].get<std::string>() : "ns";
-    if (!std::set<std::string>{"ns", "us", "ms", "s"}.count(run.time_unit)) {  // not a time this can replay: measure again
+    run.time_unit =
+        entry.contains("time_unit") && entry["time_unit"].is_string() ? entry["time_unit"].get<std::string>() : "ns";
+    // Not a time this can replay: measure again.
+    if (!std::set<std::string>{"ns", "us", "ms", "s"}.count(run.time_unit)) {
       broken.insert(name);
       continue;
     }

@@ -23,7 +23,7 @@ struct ResumeError : std::runtime_error {
 // One measured repetition of a case, as Google Benchmark wrote it.
 struct CarriedRun {
   std::int64_t iterations = 0;
-  double real_time = 0;        // per iteration, in time_unit
+  double real_time = 0;  // per iteration, in time_unit
   std::string time_unit = "us";
   std::string label;
   std::vector<std::pair<std::string, double>> counters;  // the user counters, in the file's order
@@ -35,7 +35,7 @@ struct RunIdentity {
   std::string driver_version;          // NVML's ("580.159.04"); empty: unknown, then cuda_driver_version decides
   std::string cuda_driver_version;     // "13.0"
   std::string membench_version;
-  std::string membench_build;          // a hash of the executable
+  std::string membench_build;  // a hash of the executable
 };
 
 struct Carried {

@@ -33,7 +33,8 @@ ContextKeys context_keys(const RunFacts& f) {
   if (f.run_devices.size() > 1) {  // every device of the run, for cases named .../device:K/...
     nlohmann::json all = nlohmann::json::array();
     for (const DeviceInfo& info : f.run_devices)
-      all.push_back({{"ordinal", info.ordinal}, {"name", info.name}, {"uuid", info.uuid}, {"pci_bus_id", info.pci_bus_id}});
+      all.push_back(
+          {{"ordinal", info.ordinal}, {"name", info.name}, {"uuid", info.uuid}, {"pci_bus_id", info.pci_bus_id}});
     add("devices", all.dump());
   }
   const cli::LauncherInfo& l = f.launcher;
@@ -67,7 +68,8 @@ std::string health_description(const engine::HealthMonitor& health) {
   if (!health.available()) return "unavailable: " + health.why();
   if (!health.sees_processes()) return "NVML: clock event reasons, ECC; other processes unknown: " + health.why();
   if (health.process_view() == engine::ProcessView::utilisation)
-    return "NVML: other processes (busy ones, from utilisation samples: " + health.why() + "), clock event reasons, ECC";
+    return "NVML: other processes (busy ones, from utilisation samples: " + health.why() +
+           "), clock event reasons, ECC";
   return "NVML: other processes, clock event reasons, ECC";
 }
 

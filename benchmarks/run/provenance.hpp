@@ -22,15 +22,15 @@ using ContextKeys = std::vector<std::pair<std::string, std::string>>;
 
 // What the context is made of, gathered by main once the session is open.
 struct RunFacts {
-  std::string version;                  // membench's own
+  std::string version;  // membench's own
   gbench::RunIdentity identity;
   DeviceInfo device;                    // the first device of the run
   std::vector<DeviceInfo> run_devices;  // every device, in order, where the run has more than one
   cli::LauncherInfo launcher;
-  std::string health;                   // health_description()
+  std::string health;  // health_description()
   nvml::Ecc ecc_start;
-  std::string resumed_from;             // --resume's file, where given
-  std::string sweep;                    // cli::describe_sweep()
+  std::string resumed_from;  // --resume's file, where given
+  std::string sweep;         // cli::describe_sweep()
 };
 
 ContextKeys context_keys(const RunFacts& facts);

@@ -5,12 +5,12 @@
 #include <cooperative_groups.h>
 #include <cooperative_groups/memcpy_async.h>
 
+#include <cuda.h>  // CUtensorMap (types only: the driver is reached through the runtime's entry point)
+#include <cudaTypedefs.h>
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
-#include <cuda.h>  // CUtensorMap (types only: the driver is reached through the runtime's entry point)
-#include <cudaTypedefs.h>
 
 #include <cuda/barrier>
 #include <cuda/pipeline>
@@ -78,8 +78,8 @@ inline constexpr int kAsyncWidth = TILE / kAsyncBlock >= 4 ? 4 : TILE / kAsyncBl
 // wholly inside [0, count) one vector store; the ragged end goes by element.
 template <int TILE, class At = Contiguous>
 __device__ __forceinline__ void compute_tile(const float* tile_smem, const float* __restrict__ src,
-                                             float* __restrict__ dst, int count, int from_shared, int fmas,
-                                             float a, float b, At at = {}) {
+                                             float* __restrict__ dst, int count, int from_shared, int fmas, float a,
+                                             float b, At at = {}) {
   constexpr int kPer = TILE / kAsyncBlock;
   constexpr int W = kAsyncWidth<TILE>;
   using V = typename FloatVector<W>::type;
@@ -122,8 +122,8 @@ __device__ __forceinline__ void compute_tile(const float* tile_smem, const float
 
 // Plain loads into shared memory, barrier, compute, barrier.
 template <int TILE>
-__global__ void async_sync(const float* __restrict__ in, float* __restrict__ out, std::size_t n, int fmas,
-                           float a, float b) {
+__global__ void async_sync(const float* __restrict__ in, float* __restrict__ out, std::size_t n, int fmas, float a,
+                           float b) {
   extern __shared__ __align__(128) float smem[];
   constexpr int W = kAsyncWidth<TILE>;
   using V = typename FloatVector<W>::type;
@@ -193,8 +193,8 @@ __device__ __forceinline__ void copy_my_pieces(float* buffer, const float* __res
 // and with two stages); the thread-scoped form is synccheck-clean and issues
 // the same 16-byte cp.async copies.
 template <int TILE, int STAGES>
-__global__ void async_pipeline(const float* __restrict__ in, float* __restrict__ out, std::size_t n, int fmas,
-                               float a, float b) {
+__global__ void async_pipeline(const float* __restrict__ in, float* __restrict__ out, std::size_t n, int fmas, float a,
+                               float b) {
   extern __shared__ __align__(128) float smem[];
   cuda::pipeline<cuda::thread_scope_thread> pipe = cuda::make_pipeline();
   const std::size_t mine = tiles_of_block<TILE>(n);
@@ -244,8 +244,7 @@ __device__ __forceinline__ void producer_consumer(std::size_t mine, std::uint64_
   }
   __syncthreads();
   auto wait = [](std::uint64_t* bar, std::uint32_t parity) {
-    while (!cuda::ptx::mbarrier_try_wait_parity(bar, parity)) {
-    }
+    while (!cuda::ptx::mbarrier_try_wait_parity(bar, parity)) {}
   };
   if (threadIdx.x >= kAsyncBlock) {  // the producer warp; one thread issues
     if (threadIdx.x != kAsyncBlock) return;
@@ -272,16 +271,16 @@ __device__ __forceinline__ void producer_consumer(std::size_t mine, std::uint64_
 // 16-byte-aligned part) into the buffer; the last (< 16-byte) part of a
 // ragged final tile is read straight from global memory.
 template <int TILE, int STAGES>
-__global__ void __launch_bounds__(kAsyncBlock + 32) async_bulk(const float* __restrict__ in, float* __restrict__ out,
-                                                                std::size_t n, int fmas, float a, float b) {
+__global__ void __launch_bounds__(kAsyncBlock + 32)
+    async_bulk(const float* __restrict__ in, float* __restrict__ out, std::size_t n, int fmas, float a, float b) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   extern __shared__ __align__(128) float smem[];
   __shared__ __align__(8) std::uint64_t full[STAGES], empty[STAGES];
   auto issue = [&](std::size_t j, int s) {
     const TileSpan t = block_tile<TILE>(j, n);
     const std::uint32_t bytes = static_cast<std::uint32_t>(t.count / 4 * 4 * sizeof(float));
-    (void)cuda::ptx::mbarrier_arrive_expect_tx(cuda::ptx::sem_release, cuda::ptx::scope_cta,
-                                               cuda::ptx::space_shared, &full[s], bytes);
+    (void)cuda::ptx::mbarrier_arrive_expect_tx(cuda::ptx::sem_release, cuda::ptx::scope_cta, cuda::ptx::space_shared,
+                                               &full[s], bytes);
     if (bytes > 0)
       cuda::ptx::cp_async_bulk(cuda::ptx::space_cluster, cuda::ptx::space_global, smem + s * TILE, in + t.base, bytes,
                                &full[s]);
@@ -316,9 +315,9 @@ constexpr int tma_min_blocks() {
 }
 
 template <int TILE, int STAGES>
-__global__ void __launch_bounds__(kAsyncBlock + 32, tma_min_blocks<TILE>()) async_tma(const float* __restrict__ in, float* __restrict__ out,
-                                                               std::size_t n, int fmas, float a, float b,
-                                                               const __grid_constant__ CUtensorMap map) {
+__global__ void __launch_bounds__(kAsyncBlock + 32, tma_min_blocks<TILE>())
+    async_tma(const float* __restrict__ in, float* __restrict__ out, std::size_t n, int fmas, float a, float b,
+              const __grid_constant__ CUtensorMap map) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   extern __shared__ __align__(128) float smem[];
   __shared__ __align__(8) std::uint64_t full[STAGES], empty[STAGES];
@@ -329,8 +328,8 @@ __global__ void __launch_bounds__(kAsyncBlock + 32, tma_min_blocks<TILE>()) asyn
     const std::size_t tile = tile_of(j);
     const std::int32_t coords[2] = {static_cast<std::int32_t>(tile % kTilesPerBand * kTmaBoxCols),
                                     static_cast<std::int32_t>(tile / kTilesPerBand * kRows)};
-    (void)cuda::ptx::mbarrier_arrive_expect_tx(cuda::ptx::sem_release, cuda::ptx::scope_cta,
-                                               cuda::ptx::space_shared, &full[s], TILE * sizeof(float));
+    (void)cuda::ptx::mbarrier_arrive_expect_tx(cuda::ptx::sem_release, cuda::ptx::scope_cta, cuda::ptx::space_shared,
+                                               &full[s], TILE * sizeof(float));
     cuda::ptx::cp_async_bulk_tensor(cuda::ptx::space_cluster, cuda::ptx::space_global, smem + s * TILE, &map, coords,
                                     &full[s]);
   };
@@ -401,11 +400,13 @@ std::pair<const void*, AsyncPlan::Run> kernel_of(AsyncVariant v) {
 std::pair<const void*, AsyncPlan::Run> select_kernel(const AsyncConfig& c) {
   const int stages = async_multi_stage(c.variant) ? c.stages : 1;
   const std::pair<const void*, AsyncPlan::Run> none{nullptr, nullptr};
-  return AsyncTiles::dispatch(c.tile, [&](auto tile) {
-    return AsyncStages::dispatch(stages, [&](auto st) {
-      return kernel_of<decltype(tile)::value, decltype(st)::value>(c.variant);
-    }, none);
-  }, none);
+  return AsyncTiles::dispatch(
+      c.tile,
+      [&](auto tile) {
+        return AsyncStages::dispatch(
+            stages, [&](auto st) { return kernel_of<decltype(tile)::value, decltype(st)::value>(c.variant); }, none);
+      },
+      none);
 }
 
 // cuTensorMapEncodeTiled, from the driver the runtime has loaded (so the
@@ -501,7 +502,8 @@ cudaError_t plan(const AsyncConfig& c, const float* in, AsyncPlan* p) {
   const unsigned block = async_block(c.variant);
   rc = detail::resident_grid(kernel, block, smem, &grid);
   if (rc != cudaSuccess) return rc;
-  grid = async_grid(std::max<std::size_t>(1, detail::ceil_div(c.n, static_cast<std::size_t>(c.tile))), grid, c.persistent);
+  grid =
+      async_grid(std::max<std::size_t>(1, detail::ceil_div(c.n, static_cast<std::size_t>(c.tile))), grid, c.persistent);
   p->config = c;
   p->shape = detail::shape_of(kernel, grid, block, smem);
   p->run = run;

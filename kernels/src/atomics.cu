@@ -2,9 +2,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
-#include <utility>
 #include <sstream>
 #include <type_traits>
+#include <utility>
 
 #include "launch_utils.cuh"
 #include "membench/atomics.hpp"
@@ -32,15 +32,23 @@ template <bool kShared, class T>
 __device__ __forceinline__ void reduce_add_one(T* p) {
   if constexpr (kShared) {
     const auto a = static_cast<unsigned>(__cvta_generic_to_shared(p));
-    if constexpr (std::is_same_v<T, unsigned int>) asm volatile("red.shared.add.u32 [%0], 1;" ::"r"(a) : "memory");
-    else if constexpr (std::is_same_v<T, unsigned long long>) asm volatile("red.shared.add.u64 [%0], 1;" ::"r"(a) : "memory");
-    else if constexpr (std::is_same_v<T, float>) asm volatile("red.shared.add.f32 [%0], 0f3F800000;" ::"r"(a) : "memory");
-    else asm volatile("red.shared.add.f64 [%0], 0d3FF0000000000000;" ::"r"(a) : "memory");
+    if constexpr (std::is_same_v<T, unsigned int>)
+      asm volatile("red.shared.add.u32 [%0], 1;" ::"r"(a) : "memory");
+    else if constexpr (std::is_same_v<T, unsigned long long>)
+      asm volatile("red.shared.add.u64 [%0], 1;" ::"r"(a) : "memory");
+    else if constexpr (std::is_same_v<T, float>)
+      asm volatile("red.shared.add.f32 [%0], 0f3F800000;" ::"r"(a) : "memory");
+    else
+      asm volatile("red.shared.add.f64 [%0], 0d3FF0000000000000;" ::"r"(a) : "memory");
   } else {
-    if constexpr (std::is_same_v<T, unsigned int>) asm volatile("red.global.add.u32 [%0], 1;" ::"l"(p) : "memory");
-    else if constexpr (std::is_same_v<T, unsigned long long>) asm volatile("red.global.add.u64 [%0], 1;" ::"l"(p) : "memory");
-    else if constexpr (std::is_same_v<T, float>) asm volatile("red.global.add.f32 [%0], 0f3F800000;" ::"l"(p) : "memory");
-    else asm volatile("red.global.add.f64 [%0], 0d3FF0000000000000;" ::"l"(p) : "memory");
+    if constexpr (std::is_same_v<T, unsigned int>)
+      asm volatile("red.global.add.u32 [%0], 1;" ::"l"(p) : "memory");
+    else if constexpr (std::is_same_v<T, unsigned long long>)
+      asm volatile("red.global.add.u64 [%0], 1;" ::"l"(p) : "memory");
+    else if constexpr (std::is_same_v<T, float>)
+      asm volatile("red.global.add.f32 [%0], 0f3F800000;" ::"l"(p) : "memory");
+    else
+      asm volatile("red.global.add.f64 [%0], 0d3FF0000000000000;" ::"l"(p) : "memory");
   }
 }
 
@@ -50,8 +58,8 @@ __device__ __forceinline__ void reduce_add_one(T* p) {
 // block's slots in shared memory, zeroed first and written to target[block]
 // after the last update.
 template <class T, bool kUse, bool kShared>
-__global__ void __launch_bounds__(kAtomicsBlock) atomics_update(T* __restrict__ target, double* __restrict__ tickets,
-                                                                int updates, int sharing, unsigned slots) {
+__global__ void __launch_bounds__(kAtomicsBlock)
+    atomics_update(T* __restrict__ target, double* __restrict__ tickets, int updates, int sharing, unsigned slots) {
   __shared__ T shared_slots[kAtomicsBlock];
   T* where;
   if constexpr (kShared) {
@@ -72,7 +80,8 @@ __global__ void __launch_bounds__(kAtomicsBlock) atomics_update(T* __restrict__ 
   if constexpr (kUse) tickets[static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x] = sum;
   if constexpr (kShared) {
     __syncthreads();
-    for (unsigned i = threadIdx.x; i < slots; i += blockDim.x) target[std::size_t{blockIdx.x} * slots + i] = shared_slots[i];
+    for (unsigned i = threadIdx.x; i < slots; i += blockDim.x)
+      target[std::size_t{blockIdx.x} * slots + i] = shared_slots[i];
   }
 }
 
@@ -85,9 +94,9 @@ unsigned slots_of(AtomicSharing s);
 // The typed launch of one instance.
 template <class T, bool kUse, bool kShared>
 cudaError_t run_atomics(const AtomicsPlan& p, void* target, double* tickets, cudaStream_t stream) {
-  kernels::atomics_update<T, kUse, kShared><<<p.shape.grid, p.shape.block, 0, stream>>>(
-      static_cast<T*>(target), tickets, p.config.updates, static_cast<int>(p.config.shared_by),
-      slots_of(p.config.shared_by));
+  kernels::atomics_update<T, kUse, kShared>
+      <<<p.shape.grid, p.shape.block, 0, stream>>>(static_cast<T*>(target), tickets, p.config.updates,
+                                                   static_cast<int>(p.config.shared_by), slots_of(p.config.shared_by));
   return cudaGetLastError();
 }
 

@@ -7,8 +7,7 @@ namespace membench {
 namespace {
 std::string describe(cudaError_t code, const char* call, const char* file, int line) {
   std::ostringstream os;
-  os << cudaGetErrorName(code) << " (" << cudaGetErrorString(code) << ") in " << call << " at "
-     << file << ':' << line;
+  os << cudaGetErrorName(code) << " (" << cudaGetErrorString(code) << ") in " << call << " at " << file << ':' << line;
   return os.str();
 }
 }  // namespace

@@ -35,15 +35,19 @@ __device__ __forceinline__ float4 load_vector(unsigned address) {
                  : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w)
                  : "r"(address));
   else
-    asm volatile("ld.volatile.shared.v4.f32 {%0, %1, %2, %3}, [%4];" : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w) : "r"(address));
+    asm volatile("ld.volatile.shared.v4.f32 {%0, %1, %2, %3}, [%4];"
+                 : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w)
+                 : "r"(address));
   return v;
 }
 
 template <bool kRemote>
 __device__ __forceinline__ unsigned load_word(unsigned address) {
   unsigned v;
-  if constexpr (kRemote) asm volatile("ld.shared::cluster.u32 %0, [%1];" : "=r"(v) : "r"(address));
-  else asm volatile("ld.shared.u32 %0, [%1];" : "=r"(v) : "r"(address));
+  if constexpr (kRemote)
+    asm volatile("ld.shared::cluster.u32 %0, [%1];" : "=r"(v) : "r"(address));
+  else
+    asm volatile("ld.shared.u32 %0, [%1];" : "=r"(v) : "r"(address));
   return v;
 }
 
@@ -60,8 +64,8 @@ constexpr std::size_t kDsmemReadSmem = kDsmemBytes + (sizeof(DsmemReduce::TempSt
 // Per repetition a thread adds 32 floats (multiples of 1/4 under 257), exact
 // in float, then in double.
 template <bool kRemote>
-__global__ void __launch_bounds__(kDsmemBlock) dsmem_read(const float4* __restrict__ in, double* __restrict__ out,
-                                                           int reps) {
+__global__ void __launch_bounds__(kDsmemBlock)
+    dsmem_read(const float4* __restrict__ in, double* __restrict__ out, int reps) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   constexpr int kVectors = static_cast<int>(kDsmemBytes / 16);
   extern __shared__ __align__(128) float4 buffer[];
@@ -96,9 +100,9 @@ __global__ void __launch_bounds__(kDsmemBlock) dsmem_read(const float4* __restri
 // window for local, the cluster window for remote); thread 0 then chases its
 // target's chain for `steps` loads and records the node it reached.
 template <bool kRemote>
-__global__ void __launch_bounds__(kDsmemBlock) dsmem_chase(const std::uint32_t* __restrict__ chain,
-                                                            double* __restrict__ out, std::uint32_t head,
-                                                            std::uint64_t steps) {
+__global__ void __launch_bounds__(kDsmemBlock)
+    dsmem_chase(const std::uint32_t* __restrict__ chain, double* __restrict__ out, std::uint32_t head,
+                std::uint64_t steps) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   constexpr int kWords = static_cast<int>(kDsmemBytes / 4);
   extern __shared__ __align__(128) std::uint32_t words[];
@@ -232,7 +236,8 @@ cudaError_t launch(const DsmemConfig& c, const void* in, double* out, cudaStream
 
 double dsmem_expected(const DsmemConfig& c, unsigned block, std::uint32_t seed) {
   if (dsmem_chases(c.variant))
-    return static_cast<double>(CycleOrder(dsmem_chain_nodes(), kDsmemChaseKey).node(kDsmemChaseSteps % dsmem_chain_nodes()));
+    return static_cast<double>(
+        CycleOrder(dsmem_chain_nodes(), kDsmemChaseKey).node(kDsmemChaseSteps % dsmem_chain_nodes()));
   constexpr std::size_t kFloats = kDsmemBytes / 4;
   const std::size_t first = static_cast<std::size_t>(dsmem_target(c, block)) * kFloats;
   double sum = 0;

@@ -37,8 +37,7 @@ __global__ void clock_stamp(ClockStamp* stamp) {
 
 __global__ void spin(long long spin_ns) {
   const std::uint64_t t0 = global_ns();
-  while (static_cast<long long>(global_ns() - t0) < spin_ns) {
-  }
+  while (static_cast<long long>(global_ns() - t0) < spin_ns) {}
 }
 
 }  // namespace kernels
@@ -55,7 +54,8 @@ cudaError_t plan_l2_flush(const float* scratch, std::size_t count, float* sink, 
 }
 
 cudaError_t launch_l2_flush(const FlushPlan& p, cudaStream_t stream) {
-  kernels::l2_flush<<<p.grid, kFlushBlock, 0, stream>>>(reinterpret_cast<const float4*>(p.scratch), p.count / 4, p.sink);
+  kernels::l2_flush<<<p.grid, kFlushBlock, 0, stream>>>(reinterpret_cast<const float4*>(p.scratch), p.count / 4,
+                                                        p.sink);
   return detail::last_launch_error();
 }
 

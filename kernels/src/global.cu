@@ -115,7 +115,8 @@ cudaError_t plan_vectorized(const GlobalConfig& c, GlobalPlan* p) {
 cudaError_t plan(const GlobalConfig& c, GlobalPlan* p) {
   if (const cudaError_t rc = check(c); rc != cudaSuccess) return rc;
   p->config = c;
-  const std::size_t threads = std::max<std::size_t>(1, c.variant == GlobalVariant::strided ? ceil_div(c.n, c.stride) : c.n);
+  const std::size_t threads =
+      std::max<std::size_t>(1, c.variant == GlobalVariant::strided ? ceil_div(c.n, c.stride) : c.n);
   const auto grid = static_cast<unsigned>(ceil_div(threads, kGlobalBlock));
   switch (c.variant) {
     case GlobalVariant::coalesced:
@@ -132,11 +133,14 @@ cudaError_t plan(const GlobalConfig& c, GlobalPlan* p) {
       p->run = run_memcpy;
       return cudaSuccess;
     case GlobalVariant::vectorized:
-      return VectorWidths::dispatch(c.vec, [&](auto vec) {
-        return IlpDepths::dispatch(
-            c.ilp, [&](auto ilp) { return plan_vectorized<decltype(vec)::value, decltype(ilp)::value>(c, p); },
-            cudaErrorInvalidValue);
-      }, cudaErrorInvalidValue);
+      return VectorWidths::dispatch(
+          c.vec,
+          [&](auto vec) {
+            return IlpDepths::dispatch(
+                c.ilp, [&](auto ilp) { return plan_vectorized<decltype(vec)::value, decltype(ilp)::value>(c, p); },
+                cudaErrorInvalidValue);
+          },
+          cudaErrorInvalidValue);
   }
   return cudaErrorInvalidValue;
 }
@@ -159,7 +163,8 @@ double global_bytes(const GlobalConfig& c) {
 }
 
 int global_access_bytes(const GlobalConfig& c) {
-  return c.variant == GlobalVariant::vectorized ? c.vec * static_cast<int>(sizeof(float)) : static_cast<int>(sizeof(float));
+  return c.variant == GlobalVariant::vectorized ? c.vec * static_cast<int>(sizeof(float))
+                                                : static_cast<int>(sizeof(float));
 }
 
 std::size_t global_lane_stride_bytes(const GlobalConfig& c) {
@@ -168,7 +173,8 @@ std::size_t global_lane_stride_bytes(const GlobalConfig& c) {
 }
 
 DramTraffic global_dram_traffic(const GlobalConfig& c) {
-  const AccessPattern pattern{global_elements_touched(c), sizeof(float), is_strided(c.variant) ? c.stride * sizeof(float) : sizeof(float)};
+  const AccessPattern pattern{global_elements_touched(c), sizeof(float),
+                              is_strided(c.variant) ? c.stride * sizeof(float) : sizeof(float)};
   DramTraffic t = dram_read(pattern);
   t += dram_write(pattern);
   return t;

@@ -26,11 +26,10 @@ namespace kernels {
 // 4-byte loads (16 a chunk) take 40, and 6 blocks. !kThroughL1: every load
 // is ld.global.cg, which the L1 does not keep.
 template <int W, bool kThroughL1>
-__global__ void __maxnreg__(W == 4 ? 40 : 32)
-    hierarchy_read(const typename FloatVector<W / 4>::type* __restrict__ in, double* __restrict__ partial,
-                   BandwidthCoverage cover) {
+__global__ void __maxnreg__(W == 4 ? 40 : 32) hierarchy_read(const typename FloatVector<W / 4>::type* __restrict__ in,
+                                                             double* __restrict__ partial, BandwidthCoverage cover) {
   using V = typename FloatVector<W / 4>::type;
-  constexpr int U = 64 / W;  // loads per thread per chunk
+  constexpr int U = 64 / W;                 // loads per thread per chunk
   constexpr std::uint64_t kFoldEvery = 64;  // well inside the bound (1024)
   constexpr std::uint64_t kChunkVectors = kHierarchyChunkBytes / W;
   double total = 0.0;
@@ -92,9 +91,9 @@ auto read_of(bool through_l1) {
 }
 
 const void* read_kernel(int width, bool through_l1) {
-  return HierarchyWidths::dispatch(width, [&](auto w) {
-    return reinterpret_cast<const void*>(read_of<decltype(w)::value>(through_l1));
-  }, static_cast<const void*>(nullptr));
+  return HierarchyWidths::dispatch(
+      width, [&](auto w) { return reinterpret_cast<const void*>(read_of<decltype(w)::value>(through_l1)); },
+      static_cast<const void*>(nullptr));
 }
 }  // namespace
 
@@ -132,13 +131,16 @@ cudaError_t plan(const BandwidthConfig& c, BandwidthPlan* p) {
 
 cudaError_t launch(const BandwidthPlan& p, const float* in, double* partial, cudaStream_t stream) {
   const BandwidthCoverage& cover = p.coverage;
-  return HierarchyWidths::dispatch(p.config.width, [&](auto w) {
-    constexpr int W = decltype(w)::value;
-    using V = typename kernels::FloatVector<W / 4>::type;
-    const auto read = read_of<W>(p.config.through_l1);
-    read<<<p.shape.grid, p.shape.block, 0, stream>>>(reinterpret_cast<const V*>(in), partial, cover);
-    return cudaGetLastError();
-  }, cudaErrorInvalidValue);
+  return HierarchyWidths::dispatch(
+      p.config.width,
+      [&](auto w) {
+        constexpr int W = decltype(w)::value;
+        using V = typename kernels::FloatVector<W / 4>::type;
+        const auto read = read_of<W>(p.config.through_l1);
+        read<<<p.shape.grid, p.shape.block, 0, stream>>>(reinterpret_cast<const V*>(in), partial, cover);
+        return cudaGetLastError();
+      },
+      cudaErrorInvalidValue);
 }
 
 cudaError_t launch(const BandwidthConfig& c, const float* in, double* partial, cudaStream_t stream) {
@@ -185,7 +187,7 @@ cudaError_t plan(const LatencyConfig& c, LatencyPlan* p) {
   if (!latency_config_supported(c, nullptr)) return cudaErrorInvalidValue;
   p->config = c;
   p->shape = c.through_l1 ? detail::shape_of(kernels::hierarchy_chase<true>, 1, 1)
-                         : detail::shape_of(kernels::hierarchy_chase<false>, 1, 1);
+                          : detail::shape_of(kernels::hierarchy_chase<false>, 1, 1);
   p->nodes = latency_nodes(c);
   p->head = CycleOrder(p->nodes, kChaseKey).node(0);
   return cudaSuccess;

@@ -37,15 +37,15 @@ std::string sm90_refusal(const void* kernel, const std::string& feature, const s
     return std::string("no CUDA device");
   if (major * 10 + minor < kArch)
     return std::string(feature + " needs compute capability 9.0 or newer (this GPU is " + std::to_string(major) + "." +
-                  std::to_string(minor) + ")");
+                       std::to_string(minor) + ")");
   cudaFuncAttributes attr{};
   if (cudaFuncGetAttributes(&attr, kernel) != cudaSuccess)
     return std::string("this binary holds no code for the " + kernel_name + " kernel that this GPU can run");
   const int arch = compiled_arch(attr.ptxVersion, attr.binaryVersion);
   if (arch < kArch)
     return std::string("the " + kernel_name + " kernel was compiled for sm_" + std::to_string(arch) +
-                  " (JIT-compiled on this GPU), which has no " + feature.substr(feature.find(' ') + 1) +
-                  "; rebuild with CMAKE_CUDA_ARCHITECTURES including 90");
+                       " (JIT-compiled on this GPU), which has no " + feature.substr(feature.find(' ') + 1) +
+                       "; rebuild with CMAKE_CUDA_ARCHITECTURES including 90");
   return {};
 }
 

@@ -22,10 +22,9 @@ namespace kernels {
 // kL2PersistColdPerHot x s + 0..3, every load past the L1 (ld.global.cg): the
 // L2 is what is measured. Floats are multiples of 1/4 under 257, so each
 // float4's sum is exact in float and the running sum in double.
-__global__ void __launch_bounds__(kL2PersistBlock) l2persist_read(const float4* __restrict__ hot,
-                                                                   const float4* __restrict__ cold,
-                                                                   double* __restrict__ partial,
-                                                                   std::uint64_t hot_chunks, std::uint64_t steps) {
+__global__ void __launch_bounds__(kL2PersistBlock)
+    l2persist_read(const float4* __restrict__ hot, const float4* __restrict__ cold, double* __restrict__ partial,
+                   std::uint64_t hot_chunks, std::uint64_t steps) {
   double total = 0;
   for (std::uint64_t s = blockIdx.x; s < steps; s += gridDim.x) {
     float4 x[1 + kL2PersistColdPerHot];
@@ -65,7 +64,8 @@ bool l2persist_config_supported(const L2PersistConfig& c, const L2PersistLimits&
   if (limits.max_set_aside == 0 || limits.max_window == 0)
     return refuse("this GPU has no L2 residency control (no persisting set-aside or access policy window)");
   if (c.hot_bytes > limits.max_window)
-    return refuse("hot_bytes exceeds the largest access policy window, " + std::to_string(limits.max_window) + " bytes");
+    return refuse("hot_bytes exceeds the largest access policy window, " + std::to_string(limits.max_window) +
+                  " bytes");
   return true;
 }
 
@@ -113,7 +113,8 @@ PersistingL2::~PersistingL2() {
 cudaError_t plan(const L2PersistConfig& c, L2PersistPlan* p) {
   if (c.hot_bytes < kL2PersistChunkBytes || c.hot_bytes % kL2PersistChunkBytes != 0) return cudaErrorInvalidValue;
   unsigned grid = 0;
-  if (const cudaError_t rc = detail::resident_grid(kernels::l2persist_read, kL2PersistBlock, 0, &grid); rc != cudaSuccess)
+  if (const cudaError_t rc = detail::resident_grid(kernels::l2persist_read, kL2PersistBlock, 0, &grid);
+      rc != cudaSuccess)
     return rc;
   p->config = c;
   p->hot_chunks = c.hot_bytes / kL2PersistChunkBytes;

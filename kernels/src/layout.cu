@@ -52,17 +52,20 @@ cudaError_t run_soa(const LayoutPlan& p, const float* in, float* out, cudaStream
 cudaError_t plan(const LayoutConfig& c, LayoutPlan* p) {
   const auto grid = static_cast<unsigned>(std::max<std::size_t>(1, detail::ceil_div(c.n, kLayoutBlock)));
   p->config = c;
-  return LayoutFieldCounts::dispatch(c.fields, [&](auto fields) {
-    constexpr int F = decltype(fields)::value;
-    if (c.variant == LayoutVariant::aos) {
-      p->shape = detail::shape_of(kernels::aos_scale<F>, grid, kLayoutBlock);
-      p->run = run_aos<F>;
-    } else {
-      p->shape = detail::shape_of(kernels::soa_scale<F>, grid, kLayoutBlock);
-      p->run = run_soa<F>;
-    }
-    return cudaSuccess;
-  }, cudaErrorInvalidValue);
+  return LayoutFieldCounts::dispatch(
+      c.fields,
+      [&](auto fields) {
+        constexpr int F = decltype(fields)::value;
+        if (c.variant == LayoutVariant::aos) {
+          p->shape = detail::shape_of(kernels::aos_scale<F>, grid, kLayoutBlock);
+          p->run = run_aos<F>;
+        } else {
+          p->shape = detail::shape_of(kernels::soa_scale<F>, grid, kLayoutBlock);
+          p->run = run_soa<F>;
+        }
+        return cudaSuccess;
+      },
+      cudaErrorInvalidValue);
 }
 
 cudaError_t launch(const LayoutConfig& c, const float* in, float* out, cudaStream_t stream) {

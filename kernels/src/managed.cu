@@ -40,9 +40,8 @@ namespace kernels {
 // Block b reads the visited pages b, b + grid, ... (four in flight), each
 // with one 16-byte load per thread. Every float is a multiple of 1/4 under
 // 257: a float4's sum is exact in float, the running sum in double.
-__global__ void __launch_bounds__(kManagedBlock) managed_read(const float4* __restrict__ data,
-                                                               double* __restrict__ partial, std::uint64_t visited,
-                                                               Touch touch) {
+__global__ void __launch_bounds__(kManagedBlock)
+    managed_read(const float4* __restrict__ data, double* __restrict__ partial, std::uint64_t visited, Touch touch) {
   constexpr int kInFlight = 4;
   double total = 0;
   for (std::uint64_t k = blockIdx.x; k < visited; k += std::uint64_t{kInFlight} * gridDim.x) {
@@ -129,7 +128,8 @@ bool managed_variant_available(ManagedVariant v, int device, std::string* why) {
   }
   if (!attribute(cudaDevAttrManagedMemory)) return refuse("this GPU has no managed memory");
   if (!attribute(cudaDevAttrConcurrentManagedAccess))
-    return refuse("no concurrent managed access here (cudaDevAttrConcurrentManagedAccess = 0): pages do not migrate on fault");
+    return refuse(
+        "no concurrent managed access here (cudaDevAttrConcurrentManagedAccess = 0): pages do not migrate on fault");
   return true;
 }
 
@@ -186,8 +186,10 @@ ManagedBuffer::ManagedBuffer(const ManagedConfig& c, int device, std::uint32_t s
 
 ManagedBuffer::~ManagedBuffer() {
   if (data_ == nullptr) return;
-  if (config_.variant == ManagedVariant::pageable) std::free(data_);
-  else cudaFree(data_);
+  if (config_.variant == ManagedVariant::pageable)
+    std::free(data_);
+  else
+    cudaFree(data_);
 }
 
 void ManagedBuffer::host_touch() const {

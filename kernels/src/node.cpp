@@ -25,14 +25,16 @@ bool node_supported(const NodeConfig& c, int conductor, int visible, std::string
   };
   if (visible < 2) return refuse("needs two GPUs; " + std::to_string(visible) + " visible");
   if (conductor != 0)
-    return refuse("a node-wide case runs once per node, from device 0 (this is device " + std::to_string(conductor) + ")");
+    return refuse("a node-wide case runs once per node, from device 0 (this is device " + std::to_string(conductor) +
+                  ")");
   if (c.bytes == 0 || c.bytes % 16 != 0) return refuse("bytes must be a positive multiple of 16");
   if (node_to_peers(c.variant))
     for (int i = 0; i < visible; ++i)
       for (int j = 0; j < visible; ++j) {
         int can = 0;
         if (i != j && (cudaDeviceCanAccessPeer(&can, i, j) != cudaSuccess || can == 0))
-          return refuse("peer access from device " + std::to_string(i) + " to " + std::to_string(j) + " is not possible");
+          return refuse("peer access from device " + std::to_string(i) + " to " + std::to_string(j) +
+                        " is not possible");
       }
   return true;
 }
@@ -50,15 +52,15 @@ int node_egress_links(const std::vector<int>& links, const std::vector<int>& swi
 // One copy of one GPU: its stream, its source and destination, and what
 // the destination must then hold.
 struct NodeCopy::Copy {
-  int from = 0, to = 0;                // GPUs (the host end of a host copy is `from`'s own buffer)
-  std::unique_ptr<HostBuffer> host;    // the host end, if any
-  DeviceAllocation landing;            // a destination on a GPU
+  int from = 0, to = 0;              // GPUs (the host end of a host copy is `from`'s own buffer)
+  std::unique_ptr<HostBuffer> host;  // the host end, if any
+  DeviceAllocation landing;          // a destination on a GPU
   const void* source = nullptr;
   void* destination = nullptr;
-  std::uint32_t seed = 0;              // of the pattern the destination must hold
-  std::unique_ptr<Stream> stream;      // of `from`
-  std::unique_ptr<Event> done;         // of `from`: the copy's end
-  CopyPlan plan;                       // the SM copy, planned on `from`
+  std::uint32_t seed = 0;          // of the pattern the destination must hold
+  std::unique_ptr<Stream> stream;  // of `from`
+  std::unique_ptr<Event> done;     // of `from`: the copy's end
+  CopyPlan plan;                   // the SM copy, planned on `from`
 };
 
 struct NodeCopy::Device {
@@ -185,8 +187,9 @@ std::optional<std::string> NodeCopy::check() const {
                            ? all_mismatches(c.host->host(), floats, expected)
                            : device_mismatches(static_cast<const float*>(c.destination), floats, expected);
       if (bad) {
-        const std::string where = c.host ? node_comes_in(config_.variant) ? "device " + std::to_string(c.to)
-                                                                          : "the host buffer of device " + std::to_string(c.from)
+        const std::string where = c.host ? node_comes_in(config_.variant)
+                                               ? "device " + std::to_string(c.to)
+                                               : "the host buffer of device " + std::to_string(c.from)
                                          : "device " + std::to_string(c.to) + " from device " + std::to_string(c.from);
         return describe(*bad, where);
       }
@@ -198,7 +201,8 @@ cudaError_t NodeCopy::device_seconds(std::vector<double>* seconds) const {
   seconds->clear();
   for (const auto& gpu : gpus_) {
     float ms = 0;
-    if (const cudaError_t rc = cudaEventElapsedTime(&ms, gpu->start->get(), gpu->end->get()); rc != cudaSuccess) return rc;
+    if (const cudaError_t rc = cudaEventElapsedTime(&ms, gpu->start->get(), gpu->end->get()); rc != cudaSuccess)
+      return rc;
     seconds->push_back(ms * 1e-3);
   }
   return cudaSuccess;

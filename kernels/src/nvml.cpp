@@ -42,10 +42,13 @@ void load(Api& n) {
   resolve(lib, n.nvlink_state, {"nvmlDeviceGetNvLinkState"});
   resolve(lib, n.nvlink_remote_pci, {"nvmlDeviceGetNvLinkRemotePciInfo_v2"});
   resolve(lib, n.nvlink_remote_type, {"nvmlDeviceGetNvLinkRemoteDeviceType"});
-  // The _v3 and _v2 calls fill {pid, usedGpuMemory, gpuInstanceId, computeInstanceId}; the first one {pid, usedGpuMemory}.
-  if (resolve(lib, n.compute_processes, {"nvmlDeviceGetComputeRunningProcesses_v3", "nvmlDeviceGetComputeRunningProcesses_v2"})) {
+  // The _v3 and _v2 calls fill {pid, usedGpuMemory, gpuInstanceId, computeInstanceId}; the first one {pid,
+  // usedGpuMemory}.
+  if (resolve(lib, n.compute_processes,
+              {"nvmlDeviceGetComputeRunningProcesses_v3", "nvmlDeviceGetComputeRunningProcesses_v2"})) {
     n.process_info_bytes = 24;
-    resolve(lib, n.graphics_processes, {"nvmlDeviceGetGraphicsRunningProcesses_v3", "nvmlDeviceGetGraphicsRunningProcesses_v2"});
+    resolve(lib, n.graphics_processes,
+            {"nvmlDeviceGetGraphicsRunningProcesses_v3", "nvmlDeviceGetGraphicsRunningProcesses_v2"});
   } else if (resolve(lib, n.compute_processes, {"nvmlDeviceGetComputeRunningProcesses"})) {
     n.process_info_bytes = 16;
     resolve(lib, n.graphics_processes, {"nvmlDeviceGetGraphicsRunningProcesses"});
@@ -110,7 +113,8 @@ std::optional<Device> device_by_bus_id(const std::string& bus_id, std::string* w
 std::string driver_version() {
   const Api& n = api();
   char version[96] = {};
-  if (!n.error.empty() || n.driver_version == nullptr || n.driver_version(version, sizeof version) != kSuccess) return "";
+  if (!n.error.empty() || n.driver_version == nullptr || n.driver_version(version, sizeof version) != kSuccess)
+    return "";
   return version;
 }
 
@@ -190,7 +194,8 @@ Ecc ecc(Device d) {
     if (n.total_ecc_errors(d, kMemoryErrorUncorrected, kVolatileEcc, &count) == kSuccess) e.uncorrected = count;
   }
   unsigned corrected_rows = 0, uncorrected_rows = 0, pending = 0, failed = 0;
-  if (n.remapped_rows != nullptr && n.remapped_rows(d, &corrected_rows, &uncorrected_rows, &pending, &failed) == kSuccess) {
+  if (n.remapped_rows != nullptr &&
+      n.remapped_rows(d, &corrected_rows, &uncorrected_rows, &pending, &failed) == kSuccess) {
     e.remap_pending = pending;
     e.remap_failed = failed;
   }

@@ -17,11 +17,12 @@ bool peer_supported(const PeerConfig& c, int local, int peer, int visible, std::
     return false;
   };
   if (visible < 2) return refuse("needs two GPUs; " + std::to_string(visible) + " visible");
-  if (peer_operation(c.variant).uses_sm() && !c.access) return refuse("an SM reaches another GPU's memory only with peer access");
+  if (peer_operation(c.variant).uses_sm() && !c.access)
+    return refuse("an SM reaches another GPU's memory only with peer access");
   if (c.access) {
     int can = 0, back = 0;
-    if (cudaDeviceCanAccessPeer(&can, local, peer) != cudaSuccess || cudaDeviceCanAccessPeer(&back, peer, local) != cudaSuccess ||
-        can == 0 || back == 0)
+    if (cudaDeviceCanAccessPeer(&can, local, peer) != cudaSuccess ||
+        cudaDeviceCanAccessPeer(&back, peer, local) != cudaSuccess || can == 0 || back == 0)
       return refuse("peer access between devices " + std::to_string(local) + " and " + std::to_string(peer) +
                     " is not possible");
   }
@@ -71,7 +72,8 @@ std::optional<std::string> PeerSide::check(std::uint32_t seed) const {
 
 EngineCopy PeerSide::engine_copy() const {
   return [local = local_, peer = peer_, bytes = bytes_](void* dst, const void* src, bool comes_in, cudaStream_t s) {
-    return comes_in ? cudaMemcpyPeerAsync(dst, local, src, peer, bytes, s) : cudaMemcpyPeerAsync(dst, peer, src, local, bytes, s);
+    return comes_in ? cudaMemcpyPeerAsync(dst, local, src, peer, bytes, s)
+                    : cudaMemcpyPeerAsync(dst, peer, src, local, bytes, s);
   };
 }
 

@@ -33,8 +33,7 @@ __global__ void shared_column(const float* __restrict__ in, float* __restrict__ 
   __syncthreads();
   const int out_x = blockIdx.y * kSharedTile + threadIdx.x;
   const int out_y = blockIdx.x * kSharedTile + threadIdx.y;
-  if (out_x < n && out_y < n)
-    out[static_cast<std::size_t>(out_y) * n + out_x] = 2.0f * tile[threadIdx.x][threadIdx.y];
+  if (out_x < n && out_y < n) out[static_cast<std::size_t>(out_y) * n + out_x] = 2.0f * tile[threadIdx.x][threadIdx.y];
 }
 
 // Element (r, c) of the tile is stored at column c ^ r: a row still spans all
@@ -124,8 +123,8 @@ cudaError_t run_column(const SharedPlan& p, const float* in, float* out, cudaStr
 
 template <int WIDTH>
 cudaError_t run_conflict(const SharedPlan& p, const float*, float* out, cudaStream_t s) {
-  kernels::conflict_degree<WIDTH><<<p.shape.grid, p.shape.block, p.shape.dynamic_smem, s>>>(out, p.config.stride,
-                                                                                             p.config.reps);
+  kernels::conflict_degree<WIDTH>
+      <<<p.shape.grid, p.shape.block, p.shape.dynamic_smem, s>>>(out, p.config.stride, p.config.reps);
   return cudaGetLastError();
 }
 
@@ -142,28 +141,35 @@ cudaError_t plan_matrix(const SharedConfig& c, SharedPlan* p) {
       p->run = run_swizzle;
       return cudaSuccess;
     default:
-      return SharedPads::dispatch(c.pad, [&](auto pad) {
-        p->shape = detail::shape_of(kernels::shared_column<decltype(pad)::value>, matrix_grid(c.n), block);
-        p->run = run_column<decltype(pad)::value>;
-        return cudaSuccess;
-      }, cudaErrorInvalidValue);
+      return SharedPads::dispatch(
+          c.pad,
+          [&](auto pad) {
+            p->shape = detail::shape_of(kernels::shared_column<decltype(pad)::value>, matrix_grid(c.n), block);
+            p->run = run_column<decltype(pad)::value>;
+            return cudaSuccess;
+          },
+          cudaErrorInvalidValue);
   }
 }
 
 cudaError_t plan_conflict(const SharedConfig& c, SharedPlan* p) {
   if (c.stride <= 0 || c.reps <= 0) return cudaErrorInvalidValue;
-  return ConflictWidths::dispatch(c.width, [&](auto width) {
-    const auto kernel = kernels::conflict_degree<decltype(width)::value>;
-    const std::size_t smem = conflict_smem_bytes(c.stride, c.width);
-    cudaError_t rc = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem));
-    if (rc != cudaSuccess) return rc;
-    unsigned grid = 0;
-    rc = detail::resident_grid(kernel, kConflictBlock, smem, &grid);
-    if (rc != cudaSuccess) return rc;
-    p->shape = detail::shape_of(kernel, grid, kConflictBlock, smem);
-    p->run = run_conflict<decltype(width)::value>;
-    return cudaSuccess;
-  }, cudaErrorInvalidValue);
+  return ConflictWidths::dispatch(
+      c.width,
+      [&](auto width) {
+        const auto kernel = kernels::conflict_degree<decltype(width)::value>;
+        const std::size_t smem = conflict_smem_bytes(c.stride, c.width);
+        cudaError_t rc =
+            cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem));
+        if (rc != cudaSuccess) return rc;
+        unsigned grid = 0;
+        rc = detail::resident_grid(kernel, kConflictBlock, smem, &grid);
+        if (rc != cudaSuccess) return rc;
+        p->shape = detail::shape_of(kernel, grid, kConflictBlock, smem);
+        p->run = run_conflict<decltype(width)::value>;
+        return cudaSuccess;
+      },
+      cudaErrorInvalidValue);
 }
 
 }  // namespace

@@ -54,16 +54,21 @@ __device__ __forceinline__ void store(T* p, std::size_t v, const Pack<T>& r) {
 // The elementwise kernels' arithmetic on one element: x from a, y from the second array.
 template <StreamKernel K, class T>
 __device__ __forceinline__ T element(T x, T y, T s, T w) {
-  if constexpr (K == StreamKernel::write) return w;
-  else if constexpr (K == StreamKernel::copy) return x;
-  else if constexpr (K == StreamKernel::scale) return s * x;
-  else if constexpr (K == StreamKernel::add) return x + y;
-  else return x + s * y;  // triad
+  if constexpr (K == StreamKernel::write)
+    return w;
+  else if constexpr (K == StreamKernel::copy)
+    return x;
+  else if constexpr (K == StreamKernel::scale)
+    return s * x;
+  else if constexpr (K == StreamKernel::add)
+    return x + y;
+  else
+    return x + s * y;  // triad
 }
 
 template <class T, int BLOCK, StreamKernel K>
-__global__ void __launch_bounds__(BLOCK) stream_elementwise(const T* __restrict__ in, T* __restrict__ out,
-                                                            std::size_t n, T s, T w) {
+__global__ void __launch_bounds__(BLOCK)
+    stream_elementwise(const T* __restrict__ in, T* __restrict__ out, std::size_t n, T s, T w) {
   constexpr std::size_t L = kLanes<T>;
   constexpr bool kReadsA = K != StreamKernel::write;
   constexpr bool kReadsB = K == StreamKernel::add || K == StreamKernel::triad;
@@ -92,8 +97,8 @@ __global__ void __launch_bounds__(BLOCK) stream_elementwise(const T* __restrict_
 // double inputs and the products of dot (sixteenths, up to 2^16) add in
 // double.
 template <class T, int BLOCK, StreamKernel K>
-__global__ void __launch_bounds__(BLOCK) stream_reduce(const T* __restrict__ in, double* __restrict__ partial,
-                                                       std::size_t n) {
+__global__ void __launch_bounds__(BLOCK)
+    stream_reduce(const T* __restrict__ in, double* __restrict__ partial, std::size_t n) {
   constexpr std::size_t L = kLanes<T>;
   constexpr int U = stream_reduce_unroll(K, std::is_same_v<T, float> ? StreamType::f32 : StreamType::f64);
   constexpr bool kDot = K == StreamKernel::dot;
@@ -230,21 +235,25 @@ cudaError_t stream_output_elements(const StreamConfig& c, std::size_t* elements)
 }
 
 cudaError_t plan(const StreamConfig& c, StreamPlan* p) {
-  return StreamBlocks::dispatch(c.block, [&](auto block) {
-    constexpr int B = decltype(block)::value;
-    const auto [kernel, run] = c.type == StreamType::f32 ? kernel_of<float, B>(c.kernel) : kernel_of<double, B>(c.kernel);
-    if (kernel == nullptr) return cudaErrorInvalidValue;
-    std::size_t grid = chunk_count(c);
-    if (stream_reduces(c.kernel)) {
-      unsigned resident = 0;
-      if (const cudaError_t rc = detail::resident_grid(kernel, B, 0, &resident); rc != cudaSuccess) return rc;
-      grid = std::min<std::size_t>(grid, resident);
-    }
-    p->config = c;
-    p->shape = KernelShape{kernel, static_cast<unsigned>(grid), static_cast<unsigned>(B), 0};
-    p->run = run;
-    return cudaSuccess;
-  }, cudaErrorInvalidValue);
+  return StreamBlocks::dispatch(
+      c.block,
+      [&](auto block) {
+        constexpr int B = decltype(block)::value;
+        const auto [kernel, run] =
+            c.type == StreamType::f32 ? kernel_of<float, B>(c.kernel) : kernel_of<double, B>(c.kernel);
+        if (kernel == nullptr) return cudaErrorInvalidValue;
+        std::size_t grid = chunk_count(c);
+        if (stream_reduces(c.kernel)) {
+          unsigned resident = 0;
+          if (const cudaError_t rc = detail::resident_grid(kernel, B, 0, &resident); rc != cudaSuccess) return rc;
+          grid = std::min<std::size_t>(grid, resident);
+        }
+        p->config = c;
+        p->shape = KernelShape{kernel, static_cast<unsigned>(grid), static_cast<unsigned>(B), 0};
+        p->run = run;
+        return cudaSuccess;
+      },
+      cudaErrorInvalidValue);
 }
 
 cudaError_t launch(const StreamConfig& c, const void* in, void* out, cudaStream_t stream) {

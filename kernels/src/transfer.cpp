@@ -19,11 +19,10 @@ HostMemory transfer_host_memory(const TransferConfig& c) {
 HostBuffer::HostBuffer(HostMemory kind, std::size_t bytes) : kind_(kind), bytes_(bytes) {
   if (bytes == 0) return;
   switch (kind) {
-    case HostMemory::pinned:
-      MEMBENCH_CUDA(cudaMallocHost(reinterpret_cast<void**>(&host_), bytes));
-      break;
+    case HostMemory::pinned: MEMBENCH_CUDA(cudaMallocHost(reinterpret_cast<void**>(&host_), bytes)); break;
     case HostMemory::mapped:
-      MEMBENCH_CUDA(cudaHostAlloc(reinterpret_cast<void**>(&host_), bytes, cudaHostAllocMapped | cudaHostAllocPortable));
+      MEMBENCH_CUDA(
+          cudaHostAlloc(reinterpret_cast<void**>(&host_), bytes, cudaHostAllocMapped | cudaHostAllocPortable));
       MEMBENCH_CUDA(cudaHostGetDevicePointer(&device_, host_, 0));
       break;
     case HostMemory::pageable:
@@ -35,8 +34,10 @@ HostBuffer::HostBuffer(HostMemory kind, std::size_t bytes) : kind_(kind), bytes_
 
 HostBuffer::~HostBuffer() {
   if (host_ == nullptr) return;
-  if (kind_ == HostMemory::pageable) std::free(host_);
-  else cudaFreeHost(host_);
+  if (kind_ == HostMemory::pageable)
+    std::free(host_);
+  else
+    cudaFreeHost(host_);
 }
 
 void fill_host_pattern(float* data, std::size_t count, std::uint32_t seed) {

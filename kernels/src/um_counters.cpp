@@ -19,7 +19,7 @@ namespace {
 
 constexpr std::size_t kBufferBytes = std::size_t{1} << 20;
 
-std::mutex g_mutex;                    // one count at a time; the callbacks add under it
+std::mutex g_mutex;  // one count at a time; the callbacks add under it
 UnifiedMemoryCounts* g_counts = nullptr;
 
 void CUPTIAPI buffer_requested(std::uint8_t** buffer, std::size_t* size, std::size_t* max_records) {
@@ -68,9 +68,10 @@ std::optional<UnifiedMemoryCounts> count_unified_memory(int device, const std::f
   static const CUptiResult registered = cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed);
   if (registered != CUPTI_SUCCESS) return refuse(cupti_error("cuptiActivityRegisterCallbacks", registered));
   CUpti_ActivityUnifiedMemoryCounterConfig config[3] = {};
-  const CUpti_ActivityUnifiedMemoryCounterKind kinds[3] = {CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_BYTES_TRANSFER_HTOD,
-                                                           CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_BYTES_TRANSFER_DTOH,
-                                                           CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_GPU_PAGE_FAULT};
+  const CUpti_ActivityUnifiedMemoryCounterKind kinds[3] = {
+      CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_BYTES_TRANSFER_HTOD,
+      CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_BYTES_TRANSFER_DTOH,
+      CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_GPU_PAGE_FAULT};
   for (int i = 0; i < 3; ++i) {
     config[i].scope = CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_SCOPE_PROCESS_SINGLE_DEVICE;
     config[i].kind = kinds[i];

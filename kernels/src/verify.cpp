@@ -14,8 +14,10 @@ namespace {
 // `later` found at higher indices than `into`: the lowest stays, counts add.
 void merge_later(std::optional<Mismatch>& into, const std::optional<Mismatch>& later) {
   if (!later) return;
-  if (!into) into = later;
-  else into->count += later->count;
+  if (!into)
+    into = later;
+  else
+    into->count += later->count;
 }
 
 // Elements [first, first + count) of an array of `total`, got[k] being element
@@ -29,8 +31,10 @@ std::optional<Mismatch> check_in_parallel(const T* got, std::size_t first, std::
     for (std::size_t k = begin; k < end; ++k) {
       const T want = expected(first + k);
       if (std::memcmp(&got[k], &want, sizeof(T)) == 0) continue;
-      if (mine) ++mine->count;
-      else mine = mismatch_at(first + k, got[k], want, total);
+      if (mine)
+        ++mine->count;
+      else
+        mine = mismatch_at(first + k, got[k], want, total);
     }
   });
   std::optional<Mismatch> lowest;
@@ -100,13 +104,17 @@ Staging& staging_pair() {
 }
 
 template <class T>
-std::optional<Mismatch> check_device(const T* device, std::size_t count, const std::function<T(std::size_t)>& expected) {
+std::optional<Mismatch> check_device(const T* device, std::size_t count,
+                                     const std::function<T(std::size_t)>& expected) {
   Staging& staging = staging_pair();
   std::lock_guard<std::mutex> lock(staging.mutex());
   T* const buffers[2] = {static_cast<T*>(staging.buffer(0)), static_cast<T*>(staging.buffer(1))};
-  return check_piecewise<T>(count, kStagingBytes / sizeof(T), buffers, [device](std::size_t first, std::size_t n, T* into) {
-    MEMBENCH_CUDA(cudaMemcpy(into, device + first, n * sizeof(T), cudaMemcpyDeviceToHost));
-  }, expected);
+  return check_piecewise<T>(
+      count, kStagingBytes / sizeof(T), buffers,
+      [device](std::size_t first, std::size_t n, T* into) {
+        MEMBENCH_CUDA(cudaMemcpy(into, device + first, n * sizeof(T), cudaMemcpyDeviceToHost));
+      },
+      expected);
 }
 
 std::string show(double x, bool poison) {
@@ -134,7 +142,8 @@ void parallel_for(std::size_t n, std::size_t min_piece,
   for (auto& t : threads) t.join();
 }
 
-std::optional<Mismatch> all_mismatches(const std::vector<float>& got, const std::function<float(std::size_t)>& expected) {
+std::optional<Mismatch> all_mismatches(const std::vector<float>& got,
+                                       const std::function<float(std::size_t)>& expected) {
   return check_in_parallel<float>(got.data(), 0, got.size(), got.size(), expected);
 }
 
@@ -143,7 +152,8 @@ std::optional<Mismatch> all_mismatches(const float* got, std::size_t count,
   return check_in_parallel<float>(got, 0, count, count, expected);
 }
 
-std::optional<Mismatch> all_mismatches(const std::vector<double>& got, const std::function<double(std::size_t)>& expected) {
+std::optional<Mismatch> all_mismatches(const std::vector<double>& got,
+                                       const std::function<double(std::size_t)>& expected) {
   return check_in_parallel<double>(got.data(), 0, got.size(), got.size(), expected);
 }
 
@@ -171,8 +181,8 @@ std::optional<Mismatch> device_mismatches(const double* device, std::size_t coun
 
 std::string describe(const Mismatch& m, const std::string& array_name) {
   std::ostringstream os;
-  os << "verification failed: " << array_name << '[' << m.index << "] = " << show(m.got, m.got_poison)
-     << ", expected " << show(m.expected, m.expected_poison);
+  os << "verification failed: " << array_name << '[' << m.index << "] = " << show(m.got, m.got_poison) << ", expected "
+     << show(m.expected, m.expected_poison);
   if (m.total > 0) os << " (" << m.count << " of " << m.total << " elements differ)";
   return os.str();
 }
@@ -182,7 +192,8 @@ std::vector<double> pattern_chunk_sums(std::size_t chunks, std::size_t floats_pe
   parallel_for(chunks, 64, [&](std::size_t, std::size_t begin, std::size_t end) {
     for (std::size_t chunk = begin; chunk < end; ++chunk) {
       double s = 0;
-      for (std::size_t e = chunk * floats_per_chunk; e < (chunk + 1) * floats_per_chunk; ++e) s += pattern_value(e, seed);
+      for (std::size_t e = chunk * floats_per_chunk; e < (chunk + 1) * floats_per_chunk; ++e)
+        s += pattern_value(e, seed);
       sums[chunk] = s;
     }
   });

@@ -13,6 +13,7 @@ or explained.
 Needs tests/mutation/requirements.txt and scripts/requirements.txt. Not
 part of CI: a full run takes tens of minutes.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -42,8 +43,18 @@ OWN_TESTS = {
     "membench_results": ["test_results.py", "test_compare.py", "test_fleet.py", "test_levels.py", "test_names.py"],
 }
 # A string mutant on a line with one of these only changes what a person reads.
-MESSAGE_MARKS = ("help=", "description=", "prog=", "print(", "Error(", "raise ", "warnings.append(", "missing_package(",
-                 "file=sys.stderr", '"""')
+MESSAGE_MARKS = (
+    "help=",
+    "description=",
+    "prog=",
+    "print(",
+    "Error(",
+    "raise ",
+    "warnings.append(",
+    "missing_package(",
+    "file=sys.stderr",
+    '"""',
+)
 
 
 @dataclass
@@ -54,8 +65,8 @@ class Outcome:
     text_survived: list[tuple[int, str, str]] = field(default_factory=list)
     text_killed: int = 0
     annotations: int = 0  # mutants of a type annotation only: never evaluated (from __future__ import annotations)
-    timeouts: int = 0     # the tests no longer finished: killed, counted among the killed
-    not_run: int = 0      # left untested (a run cut short): counted nowhere, the run is incomplete
+    timeouts: int = 0  # the tests no longer finished: killed, counted among the killed
+    not_run: int = 0  # left untested (a run cut short): counted nowhere, the run is incomplete
 
 
 def create_parser() -> argparse.ArgumentParser:
@@ -63,7 +74,9 @@ def create_parser() -> argparse.ArgumentParser:
     p.add_argument("--modules", nargs="*", help="modules of scripts/ to mutate (default: every one)")
     p.add_argument("--jobs", type=int, default=2, help="modules mutated at once")
     p.add_argument("--keep", type=Path, help="keep the scratch folders here")
-    p.add_argument("--repo", type=Path, default=REPO, help="the checkout whose scripts and tests to mutate (default: this one)")
+    p.add_argument(
+        "--repo", type=Path, default=REPO, help="the checkout whose scripts and tests to mutate (default: this one)"
+    )
     return p
 
 
@@ -73,8 +86,11 @@ def docstring_lines(source: str) -> set[int]:
     for node in ast.walk(ast.parse(source)):
         if isinstance(node, (ast.Module, ast.FunctionDef, ast.ClassDef, ast.AsyncFunctionDef)) and node.body:
             first = node.body[0]
-            if isinstance(first, ast.Expr) and isinstance(getattr(first, "value", None), ast.Constant) and isinstance(
-                    first.value.value, str):
+            if (
+                isinstance(first, ast.Expr)
+                and isinstance(getattr(first, "value", None), ast.Constant)
+                and isinstance(first.value.value, str)
+            ):
                 lines.update(range(first.lineno, first.end_lineno + 1))
     return lines
 
@@ -94,16 +110,23 @@ def is_annotation_only(original: str, mutated: str) -> bool:
         before, after = ast.parse(original).body, ast.parse(mutated).body
     except SyntaxError:
         return False
-    if len(before) != 1 or len(after) != 1 or not isinstance(before[0], ast.AnnAssign) or not isinstance(
-            after[0], ast.AnnAssign):
+    if (
+        len(before) != 1
+        or len(after) != 1
+        or not isinstance(before[0], ast.AnnAssign)
+        or not isinstance(after[0], ast.AnnAssign)
+    ):
         return False
     return (ast.dump(before[0].target), ast.dump(before[0].value) if before[0].value else None) == (
-        ast.dump(after[0].target), ast.dump(after[0].value) if after[0].value else None)
+        ast.dump(after[0].target),
+        ast.dump(after[0].value) if after[0].value else None,
+    )
 
 
 def mutated_line(folder: Path, mutant_id: int) -> str:
-    shown = subprocess.run([sys.executable, "-m", "mutmut", "show", str(mutant_id)], cwd=folder, capture_output=True,
-                           text=True).stdout
+    shown = subprocess.run(
+        [sys.executable, "-m", "mutmut", "show", str(mutant_id)], cwd=folder, capture_output=True, text=True
+    ).stdout
     added = [l[1:] for l in shown.splitlines() if l.startswith("+") and not l.startswith("+++")]
     return added[0] if added else ""
 
@@ -111,26 +134,47 @@ def mutated_line(folder: Path, mutant_id: int) -> str:
 def run_module(module: str, scratch: Path, repo: Path) -> Outcome:
     folder = scratch / module
     shutil.copytree(repo / "scripts", folder / "scripts", ignore=shutil.ignore_patterns("__pycache__"))
-    shutil.copytree(repo / "tests" / "scripts", folder / "tests" / "scripts", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(
+        repo / "tests" / "scripts", folder / "tests" / "scripts", ignore=shutil.ignore_patterns("__pycache__")
+    )
     present = [t for t in OWN_TESTS.get(module, []) if (folder / "tests" / "scripts" / t).exists()]
     tests = " ".join(f"tests/scripts/{t}" for t in present) or "tests/scripts"
     # mutmut counts only exit status 1 as a kill; a mutant that breaks the import makes pytest
     # exit 2 (a collection error), so every failing status is made 1.
-    runner = (f"{sys.executable} -c 'import subprocess, sys; sys.exit(min(1, subprocess.call(sys.argv[1:])))' "
-              f"{sys.executable} -m pytest -x -q -p no:cacheprovider {tests}")
-    subprocess.run([sys.executable, "-m", "mutmut", "run", "--paths-to-mutate", f"scripts/{module}.py",
-                    "--tests-dir", "tests/scripts", "--runner", runner, "--no-progress"],
-                   cwd=folder, capture_output=True, text=True,
-                   # No bytecode: two mutants of the same size written within one second would
-                   # otherwise run the first one's stale .pyc.
-                   env={**os.environ, "MPLBACKEND": "Agg", "PYTHONDONTWRITEBYTECODE": "1"})
+    runner = (
+        f"{sys.executable} -c 'import subprocess, sys; sys.exit(min(1, subprocess.call(sys.argv[1:])))' "
+        f"{sys.executable} -m pytest -x -q -p no:cacheprovider {tests}"
+    )
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "mutmut",
+            "run",
+            "--paths-to-mutate",
+            f"scripts/{module}.py",
+            "--tests-dir",
+            "tests/scripts",
+            "--runner",
+            runner,
+            "--no-progress",
+        ],
+        cwd=folder,
+        capture_output=True,
+        text=True,
+        # No bytecode: two mutants of the same size written within one second would
+        # otherwise run the first one's stale .pyc.
+        env={**os.environ, "MPLBACKEND": "Agg", "PYTHONDONTWRITEBYTECODE": "1"},
+    )
     source = (repo / "scripts" / f"{module}.py").read_text()
     source_lines = source.splitlines()
     docstrings = docstring_lines(source)
     outcome = Outcome(module)
     db = sqlite3.connect(folder / ".mutmut-cache")
-    rows = db.execute("select Mutant.id, Line.line_number, Mutant.status from Mutant join Line on Mutant.line = Line.id "
-                      "order by Mutant.id").fetchall()
+    rows = db.execute(
+        "select Mutant.id, Line.line_number, Mutant.status from Mutant join Line on Mutant.line = Line.id "
+        "order by Mutant.id"
+    ).fetchall()
     for mutant_id, line_number, status in rows:
         line = line_number + 1
         original = source_lines[line_number] if line_number < len(source_lines) else ""
@@ -159,31 +203,40 @@ def main(argv: list[str] | None = None) -> int:
     try:
         import mutmut  # noqa: F401
     except ModuleNotFoundError:
-        print("scripts_mutants.py: needs mutmut: python -m pip install -r tests/mutation/requirements.txt", file=sys.stderr)
+        print(
+            "scripts_mutants.py: needs mutmut: python -m pip install -r tests/mutation/requirements.txt",
+            file=sys.stderr,
+        )
         return 2
     modules = args.modules or sorted(p.stem for p in (args.repo / "scripts").glob("*.py"))
     scratch = Path(tempfile.mkdtemp(prefix="membench-mutmut-"))
     with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
         outcomes = list(pool.map(lambda m: run_module(m, scratch, args.repo), modules))
-    print("| module | behavioural mutants | killed | survived | score | message-text mutants (survived) "
-          "| annotation-only (equivalent) | timeouts (killed) | not run |")
+    print(
+        "| module | behavioural mutants | killed | survived | score | message-text mutants (survived) "
+        "| annotation-only (equivalent) | timeouts (killed) | not run |"
+    )
     print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
     total_killed = total_survived = 0
     for o in outcomes:
         behavioural = o.killed + len(o.survived)
         total_killed += o.killed
         total_survived += len(o.survived)
-        print(f"| {o.module} | {behavioural} | {o.killed} | {len(o.survived)} | {100.0 * o.killed / max(behavioural, 1):.0f}% "
-              f"| {o.text_killed + len(o.text_survived)} ({len(o.text_survived)}) | {o.annotations} | {o.timeouts} "
-              f"| {o.not_run} |")
+        print(
+            f"| {o.module} | {behavioural} | {o.killed} | {len(o.survived)} | {100.0 * o.killed / max(behavioural, 1):.0f}% "
+            f"| {o.text_killed + len(o.text_survived)} ({len(o.text_survived)}) | {o.annotations} | {o.timeouts} "
+            f"| {o.not_run} |"
+        )
     total = total_killed + total_survived
-    print(f"| all | {total} | {total_killed} | {total_survived} | {100.0 * total_killed / max(total, 1):.1f}% "
-          f"| | | | {sum(o.not_run for o in outcomes)} |")
+    print(
+        f"| all | {total} | {total_killed} | {total_survived} | {100.0 * total_killed / max(total, 1):.1f}% "
+        f"| | | | {sum(o.not_run for o in outcomes)} |"
+    )
     for o in outcomes:
         for line, original, mutated in o.survived:
             print(f"survived: scripts/{o.module}.py:{line}: {original}  ->  {mutated}")
     for o in outcomes:
-        for line, original, mutated in o.text_survived:
+        for line, _original, mutated in o.text_survived:
             print(f"text survived: scripts/{o.module}.py:{line}: {mutated}")
     if args.keep:
         shutil.copytree(scratch, args.keep, dirs_exist_ok=True)

@@ -1,5 +1,6 @@
 """Shared fixtures: real membench JSON recorded on an H200, and builders for
 constructed variants of it."""
+
 from __future__ import annotations
 
 import copy
@@ -78,8 +79,13 @@ def with_aggregates(doc: dict) -> dict:
             continue
         for aggregate in ("mean", "median", "stddev", "cv"):
             entry = copy.deepcopy(runs[0])
-            entry.update(name=f"{name}_{aggregate}", run_name=name, run_type="aggregate", aggregate_name=aggregate,
-                         repetitions=len(runs))
+            entry.update(
+                name=f"{name}_{aggregate}",
+                run_name=name,
+                run_type="aggregate",
+                aggregate_name=aggregate,
+                repetitions=len(runs),
+            )
             for key, value in entry.items():
                 if key in ("bytes_per_second", "real_time", "latency_ns") and isinstance(value, (int, float)):
                     entry[key] = value * 1000.0  # far from any repetition

@@ -1,5 +1,6 @@
 """Every script as a person runs it: `--help` from the command line shows its summary, and each
 default is the one its help names."""
+
 from __future__ import annotations
 
 import importlib
@@ -34,10 +35,13 @@ def test_help_from_the_command_line_starts_with_the_summary(name, summary):
 
 @pytest.mark.parametrize("name", SUMMARIES)
 def test_a_bad_flag_from_the_command_line_is_one_line_and_exit_2(name):
-    done = subprocess.run([sys.executable, str(SCRIPTS / f"{name}.py"), "x.json", "--no-such-flag"],
-                          capture_output=True, text=True)
+    done = subprocess.run(
+        [sys.executable, str(SCRIPTS / f"{name}.py"), "x.json", "--no-such-flag"], capture_output=True, text=True
+    )
     assert done.returncode == 2
-    assert done.stderr == f"{name}.py: unrecognized arguments: --no-such-flag\n" or done.stderr.startswith(f"{name}.py: ")
+    assert done.stderr == f"{name}.py: unrecognized arguments: --no-such-flag\n" or done.stderr.startswith(
+        f"{name}.py: "
+    )
     assert len(done.stderr.splitlines()) == 1 and done.stdout == ""
 
 
@@ -63,17 +67,18 @@ def test_each_default_is_the_one_the_help_names(name):
 HOSTILE = {
     "deep": "[" * 100_000,
     "huge_int": '{"context": {"membench_version": "0.1.0"}, "benchmarks": [{"name": "a/b", "real_time": '
-                + "9" * 5000 + "}]}",
+    + "9" * 5000
+    + "}]}",
     "other_program": '{"context": {"executable": "./bm", "library_version": "v1.8.3"}, "benchmarks": '
-                     '[{"name": "BM_memcpy/8", "run_type": "iteration", "real_time": 5.0, "time_unit": "ns"}]}',
+    '[{"name": "BM_memcpy/8", "run_type": "iteration", "real_time": 5.0, "time_unit": "ns"}]}',
     "fast": '{"context": {"membench_version": "0.1.0"}, "benchmarks": [{"name": "a/b/manual_time", '
-            '"real_time": "fast", "time_unit": "us"}]}',
+    '"real_time": "fast", "time_unit": "us"}]}',
     "fortnight": '{"context": {"membench_version": "0.1.0"}, "benchmarks": [{"name": "a/b/manual_time", '
-                 '"real_time": 1.0, "time_unit": "fortnight"}]}',
+    '"real_time": 1.0, "time_unit": "fortnight"}]}',
     "empty": '{"context": {"membench_version": "0.1.0"}, "benchmarks": []}',
     "binary": "\x00\xff\xfe",
     "nan": '{"context": {"membench_version": "0.1.0"}, "benchmarks": [{"name": "a/b/manual_time", '
-           '"real_time": NaN, "time_unit": "us"}]}',
+    '"real_time": NaN, "time_unit": "us"}]}',
 }
 INVOCATIONS = {
     "report": ["{f}", "--out", "{tmp}/r"],
@@ -94,8 +99,12 @@ def test_a_hostile_file_is_one_line_and_exit_2(tmp_path, invocation, content):
     path.write_text(HOSTILE[content], encoding="latin-1" if content == "binary" else "utf-8")
     script = invocation.split("-")[0]
     args = [a.format(f=path, tmp=tmp_path) for a in INVOCATIONS[invocation]]
-    done = subprocess.run([sys.executable, str(SCRIPTS / f"{script}.py"), *args], capture_output=True, text=True,
-                          env={"MPLBACKEND": "Agg", "PATH": "/usr/bin:/bin"})
+    done = subprocess.run(
+        [sys.executable, str(SCRIPTS / f"{script}.py"), *args],
+        capture_output=True,
+        text=True,
+        env={"MPLBACKEND": "Agg", "PATH": "/usr/bin:/bin"},
+    )
     assert done.returncode == 2, done.stderr
     assert "Traceback" not in done.stderr
     assert len(done.stderr.splitlines()) == 1 and done.stderr.startswith(f"{script}.py: "), done.stderr[:300]

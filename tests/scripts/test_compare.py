@@ -1,4 +1,5 @@
 """compare.py: verdicts on constructed regressions, improvements, noise, and bad input."""
+
 from __future__ import annotations
 
 import copy
@@ -173,8 +174,11 @@ def test_no_common_cases_exits_2(capsys, h200_global, write_json):
     ],
 )
 def test_small_samples_are_judged_on_the_threshold(capsys, h200_global, write_json, base, cont, code, expected):
-    got, out, _ = run(capsys, write_json(with_repetitions(h200_global, CASE, base)),
-                      write_json(with_repetitions(h200_global, CASE, cont)))
+    got, out, _ = run(
+        capsys,
+        write_json(with_repetitions(h200_global, CASE, base)),
+        write_json(with_repetitions(h200_global, CASE, cont)),
+    )
     assert got == code
     assert verdict(out, CASE) == expected
     if min(len(base), len(cont)) < 4:
@@ -211,7 +215,7 @@ def test_unknown_metric_is_refused_with_the_metrics_present(capsys, h200_global,
 @pytest.mark.parametrize(
     "mutate, message",
     [
-        (lambda d: d["benchmarks"].append(7), "benchmarks[" ),
+        (lambda d: d["benchmarks"].append(7), "benchmarks["),
         (lambda d: d["benchmarks"].append({"no_name": 1}), "is not a benchmark"),
         (lambda d: d["benchmarks"][0].update(bytes_per_second="fast"), "is not a number"),
         (lambda d: d["benchmarks"][0].update(bytes_per_second=None), "is not a number"),
@@ -266,16 +270,27 @@ def test_skipped_in_contender_fails_unless_ignored(capsys, h200_global, write_js
 def test_per_launch_time_from_old_batched_files():
     # Recordings from before one iteration was one launch: an iteration was a batch of
     # launches_per_iteration launches, its real_time and bytes those of the whole batch.
-    entry = {"name": "global/coalesced/n:1024/manual_time", "run_name": "global/coalesced/n:1024/manual_time",
-             "run_type": "iteration", "real_time": 5.0, "time_unit": "ms", "bytes": 8e6,
-             "launches_per_iteration": 1000, "bytes_per_second": 1.6e12}
-    case = compare.mr.cases({"context": {"membench_version": "0.1.0"}, "benchmarks": [entry]})["global/coalesced/n:1024/manual_time"]
+    entry = {
+        "name": "global/coalesced/n:1024/manual_time",
+        "run_name": "global/coalesced/n:1024/manual_time",
+        "run_type": "iteration",
+        "real_time": 5.0,
+        "time_unit": "ms",
+        "bytes": 8e6,
+        "launches_per_iteration": 1000,
+        "bytes_per_second": 1.6e12,
+    }
+    case = compare.mr.cases({"context": {"membench_version": "0.1.0"}, "benchmarks": [entry]})[
+        "global/coalesced/n:1024/manual_time"
+    ]
     assert case.values("real_time") == [5000.0]  # 5 ms a batch = 5,000,000 ns, over 1000 launches = 5000 ns
     assert case.values("bytes") == [8000.0]
     assert case.values("bytes_per_second") == [1.6e12]  # a rate is not per iteration
     entry["time_unit"] = "us"
     del entry["launches_per_iteration"]
-    assert compare.mr.cases({"context": {"membench_version": "0.1.0"}, "benchmarks": [entry]})[entry["name"]].values("real_time") == [5000.0]
+    assert compare.mr.cases({"context": {"membench_version": "0.1.0"}, "benchmarks": [entry]})[entry["name"]].values(
+        "real_time"
+    ) == [5000.0]
 
 
 @pytest.mark.parametrize("script, package", [("compare.py", "scipy"), ("plot.py", "matplotlib")])
@@ -285,12 +300,17 @@ def test_a_missing_package_is_one_line_and_exit_2(tmp_path, script, package):
     fake.mkdir()
     (fake / "__init__.py").write_text(f"raise ModuleNotFoundError(\"No module named '{package}'\", name='{package}')\n")
     scripts = Path(compare.__file__).parent
-    done = subprocess.run([sys.executable, str(scripts / script), "a.json", "b.json"], capture_output=True, text=True,
-                          env={**os.environ, "PYTHONPATH": f"{tmp_path}{os.pathsep}{scripts}"})
+    done = subprocess.run(
+        [sys.executable, str(scripts / script), "a.json", "b.json"],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": f"{tmp_path}{os.pathsep}{scripts}"},
+    )
     assert done.returncode == 2
     assert done.stdout == ""
-    assert done.stderr.strip() == (f"{script}: needs the Python package '{package}': "
-                                   "python -m pip install -r scripts/requirements.txt")
+    assert done.stderr.strip() == (
+        f"{script}: needs the Python package '{package}': " "python -m pip install -r scripts/requirements.txt"
+    )
 
 
 # ---- a bad day's numbers are no evidence ------------------------------------------
@@ -310,10 +330,16 @@ def marked(doc: dict, name_prefix: str, **counters) -> dict:
     [
         ("baseline", {"contended": 1, "other_processes": 1}, "baseline contended (1 other process on the GPU)"),
         ("baseline", {"contended": 1, "other_processes": 2}, "baseline contended (2 other processes on the GPU)"),
-        ("contender", {"clock_event": 1, "clock_event_reasons": 0x4 | 0x8 | 0x1},
-         "contender clock event (sw_power_cap, hw_slowdown)"),
-        ("contender", {"clock_event": 1, "clock_event_reasons": 0x4, "throttled_batches": 2},
-         "contender clock event (sw_power_cap); contender throttled (2 batches below the clock threshold)"),
+        (
+            "contender",
+            {"clock_event": 1, "clock_event_reasons": 0x4 | 0x8 | 0x1},
+            "contender clock event (sw_power_cap, hw_slowdown)",
+        ),
+        (
+            "contender",
+            {"clock_event": 1, "clock_event_reasons": 0x4, "throttled_batches": 2},
+            "contender clock event (sw_power_cap); contender throttled (2 batches below the clock threshold)",
+        ),
         ("contender", {"clock_event": 1, "clock_event_reasons": 0x40}, "contender clock event (hw_thermal_slowdown)"),
         ("baseline", {"throttled_batches": 3}, "baseline throttled (3 batches below the clock threshold)"),
         ("contender", {"noise_pct": 5.0}, "contender noise 5% >= the 5% threshold"),
@@ -323,7 +349,9 @@ def marked(doc: dict, name_prefix: str, **counters) -> dict:
 )
 def test_an_untrusted_side_is_named_and_fails_the_gate(capsys, h200_global, write_json, side, counters, reason):
     bad = marked(h200_global, CASE, **counters)
-    files = (write_json(bad), write_json(h200_global)) if side == "baseline" else (write_json(h200_global), write_json(bad))
+    files = (
+        (write_json(bad), write_json(h200_global)) if side == "baseline" else (write_json(h200_global), write_json(bad))
+    )
     code, out, _ = run(capsys, *files)
     assert code == 1
     assert verdict(out, CASE) == f"UNTRUSTED: {reason}"
@@ -351,7 +379,10 @@ def test_noise_below_the_threshold_is_judged(capsys, h200_global, write_json):
     assert verdict(out, CASE) == "same"
     code, out, _ = run(capsys, write_json(noisy), write_json(noisy), "--threshold", "4.99")
     assert code == 1
-    assert verdict(out, CASE) == "UNTRUSTED: baseline noise 4.99% >= the 4.99% threshold; contender noise 4.99% >= the 4.99% threshold"
+    assert (
+        verdict(out, CASE)
+        == "UNTRUSTED: baseline noise 4.99% >= the 4.99% threshold; contender noise 4.99% >= the 4.99% threshold"
+    )
 
 
 def test_a_noisy_repetition_is_untrusted_only_where_the_test_cannot_judge_the_spread(capsys, h200_global, write_json):
@@ -442,8 +473,9 @@ def test_cases_are_matched_by_run_name(capsys, h200_global, write_json):
     assert verdict(out, CASE) == "same"
 
 
-@pytest.mark.parametrize("factor, expected", [(0.95, "same"), (0.9499, "REGRESSION"), (1.05, "same"),
-                                              (1.0501, "improvement")])
+@pytest.mark.parametrize(
+    "factor, expected", [(0.95, "same"), (0.9499, "REGRESSION"), (1.05, "same"), (1.0501, "improvement")]
+)
 def test_a_change_of_exactly_the_threshold_is_the_same(capsys, h200_global, write_json, factor, expected):
     base = with_repetitions(h200_global, CASE, [100.0])
     cont = with_repetitions(h200_global, CASE, [100.0 * factor])
@@ -452,13 +484,16 @@ def test_a_change_of_exactly_the_threshold_is_the_same(capsys, h200_global, writ
     assert code == (1 if expected == "REGRESSION" else 0)
 
 
-@pytest.mark.parametrize("flags, message", [
-    (["--threshold", "-1"], "compare.py: --threshold must be >= 0 and --alpha within (0, 1)"),
-    (["--threshold", "inf"], "compare.py: --threshold must be >= 0 and --alpha within (0, 1)"),
-    (["--threshold", "nan"], "compare.py: --threshold must be >= 0 and --alpha within (0, 1)"),
-    (["--alpha", "0"], "compare.py: --threshold must be >= 0 and --alpha within (0, 1)"),
-    (["--alpha", "1"], "compare.py: --threshold must be >= 0 and --alpha within (0, 1)"),
-])
+@pytest.mark.parametrize(
+    "flags, message",
+    [
+        (["--threshold", "-1"], "compare.py: --threshold must be >= 0 and --alpha within (0, 1)"),
+        (["--threshold", "inf"], "compare.py: --threshold must be >= 0 and --alpha within (0, 1)"),
+        (["--threshold", "nan"], "compare.py: --threshold must be >= 0 and --alpha within (0, 1)"),
+        (["--alpha", "0"], "compare.py: --threshold must be >= 0 and --alpha within (0, 1)"),
+        (["--alpha", "1"], "compare.py: --threshold must be >= 0 and --alpha within (0, 1)"),
+    ],
+)
 def test_bad_threshold_or_alpha_is_one_line_and_exit_2(capsys, h200_global, write_json, flags, message):
     code, out, err = run(capsys, write_json(h200_global), write_json(h200_global), *flags)
     assert code == 2 and out == ""
@@ -502,10 +537,20 @@ def test_the_whole_report(capsys):
         compare.Row("a/x/n:2", 100.0, 101.0, 1.0, None, "same", False),
         compare.Row("a/x/n:3", 100.0, None, None, None, "missing in contender"),
         compare.Row("a/x/n:4", None, 50.0, None, None, "UNTRUSTED: baseline skipped: too big", untrusted=True),
-        compare.Row("a/x/n:5", 100.0, 90.0, -10.0, None, "UNTRUSTED: contender noise 7% >= the 5% threshold",
-                    False, untrusted=True),
+        compare.Row(
+            "a/x/n:5",
+            100.0,
+            90.0,
+            -10.0,
+            None,
+            "UNTRUSTED: contender noise 7% >= the 5% threshold",
+            False,
+            untrusted=True,
+        ),
     ]
-    assert compare.render(rows, "bytes_per_second", 0.05) == """\
+    assert (
+        compare.render(rows, "bytes_per_second", 0.05)
+        == """\
 | case | baseline bytes_per_second | contender bytes_per_second | change % | p-value | verdict |
 | --- | ---: | ---: | ---: | ---: | --- |
 | a/x/n:1 | 100 | 80 | -20.00 | 0.0286 | REGRESSION |
@@ -519,19 +564,31 @@ Note: 1 case(s) have too few repetitions for the Mann-Whitney test to reach p < 
 
 Untrusted: 2 case(s) are no evidence either way (another process on the GPU, a clock event, throttling, noise at or \
 above the threshold, or a failed baseline); measure them again on a quiet GPU, or pass --allow-untrusted."""
+    )
     assert compare.render(rows[:1], "real_time", 0.05).count("\n") == 2  # no notes when nothing needs one
 
 
-@pytest.mark.parametrize("metric, factor, verdict", [
-    ("real_time", 1.008, "REGRESSION"),      # 0.8% slower: worse for a time
-    ("real_time", 0.992, "improvement"),
-    ("bytes_per_second", 1.008, "improvement"),
-    ("bytes_per_second", 0.992, "REGRESSION"),
-])
-def test_a_change_under_one_percent_above_a_small_threshold_has_its_direction(capsys, h200_global, write_json,
-                                                                             metric, factor, verdict):
-    code, out, _ = run(capsys, write_json(h200_global), write_json(scaled(h200_global, CASE, factor, metric)),
-                       "--metric", metric, "--threshold", "0.5")
+@pytest.mark.parametrize(
+    "metric, factor, verdict",
+    [
+        ("real_time", 1.008, "REGRESSION"),  # 0.8% slower: worse for a time
+        ("real_time", 0.992, "improvement"),
+        ("bytes_per_second", 1.008, "improvement"),
+        ("bytes_per_second", 0.992, "REGRESSION"),
+    ],
+)
+def test_a_change_under_one_percent_above_a_small_threshold_has_its_direction(
+    capsys, h200_global, write_json, metric, factor, verdict
+):
+    code, out, _ = run(
+        capsys,
+        write_json(h200_global),
+        write_json(scaled(h200_global, CASE, factor, metric)),
+        "--metric",
+        metric,
+        "--threshold",
+        "0.5",
+    )
     assert verdict_of_case(out) == verdict
     assert code == (1 if verdict == "REGRESSION" else 0)
 
@@ -557,6 +614,7 @@ def test_three_against_three_is_untested_at_alpha_exactly_its_smallest_p():
 
 def test_a_p_value_of_exactly_alpha_is_noise():
     from scipy.stats import mannwhitneyu
+
     base, cont = [10.0, 10.1, 10.2, 10.3], [9.0, 9.1, 10.15, 10.25]
     p = float(mannwhitneyu(base, cont, alternative="two-sided").pvalue)
     assert compare.judge(base, cont, "higher", 1, p).verdict == "noise"
@@ -597,21 +655,40 @@ CHASE = "hierarchy/latency/working_set:1073741824/chase_stride:128/manual_time"
 def chase_doc(latency_ns: float, repetitions: int = 1, **counters) -> dict:
     """A latency case as membench writes it now, with the catalog that says lower is better; its
     repetitions spread by 0.1% each."""
-    entries = [{"name": CHASE, "run_name": CHASE, "run_type": "iteration", "real_time": 500.0, "time_unit": "us",
-                "latency_ns": latency_ns * (1 + 0.001 * k), "noise_pct": 0.5, "repetition_index": k, **counters}
-               for k in range(repetitions)]
-    return {"context": {"membench_version": "0.1.0", "gpu_name": "NVIDIA H200"}, "benchmarks": entries,
-            "membench": {"schema_version": 1, "counters": {
+    entries = [
+        {
+            "name": CHASE,
+            "run_name": CHASE,
+            "run_type": "iteration",
+            "real_time": 500.0,
+            "time_unit": "us",
+            "latency_ns": latency_ns * (1 + 0.001 * k),
+            "noise_pct": 0.5,
+            "repetition_index": k,
+            **counters,
+        }
+        for k in range(repetitions)
+    ]
+    return {
+        "context": {"membench_version": "0.1.0", "gpu_name": "NVIDIA H200"},
+        "benchmarks": entries,
+        "membench": {
+            "schema_version": 1,
+            "counters": {
                 "latency_ns": {"unit": "ns", "better": "lower", "kind": "measured"},
                 "noise_pct": {"unit": "%", "better": "lower", "kind": "health"},
                 "host_paced": {"unit": "flag", "better": "neither", "kind": "configuration"},
-                "chain_nodes": {"unit": "nodes", "better": "neither", "kind": "configuration"}}}}
+                "chain_nodes": {"unit": "nodes", "better": "neither", "kind": "configuration"},
+            },
+        },
+    }
 
 
 @pytest.mark.parametrize("factor, code, expected", [(2.0, 1, "REGRESSION"), (0.5, 0, "improvement")])
 def test_a_doubled_latency_is_a_regression_and_a_halved_one_an_improvement(capsys, write_json, factor, code, expected):
-    got, out, _ = run(capsys, write_json(chase_doc(600.0)), write_json(chase_doc(600.0 * factor)),
-                      "--metric", "latency_ns")
+    got, out, _ = run(
+        capsys, write_json(chase_doc(600.0)), write_json(chase_doc(600.0 * factor)), "--metric", "latency_ns"
+    )
     assert (got, verdict(out, CHASE)) == (code, expected)
 
 
@@ -625,31 +702,40 @@ def test_an_old_file_without_a_catalog_still_knows_latency_is_lower_is_better(ca
 
 
 def test_a_metric_without_a_direction_is_refused(capsys, write_json):
-    doc = chase_doc(600.0, chain_nodes=2 ** 23)
+    doc = chase_doc(600.0, chain_nodes=2**23)
     got, out, err = run(capsys, write_json(doc), write_json(doc), "--metric", "chain_nodes")
     assert (got, out) == (2, "")
-    assert err == ("compare.py: --metric chain_nodes: a configuration counter, with no better direction; a gate "
-                   "needs a measurement such as bytes_per_second, latency_ns or updates_per_second\n")
+    assert err == (
+        "compare.py: --metric chain_nodes: a configuration counter, with no better direction; a gate "
+        "needs a measurement such as bytes_per_second, latency_ns or updates_per_second\n"
+    )
 
 
 def test_a_host_paced_case_is_judged_against_its_own_noise_and_a_shared_gpu_still_fails(capsys, write_json):
     base = chase_doc(600.0, 5, host_paced=1, noise_pct=9.0)
     # 20% apart over 5 repetitions, under three times its 9% noise: the host's noise, not a change.
-    got, out, _ = run(capsys, write_json(base), write_json(chase_doc(720.0, 5, host_paced=1, noise_pct=8.0)),
-                      "--metric", "latency_ns")
+    got, out, _ = run(
+        capsys, write_json(base), write_json(chase_doc(720.0, 5, host_paced=1, noise_pct=8.0)), "--metric", "latency_ns"
+    )
     assert (got, verdict(out, CHASE)) == (0, "same (host-paced: 27% needed)")
     # Past three times the noise it is a regression.
-    got, out, _ = run(capsys, write_json(base), write_json(chase_doc(900.0, 5, host_paced=1, noise_pct=8.0)),
-                      "--metric", "latency_ns")
+    got, out, _ = run(
+        capsys, write_json(base), write_json(chase_doc(900.0, 5, host_paced=1, noise_pct=8.0)), "--metric", "latency_ns"
+    )
     assert (got, verdict(out, CHASE)) == (1, "REGRESSION (host-paced: 27% needed)")
     # The same noise on a case the GPU paces, where the repetitions are too few to judge it, is no evidence.
-    got, out, _ = run(capsys, write_json(chase_doc(600.0, noise_pct=9.0)), write_json(chase_doc(600.0)),
-                      "--metric", "latency_ns")
+    got, out, _ = run(
+        capsys, write_json(chase_doc(600.0, noise_pct=9.0)), write_json(chase_doc(600.0)), "--metric", "latency_ns"
+    )
     assert got == 1 and verdict(out, CHASE).startswith("UNTRUSTED: baseline noise 9%")
     # Another process on the GPU is a doubt for a host-paced case too.
-    got, out, _ = run(capsys, write_json(base),
-                      write_json(chase_doc(600.0, 5, host_paced=1, contended=1, other_processes=1)),
-                      "--metric", "latency_ns")
+    got, out, _ = run(
+        capsys,
+        write_json(base),
+        write_json(chase_doc(600.0, 5, host_paced=1, contended=1, other_processes=1)),
+        "--metric",
+        "latency_ns",
+    )
     assert got == 1 and verdict(out, CHASE).startswith("UNTRUSTED: contender contended")
 
 

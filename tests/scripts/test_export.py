@@ -1,4 +1,5 @@
 """export.py: each format read back by its own parser or checked against its documented shape."""
+
 from __future__ import annotations
 
 import json
@@ -14,21 +15,37 @@ CASE_FAIL = "global/coalesced/n:1024/manual_time"
 
 
 def run(name: str, **counters) -> dict:
-    return {"name": name, "run_name": name, "run_type": "iteration", "real_time": 1.0, "time_unit": "us",
-            "iterations": 100, **counters}
+    return {
+        "name": name,
+        "run_name": name,
+        "run_type": "iteration",
+        "real_time": 1.0,
+        "time_unit": "us",
+        "iterations": 100,
+        **counters,
+    }
 
 
 def a_run() -> dict:
     """Three repetitions of a bandwidth case (and Google Benchmark's aggregates of them), one of a
     latency case, a skipped case and a failed one."""
-    benchmarks = [run(CASE_BW, bytes_per_second=bw, noise_pct=0.2, repetition_index=i, repetitions=3)
-                  for i, bw in enumerate((4.0e12, 4.4e12, 4.2e12))]
+    benchmarks = [
+        run(CASE_BW, bytes_per_second=bw, noise_pct=0.2, repetition_index=i, repetitions=3)
+        for i, bw in enumerate((4.0e12, 4.4e12, 4.2e12))
+    ]
     benchmarks.append({**run(CASE_BW, bytes_per_second=9e12), "run_type": "aggregate", "aggregate_name": "mean"})
     benchmarks.append(run(CASE_LAT, latency_ns=16.5, latency_cycles=32.7))
     benchmarks.append({**run(CASE_SKIP), "error_occurred": True, "error_message": "skipped: needs two GPUs; 1 visible"})
     benchmarks.append({**run(CASE_FAIL), "error_occurred": True, "error_message": "verification failed: out[3]"})
-    return {"context": {"membench_version": "0.1.0", "gpu_name": "NVIDIA H200", "gpu_uuid": "GPU-abc", "host_name": 'node"7'},
-            "benchmarks": benchmarks}
+    return {
+        "context": {
+            "membench_version": "0.1.0",
+            "gpu_name": "NVIDIA H200",
+            "gpu_uuid": "GPU-abc",
+            "host_name": 'node"7',
+        },
+        "benchmarks": benchmarks,
+    }
 
 
 def exported(write_json, capsys, fmt: str, doc: dict | None = None) -> str:
@@ -46,15 +63,18 @@ def test_bmf_has_bencher_s_shape_and_each_measure_its_median_and_range(write_jso
             assert all(isinstance(v, float) for v in metric.values())
     assert out == {
         CASE_BW: {"bytes-per-second": {"value": 4.2e12, "lower_value": 4.0e12, "upper_value": 4.4e12}},
-        CASE_LAT: {"latency": {"value": 16.5, "lower_value": 16.5, "upper_value": 16.5},
-                   "latency-cycles": {"value": 32.7, "lower_value": 32.7, "upper_value": 32.7}},
+        CASE_LAT: {
+            "latency": {"value": 16.5, "lower_value": 16.5, "upper_value": 16.5},
+            "latency-cycles": {"value": 32.7, "lower_value": 32.7, "upper_value": 32.7},
+        },
     }
 
 
 def test_benchmark_action_bigger_and_smaller_is_better(write_json, capsys):
     bigger = json.loads(exported(write_json, capsys, "benchmark-action"))
-    assert bigger == [{"name": CASE_BW, "unit": "GB/s", "value": 4200.0, "range": "± 200",
-                       "extra": "3 repetitions, noise 0.2%"}]
+    assert bigger == [
+        {"name": CASE_BW, "unit": "GB/s", "value": 4200.0, "range": "± 200", "extra": "3 repetitions, noise 0.2%"}
+    ]
     smaller = json.loads(exported(write_json, capsys, "benchmark-action-latency"))
     assert smaller == [{"name": CASE_LAT, "unit": "ns", "value": 16.5, "extra": "1 repetition"}]  # one: no range
 
@@ -68,28 +88,55 @@ def test_prometheus_text_reads_back_with_prometheus_client(write_json, capsys):
     assert ok == {CASE_BW: 1.0, CASE_LAT: 1.0, CASE_SKIP: 0.0, CASE_FAIL: 0.0}
     (bw,) = families["membench_bytes_per_second"].samples
     assert bw.value == 4.2e12  # the median of the repetitions, not the aggregate
-    assert bw.labels == {"case": CASE_BW, "family": "stream", "variant": "triad", "gpu_uuid": "GPU-abc",
-                         "gpu_name": "NVIDIA H200", "host": 'node"7'}
+    assert bw.labels == {
+        "case": CASE_BW,
+        "family": "stream",
+        "variant": "triad",
+        "gpu_uuid": "GPU-abc",
+        "gpu_name": "NVIDIA H200",
+        "host": 'node"7',
+    }
     (lat,) = families["membench_latency_seconds"].samples  # base units: seconds, not nanoseconds
     assert lat.labels["case"] == CASE_LAT and lat.value == pytest.approx(16.5e-9)
     (noise,) = families["membench_noise_ratio"].samples
     assert noise.value == pytest.approx(0.002)
     assert "membench_iterations" not in families and "membench_real_time" not in families
-    assert set(families) == {"membench_case_ok", "membench_case_trusted", "membench_case_info",
-                             "membench_bytes_per_second", "membench_noise_ratio", "membench_latency_seconds",
-                             "membench_latency_cycles"}
+    assert set(families) == {
+        "membench_case_ok",
+        "membench_case_trusted",
+        "membench_case_info",
+        "membench_bytes_per_second",
+        "membench_noise_ratio",
+        "membench_latency_seconds",
+        "membench_latency_cycles",
+    }
 
 
 def test_prometheus_names_each_device_of_a_run_over_several(write_json, capsys):
     parser = pytest.importorskip("prometheus_client.parser")
-    doc = {"context": {"membench_version": "0.1.0", "host_name": "n1", "devices": json.dumps([
-        {"ordinal": 0, "name": "NVIDIA H200", "uuid": "GPU-0", "pci_bus_id": "0000:00:06.0"},
-        {"ordinal": 1, "name": "NVIDIA H200", "uuid": "GPU-1", "pci_bus_id": "0000:00:07.0"}])},
-        "benchmarks": [run(f"stream/read/device:{k}/type:float/elements:1024/block:256/manual_time",
-                           bytes_per_second=4e12 + k) for k in (0, 1)]}
-    families = {f.name: f for f in parser.text_string_to_metric_families(exported(write_json, capsys, "prometheus", doc))}
+    doc = {
+        "context": {
+            "membench_version": "0.1.0",
+            "host_name": "n1",
+            "devices": json.dumps(
+                [
+                    {"ordinal": 0, "name": "NVIDIA H200", "uuid": "GPU-0", "pci_bus_id": "0000:00:06.0"},
+                    {"ordinal": 1, "name": "NVIDIA H200", "uuid": "GPU-1", "pci_bus_id": "0000:00:07.0"},
+                ]
+            ),
+        },
+        "benchmarks": [
+            run(f"stream/read/device:{k}/type:float/elements:1024/block:256/manual_time", bytes_per_second=4e12 + k)
+            for k in (0, 1)
+        ],
+    }
+    families = {
+        f.name: f for f in parser.text_string_to_metric_families(exported(write_json, capsys, "prometheus", doc))
+    }
     assert {s.labels["gpu_uuid"]: s.value for s in families["membench_bytes_per_second"].samples} == {
-        "GPU-0": 4e12, "GPU-1": 4e12 + 1}
+        "GPU-0": 4e12,
+        "GPU-1": 4e12 + 1,
+    }
 
 
 def test_out_writes_the_file_and_bad_input_is_one_line_and_exit_2(tmp_path, write_json, capsys):
@@ -101,7 +148,10 @@ def test_out_writes_the_file_and_bad_input_is_one_line_and_exit_2(tmp_path, writ
     err = capsys.readouterr().err
     assert err.startswith("export.py: ") and len(err.splitlines()) == 1
     assert export.main([write_json(a_run()), "--format", "bmf", "--out", str(tmp_path / "no" / "x.json")]) == 2
-    assert capsys.readouterr().err == f"export.py: --out {tmp_path / 'no' / 'x.json'}: cannot write the file (No such file or directory)\n"
+    assert (
+        capsys.readouterr().err
+        == f"export.py: --out {tmp_path / 'no' / 'x.json'}: cannot write the file (No such file or directory)\n"
+    )
     with pytest.raises(SystemExit) as e:
         export.main([write_json(a_run()), "--format", "csv"])
     assert e.value.code == 2
@@ -115,16 +165,26 @@ def test_only_membench_s_counters_become_gauges_and_names_and_labels_are_escaped
     doc["context"].pop("gpu_uuid")
     for b in doc["benchmarks"]:
         b.update(family_index=3, per_family_instance_index=1, threads=1, cpu_time=2.0, **{"odd-key.v2": 5.0})
-    families = {f.name: f for f in parser.text_string_to_metric_families(exported(write_json, capsys, "prometheus", doc))}
-    assert not {"membench_family_index", "membench_per_family_instance_index", "membench_threads",
-                "membench_cpu_time", "membench_repetitions", "membench_repetition_index"} & set(families)
+    families = {
+        f.name: f for f in parser.text_string_to_metric_families(exported(write_json, capsys, "prometheus", doc))
+    }
+    assert not {
+        "membench_family_index",
+        "membench_per_family_instance_index",
+        "membench_threads",
+        "membench_cpu_time",
+        "membench_repetitions",
+        "membench_repetition_index",
+    } & set(families)
     # A counter this file's catalog does not declare is configuration: a label of the case's info, not a gauge.
     assert "membench_odd_key_v2" not in families
     assert {s.labels.get("odd_key_v2") for s in families["membench_case_info"].samples} == {"5"}
     (bw,) = families["membench_bytes_per_second"].samples
     assert bw.labels["host"] == 'rack\\7\n"b"' and bw.labels["gpu_uuid"] == "unknown-uuid"
     doc["context"].pop("host_name")
-    families = {f.name: f for f in parser.text_string_to_metric_families(exported(write_json, capsys, "prometheus", doc))}
+    families = {
+        f.name: f for f in parser.text_string_to_metric_families(exported(write_json, capsys, "prometheus", doc))
+    }
     assert families["membench_bytes_per_second"].samples[0].labels["host"] == ""
 
 
@@ -132,8 +192,9 @@ def test_two_repetitions_have_a_range_and_a_missing_format_is_refused(write_json
     doc = a_run()
     doc["benchmarks"] = [b for b in doc["benchmarks"] if b.get("repetition_index") != 2]
     bigger = json.loads(exported(write_json, capsys, "benchmark-action", doc))
-    assert bigger == [{"name": CASE_BW, "unit": "GB/s", "value": 4200.0, "range": "± 200",
-                       "extra": "2 repetitions, noise 0.2%"}]
+    assert bigger == [
+        {"name": CASE_BW, "unit": "GB/s", "value": 4200.0, "range": "± 200", "extra": "2 repetitions, noise 0.2%"}
+    ]
     with pytest.raises(SystemExit) as e:
         export.main([write_json(doc)])
     assert e.value.code == 2 and "--format" in capsys.readouterr().err
@@ -142,31 +203,58 @@ def test_two_repetitions_have_a_range_and_a_missing_format_is_refused(write_json
 def atomics_run() -> dict:
     """An atomics case (updates per second, no bandwidth), with the catalog membench writes."""
     name = "atomics/add/word:u32/space:global/shared_by:warp/updates:16/manual_time"
-    doc = {"context": {"membench_version": "0.1.0", "gpu_name": "NVIDIA H200", "gpu_uuid": "GPU-abc", "host_name": "n1",
-                       "date": "2026-12-02T01:00:00+00:00"},
-           "benchmarks": [run(name, updates=2.0e9, updates_per_second=u, model_updates_per_second=9e11, noise_pct=0.3,
-                              grid=1056, block=256, clock_event_reasons=0, repetition_index=i, repetitions=3)
-                          for i, u in enumerate((5.0e11, 5.2e11, 5.1e11))],
-           "membench": {"schema_version": 1, "counters": {
-               "updates": {"unit": "updates", "better": "neither", "kind": "configuration"},
-               "updates_per_second": {"unit": "updates/s", "better": "higher", "kind": "measured"},
-               "model_updates_per_second": {"unit": "updates/s", "better": "neither", "kind": "model"},
-               "noise_pct": {"unit": "%", "better": "lower", "kind": "health"},
-               "grid": {"unit": "blocks", "better": "neither", "kind": "configuration"},
-               "block": {"unit": "threads", "better": "neither", "kind": "configuration"},
-               "clock_event_reasons": {"unit": "bitmask", "better": "neither", "kind": "health"}}}}
+    doc = {
+        "context": {
+            "membench_version": "0.1.0",
+            "gpu_name": "NVIDIA H200",
+            "gpu_uuid": "GPU-abc",
+            "host_name": "n1",
+            "date": "2026-12-02T01:00:00+00:00",
+        },
+        "benchmarks": [
+            run(
+                name,
+                updates=2.0e9,
+                updates_per_second=u,
+                model_updates_per_second=9e11,
+                noise_pct=0.3,
+                grid=1056,
+                block=256,
+                clock_event_reasons=0,
+                repetition_index=i,
+                repetitions=3,
+            )
+            for i, u in enumerate((5.0e11, 5.2e11, 5.1e11))
+        ],
+        "membench": {
+            "schema_version": 1,
+            "counters": {
+                "updates": {"unit": "updates", "better": "neither", "kind": "configuration"},
+                "updates_per_second": {"unit": "updates/s", "better": "higher", "kind": "measured"},
+                "model_updates_per_second": {"unit": "updates/s", "better": "neither", "kind": "model"},
+                "noise_pct": {"unit": "%", "better": "lower", "kind": "health"},
+                "grid": {"unit": "blocks", "better": "neither", "kind": "configuration"},
+                "block": {"unit": "threads", "better": "neither", "kind": "configuration"},
+                "clock_event_reasons": {"unit": "bitmask", "better": "neither", "kind": "health"},
+            },
+        },
+    }
     return doc
 
 
 def test_every_measured_rate_is_exported_atomics_included(write_json, capsys):
     name = atomics_run()["benchmarks"][0]["name"]
     assert json.loads(exported(write_json, capsys, "bmf", atomics_run())) == {
-        name: {"updates-per-second": {"value": 5.1e11, "lower_value": 5.0e11, "upper_value": 5.2e11}}}
+        name: {"updates-per-second": {"value": 5.1e11, "lower_value": 5.0e11, "upper_value": 5.2e11}}
+    }
     assert json.loads(exported(write_json, capsys, "benchmark-action", atomics_run())) == [
-        {"name": name, "unit": "Gupdates/s", "value": 510.0, "range": "± 10", "extra": "3 repetitions, noise 0.3%"}]
+        {"name": name, "unit": "Gupdates/s", "value": 510.0, "range": "± 10", "extra": "3 repetitions, noise 0.3%"}
+    ]
     parser = pytest.importorskip("prometheus_client.parser")
-    families = {f.name: f for f in parser.text_string_to_metric_families(
-        exported(write_json, capsys, "prometheus", atomics_run()))}
+    families = {
+        f.name: f
+        for f in parser.text_string_to_metric_families(exported(write_json, capsys, "prometheus", atomics_run()))
+    }
     assert families["membench_updates_per_second"].samples[0].value == 5.1e11
     assert "membench_model_updates_per_second" not in families  # a prediction is not a measurement
     (info,) = families["membench_case_info"].samples  # configuration is labels, not gauges
@@ -182,16 +270,23 @@ def test_untrusted_cases_are_left_out_with_a_count_and_an_empty_export_is_an_err
         if b["name"] == CASE_BW:
             b.update(contended=1, other_processes=1)
     assert json.loads(exported(write_json, capsys, "bmf", doc)) == {
-        CASE_LAT: {"latency": {"value": 16.5, "lower_value": 16.5, "upper_value": 16.5},
-                   "latency-cycles": {"value": 32.7, "lower_value": 32.7, "upper_value": 32.7}}}
+        CASE_LAT: {
+            "latency": {"value": 16.5, "lower_value": 16.5, "upper_value": 16.5},
+            "latency-cycles": {"value": 32.7, "lower_value": 32.7, "upper_value": 32.7},
+        }
+    }
     path = write_json(doc)
     assert export.main([path, "--format", "benchmark-action"]) == 2
     err = capsys.readouterr().err
-    assert err == (f"export.py: {path}: nothing to export as benchmark-action: no trusted case has a value for it "
-                   "(1 measured case(s) are untrusted)\n")
+    assert err == (
+        f"export.py: {path}: nothing to export as benchmark-action: no trusted case has a value for it "
+        "(1 measured case(s) are untrusted)\n"
+    )
     assert export.main([path, "--format", "benchmark-action-latency"]) == 0
-    assert capsys.readouterr().err == ("export.py: 1 case(s) left out as untrusted (another process on the GPU, a "
-                                      "clock event, throttling or noise at or above 5%)\n")
+    assert capsys.readouterr().err == (
+        "export.py: 1 case(s) left out as untrusted (another process on the GPU, a "
+        "clock event, throttling or noise at or above 5%)\n"
+    )
     parser = pytest.importorskip("prometheus_client.parser")
     assert export.main([path, "--format", "prometheus"]) == 0
     families = {f.name: f for f in parser.text_string_to_metric_families(capsys.readouterr().out)}
@@ -199,15 +294,18 @@ def test_untrusted_cases_are_left_out_with_a_count_and_an_empty_export_is_an_err
     assert "membench_bytes_per_second" not in families
 
 
-@pytest.mark.parametrize("counter, unit, name, factor", [
-    ("bytes_per_second", "B/s", "membench_bytes_per_second", 1.0),
-    ("latency_ns", "ns", "membench_latency_seconds", 1e-9),
-    ("pct_of_peak", "%", "membench_peak_ratio", 0.01),
-    ("sm_clock_mhz", "MHz", "membench_sm_clock_hertz", 1e6),
-    ("gflops_per_second", "GFLOP/s", "membench_flops_per_second", 1e9),
-    ("latency_cycles", "cycles", "membench_latency_cycles", 1.0),
-    ("device3_bytes_per_second", "B/s", "membench_device3_bytes_per_second", 1.0),
-])
+@pytest.mark.parametrize(
+    "counter, unit, name, factor",
+    [
+        ("bytes_per_second", "B/s", "membench_bytes_per_second", 1.0),
+        ("latency_ns", "ns", "membench_latency_seconds", 1e-9),
+        ("pct_of_peak", "%", "membench_peak_ratio", 0.01),
+        ("sm_clock_mhz", "MHz", "membench_sm_clock_hertz", 1e6),
+        ("gflops_per_second", "GFLOP/s", "membench_flops_per_second", 1e9),
+        ("latency_cycles", "cycles", "membench_latency_cycles", 1.0),
+        ("device3_bytes_per_second", "B/s", "membench_device3_bytes_per_second", 1.0),
+    ],
+)
 def test_prometheus_names_are_in_base_units(counter, unit, name, factor):
     assert export.prometheus_name(counter, unit) == (name, factor)
 
@@ -215,6 +313,7 @@ def test_prometheus_names_are_in_base_units(counter, unit, name, factor):
 def test_promtool_accepts_the_prometheus_text(write_json, capsys, tmp_path):
     import shutil
     import subprocess
+
     promtool = shutil.which("promtool")
     if promtool is None:
         pytest.skip("promtool is not installed (Debian's prometheus package has it)")

@@ -1,5 +1,6 @@
 """Figures drawn from what a family declares in the file: a toy family no script names gets its figure, and
 the drawing keeps apart what differs, shows each point's spread, starts rates at zero and ticks integers."""
+
 from __future__ import annotations
 
 import copy
@@ -13,25 +14,57 @@ import pytest
 
 def toy_doc(points: list[tuple[str, int, float]], *, extra_axis: str = "", reps: int = 1) -> dict:
     """A file of a 'toy' family (variant, span, bytes per second) that carries its own declarations."""
-    doc = {"context": {"membench_version": "9", "gpu_name": "Toy GPU", "dram_peak_bytes_per_second": "4.8e12"},
-           "benchmarks": [],
-           "membench": {"schema_version": 1, "complete": True,
-                        "counters": {"bytes_per_second": {"unit": "B/s", "better": "higher", "kind": "measured"},
-                                     "model_bytes_per_second": {"unit": "B/s", "better": "neither", "kind": "model"},
-                                     "real_time": {"unit": "us", "better": "lower", "kind": "measured"}},
-                        "families": {"toy": {
-                            "title": "Toy: a family no script names", "study": "",
-                            "axes": [{"name": "span", "unit": "bytes", "help": ""},
-                                     {"name": "order", "unit": "name", "help": "", "names": ["forward", "backward"]}],
-                            "figures": [{"heading": "reads by span", "x": "span", "x_log": True,
-                                         "y": "bytes_per_second", "y_log": False, "model": "model_bytes_per_second",
-                                         "variants": [], "lines": ["dram_peak_bytes_per_second"]}]}}}}
+    doc = {
+        "context": {"membench_version": "9", "gpu_name": "Toy GPU", "dram_peak_bytes_per_second": "4.8e12"},
+        "benchmarks": [],
+        "membench": {
+            "schema_version": 1,
+            "complete": True,
+            "counters": {
+                "bytes_per_second": {"unit": "B/s", "better": "higher", "kind": "measured"},
+                "model_bytes_per_second": {"unit": "B/s", "better": "neither", "kind": "model"},
+                "real_time": {"unit": "us", "better": "lower", "kind": "measured"},
+            },
+            "families": {
+                "toy": {
+                    "title": "Toy: a family no script names",
+                    "study": "",
+                    "axes": [
+                        {"name": "span", "unit": "bytes", "help": ""},
+                        {"name": "order", "unit": "name", "help": "", "names": ["forward", "backward"]},
+                    ],
+                    "figures": [
+                        {
+                            "heading": "reads by span",
+                            "x": "span",
+                            "x_log": True,
+                            "y": "bytes_per_second",
+                            "y_log": False,
+                            "model": "model_bytes_per_second",
+                            "variants": [],
+                            "lines": ["dram_peak_bytes_per_second"],
+                        }
+                    ],
+                }
+            },
+        },
+    }
     for variant, span, rate in points:
         name = f"toy/{variant}/{extra_axis}span:{span}/manual_time"
         for r in range(reps):
-            doc["benchmarks"].append({"name": name, "run_name": name, "run_type": "iteration", "real_time": 1.0,
-                                      "time_unit": "us", "bytes_per_second": rate * (1 + 0.1 * r),
-                                      "model_bytes_per_second": 2e12, "noise_pct": 5.0, "repetition_index": r})
+            doc["benchmarks"].append(
+                {
+                    "name": name,
+                    "run_name": name,
+                    "run_type": "iteration",
+                    "real_time": 1.0,
+                    "time_unit": "us",
+                    "bytes_per_second": rate * (1 + 0.1 * r),
+                    "model_bytes_per_second": 2e12,
+                    "noise_pct": 5.0,
+                    "repetition_index": r,
+                }
+            )
     return doc
 
 
@@ -42,8 +75,11 @@ def draw(doc: dict) -> plt.Figure:
 
 
 def drawn(ax) -> dict[str, tuple[list[float], list[float]]]:
-    return {l.get_label(): ([float(x) for x in l.get_xdata()], [float(y) for y in l.get_ydata()])
-            for l in ax.get_lines() if not l.get_label().startswith("_")}
+    return {
+        l.get_label(): ([float(x) for x in l.get_xdata()], [float(y) for y in l.get_ydata()])
+        for l in ax.get_lines()
+        if not l.get_label().startswith("_")
+    }
 
 
 SPANS = (4096, 1 << 20, 1 << 26)
@@ -81,8 +117,13 @@ def test_points_that_differ_in_an_axis_not_drawn_are_never_joined():
 def test_twelve_lines_have_twelve_colours():
     doc = toy_doc([(f"v{k:02d}", s, 1e12 + k) for k in range(12) for s in SPANS])
     fig = draw(doc)
-    colours = {tuple(l.get_color()) for l in fig.axes[0].get_lines() if not l.get_label().startswith("_")
-               and l.get_label() != "dram peak bytes per second" and not l.get_label().startswith("dashed")}
+    colours = {
+        tuple(l.get_color())
+        for l in fig.axes[0].get_lines()
+        if not l.get_label().startswith("_")
+        and l.get_label() != "dram peak bytes per second"
+        and not l.get_label().startswith("dashed")
+    }
     assert len(colours) == 12
     plt.close(fig)
 
@@ -116,13 +157,23 @@ def test_each_point_carries_its_spread_and_rates_start_at_zero():
 
 def test_a_named_axis_on_x_follows_its_declared_order_and_an_integer_axis_has_integer_ticks():
     doc = toy_doc([])
-    doc["membench"]["families"]["toy"]["figures"] = [{"heading": "", "x": "order", "y": "bytes_per_second"},
-                                                      {"heading": "", "x": "span", "y": "bytes_per_second"}]
+    doc["membench"]["families"]["toy"]["figures"] = [
+        {"heading": "", "x": "order", "y": "bytes_per_second"},
+        {"heading": "", "x": "span", "y": "bytes_per_second"},
+    ]
     for order, rate in (("backward", 2e12), ("forward", 1e12)):
         for span in (1, 2, 3):
             name = f"toy/read/order:{order}/span:{span}/manual_time"
-            doc["benchmarks"].append({"name": name, "run_name": name, "run_type": "iteration", "real_time": 1.0,
-                                      "time_unit": "us", "bytes_per_second": rate})
+            doc["benchmarks"].append(
+                {
+                    "name": name,
+                    "run_name": name,
+                    "run_type": "iteration",
+                    "real_time": 1.0,
+                    "time_unit": "us",
+                    "bytes_per_second": rate,
+                }
+            )
     doc["membench"]["families"]["toy"]["axes"][0]["unit"] = "blocks"
     fig = draw(doc)
     by_order, by_span = fig.axes
@@ -132,13 +183,16 @@ def test_a_named_axis_on_x_follows_its_declared_order_and_an_integer_axis_has_in
     plt.close(fig)
 
 
-@pytest.mark.parametrize("damage", [
-    lambda f: f.update(figures="all"),
-    lambda f: f["figures"][0].update(x=3),
-    lambda f: f["figures"][0].pop("y"),
-    lambda f: f["figures"][0].update(x_log="yes"),
-    lambda f: f["figures"][0].update(lines=[1]),
-])
+@pytest.mark.parametrize(
+    "damage",
+    [
+        lambda f: f.update(figures="all"),
+        lambda f: f["figures"][0].update(x=3),
+        lambda f: f["figures"][0].pop("y"),
+        lambda f: f["figures"][0].update(x_log="yes"),
+        lambda f: f["figures"][0].update(lines=[1]),
+    ],
+)
 def test_a_bad_declaration_is_one_line_and_exit_2(tmp_path, write_json, capsys, damage):
     doc = toy_doc([("read", 4096, 1e12)])
     damage(doc["membench"]["families"]["toy"])
@@ -155,9 +209,18 @@ def test_scale_picks_a_readable_prefix():
 
 
 def test_an_old_file_gets_the_declarations_it_would_have_carried():
-    doc = {"context": {"membench_version": "0.1"}, "benchmarks": [
-        {"name": "atomics/add/word:u32/space:global/shared_by:warp/updates:16/manual_time", "run_type": "iteration",
-         "real_time": 1.0, "time_unit": "us", "updates_per_second": 1e9}]}
+    doc = {
+        "context": {"membench_version": "0.1"},
+        "benchmarks": [
+            {
+                "name": "atomics/add/word:u32/space:global/shared_by:warp/updates:16/manual_time",
+                "run_type": "iteration",
+                "real_time": 1.0,
+                "time_unit": "us",
+                "updates_per_second": 1e9,
+            }
+        ],
+    }
     (atomics,) = mr.families(doc).values()
     assert atomics.title.startswith("Atomics")
     assert atomics.axis_names("shared_by") == ["grid", "block", "warp", "thread"]

@@ -1,4 +1,5 @@
 """fleet.py on crafted fleets: a slow GPU, a failed and a missing case, two models, a multi-device file."""
+
 from __future__ import annotations
 
 import json
@@ -6,18 +7,37 @@ import json
 import fleet
 import pytest
 
-CASES = ("stream/triad/type:double/elements:134217728/block:256/manual_time",
-         "hierarchy/bandwidth/working_set:16384/width:16/persistent:1/through_l1:1/manual_time")
+CASES = (
+    "stream/triad/type:double/elements:134217728/block:256/manual_time",
+    "hierarchy/bandwidth/working_set:16384/width:16/persistent:1/through_l1:1/manual_time",
+)
 
 
-def gpu_doc(host: str, ordinal: int, bandwidths: dict[str, float], model: str = "NVIDIA H200",
-            uuid: str | None = None, error: str | None = None) -> dict:
-    context = {"membench_version": "0.1.0", "host_name": host, "gpu_name": model, "gpu_ordinal": str(ordinal),
-               "gpu_uuid": uuid or f"GPU-{host}-{ordinal}"}
+def gpu_doc(
+    host: str,
+    ordinal: int,
+    bandwidths: dict[str, float],
+    model: str = "NVIDIA H200",
+    uuid: str | None = None,
+    error: str | None = None,
+) -> dict:
+    context = {
+        "membench_version": "0.1.0",
+        "host_name": host,
+        "gpu_name": model,
+        "gpu_ordinal": str(ordinal),
+        "gpu_uuid": uuid or f"GPU-{host}-{ordinal}",
+    }
     benchmarks = []
     for name, bw in bandwidths.items():
-        entry = {"name": name, "run_name": name, "run_type": "iteration", "real_time": 1e12 / bw, "time_unit": "us",
-                 "bytes_per_second": bw}
+        entry = {
+            "name": name,
+            "run_name": name,
+            "run_type": "iteration",
+            "real_time": 1e12 / bw,
+            "time_unit": "us",
+            "bytes_per_second": bw,
+        }
         if error and name == CASES[0]:
             entry.update(error_occurred=True, error_message=error)
         benchmarks.append(entry)
@@ -25,8 +45,10 @@ def gpu_doc(host: str, ordinal: int, bandwidths: dict[str, float], model: str = 
 
 
 def fleet_of(write_json, values: list[float], **kwargs) -> list[str]:
-    return [write_json(gpu_doc(f"node{i // 2}", i % 2, {CASES[0]: v, CASES[1]: 2.8e13}, **kwargs))
-            for i, v in enumerate(values)]
+    return [
+        write_json(gpu_doc(f"node{i // 2}", i % 2, {CASES[0]: v, CASES[1]: 2.8e13}, **kwargs))
+        for i, v in enumerate(values)
+    ]
 
 
 def test_a_fleet_within_the_threshold_exits_0(write_json, capsys):
@@ -64,22 +86,44 @@ def test_a_failed_case_flags_its_gpu_and_a_missing_one_is_a_warning(write_json, 
 
 def test_two_models_are_never_compared(write_json, capsys):
     h200 = fleet_of(write_json, [4.37e12, 4.36e12])
-    a100 = [write_json(gpu_doc(f"old{i}", 0, {CASES[0]: 1.7e12, CASES[1]: 1.9e13}, model="NVIDIA A100"))
-            for i in range(2)]
+    a100 = [
+        write_json(gpu_doc(f"old{i}", 0, {CASES[0]: 1.7e12, CASES[1]: 1.9e13}, model="NVIDIA A100")) for i in range(2)
+    ]
     assert fleet.main(h200 + a100) == 0  # the A100s are far below the H200s, but not compared with them
     out = capsys.readouterr().out
     assert "warning: 2 GPU models in this fleet (NVIDIA A100, NVIDIA H200)" in out
 
 
 def test_a_file_with_several_devices_splits_them(write_json, capsys):
-    devices = [{"ordinal": d, "name": "NVIDIA H200", "uuid": f"GPU-{d}", "pci_bus_id": f"0000:{d}:00.0"} for d in (0, 1)]
-    doc = {"context": {"membench_version": "0.1.0", "host_name": "n0", "gpu_name": "NVIDIA H200", "gpu_ordinal": "0", "devices": json.dumps(devices)},
-           "benchmarks": []}
+    devices = [
+        {"ordinal": d, "name": "NVIDIA H200", "uuid": f"GPU-{d}", "pci_bus_id": f"0000:{d}:00.0"} for d in (0, 1)
+    ]
+    doc = {
+        "context": {
+            "membench_version": "0.1.0",
+            "host_name": "n0",
+            "gpu_name": "NVIDIA H200",
+            "gpu_ordinal": "0",
+            "devices": json.dumps(devices),
+        },
+        "benchmarks": [],
+    }
     for d, bw in ((0, 4.4e12), (1, 3.0e12), (0, 2.8e13), (1, 2.8e13)):
-        name = (CASES[0] if bw < 1e13 else CASES[1]).replace("/type:", f"/device:{d}/type:").replace(
-            "/working_set:", f"/device:{d}/working_set:")
-        doc["benchmarks"].append({"name": name, "run_name": name, "run_type": "iteration", "real_time": 1.0,
-                                  "time_unit": "us", "bytes_per_second": bw})
+        name = (
+            (CASES[0] if bw < 1e13 else CASES[1])
+            .replace("/type:", f"/device:{d}/type:")
+            .replace("/working_set:", f"/device:{d}/working_set:")
+        )
+        doc["benchmarks"].append(
+            {
+                "name": name,
+                "run_name": name,
+                "run_type": "iteration",
+                "real_time": 1.0,
+                "time_unit": "us",
+                "bytes_per_second": bw,
+            }
+        )
     third = write_json(gpu_doc("n1", 0, {CASES[0]: 4.4e12, CASES[1]: 2.8e13}))
     assert fleet.main([write_json(doc), third]) == 1
     assert "FLAGGED: n0 device 1 (GPU-1)" in capsys.readouterr().out
@@ -97,14 +141,25 @@ def test_unreadable_input_is_one_line_and_exit_2(tmp_path, capsys, content):
 def test_a_metric_no_case_has_exits_2(write_json, capsys):
     files = fleet_of(write_json, [4.37e12])
     assert fleet.main(files + ["--metric", "latency_ns"]) == 2
-    assert capsys.readouterr().err == (f"fleet.py: {files[0]}: no case carries 'latency_ns' "
-                                       "(it has: bytes_per_second, real_time)\n")
+    assert capsys.readouterr().err == (
+        f"fleet.py: {files[0]}: no case carries 'latency_ns' " "(it has: bytes_per_second, real_time)\n"
+    )
 
 
 def test_a_file_without_cases_or_the_metric_is_named(write_json, capsys):
     # It would otherwise drop out silently: "1 of 1 GPUs within 10%".
     files = fleet_of(write_json, [4.37e12, 4.36e12])
-    empty = write_json({"context": {"membench_version": "0.1.0", "host_name": "n9", "gpu_name": "NVIDIA H200", "gpu_uuid": "GPU-n9"}, "benchmarks": []})
+    empty = write_json(
+        {
+            "context": {
+                "membench_version": "0.1.0",
+                "host_name": "n9",
+                "gpu_name": "NVIDIA H200",
+                "gpu_uuid": "GPU-n9",
+            },
+            "benchmarks": [],
+        }
+    )
     assert fleet.main(files + [empty]) == 2
     assert capsys.readouterr().err == f"fleet.py: {empty}: no cases (its 'benchmarks' list is empty)\n"
 
@@ -112,7 +167,10 @@ def test_a_file_without_cases_or_the_metric_is_named(write_json, capsys):
 def test_the_same_gpu_twice_exits_2(write_json, capsys):
     files = fleet_of(write_json, [4.37e12, 4.36e12])
     assert fleet.main(files + [files[0]]) == 2
-    assert capsys.readouterr().err == f"fleet.py: GPU GPU-node0-0 is in both {files[0]} and {files[0]}; give each GPU once\n"
+    assert (
+        capsys.readouterr().err
+        == f"fleet.py: GPU GPU-node0-0 is in both {files[0]} and {files[0]}; give each GPU once\n"
+    )
 
 
 def test_an_untrusted_value_is_left_out_and_fails_unless_allowed(write_json, capsys):
@@ -127,7 +185,9 @@ def test_an_untrusted_value_is_left_out_and_fails_unless_allowed(write_json, cap
     assert f"{CASES[0]} (NVIDIA H200, 4 GPUs): median 4.37e+12, min 4.36e+12, max 4.38e+12" in out
     assert "UNTRUSTED: node1 device 1 (GPU-node1-1)" in out
     assert "FLAGGED" not in out
-    assert "3 of 4 GPUs within 10% of their model's median (bytes_per_second) on 2 cases; 1 with untrusted values" in out
+    assert (
+        "3 of 4 GPUs within 10% of their model's median (bytes_per_second) on 2 cases; 1 with untrusted values" in out
+    )
     assert fleet.main(files + ["--allow-untrusted"]) == 0
 
 
@@ -156,9 +216,26 @@ def test_a_case_every_gpu_skipped_is_no_finding_but_one_gpu_skipping_is(write_js
 
 def latency_doc(host: str, latency_ns: float) -> dict:
     name = "hierarchy/latency/working_set:1073741824/chase_stride:128/manual_time"
-    return {"context": {"membench_version": "0.1.0", "host_name": host, "gpu_name": "NVIDIA H200", "gpu_ordinal": "0", "gpu_uuid": f"GPU-{host}"},
-            "benchmarks": [{"name": name, "run_name": name, "run_type": "iteration", "real_time": 1.0,
-                            "time_unit": "us", "latency_ns": latency_ns, "noise_pct": 0.1}]}
+    return {
+        "context": {
+            "membench_version": "0.1.0",
+            "host_name": host,
+            "gpu_name": "NVIDIA H200",
+            "gpu_ordinal": "0",
+            "gpu_uuid": f"GPU-{host}",
+        },
+        "benchmarks": [
+            {
+                "name": name,
+                "run_name": name,
+                "run_type": "iteration",
+                "real_time": 1.0,
+                "time_unit": "us",
+                "latency_ns": latency_ns,
+                "noise_pct": 0.1,
+            }
+        ],
+    }
 
 
 def flagged_hosts(out: str) -> set[str]:
@@ -189,11 +266,14 @@ def test_bandwidth_flags_exactly_the_slow_gpu_and_the_threshold_is_inclusive(wri
 
 def test_repetitions_and_aggregates_give_each_gpu_its_median(write_json, capsys):
     from conftest import with_aggregates
+
     docs = []
     for host, reps in (("a", [100e9, 101e9, 99e9]), ("b", [100e9, 60e9, 100e9]), ("c", [70e9, 70e9, 71e9])):
         doc = gpu_doc(host, 0, {CASES[0]: 1.0})
         entry = doc["benchmarks"][0]
-        doc["benchmarks"] = [dict(entry, bytes_per_second=v, repetitions=3, repetition_index=i) for i, v in enumerate(reps)]
+        doc["benchmarks"] = [
+            dict(entry, bytes_per_second=v, repetitions=3, repetition_index=i) for i, v in enumerate(reps)
+        ]
         docs.append(write_json(with_aggregates(doc)))
     assert fleet.main(docs) == 1
     out = capsys.readouterr().out
@@ -201,10 +281,13 @@ def test_repetitions_and_aggregates_give_each_gpu_its_median(write_json, capsys)
     assert flagged_hosts(out) == {"c"}
 
 
-@pytest.mark.parametrize("flags, message", [
-    (["--threshold", "0"], "fleet.py: --threshold 0.0: must be between 0 and 100"),
-    (["--threshold", "100"], "fleet.py: --threshold 100.0: must be between 0 and 100"),
-])
+@pytest.mark.parametrize(
+    "flags, message",
+    [
+        (["--threshold", "0"], "fleet.py: --threshold 0.0: must be between 0 and 100"),
+        (["--threshold", "100"], "fleet.py: --threshold 100.0: must be between 0 and 100"),
+    ],
+)
 def test_a_bad_threshold_is_one_line_and_exit_2(write_json, capsys, flags, message):
     assert fleet.main(fleet_of(write_json, [4.37e12]) + flags) == 2
     assert capsys.readouterr().err == message + "\n"
@@ -215,14 +298,16 @@ def test_the_whole_report(write_json, capsys):
     a, b = CASES
     docs = {
         "n3": gpu_doc("n3", 0, {a: 4.4e12, b: 2.8e13}),
-        "n2": gpu_doc("n2", 0, {a: 3.0e12, b: 2.8e13}),                       # slow on a
+        "n2": gpu_doc("n2", 0, {a: 3.0e12, b: 2.8e13}),  # slow on a
         "n1": gpu_doc("n1", 0, {a: 4.3e12, b: 2.8e13}, error="wrong result"),  # failed a
         "n0": gpu_doc("n0", 0, {a: 4.4e12, b: 2.8e13}),
     }
     docs["n0"]["benchmarks"][1].update(contended=1, other_processes=2, noise_pct=12.0)
     files = [write_json(docs[h]) for h in ("n3", "n2", "n1", "n0")]
     assert fleet.main(files) == 1
-    assert capsys.readouterr().out == f"""\
+    assert (
+        capsys.readouterr().out
+        == f"""\
 {a} (NVIDIA H200, 4 GPUs): median 4.4e+12, min 3e+12, max 4.4e+12
 | GPU | value | ratio to median | verdict |
 | --- | ---: | ---: | --- |
@@ -244,6 +329,7 @@ FLAGGED: n2 device 0 (GPU-n2-0), NVIDIA H200, from {files[1]}
 UNTRUSTED: n0 device 0 (GPU-n0-0), NVIDIA H200, from {files[3]}: some of its values are no evidence (--allow-untrusted accepts them)
 1 of 4 GPUs within 10% of their model's median (bytes_per_second) on 2 cases; 1 with untrusted values
 """
+    )
     assert fleet.main(files + ["--allow-untrusted"]) == 1
     out = capsys.readouterr().out
     assert f"from {files[3]}: some of its values are no evidence\n" in out
@@ -255,9 +341,11 @@ def test_every_gpu_skipping_for_one_reason_lists_each_and_is_no_finding(write_js
         d["benchmarks"][0].update(skipped=True, skip_message="needs a second GPU")
     assert fleet.main([write_json(d) for d in docs]) == 0
     out = capsys.readouterr().out
-    assert (f"{CASES[0]} (NVIDIA H200, 2 GPUs)\n| GPU | value | ratio to median | verdict |\n| --- | ---: | ---: | --- |\n"
-            "| n0 device 0 (GPU-n0-0) | - | - | skipped: needs a second GPU (on every GPU) |\n"
-            "| n1 device 0 (GPU-n1-0) | - | - | skipped: needs a second GPU (on every GPU) |\n") in out
+    assert (
+        f"{CASES[0]} (NVIDIA H200, 2 GPUs)\n| GPU | value | ratio to median | verdict |\n| --- | ---: | ---: | --- |\n"
+        "| n0 device 0 (GPU-n0-0) | - | - | skipped: needs a second GPU (on every GPU) |\n"
+        "| n1 device 0 (GPU-n1-0) | - | - | skipped: needs a second GPU (on every GPU) |\n"
+    ) in out
 
 
 @pytest.mark.parametrize("metric", ["latency_cycles", "latency_ns", "real_time"])
@@ -320,8 +408,7 @@ def test_a_median_of_zero_gives_no_ratio(write_json, capsys):
 def test_a_case_one_model_lacks_is_still_judged_for_the_other(write_json, capsys):
     # Models are sorted: the A100s come first and lack CASES[1]; the H200s' row for it must still be there.
     a100 = [write_json(gpu_doc(f"old{i}", 0, {CASES[0]: 1.7e12}, model="NVIDIA A100")) for i in range(2)]
-    h200 = [write_json(gpu_doc(f"new{i}", 0, {CASES[0]: 4.37e12, CASES[1]: v}))
-            for i, v in enumerate((2.8e13, 2.0e13))]
+    h200 = [write_json(gpu_doc(f"new{i}", 0, {CASES[0]: 4.37e12, CASES[1]: v})) for i, v in enumerate((2.8e13, 2.0e13))]
     assert fleet.main(a100 + h200) == 1
     out = capsys.readouterr().out
     assert f"{CASES[1]} (NVIDIA H200, 2 GPUs): median 2.4e+13, min 2e+13, max 2.8e+13" in out
@@ -336,5 +423,8 @@ def test_untrusted_gpus_are_listed_by_host_then_ordinal(write_json, capsys):
         files.append(write_json(doc))
     assert fleet.main(files) == 1
     listed = [line.split(",")[0] for line in capsys.readouterr().out.splitlines() if line.startswith("UNTRUSTED: ")]
-    assert listed == ["UNTRUSTED: node1 device 0 (GPU-node1-0)", "UNTRUSTED: node1 device 1 (GPU-node1-1)",
-                      "UNTRUSTED: node2 device 0 (GPU-node2-0)"]
+    assert listed == [
+        "UNTRUSTED: node1 device 0 (GPU-node1-0)",
+        "UNTRUSTED: node1 device 1 (GPU-node1-1)",
+        "UNTRUSTED: node2 device 0 (GPU-node2-0)",
+    ]

@@ -1,4 +1,5 @@
 """history.py: runs added once, listed, drawn over time, and a new run gated against the band of its GPU model."""
+
 from __future__ import annotations
 
 import csv
@@ -16,11 +17,27 @@ CHASE = "hierarchy/latency/working_set:16384/chase_stride:128/manual_time"
 
 def a_run(day: int, triad: float = 4.36e12, chase: float = 16.5, uuid: str = "GPU-1", **triad_counters) -> dict:
     def entry(name, **counters):
-        return {"name": name, "run_name": name, "run_type": "iteration", "real_time": 1.0, "time_unit": "us",
-                "noisy": 0, **counters}
-    return {"context": {"date": f"2026-12-{day:02d}T00:00:00+00:00", "host_name": "n1", "gpu_uuid": uuid,
-                        "gpu_name": "NVIDIA H200", "driver_version": "580.159.04", "membench_version": "0.1.0"},
-            "benchmarks": [entry(TRIAD, bytes_per_second=triad, **triad_counters), entry(CHASE, latency_ns=chase)]}
+        return {
+            "name": name,
+            "run_name": name,
+            "run_type": "iteration",
+            "real_time": 1.0,
+            "time_unit": "us",
+            "noisy": 0,
+            **counters,
+        }
+
+    return {
+        "context": {
+            "date": f"2026-12-{day:02d}T00:00:00+00:00",
+            "host_name": "n1",
+            "gpu_uuid": uuid,
+            "gpu_name": "NVIDIA H200",
+            "driver_version": "580.159.04",
+            "membench_version": "0.1.0",
+        },
+        "benchmarks": [entry(TRIAD, bytes_per_second=triad, **triad_counters), entry(CHASE, latency_ns=chase)],
+    }
 
 
 @pytest.fixture
@@ -45,14 +62,23 @@ def test_add_is_idempotent_and_list_shows_each_run(db, write_json, capsys):
 def test_each_gpu_of_a_run_over_several_is_a_run_of_its_own(tmp_path, write_json, capsys):
     doc = a_run(4)
     doc["context"]["devices"] = json.dumps([{"ordinal": k, "name": "NVIDIA H200", "uuid": f"GPU-{k}"} for k in (0, 1)])
-    doc["benchmarks"] = [{**b, "name": b["name"].replace("/type:", f"/device:{k}/type:"),
-                          "run_name": b["name"].replace("/type:", f"/device:{k}/type:")}
-                         for k in (0, 1) for b in doc["benchmarks"][:1]]
+    doc["benchmarks"] = [
+        {
+            **b,
+            "name": b["name"].replace("/type:", f"/device:{k}/type:"),
+            "run_name": b["name"].replace("/type:", f"/device:{k}/type:"),
+        }
+        for k in (0, 1)
+        for b in doc["benchmarks"][:1]
+    ]
     path = str(tmp_path / "h.sqlite")
     assert history.main(["--db", path, "add", write_json(doc)]) == 0
     con = sqlite3.connect(path)
-    assert sorted(con.execute("SELECT gpu_uuid, name FROM runs JOIN measurements ON run = runs.id "
-                              "WHERE metric = 'bytes_per_second'")) == [("GPU-0", TRIAD), ("GPU-1", TRIAD)]
+    assert sorted(
+        con.execute(
+            "SELECT gpu_uuid, name FROM runs JOIN measurements ON run = runs.id " "WHERE metric = 'bytes_per_second'"
+        )
+    ) == [("GPU-0", TRIAD), ("GPU-1", TRIAD)]
 
 
 def test_trend_writes_the_values_and_a_figure(db, tmp_path, capsys):
@@ -107,15 +133,21 @@ def test_other_gpu_models_or_drivers_are_not_the_band(db, write_json, capsys):
     assert "0 trusted values in the history" in capsys.readouterr().out
 
 
-@pytest.mark.parametrize("args, line", [
-    (["check", "{run}", "--last", "2"], "history.py: --last must be at least 3 and --width positive"),
-    (["check", "{run}", "--width", "0"], "history.py: --last must be at least 3 and --width positive"),
-    (["check", "{run}", "--width", "inf"], "history.py: --last must be at least 3 and --width positive and finite"),
-    (["check", "{run}", "--width", "nan"], "history.py: --last must be at least 3 and --width positive and finite"),
-    (["trend", "(", "--out", "{tmp}"], "history.py: (: not a regular expression"),
-    (["trend", "nothing-like-this", "--out", "{tmp}"], "history.py: no case matching 'nothing-like-this' has 'bytes_per_second' in the history"),
-    (["add", "{tmp}/missing.json"], "history.py: "),
-])
+@pytest.mark.parametrize(
+    "args, line",
+    [
+        (["check", "{run}", "--last", "2"], "history.py: --last must be at least 3 and --width positive"),
+        (["check", "{run}", "--width", "0"], "history.py: --last must be at least 3 and --width positive"),
+        (["check", "{run}", "--width", "inf"], "history.py: --last must be at least 3 and --width positive and finite"),
+        (["check", "{run}", "--width", "nan"], "history.py: --last must be at least 3 and --width positive and finite"),
+        (["trend", "(", "--out", "{tmp}"], "history.py: (: not a regular expression"),
+        (
+            ["trend", "nothing-like-this", "--out", "{tmp}"],
+            "history.py: no case matching 'nothing-like-this' has 'bytes_per_second' in the history",
+        ),
+        (["add", "{tmp}/missing.json"], "history.py: "),
+    ],
+)
 def test_refusals_are_one_line_and_exit_2(db, tmp_path, write_json, capsys, args, line):
     run = write_json(a_run(4))
     capsys.readouterr()
@@ -154,32 +186,50 @@ def test_a_run_keeps_its_key_metrics_and_its_context(tmp_path, write_json, capsy
     path = str(tmp_path / "h.sqlite")
     doc = a_run(1)
     doc["benchmarks"][0].update(latency_cycles=1.0, pct_of_peak=90.0, noise_pct=0.1, updates_per_second=2.0)
-    skipped = {**doc["benchmarks"][1], "name": "peer/x/bytes:64/manual_time", "run_name": "peer/x/bytes:64/manual_time",
-               "error_occurred": True, "error_message": "skipped: needs two GPUs; 1 visible"}
+    skipped = {
+        **doc["benchmarks"][1],
+        "name": "peer/x/bytes:64/manual_time",
+        "run_name": "peer/x/bytes:64/manual_time",
+        "error_occurred": True,
+        "error_message": "skipped: needs two GPUs; 1 visible",
+    }
     doc["benchmarks"].insert(0, skipped)  # a skipped case first: the rest is still kept
     twin = a_run(1)
     twin["context"]["membench_version"] = "0.2.0"  # the same start on another version: another run
     bare = a_run(2)
     for key in ("host_name", "driver_version"):
         bare["context"].pop(key)
-    assert history.main(["--db", path, "add", write_json(a_run(1)), write_json(doc), write_json(twin),
-                         write_json(bare)]) == 0
+    assert (
+        history.main(["--db", path, "add", write_json(a_run(1)), write_json(doc), write_json(twin), write_json(bare)])
+        == 0
+    )
     assert capsys.readouterr().out == f"3 run(s) added to {path}\n"  # doc repeats a_run(1)'s key
     con = sqlite3.connect(path)
     assert sorted(m for (m,) in con.execute("SELECT DISTINCT metric FROM measurements WHERE name = ?", (TRIAD,))) == [
-        "bytes_per_second", "real_time"]
+        "bytes_per_second",
+        "real_time",
+    ]
     assert history.main(["--db", path, "list"]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert lines[:2] == ["| run | started | host | GPU | UUID | driver | membench | cases |",
-                         "| ---: | --- | --- | --- | --- | --- | --- | ---: |"]
-    assert lines[2:] == ["| 1 | 2026-12-01T00:00:00+00:00 | n1 | NVIDIA H200 | GPU-1 | 580.159.04 | 0.1.0 | 2 |",
-                         "| 2 | 2026-12-01T00:00:00+00:00 | n1 | NVIDIA H200 | GPU-1 | 580.159.04 | 0.2.0 | 2 |",
-                         "| 3 | 2026-12-02T00:00:00+00:00 |  | NVIDIA H200 | GPU-1 |  | 0.1.0 | 2 |"]
+    assert lines[:2] == [
+        "| run | started | host | GPU | UUID | driver | membench | cases |",
+        "| ---: | --- | --- | --- | --- | --- | --- | ---: |",
+    ]
+    assert lines[2:] == [
+        "| 1 | 2026-12-01T00:00:00+00:00 | n1 | NVIDIA H200 | GPU-1 | 580.159.04 | 0.1.0 | 2 |",
+        "| 2 | 2026-12-01T00:00:00+00:00 | n1 | NVIDIA H200 | GPU-1 | 580.159.04 | 0.2.0 | 2 |",
+        "| 3 | 2026-12-02T00:00:00+00:00 |  | NVIDIA H200 | GPU-1 |  | 0.1.0 | 2 |",
+    ]
     path2 = str(tmp_path / "h2.sqlite")
     assert history.main(["--db", path2, "add", write_json(doc)]) == 0
     con = sqlite3.connect(path2)
     assert sorted(m for (m,) in con.execute("SELECT metric FROM measurements WHERE name = ?", (TRIAD,))) == [
-        "bytes_per_second", "latency_cycles", "pct_of_peak", "real_time", "updates_per_second"]
+        "bytes_per_second",
+        "latency_cycles",
+        "pct_of_peak",
+        "real_time",
+        "updates_per_second",
+    ]
 
 
 def test_trend_draws_a_line_per_gpu_and_case_over_the_runs_in_order(tmp_path, write_json, capsys):
@@ -191,8 +241,14 @@ def test_trend_draws_a_line_per_gpu_and_case_over_the_runs_in_order(tmp_path, wr
     assert history.main(["--db", path, "trend", "triad", "--out", str(out)]) == 0
     assert capsys.readouterr().out.splitlines() == [str(out / "trend.csv"), str(out / "trend.png")]
     con = sqlite3.connect(path)
-    rows = [r for r in con.execute("SELECT started, host, gpu_uuid, gpu_name, name, value, trusted FROM measurements m "
-                                   "JOIN runs r ON r.id = m.run WHERE metric = 'bytes_per_second' AND name = ?", (TRIAD,))]
+    rows = [
+        r
+        for r in con.execute(
+            "SELECT started, host, gpu_uuid, gpu_name, name, value, trusted FROM measurements m "
+            "JOIN runs r ON r.id = m.run WHERE metric = 'bytes_per_second' AND name = ?",
+            (TRIAD,),
+        )
+    ]
     fig = history.draw_trend(rows, "bytes_per_second")
     drawn = {l.get_label(): (list(l.get_xdata()), list(l.get_ydata())) for l in fig.axes[0].get_lines()}
     assert drawn == {f"n1 GPU-1: {TRIAD}": ([0, 1, 2], [4.1e12, 4.2e12, 4.3e12]), f"n1 GPU-2: {TRIAD}": ([1], [3.0e12])}
@@ -222,8 +278,9 @@ def test_the_band_is_the_last_n_values_and_at_least_one_percent(tmp_path, write_
     assert history.main(["--db", path, "check", "--last", "3", "--width", "0.5", write_json(a_run(22, 3.99e12))]) == 0
 
 
-@pytest.mark.parametrize("metric, worse", [("real_time", 1.2), ("latency_cycles", 1.2), ("latency_ns", 1.2),
-                                           ("bytes_per_second", 0.8)])
+@pytest.mark.parametrize(
+    "metric, worse", [("real_time", 1.2), ("latency_cycles", 1.2), ("latency_ns", 1.2), ("bytes_per_second", 0.8)]
+)
 def test_each_metric_is_judged_the_way_it_gets_worse(tmp_path, write_json, capsys, metric, worse):
     path = str(tmp_path / "h.sqlite")
     files = []
@@ -240,7 +297,9 @@ def test_each_metric_is_judged_the_way_it_gets_worse(tmp_path, write_json, capsy
     assert history.main(["--db", path, "check", "--metric", metric, write_json(new)]) == 0
 
 
-def test_one_regression_among_many_fails_and_a_case_without_history_does_not_stop_the_rest(tmp_path, write_json, capsys):
+def test_one_regression_among_many_fails_and_a_case_without_history_does_not_stop_the_rest(
+    tmp_path, write_json, capsys
+):
     path = history_of(tmp_path, write_json, [4.36e12] * 3)
     new = a_run(9, 4.36e12 * 0.8)
     fresh = {**new["benchmarks"][0], "name": "stream/new/x:1/manual_time", "run_name": "stream/new/x:1/manual_time"}
@@ -251,8 +310,10 @@ def test_one_regression_among_many_fails_and_a_case_without_history_does_not_sto
     lines = capsys.readouterr().out.splitlines()
     assert lines[0] == "| case | GPU | bytes_per_second | history median | band | verdict |"
     assert [line.rsplit("|", 2)[1].strip() for line in lines[2:]] == [
-        "0 trusted values in the history, 3 needed: not judged", "REGRESSION",
-        "0 trusted values in the history, 3 needed: not judged"]
+        "0 trusted values in the history, 3 needed: not judged",
+        "REGRESSION",
+        "0 trusted values in the history, 3 needed: not judged",
+    ]
 
 
 def test_usage_errors_are_one_line_and_exit_2(tmp_path, write_json, capsys):
@@ -283,24 +344,41 @@ def test_a_mistyped_history_is_refused_and_only_add_makes_one(tmp_path, write_js
 def test_a_run_keeps_its_build_and_why_a_value_is_untrusted_and_the_check_uses_an_index(tmp_path, write_json):
     path = str(tmp_path / "h.sqlite")
     doc = a_run(1, 2.0e12, contended=1, other_processes=2)
-    doc["context"].update(membench_build="00ff00ff00ff00ff", cuda_driver_version="13.0", runtime_version="13.0",
-                          sm_clock_peak_mhz="1980", sweep="--sweep=sweeps/ci.json")
+    doc["context"].update(
+        membench_build="00ff00ff00ff00ff",
+        cuda_driver_version="13.0",
+        runtime_version="13.0",
+        sm_clock_peak_mhz="1980",
+        sweep="--sweep=sweeps/ci.json",
+    )
     assert history.main(["--db", path, "add", write_json(doc)]) == 0
     con = sqlite3.connect(path)
-    assert con.execute("SELECT build, cuda_driver, runtime, sm_clock_peak_mhz, sweep, repetitions FROM runs").fetchone() == (
-        "00ff00ff00ff00ff", "13.0", "13.0", "1980", "--sweep=sweeps/ci.json", 1)
+    assert con.execute(
+        "SELECT build, cuda_driver, runtime, sm_clock_peak_mhz, sweep, repetitions FROM runs"
+    ).fetchone() == ("00ff00ff00ff00ff", "13.0", "13.0", "1980", "--sweep=sweeps/ci.json", 1)
     assert con.execute("SELECT trusted, why FROM measurements WHERE metric = 'bytes_per_second'").fetchone() == (
-        0, "contended (2 other processes on the GPU)")
-    plan = " ".join(str(row) for row in con.execute(
-        "EXPLAIN QUERY PLAN SELECT value FROM measurements m JOIN runs r ON r.id = m.run WHERE name = ? AND metric = ? "
-        "AND trusted = 1 AND gpu_name = ? AND driver = ? ORDER BY started DESC LIMIT 10", ("a", "b", "c", "d")))
+        0,
+        "contended (2 other processes on the GPU)",
+    )
+    plan = " ".join(
+        str(row)
+        for row in con.execute(
+            "EXPLAIN QUERY PLAN SELECT value FROM measurements m JOIN runs r ON r.id = m.run WHERE name = ? AND metric = ? "
+            "AND trusted = 1 AND gpu_name = ? AND driver = ? ORDER BY started DESC LIMIT 10",
+            ("a", "b", "c", "d"),
+        )
+    )
     assert "USING INDEX" in plan and "SCAN m" not in plan and "SCAN measurements" not in plan, plan
 
 
 def test_a_host_paced_case_s_band_is_at_least_three_times_its_noise(tmp_path, write_json, capsys):
     path = str(tmp_path / "h.sqlite")
-    assert history.main(["--db", path, "add", *[write_json(a_run(d, 4.36e12, host_paced=1, noise_pct=2.0))
-                                                for d in (1, 2, 3)]]) == 0
+    assert (
+        history.main(
+            ["--db", path, "add", *[write_json(a_run(d, 4.36e12, host_paced=1, noise_pct=2.0)) for d in (1, 2, 3)]]
+        )
+        == 0
+    )
     capsys.readouterr()
     # 3% under the median: inside three times its 2% noise, though outside the 1% floor.
     assert history.main(["--db", path, "check", write_json(a_run(4, 4.23e12, host_paced=1, noise_pct=2.0))]) == 0

@@ -1,4 +1,5 @@
 """levels.py: plateaus of the hierarchy curves and the boundaries against the device's sizes."""
+
 from __future__ import annotations
 
 import copy
@@ -23,7 +24,7 @@ def test_a_single_point_is_no_plateau():
 def test_recorded_h200_latency_steps_at_the_l1_and_l2_sizes(capsys):
     doc = load("h200_hierarchy.json")
     text, _ = levels.report(doc, 10)
-    latency = text[text.index("latency (ns)"):]
+    latency = text[text.index("latency (ns)") :]
     assert "| L1/shared per SM 256 KiB | yes |" in latency
     assert "| L2 60 MiB | yes |" in latency
 
@@ -49,14 +50,29 @@ def test_no_hierarchy_case_or_a_bad_tolerance_exits_2(write_json, capsys):
 def sweep(l1_last: int, l2_last: int, l1_bytes: int = 256 * 1024, l2_bytes: int = 60 * 2**20) -> dict:
     """A hierarchy/bandwidth sweep from 16 KiB to 1 GiB with three plateaus: 28 TB/s up to
     l1_last, 9 TB/s up to l2_last, 4.5 TB/s after the transition point that follows."""
-    doc = {"context": {"membench_version": "0.1.0", "gpu_name": "test GPU", "l1_shared_bytes_per_sm": str(l1_bytes), "l2_bytes": str(l2_bytes)},
-           "benchmarks": []}
+    doc = {
+        "context": {
+            "membench_version": "0.1.0",
+            "gpu_name": "test GPU",
+            "l1_shared_bytes_per_sm": str(l1_bytes),
+            "l2_bytes": str(l2_bytes),
+        },
+        "benchmarks": [],
+    }
     ws = 16 * 1024
     while ws <= 2**30:
         gbs = 28000 if ws <= l1_last else 9000 if ws <= l2_last else 6000 if ws == 2 * l2_last else 4500
         name = f"hierarchy/bandwidth/working_set:{ws}/manual_time"
-        doc["benchmarks"].append({"name": name, "run_name": name, "run_type": "iteration", "real_time": 1.0,
-                                  "time_unit": "us", "bytes_per_second": gbs * 1e9})
+        doc["benchmarks"].append(
+            {
+                "name": name,
+                "run_name": name,
+                "run_type": "iteration",
+                "real_time": 1.0,
+                "time_unit": "us",
+                "bytes_per_second": gbs * 1e9,
+            }
+        )
         ws *= 2
     return doc
 
@@ -98,17 +114,34 @@ def test_plateaus_need_two_points_within_the_tolerance():
 
 def test_size_names():
     assert [levels.size(n) for n in (512, 1024, 1536, 2**20, 60 * 2**20, 2**30, 2**34)] == [
-        "512 B", "1 KiB", "1.5 KiB", "1 MiB", "60 MiB", "1 GiB", "16 GiB"]
+        "512 B",
+        "1 KiB",
+        "1.5 KiB",
+        "1 MiB",
+        "60 MiB",
+        "1 GiB",
+        "16 GiB",
+    ]
 
 
 def test_the_whole_report_of_a_sweep(write_json, capsys):
     doc = sweep(256 * 1024, 32 * 2**20)
     for ws, ns in ((16 * 1024, 30.0), (32 * 1024, 31.0), (1 * 2**20, 250.0), (2 * 2**20, 260.0)):
         name = f"hierarchy/latency/working_set:{ws}/chase_stride:128/manual_time"
-        doc["benchmarks"].append({"name": name, "run_name": name, "run_type": "iteration", "real_time": 1.0,
-                                  "time_unit": "us", "latency_ns": ns})
+        doc["benchmarks"].append(
+            {
+                "name": name,
+                "run_name": name,
+                "run_type": "iteration",
+                "real_time": 1.0,
+                "time_unit": "us",
+                "latency_ns": ns,
+            }
+        )
     assert levels.main([write_json(doc)]) == 1  # the latency curve has no step at the L2
-    assert capsys.readouterr().out == """\
+    assert (
+        capsys.readouterr().out
+        == """\
 bandwidth (GB/s): 17 working sets, 3 plateaus
 | plateau | working sets | value |
 | --- | --- | ---: |
@@ -131,14 +164,18 @@ latency (ns), chase_stride 128: 4 working sets, 2 plateaus
 | - | no step around it | L2 60 MiB | NO |
 
 """
+    )
 
 
-@pytest.mark.parametrize("l2_bytes, agrees", [
-    (128 * 2**20, True),      # the first set of the next plateau
-    (128 * 2**20 + 1, False),
-    (16 * 2**20, True),       # half the last set of the plateau before
-    (16 * 2**20 - 1, False),
-])
+@pytest.mark.parametrize(
+    "l2_bytes, agrees",
+    [
+        (128 * 2**20, True),  # the first set of the next plateau
+        (128 * 2**20 + 1, False),
+        (16 * 2**20, True),  # half the last set of the plateau before
+        (16 * 2**20 - 1, False),
+    ],
+)
 def test_a_reported_size_agrees_from_half_the_last_set_before_to_the_first_after(l2_bytes, agrees):
     text, agree = levels.report(sweep(256 * 1024, 32 * 2**20, l2_bytes=l2_bytes), 10)
     assert agree is agrees
@@ -155,17 +192,29 @@ def test_only_warm_hierarchy_cases_that_ran_make_the_curves():
     doc = sweep(256 * 1024, 32 * 2**20)
     extra = [
         ("hierarchy/bandwidth/l2:cold/working_set:16384", {"bytes_per_second": 1e9}),  # cold: another experiment
-        ("hierarchy/bandwidth/working_set:big", {"bytes_per_second": 1e9}),            # not a size
-        ("global/coalesced/working_set:16384", {"bytes_per_second": 1e9}),              # not the hierarchy
-        ("dsmem/latency/working_set:16384/chase_stride:64", {"latency_ns": 99.0}),      # another family's variant of the name
+        ("hierarchy/bandwidth/working_set:big", {"bytes_per_second": 1e9}),  # not a size
+        ("global/coalesced/working_set:16384", {"bytes_per_second": 1e9}),  # not the hierarchy
+        (
+            "dsmem/latency/working_set:16384/chase_stride:64",
+            {"latency_ns": 99.0},
+        ),  # another family's variant of the name
         ("peer/device_to_device_latency_sm/working_set:16384/chase_stride:64", {"latency_ns": 849.0}),
         ("hierarchy/bandwidth/working_set:24576", {"error_occurred": True, "error_message": "wrong"}),
-        ("hierarchy/bandwidth/working_set:40960", {"bytes_per_second": 0.0}),          # nothing measured
+        ("hierarchy/bandwidth/working_set:40960", {"bytes_per_second": 0.0}),  # nothing measured
         ("hierarchy/latency/working_set:16384/chase_stride:64", {"latency_ns": 20.0, "bytes_per_second": 5e9}),
         ("hierarchy/latency/working_set:65536/chase_stride:64", {"latency_ns": 0.0}),
     ]
-    doc["benchmarks"][:0] = [{"name": f"{n}/manual_time", "run_name": f"{n}/manual_time", "run_type": "iteration",
-                              "real_time": 1.0, "time_unit": "us", **extra_keys} for n, extra_keys in extra]
+    doc["benchmarks"][:0] = [
+        {
+            "name": f"{n}/manual_time",
+            "run_name": f"{n}/manual_time",
+            "run_type": "iteration",
+            "real_time": 1.0,
+            "time_unit": "us",
+            **extra_keys,
+        }
+        for n, extra_keys in extra
+    ]
     found = levels.curves(doc)
     assert sorted(found) == ["bandwidth (GB/s)", "latency (ns), chase_stride 64"]
     assert len(found["bandwidth (GB/s)"]) == 17 and (16384, 28000.0) in found["bandwidth (GB/s)"]

@@ -1,4 +1,5 @@
 """ncu_check.py on recorded Nsight Compute output: parsing, pairing, verdicts, exit codes."""
+
 from __future__ import annotations
 
 import copy
@@ -6,6 +7,7 @@ import csv
 import io
 import json
 import sys
+from pathlib import Path
 
 import ncu_check
 import pytest
@@ -20,8 +22,20 @@ REAL_CASES = FIXTURES / "h200_ncu_cases.json"  # membench --list_cases=json with
 
 def make_csv(rows: list[dict]) -> str:
     """A CSV in the layout of `ncu --import R --csv --page raw --print-units base`."""
-    header = ["ID", "Process ID", "Process Name", "Host Name", "Kernel Name", "Context", "Stream", "Block Size",
-              "Grid Size", "Device", "CC", *ncu_check.METRICS]
+    header = [
+        "ID",
+        "Process ID",
+        "Process Name",
+        "Host Name",
+        "Kernel Name",
+        "Context",
+        "Stream",
+        "Block Size",
+        "Grid Size",
+        "Device",
+        "CC",
+        *ncu_check.METRICS,
+    ]
     # as the H200 printed them
     units = [""] * 11 + ["ns", "sector", "", "", "", "inst", "sector", "%", "request", "request", "", "byte", "byte"]
     assert len(units) == len(header)
@@ -30,21 +44,41 @@ def make_csv(rows: list[dict]) -> str:
     w.writerow(header)
     w.writerow(units)
     for i, r in enumerate(rows):
-        w.writerow([i, 1, "membench", "h", r["kernel"], 1, 13, "(256, 1, 1)", "(1, 1, 1)", 0, "9.0",
-                    *(f"{r.get(m, 0):,}" for m in ncu_check.METRICS)])
+        w.writerow(
+            [
+                i,
+                1,
+                "membench",
+                "h",
+                r["kernel"],
+                1,
+                13,
+                "(256, 1, 1)",
+                "(1, 1, 1)",
+                0,
+                "9.0",
+                *(f"{r.get(m, 0):,}" for m in ncu_check.METRICS),
+            ]
+        )
     return out.getvalue()
 
 
 def strided_doc(strides: list[int]) -> dict:
     benchmarks = []
     for s in strides:
-        benchmarks.append({
-            "name": f"global/strided/n:16777216/stride:{s}/manual_time",
-            "run_name": f"global/strided/n:16777216/stride:{s}/manual_time",
-            "run_type": "iteration", "real_time": 50.0, "time_unit": "us",
-            "bytes": 16777216 * 8.0 / s, "sectors_per_request": float(min(32, 4 * s)),
-            "dram_efficiency": 1.0 / min(8, s), "bytes_per_second": 1e12,
-        })
+        benchmarks.append(
+            {
+                "name": f"global/strided/n:16777216/stride:{s}/manual_time",
+                "run_name": f"global/strided/n:16777216/stride:{s}/manual_time",
+                "run_type": "iteration",
+                "real_time": 50.0,
+                "time_unit": "us",
+                "bytes": 16777216 * 8.0 / s,
+                "sectors_per_request": float(min(32, 4 * s)),
+                "dram_efficiency": 1.0 / min(8, s),
+                "bytes_per_second": 1e12,
+            }
+        )
     return {"context": {"membench_version": "0.1.0", "gpu_name": "NVIDIA H200"}, "benchmarks": benchmarks}
 
 
@@ -54,19 +88,26 @@ STRIDED_KERNEL = "strided_scale"
 def write_run(tmp_path, doc: dict, kernel: str = STRIDED_KERNEL) -> list[str]:
     """Writes run.json and cases.json (every case launching `kernel`); returns the --json and --cases flags."""
     (tmp_path / "run.json").write_text(json.dumps(doc))
-    listing = [{"name": b["name"], "kernels": [kernel]} for b in doc["benchmarks"] if isinstance(b, dict) and "name" in b]
+    listing = [
+        {"name": b["name"], "kernels": [kernel]} for b in doc["benchmarks"] if isinstance(b, dict) and "name" in b
+    ]
     (tmp_path / "cases.json").write_text(json.dumps(listing))
     return ["--json", str(tmp_path / "run.json"), "--cases", str(tmp_path / "cases.json")]
 
 
 def strided_rows(strides: list[int], sectors=None, time_ns=50_000) -> list[dict]:
     rows = []
-    for i, s in enumerate(strides):
+    for s in strides:
         requests = 16777216 // s // 32
         per = (sectors or {}).get(s, min(32, 4 * s))
-        rows.append({"kernel": "membench::kernels::strided_scale(const float *, float *, unsigned long, unsigned long)",
-                     "gpu__time_duration.sum": time_ns, "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum": requests,
-                     "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum": requests * per})
+        rows.append(
+            {
+                "kernel": "membench::kernels::strided_scale(const float *, float *, unsigned long, unsigned long)",
+                "gpu__time_duration.sum": time_ns,
+                "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum": requests,
+                "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum": requests * per,
+            }
+        )
     return rows
 
 
@@ -111,9 +152,9 @@ def test_time_is_checked_only_for_cases_of_64_mib_and_more(tmp_path):
 @pytest.mark.parametrize(
     "event_us, ncu_us, ok",
     [
-        (50.0, 48.0, True),     # 4% off, but 2 us: the launch's start that events see and ncu does not
-        (50.0, 47.4, False),    # 2.6 us and 5%
-        (500.0, 492.0, True),   # 1.6%
+        (50.0, 48.0, True),  # 4% off, but 2 us: the launch's start that events see and ncu does not
+        (50.0, 47.4, False),  # 2.6 us and 5%
+        (500.0, 492.0, True),  # 1.6%
         (500.0, 488.0, False),  # 2.4% and 12 us
     ],
 )
@@ -124,8 +165,11 @@ def test_time_criterion_is_the_larger_of_2_percent_and_2_5_us(event_us, ncu_us, 
 
 def dram_rows(reads: list[float], writes: list[float], launches: int = 3) -> list[dict]:
     kernel = "membench::kernels::strided_scale(const float *, float *, unsigned long, unsigned long)"
-    return [{"kernel": kernel, "dram__bytes_read.sum": r * (1 + 0.001 * k), "dram__bytes_write.sum": w}
-            for r, w in zip(reads, writes) for k in range(launches)]
+    return [
+        {"kernel": kernel, "dram__bytes_read.sum": r * (1 + 0.001 * k), "dram__bytes_write.sum": w}
+        for r, w in zip(reads, writes)
+        for k in range(launches)
+    ]
 
 
 def test_dram_model_against_the_dram_pass():
@@ -146,8 +190,12 @@ def test_dram_model_against_the_dram_pass():
 
 def atomics_doc() -> dict:
     """The H200's atomics cases as recorded (their model counters), for the ncu rows below."""
-    keep = ("atomics/add/word:u32/space:global/shared_by:warp/", "atomics/red/word:u32/space:global/shared_by:thread/",
-            "atomics/red/word:u32/space:shared/shared_by:warp/", "atomics/add/word:f32/space:shared/shared_by:block/")
+    keep = (
+        "atomics/add/word:u32/space:global/shared_by:warp/",
+        "atomics/red/word:u32/space:global/shared_by:thread/",
+        "atomics/red/word:u32/space:shared/shared_by:warp/",
+        "atomics/add/word:f32/space:shared/shared_by:block/",
+    )
     doc = load("h200_families.json")
     doc["benchmarks"] = [b for b in doc["benchmarks"] if b["name"].startswith(keep)]
     return doc
@@ -164,28 +212,40 @@ def test_atomics_requests_and_wavefronts_against_the_counters():
     ]
     cases = {b["name"]: ["atomics_update"] for b in doc["benchmarks"]}
     checks = ncu_check.evaluate(doc, rows, 5, 2, kernels=cases)
-    got = {(c.case.split("/")[1] + " " + c.case.split("/")[4], c.quantity): (c.model, c.measured, c.ok) for c in checks
-           if c.quantity.startswith("model_")}
+    got = {
+        (c.case.split("/")[1] + " " + c.case.split("/")[4], c.quantity): (c.model, c.measured, c.ok)
+        for c in checks
+        if c.quantity.startswith("model_")
+    }
     assert got == {
         ("add shared_by:warp", "model_l2_requests"): (4325376.0, 4325376.0, True),
         ("red shared_by:thread", "model_l2_requests"): (135168.0, 135168.0, True),
-        ("red shared_by:warp", "model_shared_wavefronts"): (135168.0, 136116.0, True)}
+        ("red shared_by:warp", "model_shared_wavefronts"): (135168.0, 136116.0, True),
+    }
     # A profile without the request columns (recorded before they were asked for) checks nothing of them;
     # a shared-memory case, which has no L2 request model, none either, whatever the columns hold.
     bare = [{"kernel": r["kernel"]} for r in rows]
     assert not [c for c in ncu_check.evaluate(doc, bare, 5, 2, kernels=cases) if c.quantity.startswith("model_")]
     shared_rows = [dict(r, **{"lts__t_requests_srcunit_tex_op_atom.sum": 0}) for r in rows]
-    shared = {c.case.split("/")[3] for c in ncu_check.evaluate(doc, shared_rows, 5, 2, kernels=cases)
-              if c.quantity == "model_l2_requests"}
+    shared = {
+        c.case.split("/")[3]
+        for c in ncu_check.evaluate(doc, shared_rows, 5, 2, kernels=cases)
+        if c.quantity == "model_l2_requests"
+    }
     assert shared == {"space:global"}
     rows[0]["lts__t_requests_srcunit_tex_op_atom.sum"] = 135168  # as if the SM combined a warp's lanes
-    assert [c.ok for c in ncu_check.evaluate(doc, rows, 5, 2, kernels=cases) if c.quantity == "model_l2_requests"][0] is False
+    assert [c.ok for c in ncu_check.evaluate(doc, rows, 5, 2, kernels=cases) if c.quantity == "model_l2_requests"][
+        0
+    ] is False
 
 
 def test_l2persist_dram_bytes_against_the_dram_pass():
     doc = load("h200_families.json")
-    doc["benchmarks"] = [b for b in doc["benchmarks"] if b["name"].startswith("l2persist/hot_cold/hot_bytes:16777216/")
-                         and "/set_aside:50/" in b["name"]]
+    doc["benchmarks"] = [
+        b
+        for b in doc["benchmarks"]
+        if b["name"].startswith("l2persist/hot_cold/hot_bytes:16777216/") and "/set_aside:50/" in b["name"]
+    ]
     cases = {b["name"]: ["l2persist_read"] for b in doc["benchmarks"]}
     kernel = "membench::kernels::l2persist_read(const float4 *, const float4 *, double *, unsigned long, unsigned long)"
     rows = [{"kernel": kernel, "gpu__time_duration.sum": 1000.0} for _ in doc["benchmarks"]]
@@ -199,8 +259,11 @@ def test_l2persist_dram_bytes_against_the_dram_pass():
     # Without a DRAM pass (or a case without the model) there is nothing to check.
     assert not [c for c in ncu_check.evaluate(doc, rows, 5, 2, kernels=cases) if c.quantity == "model_dram_read_bytes"]
     dram[2]["dram__bytes_read.sum"] = 335.5e6  # nothing persisted after all
-    checks = [c for c in ncu_check.evaluate(doc, rows, 5, 2, dram_rows=dram, kernels=cases)
-              if c.quantity == "model_dram_read_bytes"]
+    checks = [
+        c
+        for c in ncu_check.evaluate(doc, rows, 5, 2, dram_rows=dram, kernels=cases)
+        if c.quantity == "model_dram_read_bytes"
+    ]
     assert checks[2].ok is False
 
 
@@ -210,8 +273,10 @@ def test_dram_is_information_only_below_2_pow_24():
         b["name"] = b["run_name"] = b["name"].replace("16777216", "1048576")
         b.update(dram_read_bytes=1e6, dram_write_bytes=1e6)
     checks = ncu_check.evaluate(doc, strided_rows([2]), 5, 2, dram_rows=dram_rows([5e5], [5e5]))
-    assert {c.quantity: c.ok for c in checks if c.quantity.startswith("dram")} == {"dram_read_bytes": None,
-                                                                                 "dram_write_bytes": None}
+    assert {c.quantity: c.ok for c in checks if c.quantity.startswith("dram")} == {
+        "dram_read_bytes": None,
+        "dram_write_bytes": None,
+    }
 
 
 def time_rows(times_per_case: list[list[float]]) -> list[dict]:
@@ -230,8 +295,17 @@ def test_time_pass_median_of_k_launches_against_the_timing_run(tmp_path, capsys)
     run = write_run(tmp_path, doc)
     for name, text in (("timing.json", json.dumps(timing)), ("p.csv", make_csv(counters)), ("t.csv", make_csv(times))):
         (tmp_path / name).write_text(text)
-    code = ncu_check.main([*run, "--csv", str(tmp_path / "p.csv"),
-                           "--timing-json", str(tmp_path / "timing.json"), "--time-csv", str(tmp_path / "t.csv")])
+    code = ncu_check.main(
+        [
+            *run,
+            "--csv",
+            str(tmp_path / "p.csv"),
+            "--timing-json",
+            str(tmp_path / "timing.json"),
+            "--time-csv",
+            str(tmp_path / "t.csv"),
+        ]
+    )
     out = capsys.readouterr().out
     assert code == 1
     # median 50100 ns, not the outlier and not the counters pass's 99000
@@ -265,15 +339,19 @@ def test_out_of_step_profiles_are_refused(tmp_path, capsys):
     rows[1]["kernel"] = "membench::kernels::coalesced_scale(const float *, float *, unsigned long)"
     (tmp_path / "p.csv").write_text(make_csv(rows))
     assert ncu_check.main([*run, "--csv", str(tmp_path / "p.csv")]) == 2
-    assert capsys.readouterr().err == ("ncu_check.py: case global/strided/n:16777216/stride:2/manual_time paired with kernel "
-                                       "'membench::kernels::coalesced_scale(const float *, float *, unsigned long)' "
-                                       "(expected strided_scale)\n")
+    assert capsys.readouterr().err == (
+        "ncu_check.py: case global/strided/n:16777216/stride:2/manual_time paired with kernel "
+        "'membench::kernels::coalesced_scale(const float *, float *, unsigned long)' "
+        "(expected strided_scale)\n"
+    )
     # Without the case list a recorded run cannot be paired.
     assert ncu_check.main(["--json", str(tmp_path / "run.json"), "--csv", str(tmp_path / "p.csv")]) == 2
     assert capsys.readouterr().err == "ncu_check.py: --json, --csv and --cases go together\n"
     (tmp_path / "cases.json").write_text('{"not": "a list"}')
     assert ncu_check.main([*run, "--csv", str(tmp_path / "p.csv")]) == 2
-    assert capsys.readouterr().err == f"ncu_check.py: {tmp_path / 'cases.json'}: not membench --list_cases=json output\n"
+    assert (
+        capsys.readouterr().err == f"ncu_check.py: {tmp_path / 'cases.json'}: not membench --list_cases=json output\n"
+    )
 
 
 def test_missing_ncu_exits_2_with_one_line(tmp_path, capsys):
@@ -289,11 +367,14 @@ def test_not_a_csv_exits_2(tmp_path, capsys):
     assert ncu_check.main([*run, "--csv", str(tmp_path / "p.csv")]) == 2
 
 
-@pytest.mark.parametrize("damage", [
-    lambda d: d["benchmarks"].append("not an object"),
-    lambda d: d["benchmarks"][0].update(sectors_per_request="many"),
-    lambda d: d["benchmarks"][0].update(bytes=None),
-])
+@pytest.mark.parametrize(
+    "damage",
+    [
+        lambda d: d["benchmarks"].append("not an object"),
+        lambda d: d["benchmarks"][0].update(sectors_per_request="many"),
+        lambda d: d["benchmarks"][0].update(bytes=None),
+    ],
+)
 def test_malformed_json_is_one_line_and_exit_2(tmp_path, capsys, damage):
     doc = strided_doc([1])
     damage(doc)
@@ -306,8 +387,20 @@ def test_malformed_json_is_one_line_and_exit_2(tmp_path, capsys, damage):
 
 @pytest.mark.skipif(not REAL_CSV.exists(), reason="no recorded H200 profile")
 def test_recorded_h200_profile(capsys):
-    code = ncu_check.main(["--json", str(REAL_JSON), "--csv", str(REAL_CSV), "--cases", str(REAL_CASES),
-                           "--timing-json", str(REAL_TIMING), "--time-csv", str(REAL_TIME_CSV)])
+    code = ncu_check.main(
+        [
+            "--json",
+            str(REAL_JSON),
+            "--csv",
+            str(REAL_CSV),
+            "--cases",
+            str(REAL_CASES),
+            "--timing-json",
+            str(REAL_TIMING),
+            "--time-csv",
+            str(REAL_TIME_CSV),
+        ]
+    )
     out = capsys.readouterr().out
     # Every model agrees, and under max(2 %, 2.5 us) every recorded launch time does too.
     assert code == 0, out
@@ -374,18 +467,35 @@ def hierarchy_doc(working_sets: list[int]) -> dict:
     for ws in working_sets:
         level = 1 if ws <= 256 * 2**10 else 2 if ws <= 60 * 2**20 else 3
         name = f"hierarchy/bandwidth/working_set:{ws}/width:16/persistent:1/through_l1:1/manual_time"
-        benchmarks.append({"name": name, "run_name": name, "run_type": "iteration", "real_time": 200.0,
-                           "time_unit": "us", "bytes": read, "bytes_per_second": 1e13, "model_level": level,
-                           "l2_read_bytes": min(read, 132.0 * ws) if level == 1 else read,
-                           "dram_read_bytes": read if level == 3 else 0.0})
+        benchmarks.append(
+            {
+                "name": name,
+                "run_name": name,
+                "run_type": "iteration",
+                "real_time": 200.0,
+                "time_unit": "us",
+                "bytes": read,
+                "bytes_per_second": 1e13,
+                "model_level": level,
+                "l2_read_bytes": min(read, 132.0 * ws) if level == 1 else read,
+                "dram_read_bytes": read if level == 3 else 0.0,
+            }
+        )
     context = {"gpu_name": "NVIDIA H200", "l1_shared_bytes_per_sm": str(256 * 2**10), "l2_bytes": str(60 * 2**20)}
     return {"context": context, "benchmarks": benchmarks}
 
 
 def hierarchy_rows(l2_bytes: list[float], hit_pct: list[float]) -> list[dict]:
     kernel = "void membench::kernels::hierarchy_read<16>(const membench::kernels::Floats<T1>::type *, double *, unsigned long, unsigned long, unsigned int)"
-    return [{"kernel": kernel, "gpu__time_duration.sum": 200_000, "lts__t_sectors_srcunit_tex_op_read.sum": b / 32,
-             "l1tex__t_sector_pipe_lsu_mem_global_op_ld_hit_rate.pct": h} for b, h in zip(l2_bytes, hit_pct)]
+    return [
+        {
+            "kernel": kernel,
+            "gpu__time_duration.sum": 200_000,
+            "lts__t_sectors_srcunit_tex_op_read.sum": b / 32,
+            "l1tex__t_sector_pipe_lsu_mem_global_op_ld_hit_rate.pct": h,
+        }
+        for b, h in zip(l2_bytes, hit_pct)
+    ]
 
 
 def test_hierarchy_bytes_per_level_and_l1_hits():
@@ -416,7 +526,7 @@ def test_hierarchy_a_cache_level_reading_from_dram_fails_and_boundaries_are_info
 
 # ---- the four passes, run by a stand-in ncu and membench ------------------------------------------
 
-FAKE_MEMBENCH = '''#!{python}
+FAKE_MEMBENCH = """#!{python}
 import json, sys
 from pathlib import Path
 log, fixtures = Path({log!r}), {fixtures!r}
@@ -429,9 +539,9 @@ for a in args:
     if a.startswith("--benchmark_out="):
         source = fixtures["timing"] if "--l2=cold" in args else fixtures["run"]
         Path(a.split("=", 1)[1]).write_text(Path(source).read_text())
-'''
+"""
 
-FAKE_NCU = '''#!{python}
+FAKE_NCU = """#!{python}
 import json, os, subprocess, sys
 from pathlib import Path
 log, fixtures = Path({log!r}), {fixtures!r}
@@ -445,7 +555,7 @@ report = args[args.index("--export") + 1]
 membench = next(i for i, a in enumerate(args) if a.endswith("fake_membench"))
 subprocess.run(args[membench:], check=True)
 Path(report + ".ncu-rep").write_text(Path(fixtures[Path(report).name]).read_text())
-'''
+"""
 
 
 def fake_tools(tmp_path) -> tuple[str, str, Path]:
@@ -459,11 +569,22 @@ def fake_tools(tmp_path) -> tuple[str, str, Path]:
     dram = []
     for row, case in zip(ncu_check.parse_csv(REAL_CSV.read_text()), cases.values()):
         for _ in range(3):
-            dram.append({"kernel": row["kernel"], "dram__bytes_read.sum": case.median("dram_read_bytes") or 0,
-                         "dram__bytes_write.sum": case.median("dram_write_bytes") or 0})
+            dram.append(
+                {
+                    "kernel": row["kernel"],
+                    "dram__bytes_read.sum": case.median("dram_read_bytes") or 0,
+                    "dram__bytes_write.sum": case.median("dram_write_bytes") or 0,
+                }
+            )
     (tmp_path / "dram.csv").write_text(make_csv(dram))
-    fixtures = {"run": str(tmp_path / "run.json"), "timing": str(REAL_TIMING), "cases": str(REAL_CASES),
-                "profile": str(REAL_CSV), "time": str(REAL_TIME_CSV), "dram": str(tmp_path / "dram.csv")}
+    fixtures = {
+        "run": str(tmp_path / "run.json"),
+        "timing": str(REAL_TIMING),
+        "cases": str(REAL_CASES),
+        "profile": str(REAL_CSV),
+        "time": str(REAL_TIME_CSV),
+        "dram": str(tmp_path / "dram.csv"),
+    }
     log = tmp_path / "commands.log"
     paths = []
     for name, text in (("fake_membench", FAKE_MEMBENCH), ("fake_ncu", FAKE_NCU)):
@@ -482,83 +603,172 @@ def test_the_four_passes_run_as_documented_and_check_what_they_recorded(tmp_path
     assert ran.err == ""
     commands = [json.loads(line) for line in log.read_text().splitlines()]
     # the cases whose models the counters check: global's access patterns, layout and shared
-    args = ["--benchmark_filter=^(global/(coalesced|strided|strided_full_grid|vectorized)|layout/|shared/)",
-            "--stride=1:32", "--shared_stride=1,2,4,8,16,32,33"]
+    args = [
+        "--benchmark_filter=^(global/(coalesced|strided|strided_full_grid|vectorized)|layout/|shared/)",
+        "--stride=1:32",
+        "--shared_stride=1,2,4,8,16,32,33",
+    ]
     profiled = ["--min_batches=1", "--max_time=0"]  # one measured launch is enough under ncu
 
     def under_ncu(name, cache, metrics, launches):
-        return [["ncu", "--profile-from-start", "off", "--clock-control", "none", "--cache-control", cache,
-                 "--metrics", ",".join(metrics), "--export", str(out / name), "--force-overwrite",
-                 membench, *args, *profiled, f"--benchmark_out={out / name}.json", "--benchmark_out_format=json",
-                 f"MEMBENCH_PROFILE={launches}"],
-                ["membench", *args, *profiled, f"--benchmark_out={out / name}.json", "--benchmark_out_format=json"],
-                ["ncu", "--import", f"{out / name}.ncu-rep", "--csv", "--page", "raw", "--print-units", "base",
-                 "MEMBENCH_PROFILE="]]
+        return [
+            [
+                "ncu",
+                "--profile-from-start",
+                "off",
+                "--clock-control",
+                "none",
+                "--cache-control",
+                cache,
+                "--metrics",
+                ",".join(metrics),
+                "--export",
+                str(out / name),
+                "--force-overwrite",
+                membench,
+                *args,
+                *profiled,
+                f"--benchmark_out={out / name}.json",
+                "--benchmark_out_format=json",
+                f"MEMBENCH_PROFILE={launches}",
+            ],
+            ["membench", *args, *profiled, f"--benchmark_out={out / name}.json", "--benchmark_out_format=json"],
+            [
+                "ncu",
+                "--import",
+                f"{out / name}.ncu-rep",
+                "--csv",
+                "--page",
+                "raw",
+                "--print-units",
+                "base",
+                "MEMBENCH_PROFILE=",
+            ],
+        ]
 
     assert commands == [
         ["membench", *args, "--list_cases=json"],
         ["membench", *args, "--l2=cold", f"--benchmark_out={out / 'timing.json'}", "--benchmark_out_format=json"],
         # the counters: one warm launch per case, ncu leaving caches and clocks alone
-        *under_ncu("profile", "none", [
-            "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
-            "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum",
-            "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
-            "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",
-            "smsp__inst_executed_op_shared_ld.sum",
-            "lts__t_sectors_srcunit_tex_op_read.sum",
-            "l1tex__t_sector_pipe_lsu_mem_global_op_ld_hit_rate.pct",
-            "lts__t_requests_srcunit_tex_op_atom.sum",
-            "lts__t_requests_srcunit_tex_op_red.sum",
-            "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_atom.sum"], 1),
+        *under_ncu(
+            "profile",
+            "none",
+            [
+                "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
+                "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum",
+                "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
+                "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",
+                "smsp__inst_executed_op_shared_ld.sum",
+                "lts__t_sectors_srcunit_tex_op_read.sum",
+                "l1tex__t_sector_pipe_lsu_mem_global_op_ld_hit_rate.pct",
+                "lts__t_requests_srcunit_tex_op_atom.sum",
+                "lts__t_requests_srcunit_tex_op_red.sum",
+                "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_atom.sum",
+            ],
+            1,
+        ),
         # DRAM bytes: three launches, in the steady state of back-to-back launches
         *under_ncu("dram", "none", ["dram__bytes_read.sum", "dram__bytes_write.sum"], 3),
         # the time: five launches, each after ncu empties the caches
         *under_ncu("time", "all", ["gpu__time_duration.sum"], 5),
     ]
     # What the passes wrote is checked exactly as the recorded files are.
-    recorded = ncu_check.main(["--json", str(out / "profile.json"), "--csv", str(out / "profile.csv"),
-                               "--cases", str(out / "cases.json"), "--timing-json", str(out / "timing.json"),
-                               "--time-csv", str(out / "time.csv"), "--dram-csv", str(out / "dram.csv")])
+    recorded = ncu_check.main(
+        [
+            "--json",
+            str(out / "profile.json"),
+            "--csv",
+            str(out / "profile.csv"),
+            "--cases",
+            str(out / "cases.json"),
+            "--timing-json",
+            str(out / "timing.json"),
+            "--time-csv",
+            str(out / "time.csv"),
+            "--dram-csv",
+            str(out / "dram.csv"),
+        ]
+    )
     assert (code, ran.out) == (recorded, capsys.readouterr().out)
     assert code == 0
     assert (out / "cases.json").read_text() == REAL_CASES.read_text() + "\n"
     assert "| dram_read_bytes |" in ran.out and "| time_ns |" in ran.out and "| sectors_per_request |" in ran.out
     # The same folder again, and membench's own arguments after --.
     log.write_text("")
-    assert ncu_check.main(["--membench", membench, "--ncu", ncu, "--out", str(out), "--launches", "2",
-                           "--dram-launches", "4", "--", *args]) == 0
+    assert (
+        ncu_check.main(
+            [
+                "--membench",
+                membench,
+                "--ncu",
+                ncu,
+                "--out",
+                str(out),
+                "--launches",
+                "2",
+                "--dram-launches",
+                "4",
+                "--",
+                *args,
+            ]
+        )
+        == 0
+    )
     commands = [json.loads(line) for line in log.read_text().splitlines()]
     assert [c[-1] for c in commands if c[0] == "ncu" and c[1] != "--import"] == [
-        "MEMBENCH_PROFILE=1", "MEMBENCH_PROFILE=4", "MEMBENCH_PROFILE=2"]
+        "MEMBENCH_PROFILE=1",
+        "MEMBENCH_PROFILE=4",
+        "MEMBENCH_PROFILE=2",
+    ]
     capsys.readouterr()
 
 
-@pytest.mark.parametrize("unit, cell, base", [
-    ("ns", "7", 7.0), ("us", "7", 7e3), ("ms", "7", 7e6), ("s", "7", 7e9),
-    ("nsecond", "7", 7.0), ("usecond", "7", 7e3), ("msecond", "7", 7e6), ("second", "7", 7e9),
-    ("byte", "7", 7.0), ("Kbyte", "7", 7e3), ("Mbyte", "7", 7e6), ("Gbyte", "7", 7e9), ("Tbyte", "7", 7e12),
-    ("", "1,234.5", 1234.5), ("sector", "3", 3.0), ("ns", "", None), ("ns", "n/a", None), ("ns", "many", None),
-])
+@pytest.mark.parametrize(
+    "unit, cell, base",
+    [
+        ("ns", "7", 7.0),
+        ("us", "7", 7e3),
+        ("ms", "7", 7e6),
+        ("s", "7", 7e9),
+        ("nsecond", "7", 7.0),
+        ("usecond", "7", 7e3),
+        ("msecond", "7", 7e6),
+        ("second", "7", 7e9),
+        ("byte", "7", 7.0),
+        ("Kbyte", "7", 7e3),
+        ("Mbyte", "7", 7e6),
+        ("Gbyte", "7", 7e9),
+        ("Tbyte", "7", 7e12),
+        ("", "1,234.5", 1234.5),
+        ("sector", "3", 3.0),
+        ("ns", "", None),
+        ("ns", "n/a", None),
+        ("ns", "many", None),
+    ],
+)
 def test_every_unit_ncu_prints_is_read_in_base_units(unit, cell, base):
-    text = ('"ID","Kernel Name","gpu__time_duration.sum"\n'
-            f'"","","{unit}"\n'
-            f'"0","k","{cell}"\n')
+    text = '"ID","Kernel Name","gpu__time_duration.sum"\n' f'"","","{unit}"\n' f'"0","k","{cell}"\n'
     assert ncu_check.parse_csv(text) == [{"kernel": "k", "gpu__time_duration.sum": base}]
 
 
 def test_a_csv_without_a_units_row_and_with_short_rows():
     text = '"ID","Kernel Name","gpu__time_duration.sum"\n"0","k","5"\n"1","k"\n"2","j","6"\n'
-    assert ncu_check.parse_csv(text) == [{"kernel": "k", "gpu__time_duration.sum": 5.0},
-                                         {"kernel": "j", "gpu__time_duration.sum": 6.0}]
+    assert ncu_check.parse_csv(text) == [
+        {"kernel": "k", "gpu__time_duration.sum": 5.0},
+        {"kernel": "j", "gpu__time_duration.sum": 6.0},
+    ]
 
 
-@pytest.mark.parametrize("model, measured, tolerance, slack, ok", [
-    (100.0, 105.0, 5.0, 0.0, True),    # exactly the tolerance agrees
-    (100.0, 105.01, 5.0, 0.0, False),
-    (100.0, 104.0, 2.0, 4.0, True),    # exactly the slack agrees
-    (100.0, 104.01, 2.0, 4.0, False),
-    (100.0, 300.0, None, 0.0, None),   # information only
-])
+@pytest.mark.parametrize(
+    "model, measured, tolerance, slack, ok",
+    [
+        (100.0, 105.0, 5.0, 0.0, True),  # exactly the tolerance agrees
+        (100.0, 105.01, 5.0, 0.0, False),
+        (100.0, 104.0, 2.0, 4.0, True),  # exactly the slack agrees
+        (100.0, 104.01, 2.0, 4.0, False),
+        (100.0, 300.0, None, 0.0, None),  # information only
+    ],
+)
 def test_agreement_is_inclusive_at_both_limits(model, measured, tolerance, slack, ok):
     assert ncu_check.Check("c", "q", model, measured, tolerance, slack).ok is ok
 
@@ -568,7 +778,8 @@ def test_a_row_that_cannot_be_checked_is_one_line_and_exit_2(tmp_path, capsys):
     # requests counted, sectors not: the ratio cannot be formed
     (tmp_path / "p.csv").write_text(
         '"ID","Kernel Name","l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum","l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"\n'
-        '"0","strided_scale","524288","n/a"\n')
+        '"0","strided_scale","524288","n/a"\n'
+    )
     assert ncu_check.main([*run, "--csv", str(tmp_path / "p.csv")]) == 2
     assert capsys.readouterr().err.startswith("ncu_check.py: cannot check these files (TypeError: ")
 
@@ -579,24 +790,37 @@ def test_the_summary_counts_what_agrees_and_what_differs(tmp_path, capsys):
     (tmp_path / "p.csv").write_text(make_csv(strided_rows(strides, sectors={2: 9})))
     assert ncu_check.main([*run, "--csv", str(tmp_path / "p.csv")]) == 1
     out = capsys.readouterr().out
-    assert out.startswith("| case | quantity | model | ncu | diff % | verdict |\n| --- | --- | ---: | ---: | ---: | --- |\n")
+    assert out.startswith(
+        "| case | quantity | model | ncu | diff % | verdict |\n| --- | --- | ---: | ---: | ---: | --- |\n"
+    )
     # three sector counts and the 128 MiB case's time; stride 2's sectors differ
     assert out.endswith(" | ok |\n\n4 of 5 checks agree; 1 differ\n")
 
 
-@pytest.mark.parametrize("working_set, judged", [
-    (30 * 2**20 - 1, True),   # just under half the 60 MiB L2: held in it
-    (30 * 2**20, False),      # half the L2: the cache holds part, information only
-    (240 * 2**20, False),     # four times the L2: still information
-    (240 * 2**20 + 4, True),  # past four times: all from DRAM
-    (128 * 2**10, False),     # half the 256 KiB L1
-])
+@pytest.mark.parametrize(
+    "working_set, judged",
+    [
+        (30 * 2**20 - 1, True),  # just under half the 60 MiB L2: held in it
+        (30 * 2**20, False),  # half the L2: the cache holds part, information only
+        (240 * 2**20, False),  # four times the L2: still information
+        (240 * 2**20 + 4, True),  # past four times: all from DRAM
+        (128 * 2**10, False),  # half the 256 KiB L1
+    ],
+)
 def test_a_working_set_from_half_to_four_times_a_level_is_information(working_set, judged):
     doc = hierarchy_doc([working_set])
     read = 2.0 * 2**30
     rows = hierarchy_rows([read], [0.0])
-    checks = {c.quantity: c for c in ncu_check.evaluate(doc, rows, 5, 2, dram_rows=[
-        {"kernel": rows[0]["kernel"], "dram__bytes_read.sum": doc["benchmarks"][0]["dram_read_bytes"]}])}
+    checks = {
+        c.quantity: c
+        for c in ncu_check.evaluate(
+            doc,
+            rows,
+            5,
+            2,
+            dram_rows=[{"kernel": rows[0]["kernel"], "dram__bytes_read.sum": doc["benchmarks"][0]["dram_read_bytes"]}],
+        )
+    }
     assert (checks["l2_read_bytes"].tolerance_pct is not None) is judged
     assert (checks["dram_read_bytes"].tolerance_pct is not None) is judged
 
@@ -606,13 +830,23 @@ def test_a_cache_level_agrees_while_under_1_percent_comes_from_dram():
     doc = hierarchy_doc([4 * 2**20])
     rows = hierarchy_rows([read], [1.0])
     for from_dram, ok in ((0.01 * read, True), (0.0101 * read, False)):
-        check = next(c for c in ncu_check.evaluate(doc, rows, 5, 2, dram_rows=[
-            {"kernel": rows[0]["kernel"], "dram__bytes_read.sum": from_dram}]) if c.quantity == "dram_read_bytes")
+        check = next(
+            c
+            for c in ncu_check.evaluate(
+                doc, rows, 5, 2, dram_rows=[{"kernel": rows[0]["kernel"], "dram__bytes_read.sum": from_dram}]
+            )
+            if c.quantity == "dram_read_bytes"
+        )
         assert (check.model, check.ok) == (0.0, ok)
     # A level read from DRAM (model = every byte) has no such slack.
     doc = hierarchy_doc([1 * 2**30])
-    check = next(c for c in ncu_check.evaluate(doc, rows, 5, 2, dram_rows=[
-        {"kernel": rows[0]["kernel"], "dram__bytes_read.sum": read - 0.06 * read}]) if c.quantity == "dram_read_bytes")
+    check = next(
+        c
+        for c in ncu_check.evaluate(
+            doc, rows, 5, 2, dram_rows=[{"kernel": rows[0]["kernel"], "dram__bytes_read.sum": read - 0.06 * read}]
+        )
+        if c.quantity == "dram_read_bytes"
+    )
     assert (check.slack, check.ok) == (0.0, False)
 
 
@@ -638,21 +872,30 @@ def test_a_side_is_judged_from_1_percent_of_the_case_traffic(write, judged):
     doc = strided_doc([2])
     doc["benchmarks"][0].update(dram_read_bytes=1e9 - 1e7, dram_write_bytes=write)  # total about 1e9
     total = 1e9 - 1e7 + write
-    checks = {c.quantity: c for c in ncu_check.evaluate(doc, strided_rows([2]), 5, 2,
-                                                          dram_rows=dram_rows([1e9 - 1e7], [write]))}
+    checks = {
+        c.quantity: c
+        for c in ncu_check.evaluate(doc, strided_rows([2]), 5, 2, dram_rows=dram_rows([1e9 - 1e7], [write]))
+    }
     assert (checks["dram_write_bytes"].tolerance_pct is not None) is (write >= 0.01 * total) is judged
     assert checks["dram_read_bytes"].ok is True
 
 
 def test_dram_is_checked_for_layout_structs_and_stream_elements_too():
-    for name in ("layout/aos/structs:16777216/fields:4", "stream/copy/type:float/elements:16777216/block:256",
-                 "layout/aos/structs:16777215/fields:4"):
+    for name in (
+        "layout/aos/structs:16777216/fields:4",
+        "stream/copy/type:float/elements:16777216/block:256",
+        "layout/aos/structs:16777215/fields:4",
+    ):
         doc = strided_doc([1])
-        doc["benchmarks"][0].update(name=f"{name}/manual_time", run_name=f"{name}/manual_time",
-                                    dram_read_bytes=1e8, dram_write_bytes=1e8)
+        doc["benchmarks"][0].update(
+            name=f"{name}/manual_time", run_name=f"{name}/manual_time", dram_read_bytes=1e8, dram_write_bytes=1e8
+        )
         rows = strided_rows([1])
-        checks = [c for c in ncu_check.evaluate(doc, rows, 5, 2, dram_rows=dram_rows([1e8], [1e8]))
-                  if c.quantity.startswith("dram")]
+        checks = [
+            c
+            for c in ncu_check.evaluate(doc, rows, 5, 2, dram_rows=dram_rows([1e8], [1e8]))
+            if c.quantity.startswith("dram")
+        ]
         assert [c.ok for c in checks] == ([None, None] if name.endswith("16777215/fields:4") else [True, True]), name
 
 
@@ -707,8 +950,17 @@ def test_l2_bytes_are_sectors_of_32_bytes():
     assert (check.model, check.measured) == (2.0 * 2**30, 2.0 * 2**30)
 
 
-@pytest.mark.parametrize("listing", [{"name": "x", "kernels": []}, ["x"], [{"name": "x"}], [{"kernels": []}],
-                                     [{"name": 3, "kernels": []}], [{"name": "x", "kernels": "k"}]])
+@pytest.mark.parametrize(
+    "listing",
+    [
+        {"name": "x", "kernels": []},
+        ["x"],
+        [{"name": "x"}],
+        [{"kernels": []}],
+        [{"name": 3, "kernels": []}],
+        [{"name": "x", "kernels": "k"}],
+    ],
+)
 def test_a_case_list_that_is_not_membench_s_is_refused(listing):
     with pytest.raises(ncu_check.mr.InputError, match="^c.json: not membench --list_cases=json output$"):
         ncu_check.case_kernels(listing, "c.json")
@@ -729,10 +981,24 @@ def test_a_profile_without_rows_is_out_of_step():
 
 def test_shared_wavefronts_are_checked_against_their_model():
     name = "shared/conflict_degree/shared_stride:2/width:4/manual_time"
-    doc = {"context": {"membench_version": "0.1.0"}, "benchmarks": [{"name": name, "run_name": name, "run_type": "iteration", "real_time": 1.0,
-                                          "time_unit": "us", "wavefronts_per_request": 2.0}]}
-    row = {"kernel": "k", "smsp__inst_executed_op_shared_ld.sum": 100.0,
-           "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum": 205.0}
+    doc = {
+        "context": {"membench_version": "0.1.0"},
+        "benchmarks": [
+            {
+                "name": name,
+                "run_name": name,
+                "run_type": "iteration",
+                "real_time": 1.0,
+                "time_unit": "us",
+                "wavefronts_per_request": 2.0,
+            }
+        ],
+    }
+    row = {
+        "kernel": "k",
+        "smsp__inst_executed_op_shared_ld.sum": 100.0,
+        "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum": 205.0,
+    }
     (check,) = ncu_check.evaluate(doc, [row], 5, 2)
     assert (check.quantity, check.model, check.measured, check.ok) == ("wavefronts_per_request", 2.0, 2.05, True)
 
@@ -748,9 +1014,20 @@ def test_only_hierarchy_bandwidth_cases_with_a_model_get_level_checks():
     read = 2.0 * 2**30
     doc = hierarchy_doc([4 * 2**20])
     latency = "hierarchy/latency/working_set:4194304/chase_stride:128/manual_time"
-    doc["benchmarks"].append({"name": latency, "run_name": latency, "run_type": "iteration", "real_time": 1.0,
-                              "time_unit": "us", "latency_ns": 200.0, "model_level": 2, "l2_read_bytes": read,
-                              "dram_read_bytes": 0.0, "bytes": read})
+    doc["benchmarks"].append(
+        {
+            "name": latency,
+            "run_name": latency,
+            "run_type": "iteration",
+            "real_time": 1.0,
+            "time_unit": "us",
+            "latency_ns": 200.0,
+            "model_level": 2,
+            "l2_read_bytes": read,
+            "dram_read_bytes": 0.0,
+            "bytes": read,
+        }
+    )
     del doc["benchmarks"][0]["l2_read_bytes"]
     rows = hierarchy_rows([read, read], [1.0, 1.0])
     checks = [(c.case.split("/")[1], c.quantity) for c in ncu_check.evaluate(doc, rows, 5, 2)]
@@ -761,20 +1038,28 @@ def test_the_time_slack_is_2_5_us_unless_given():
     doc = strided_doc([1])  # 128 MiB: the time is checked
     doc["benchmarks"][0]["real_time"] = 100.0  # us
     for duration_ns, ok in ((97_500, True), (97_499, False)):
-        (check,) = [c for c in ncu_check.evaluate(doc, strided_rows([1], time_ns=duration_ns), 5, 2)
-                    if c.quantity == "time_ns"]
+        (check,) = [
+            c for c in ncu_check.evaluate(doc, strided_rows([1], time_ns=duration_ns), 5, 2) if c.quantity == "time_ns"
+        ]
         assert check.ok is ok, duration_ns
-    (check,) = [c for c in ncu_check.evaluate(doc, strided_rows([1], time_ns=97_000), 5, 2, time_slack_us=3.0)
-                if c.quantity == "time_ns"]
+    (check,) = [
+        c
+        for c in ncu_check.evaluate(doc, strided_rows([1], time_ns=97_000), 5, 2, time_slack_us=3.0)
+        if c.quantity == "time_ns"
+    ]
     assert check.ok is True
 
 
 def test_information_rows_say_info():
-    assert ncu_check.render([ncu_check.Check("c", "conflict_ways", 32.0, 35.0, None)]).splitlines()[-1] == \
-        "| c | conflict_ways | 32 | 35 | +9.38 | info |"
+    assert (
+        ncu_check.render([ncu_check.Check("c", "conflict_ways", 32.0, 35.0, None)]).splitlines()[-1]
+        == "| c | conflict_ways | 32 | 35 | +9.38 | info |"
+    )
 
 
 def test_a_recorded_file_that_cannot_be_read_is_named(tmp_path, capsys):
     run = write_run(tmp_path, strided_doc([1]))
     assert ncu_check.main([*run, "--csv", str(tmp_path / "none.csv")]) == 2
-    assert capsys.readouterr().err == f"ncu_check.py: {tmp_path / 'none.csv'}: cannot read (No such file or directory)\n"
+    assert (
+        capsys.readouterr().err == f"ncu_check.py: {tmp_path / 'none.csv'}: cannot read (No such file or directory)\n"
+    )

@@ -1,4 +1,5 @@
 """plot.py writes a non-empty PNG and SVG for every family present, on any subset."""
+
 from __future__ import annotations
 
 import copy
@@ -57,11 +58,14 @@ def test_an_unknown_format_is_refused_before_drawing(tmp_path, write_json, capsy
     assert not any(out.glob("*.png"))
 
 
-@pytest.mark.parametrize("damage", [
-    lambda d: d["benchmarks"].append(3),
-    lambda d: d["benchmarks"][0].update(bytes_per_second="fast"),
-    lambda d: d.update(context=[]),
-])
+@pytest.mark.parametrize(
+    "damage",
+    [
+        lambda d: d["benchmarks"].append(3),
+        lambda d: d["benchmarks"][0].update(bytes_per_second="fast"),
+        lambda d: d.update(context=[]),
+    ],
+)
 def test_malformed_content_is_one_line_and_exit_2(tmp_path, write_json, capsys, damage):
     doc = copy.deepcopy(load("h200_global_2p28.json"))
     damage(doc)
@@ -71,26 +75,53 @@ def test_malformed_content_is_one_line_and_exit_2(tmp_path, write_json, capsys, 
 
 
 def test_stream_bars_per_kernel_and_type(tmp_path, write_json):
-    doc = {"context": {"membench_version": "0.1.0", "gpu_name": "NVIDIA H200", "dram_peak_bytes_per_second": "4814304000000"}, "benchmarks": []}
+    doc = {
+        "context": {
+            "membench_version": "0.1.0",
+            "gpu_name": "NVIDIA H200",
+            "dram_peak_bytes_per_second": "4814304000000",
+        },
+        "benchmarks": [],
+    }
     for kernel in ("read", "write", "copy", "scale", "add", "triad", "dot"):
         for type_ in ("float", "double"):
             name = f"stream/{kernel}/type:{type_}/elements:134217728/block:256/manual_time"
-            doc["benchmarks"].append({"name": name, "run_name": name, "run_type": "iteration", "real_time": 250.0,
-                                      "time_unit": "us", "bytes": 1.07e9, "bytes_per_second": 4.2e12})
+            doc["benchmarks"].append(
+                {
+                    "name": name,
+                    "run_name": name,
+                    "run_type": "iteration",
+                    "real_time": 250.0,
+                    "time_unit": "us",
+                    "bytes": 1.07e9,
+                    "bytes_per_second": 4.2e12,
+                }
+            )
     assert plot.main([write_json(doc), "--out", str(tmp_path), "--formats", "png"]) == 0
     assert (tmp_path / "stream.png").stat().st_size > 5_000
 
 
 def test_link_families_draw_lines_per_variant(tmp_path, write_json):
     doc = {"context": {"membench_version": "0.1.0", "gpu_name": "NVIDIA H200"}, "benchmarks": []}
-    for family, variant, extra in (("transfer", "host_to_device_memcpy_ce", "host:pinned/"),
-                                   ("transfer", "host_to_device_memcpy_sm", ""),
-                                   ("peer", "device_to_device_memcpy_read_ce", "peer_access:1/")):
+    for family, variant, extra in (
+        ("transfer", "host_to_device_memcpy_ce", "host:pinned/"),
+        ("transfer", "host_to_device_memcpy_sm", ""),
+        ("peer", "device_to_device_memcpy_read_ce", "peer_access:1/"),
+    ):
         for size in (4096, 1 << 20, 1 << 26):
             name = f"{family}/{variant}/{extra}bytes:{size}/manual_time"
-            doc["benchmarks"].append({"name": name, "run_name": name, "run_type": "iteration", "real_time": 10.0,
-                                      "time_unit": "us", "bytes": size, "bytes_per_second": size / 1e-5,
-                                      "model_bytes_per_second": 6.3e10})
+            doc["benchmarks"].append(
+                {
+                    "name": name,
+                    "run_name": name,
+                    "run_type": "iteration",
+                    "real_time": 10.0,
+                    "time_unit": "us",
+                    "bytes": size,
+                    "bytes_per_second": size / 1e-5,
+                    "model_bytes_per_second": 6.3e10,
+                }
+            )
     assert plot.main([write_json(doc), "--out", str(tmp_path), "--formats", "png"]) == 0
     assert (tmp_path / "transfer.png").stat().st_size > 5_000
     assert (tmp_path / "peer.png").stat().st_size > 5_000
@@ -98,14 +129,19 @@ def test_link_families_draw_lines_per_variant(tmp_path, write_json):
 
 # ---- what the figures show: the numbers drawn, computed here from the JSON on its own --------
 
-import json  # noqa: E402
 
 import matplotlib.pyplot as plt  # noqa: E402
 
 
 def entries(doc: dict, prefix: str) -> list[dict]:
-    return [b for b in doc["benchmarks"] if b["name"].startswith(prefix) and b.get("run_type", "iteration") == "iteration"
-            and not b.get("error_occurred") and not b.get("skipped")]
+    return [
+        b
+        for b in doc["benchmarks"]
+        if b["name"].startswith(prefix)
+        and b.get("run_type", "iteration") == "iteration"
+        and not b.get("error_occurred")
+        and not b.get("skipped")
+    ]
 
 
 def param(entry: dict, key: str):
@@ -124,8 +160,11 @@ def draw(doc: dict, family: str):
 
 def lines(ax) -> dict[str, tuple[list, list]]:
     as_float = lambda v: float("nan") if v is None else float(v)  # noqa: E731
-    return {l.get_label(): ([as_float(x) for x in l.get_xdata()], [as_float(y) for y in l.get_ydata()])
-            for l in ax.get_lines() if not l.get_label().startswith("_")}
+    return {
+        l.get_label(): ([as_float(x) for x in l.get_xdata()], [as_float(y) for y in l.get_ydata()])
+        for l in ax.get_lines()
+        if not l.get_label().startswith("_")
+    }
 
 
 def close(a: list[float], b: list[float]) -> bool:
@@ -134,7 +173,9 @@ def close(a: list[float], b: list[float]) -> bool:
 
 def test_global_draws_each_geometrys_bandwidth_and_the_dram_model():
     doc = copy.deepcopy(load("h200_global_2p28.json"))
-    for b in entries(doc, "global/strided/"):  # the DRAM model's bytes: a read sector pair and a written sector per element
+    for b in entries(
+        doc, "global/strided/"
+    ):  # the DRAM model's bytes: a read sector pair and a written sector per element
         stride = param(b, "stride")
         b["dram_read_bytes"] = b["bytes"] / 8 * min(64, 4 * stride)
         b["dram_write_bytes"] = b["bytes"] / 8 * min(32, 4 * stride)
@@ -186,7 +227,8 @@ def test_shared_bars_annotate_the_conflict_ways_and_the_curve_is_the_slowdown():
     ax_bars, ax_curve = fig.axes[:2]
     matrix = {b["name"]: b for b in entries(doc, "shared/") if "conflict_degree" not in b["name"]}
     assert sorted(round(p.get_height(), 6) for p in ax_bars.patches) == sorted(
-        round(b["bytes_per_second"] / 1e9, 6) for b in matrix.values())
+        round(b["bytes_per_second"] / 1e9, 6) for b in matrix.values()
+    )
     notes = sorted(t.get_text() for t in ax_bars.texts)
     assert notes == sorted(f"{b['conflict_ways']:g}-way" for b in matrix.values())
     assert "32-way" in notes  # the column read of tile[32][32]
@@ -203,14 +245,20 @@ def test_async_draws_stages_and_the_best_stage_count_by_intensity():
     doc = load("h200_async.json")
     fig = draw(doc, "async")
     ax_stages, ax_flops = fig.axes[:2]
-    pipeline0 = sorted((b for b in entries(doc, "async/pipeline/") if param(b, "flops") == 0), key=lambda b: param(b, "stages"))
-    assert lines(ax_stages)["pipeline, flops 0"] == ([float(param(b, "stages")) for b in pipeline0],
-                                                     [b["bytes_per_second"] / 1e9 for b in pipeline0])
+    pipeline0 = sorted(
+        (b for b in entries(doc, "async/pipeline/") if param(b, "flops") == 0), key=lambda b: param(b, "stages")
+    )
+    assert lines(ax_stages)["pipeline, flops 0"] == (
+        [float(param(b, "stages")) for b in pipeline0],
+        [b["bytes_per_second"] / 1e9 for b in pipeline0],
+    )
     best = lines(ax_flops)["pipeline (best stages)"]
     flops = sorted({param(b, "flops") for b in entries(doc, "async/pipeline/")})
     assert best[0] == [f / 8 for f in flops]  # flops per float moved: 4 bytes in, 4 out
-    assert best[1] == [max(b["bytes_per_second"] for b in entries(doc, "async/pipeline/") if param(b, "flops") == f) / 1e9
-                       for f in flops]
+    assert best[1] == [
+        max(b["bytes_per_second"] for b in entries(doc, "async/pipeline/") if param(b, "flops") == f) / 1e9
+        for f in flops
+    ]
     plt.close(fig)
 
 
@@ -220,14 +268,16 @@ def test_hierarchy_and_dsmem_draw_every_working_set_and_cluster():
     bandwidth = [b for b in entries(doc, "hierarchy/bandwidth/") if param(b, "l2") != "cold"]
     bandwidth.sort(key=lambda b: param(b, "working_set"))
     ax_bw = next(ax for ax in fig.axes if "bandwidth" in ax.get_title())
-    assert lines(ax_bw)["warm"] == ([float(param(b, "working_set")) for b in bandwidth],
-                                    [b["bytes_per_second"] / 1e9 for b in bandwidth])
+    assert lines(ax_bw)["warm"] == (
+        [float(param(b, "working_set")) for b in bandwidth],
+        [b["bytes_per_second"] / 1e9 for b in bandwidth],
+    )
     ceilings = sorted({round(b["model_bytes_per_second"] / 1e9, 6) for b in bandwidth})
     drawn = sorted({round(l.get_ydata()[0], 6) for l in ax_bw.get_lines() if l.get_label().startswith("_")})
     assert set(ceilings) <= set(drawn)
     ax_lat = next(ax for ax in fig.axes if "latency" in ax.get_title())
     latency = sorted(entries(doc, "hierarchy/latency/"), key=lambda b: param(b, "working_set"))
-    (label, (xs, ys)), = lines(ax_lat).items()
+    ((label, (xs, ys)),) = lines(ax_lat).items()
     assert label == "warm, nodes 128 B apart"
     assert ys == [b["latency_ns"] for b in latency]
     plt.close(fig)
@@ -236,21 +286,38 @@ def test_hierarchy_and_dsmem_draw_every_working_set_and_cluster():
     ax_bw, ax_lat = fig.axes[:2]
     remote = sorted(entries(doc, "dsmem/read_remote/"), key=lambda b: param(b, "cluster"))
     assert ax_bw.get_ylabel() == "bytes_per_second (TB/s)"
-    assert lines(ax_bw)["read_remote"] == ([float(param(b, "cluster")) for b in remote],
-                                           [b["bytes_per_second"] / 1e12 for b in remote])
+    assert lines(ax_bw)["read_remote"] == (
+        [float(param(b, "cluster")) for b in remote],
+        [b["bytes_per_second"] / 1e12 for b in remote],
+    )
     chase = sorted(entries(doc, "dsmem/chase_remote/"), key=lambda b: param(b, "cluster"))
     assert lines(ax_lat)["chase_remote"][1] == [b["latency_ns"] for b in chase]
     plt.close(fig)
 
 
 def test_stream_bars_are_the_best_block_at_the_largest_n(write_json):
-    doc = {"context": {"membench_version": "0.1.0", "gpu_name": "NVIDIA H200", "dram_peak_bytes_per_second": "4814304000000"}, "benchmarks": []}
+    doc = {
+        "context": {
+            "membench_version": "0.1.0",
+            "gpu_name": "NVIDIA H200",
+            "dram_peak_bytes_per_second": "4814304000000",
+        },
+        "benchmarks": [],
+    }
     rates = {}
     for k, kernel in enumerate(("read", "write", "copy", "scale", "add", "triad", "dot")):
         for n, block, rate in ((1 << 20, 256, 1e12), (1 << 27, 128, 4.1e12 + k * 1e10), (1 << 27, 256, 4.0e12)):
             name = f"stream/{kernel}/type:double/elements:{n}/block:{block}/manual_time"
-            doc["benchmarks"].append({"name": name, "run_name": name, "run_type": "iteration", "real_time": 1.0,
-                                      "time_unit": "us", "bytes_per_second": rate})
+            doc["benchmarks"].append(
+                {
+                    "name": name,
+                    "run_name": name,
+                    "run_type": "iteration",
+                    "real_time": 1.0,
+                    "time_unit": "us",
+                    "bytes_per_second": rate,
+                }
+            )
         rates[kernel] = (4.1e12 + k * 1e10) / 1e9
     fig = draw(doc, "stream")
     ax = fig.axes[0]
@@ -264,8 +331,17 @@ def test_links_draw_each_variant_and_the_link_model():
     doc = {"context": {"membench_version": "0.1.0", "gpu_name": "NVIDIA H200"}, "benchmarks": []}
     for size, rate in ((4096, 1e9), (1 << 20, 4.8e10), (1 << 26, 5.5e10)):
         name = f"transfer/host_to_device_memcpy_ce/host:pinned/bytes:{size}/manual_time"
-        doc["benchmarks"].append({"name": name, "run_name": name, "run_type": "iteration", "real_time": 1.0,
-                                  "time_unit": "us", "bytes_per_second": rate, "model_bytes_per_second": 6.3e10})
+        doc["benchmarks"].append(
+            {
+                "name": name,
+                "run_name": name,
+                "run_type": "iteration",
+                "real_time": 1.0,
+                "time_unit": "us",
+                "bytes_per_second": rate,
+                "model_bytes_per_second": 6.3e10,
+            }
+        )
     fig = draw(doc, "transfer")
     ax = fig.axes[0]
     drawn = {l.get_label(): l for l in ax.get_lines()}
@@ -279,6 +355,7 @@ def test_links_draw_each_variant_and_the_link_model():
 
 # ---- what a person reads on each figure: titles, axes, scales, grid and legend ------------------
 
+
 def scale(axis) -> str:
     base = getattr(axis.get_transform(), "base", None)
     return axis.get_scale() + ("" if base is None else f" base {base:g}")
@@ -289,63 +366,220 @@ def look(fig) -> tuple[str, list[tuple]]:
     panels = []
     for ax in fig.axes:
         legend = ax.get_legend()
-        panels.append((ax.get_title(), ax.get_xlabel(), ax.get_ylabel(), (scale(ax.xaxis), scale(ax.yaxis)),
-                       any(l.get_visible() for l in ax.xaxis.get_gridlines() + ax.yaxis.get_gridlines()),
-                       [t.get_text() for t in legend.get_texts()] if legend else None,
-                       legend.get_texts()[0].get_fontsize() if legend else None))
+        panels.append(
+            (
+                ax.get_title(),
+                ax.get_xlabel(),
+                ax.get_ylabel(),
+                (scale(ax.xaxis), scale(ax.yaxis)),
+                any(l.get_visible() for l in ax.xaxis.get_gridlines() + ax.yaxis.get_gridlines()),
+                [t.get_text() for t in legend.get_texts()] if legend else None,
+                legend.get_texts()[0].get_fontsize() if legend else None,
+            )
+        )
     return fig._suptitle.get_text(), panels
 
 
 RATE = "bandwidth (GB/s, read + write)"
 HOT = [f"hit_ratio {hit}, hot_bytes {hot} MiB" for hit in (0, 50, 100) for hot in (8, 16, 32)]  # numeric order
-WORDS = [f"{variant}, space {space}, word {word}" for variant in ("add", "red") for space in ("global", "shared")
-         for word in ("f32", "f64", "u32", "u64")]
+WORDS = [
+    f"{variant}, space {space}, word {word}"
+    for variant in ("add", "red")
+    for space in ("global", "shared")
+    for word in ("f32", "f64", "u32", "u64")
+]
 LOOKS = {
-    "global": ("Global memory: stride and size\nNVIDIA H200, 2026-11-30", [
-        ("global/strided: two launch geometries", "stride (floats between neighbouring threads)",
-         "effective bandwidth (GB/s, useful bytes)", ("log base 2", "log base 10"), True,
-         ["strided, n = 268,435,456", "model: memcpy rate x useful / DRAM bytes (n = 268,435,456)"], 7),
-        ("global: bandwidth vs n", "n (floats)", RATE, ("log base 2", "linear"), True,
-         ["coalesced", "memcpy", *(f"vectorized vec {v} ilp {i}" for v in (1, 2, 4) for i in (1, 2, 4, 8)),
-          "n where in + out = L2 size", "theoretical DRAM peak"], 7)]),
-    "layout": ("Layout: AoS vs SoA (model: the AoS all-fields rate x useful / modelled DRAM bytes)\n"
-               "NVIDIA H200, 2026-11-30", [
-        ("", "", "effective bandwidth (GB/s, useful bytes)", ("linear", "linear"), True,
-         ["model (see the figure's note)", "aos", "soa"], 10)]),
-    "async": ("Async copy: sync vs memcpy_async vs pipeline vs bulk vs tma\nNVIDIA H200, 2026-11-30", [
-        ("async: stages (dotted: async/sync)", "pipeline stages", RATE, ("linear", "linear"), True,
-         [f"{v}, flops {f}" for f in (0, 16, 64, 256) for v in ("bulk", "pipeline")], 6),
-        ("async: where overlap pays", "compute intensity (flops per byte moved)", RATE, ("symlog base 10", "linear"),
-         True, ["bulk (best stages)", "memcpy_async (best stages)", "pipeline (best stages)", "sync (best stages)"], 7)]),
-    "shared": ("Shared memory: bank conflicts\nNVIDIA H200, 2026-11-30", [
-        ("32 x 32 tile through shared memory", "", "bandwidth (GB/s, global read + write)", ("linear", "linear"),
-         True, None, None),
-        ("shared/conflict_degree", "stride between lanes (elements)", "slowdown vs stride 1 (x)",
-         ("linear", "log base 2"), True,
-         [f"{kind}, {w}-byte" for w in (4, 8, 16) for kind in ("measured", "model conflict_ways")], 7)]),
-    "hierarchy": ("Memory hierarchy: read bandwidth and latency by working set\nNVIDIA H200, 2026-11-30", [
-        ("hierarchy/bandwidth: the whole grid re-reads the set", "working set (bytes)", "read bandwidth (GB/s)",
-         ("log base 2", "linear"), True, ["warm"], 7),
-        ("hierarchy/latency: a random pointer chase", "working set (bytes)", "latency per dependent load (ns)",
-         ("log base 2", "log base 10"), True, ["warm, nodes 128 B apart"], 7)]),
+    "global": (
+        "Global memory: stride and size\nNVIDIA H200, 2026-11-30",
+        [
+            (
+                "global/strided: two launch geometries",
+                "stride (floats between neighbouring threads)",
+                "effective bandwidth (GB/s, useful bytes)",
+                ("log base 2", "log base 10"),
+                True,
+                ["strided, n = 268,435,456", "model: memcpy rate x useful / DRAM bytes (n = 268,435,456)"],
+                7,
+            ),
+            (
+                "global: bandwidth vs n",
+                "n (floats)",
+                RATE,
+                ("log base 2", "linear"),
+                True,
+                [
+                    "coalesced",
+                    "memcpy",
+                    *(f"vectorized vec {v} ilp {i}" for v in (1, 2, 4) for i in (1, 2, 4, 8)),
+                    "n where in + out = L2 size",
+                    "theoretical DRAM peak",
+                ],
+                7,
+            ),
+        ],
+    ),
+    "layout": (
+        "Layout: AoS vs SoA (model: the AoS all-fields rate x useful / modelled DRAM bytes)\n"
+        "NVIDIA H200, 2026-11-30",
+        [
+            (
+                "",
+                "",
+                "effective bandwidth (GB/s, useful bytes)",
+                ("linear", "linear"),
+                True,
+                ["model (see the figure's note)", "aos", "soa"],
+                10,
+            )
+        ],
+    ),
+    "async": (
+        "Async copy: sync vs memcpy_async vs pipeline vs bulk vs tma\nNVIDIA H200, 2026-11-30",
+        [
+            (
+                "async: stages (dotted: async/sync)",
+                "pipeline stages",
+                RATE,
+                ("linear", "linear"),
+                True,
+                [f"{v}, flops {f}" for f in (0, 16, 64, 256) for v in ("bulk", "pipeline")],
+                6,
+            ),
+            (
+                "async: where overlap pays",
+                "compute intensity (flops per byte moved)",
+                RATE,
+                ("symlog base 10", "linear"),
+                True,
+                ["bulk (best stages)", "memcpy_async (best stages)", "pipeline (best stages)", "sync (best stages)"],
+                7,
+            ),
+        ],
+    ),
+    "shared": (
+        "Shared memory: bank conflicts\nNVIDIA H200, 2026-11-30",
+        [
+            (
+                "32 x 32 tile through shared memory",
+                "",
+                "bandwidth (GB/s, global read + write)",
+                ("linear", "linear"),
+                True,
+                None,
+                None,
+            ),
+            (
+                "shared/conflict_degree",
+                "stride between lanes (elements)",
+                "slowdown vs stride 1 (x)",
+                ("linear", "log base 2"),
+                True,
+                [f"{kind}, {w}-byte" for w in (4, 8, 16) for kind in ("measured", "model conflict_ways")],
+                7,
+            ),
+        ],
+    ),
+    "hierarchy": (
+        "Memory hierarchy: read bandwidth and latency by working set\nNVIDIA H200, 2026-11-30",
+        [
+            (
+                "hierarchy/bandwidth: the whole grid re-reads the set",
+                "working set (bytes)",
+                "read bandwidth (GB/s)",
+                ("log base 2", "linear"),
+                True,
+                ["warm"],
+                7,
+            ),
+            (
+                "hierarchy/latency: a random pointer chase",
+                "working set (bytes)",
+                "latency per dependent load (ns)",
+                ("log base 2", "log base 10"),
+                True,
+                ["warm, nodes 128 B apart"],
+                7,
+            ),
+        ],
+    ),
     # Drawn from the declarations (an old file's through membench_compat): the declared headings and
     # scales, the counter and its unit up y, a line for each combination of what varies.
-    "dsmem": ("Distributed shared memory: a cluster's blocks reading each other\nNVIDIA H200, 2026-11-30", [
-        ("every thread reads a buffer", "cluster", "bytes_per_second (TB/s)", ("linear", "linear"), True,
-         ["read_local", "read_remote", "smem peak bytes per second"], 7),
-        ("one thread chases a chain", "cluster", "latency_ns (ns)", ("linear", "linear"), True,
-         ["chase_local", "chase_remote"], 7)]),
-    "managed": ("Unified memory: where the pages are when the GPU reads them\nNVIDIA H200, 2026-12-01", [
-        ("GB/s of the bytes the kernel reads", "bytes", "bytes_per_second (TB/s)", ("log base 2", "log base 10"), True,
-         ["fault, touch random", "fault, touch sequential", "fault, touch strided", "ping_pong", "prefetch",
-          "read_mostly", "remote", "resident", "dashed: model_bytes_per_second"], 7)]),
-    "l2persist": ("L2 residency control: a hot buffer under an access policy window\nNVIDIA H200, 2026-12-01", [
-        ("measured", "set_aside", "bytes_per_second (TB/s)", ("linear", "linear"), True, HOT, 6),
-        ("model: what DRAM still serves", "set_aside", "model_dram_read_bytes (MB)", ("linear", "linear"), True, HOT,
-         6)]),
-    "atomics": ("Atomics: updates per second by the threads sharing an address\nNVIDIA H200, 2026-12-01", [
-        ("updates by the threads that share an address", "shared_by", "updates_per_second (T updates/s)",
-         ("linear", "log base 10"), True, [*WORDS, "dashed: model_updates_per_second"], 6)]),
+    "dsmem": (
+        "Distributed shared memory: a cluster's blocks reading each other\nNVIDIA H200, 2026-11-30",
+        [
+            (
+                "every thread reads a buffer",
+                "cluster",
+                "bytes_per_second (TB/s)",
+                ("linear", "linear"),
+                True,
+                ["read_local", "read_remote", "smem peak bytes per second"],
+                7,
+            ),
+            (
+                "one thread chases a chain",
+                "cluster",
+                "latency_ns (ns)",
+                ("linear", "linear"),
+                True,
+                ["chase_local", "chase_remote"],
+                7,
+            ),
+        ],
+    ),
+    "managed": (
+        "Unified memory: where the pages are when the GPU reads them\nNVIDIA H200, 2026-12-01",
+        [
+            (
+                "GB/s of the bytes the kernel reads",
+                "bytes",
+                "bytes_per_second (TB/s)",
+                ("log base 2", "log base 10"),
+                True,
+                [
+                    "fault, touch random",
+                    "fault, touch sequential",
+                    "fault, touch strided",
+                    "ping_pong",
+                    "prefetch",
+                    "read_mostly",
+                    "remote",
+                    "resident",
+                    "dashed: model_bytes_per_second",
+                ],
+                7,
+            )
+        ],
+    ),
+    "l2persist": (
+        "L2 residency control: a hot buffer under an access policy window\nNVIDIA H200, 2026-12-01",
+        [
+            ("measured", "set_aside", "bytes_per_second (TB/s)", ("linear", "linear"), True, HOT, 6),
+            (
+                "model: what DRAM still serves",
+                "set_aside",
+                "model_dram_read_bytes (MB)",
+                ("linear", "linear"),
+                True,
+                HOT,
+                6,
+            ),
+        ],
+    ),
+    "atomics": (
+        "Atomics: updates per second by the threads sharing an address\nNVIDIA H200, 2026-12-01",
+        [
+            (
+                "updates by the threads that share an address",
+                "shared_by",
+                "updates_per_second (T updates/s)",
+                ("linear", "log base 10"),
+                True,
+                [*WORDS, "dashed: model_updates_per_second"],
+                6,
+            )
+        ],
+    ),
 }
 
 
@@ -372,8 +606,9 @@ def test_new_families_draw_their_measurements():
     fig = draw(doc, "l2persist")
     set_aside, dram = lines(fig.axes[1])["hit_ratio 100, hot_bytes 16 MiB"]
     assert set_aside == [0.0, 25.0, 50.0, 100.0]
-    hot = sorted(entries(doc, f"l2persist/hot_cold/hot_bytes:{16 << 20}/hit_ratio:100/"),
-                 key=lambda b: param(b, "set_aside"))
+    hot = sorted(
+        entries(doc, f"l2persist/hot_cold/hot_bytes:{16 << 20}/hit_ratio:100/"), key=lambda b: param(b, "set_aside")
+    )
     assert fig.axes[1].get_ylabel() == "model_dram_read_bytes (MB)"
     assert dram == [b["model_dram_read_bytes"] / 1e6 for b in hot]
     plt.close(fig)
@@ -386,44 +621,96 @@ def test_new_families_draw_their_measurements():
 def test_tick_labels_name_each_bar():
     fig = draw(load("h200_global_layout.json"), "layout")
     assert [t.get_text() for t in fig.axes[0].get_xticklabels()] == [
-        "16,777,216 structs\n1 field(s)", "16,777,216 structs\n4 field(s)"]
+        "16,777,216 structs\n1 field(s)",
+        "16,777,216 structs\n4 field(s)",
+    ]
     plt.close(fig)
     fig = draw(load("h200_shared.json"), "shared")
     assert [t.get_text() for t in fig.axes[0].get_xticklabels()] == [
-        "row\nside 4096", "column pad 0\nside 4096", "column pad 1\nside 4096", "swizzle\nside 4096"]
+        "row\nside 4096",
+        "column pad 0\nside 4096",
+        "column pad 1\nside 4096",
+        "swizzle\nside 4096",
+    ]
     plt.close(fig)
 
 
 def stream_doc() -> dict:
-    doc = {"context": {"membench_version": "0.1.0", "gpu_name": "NVIDIA H200", "dram_peak_bytes_per_second": "4814304000000"}, "benchmarks": []}
+    doc = {
+        "context": {
+            "membench_version": "0.1.0",
+            "gpu_name": "NVIDIA H200",
+            "dram_peak_bytes_per_second": "4814304000000",
+        },
+        "benchmarks": [],
+    }
     for kernel in ("read", "write", "copy", "scale", "add", "triad", "dot"):
         for type_ in ("float", "double"):
             name = f"stream/{kernel}/type:{type_}/elements:134217728/block:256/manual_time"
-            doc["benchmarks"].append({"name": name, "run_name": name, "run_type": "iteration", "real_time": 250.0,
-                                      "time_unit": "us", "bytes": 1.07e9, "bytes_per_second": 4.2e12})
+            doc["benchmarks"].append(
+                {
+                    "name": name,
+                    "run_name": name,
+                    "run_type": "iteration",
+                    "real_time": 250.0,
+                    "time_unit": "us",
+                    "bytes": 1.07e9,
+                    "bytes_per_second": 4.2e12,
+                }
+            )
     return doc
 
 
 def test_stream_and_link_figures_read_as_intended():
     fig = draw(stream_doc(), "stream")
-    assert look(fig) == ("Stream: the traffic mixes against the DRAM peak\nNVIDIA H200", [
-        ("n = 134,217,728 elements per array", "", "bandwidth (GB/s, bytes as BabelStream counts them)",
-         ("linear", "linear"), True, ["theoretical DRAM peak", "double", "float"], 8)])
-    assert [t.get_text() for t in fig.axes[0].get_xticklabels()] == ["read", "write", "copy", "scale", "add", "triad",
-                                                                     "dot"]
+    assert look(fig) == (
+        "Stream: the traffic mixes against the DRAM peak\nNVIDIA H200",
+        [
+            (
+                "n = 134,217,728 elements per array",
+                "",
+                "bandwidth (GB/s, bytes as BabelStream counts them)",
+                ("linear", "linear"),
+                True,
+                ["theoretical DRAM peak", "double", "float"],
+                8,
+            )
+        ],
+    )
+    assert [t.get_text() for t in fig.axes[0].get_xticklabels()] == [
+        "read",
+        "write",
+        "copy",
+        "scale",
+        "add",
+        "triad",
+        "dot",
+    ]
     plt.close(fig)
     doc = {"context": {"membench_version": "0.1.0", "gpu_name": "NVIDIA H200"}, "benchmarks": []}
-    for family, variant, extra in (("transfer", "host_to_device_memcpy_ce", "host:pinned/bytes:4096"),
-                                   ("peer", "device_to_device_memcpy_read_ce", "peer_access:1/bytes:4096"),
-                                   ("peer", "device_to_device_latency_sm", "working_set:2097152/chase_stride:128")):
+    for family, variant, extra in (
+        ("transfer", "host_to_device_memcpy_ce", "host:pinned/bytes:4096"),
+        ("peer", "device_to_device_memcpy_read_ce", "peer_access:1/bytes:4096"),
+        ("peer", "device_to_device_latency_sm", "working_set:2097152/chase_stride:128"),
+    ):
         name = f"{family}/{variant}/{extra}/manual_time"
-        doc["benchmarks"].append({"name": name, "run_name": name, "run_type": "iteration", "real_time": 10.0,
-                                  "time_unit": "us", "bytes_per_second": 4e8})
+        doc["benchmarks"].append(
+            {
+                "name": name,
+                "run_name": name,
+                "run_type": "iteration",
+                "real_time": 10.0,
+                "time_unit": "us",
+                "bytes_per_second": 4e8,
+            }
+        )
     # One size each: bars, the size named under them.
     links = ("copies over the link", "bytes = 4 KiB", "bytes_per_second (MB/s)", ("linear", "linear"), True)
     fig = draw(doc, "transfer")
-    assert look(fig) == ("Host <-> device: copy engine and SM over the link\nNVIDIA H200",
-                         [(*links, ["host_to_device_memcpy_ce"], 7)])
+    assert look(fig) == (
+        "Host <-> device: copy engine and SM over the link\nNVIDIA H200",
+        [(*links, ["host_to_device_memcpy_ce"], 7)],
+    )
     assert [round(p.get_height(), 6) for p in fig.axes[0].patches] == [400.0]
     plt.close(fig)
     fig = draw(doc, "peer")
@@ -434,8 +721,15 @@ def test_stream_and_link_figures_read_as_intended():
     chase = next(b for b in doc["benchmarks"] if "latency" in b["name"])
     chase["latency_ns"] = 849.0
     fig = draw(doc, "peer")
-    assert look(fig)[1][1] == ("one thread chases the peer's memory", "working_set = 2 MiB", "latency_ns (ns)",
-                               ("linear", "linear"), True, ["device_to_device_latency_sm"], 7)
+    assert look(fig)[1][1] == (
+        "one thread chases the peer's memory",
+        "working_set = 2 MiB",
+        "latency_ns (ns)",
+        ("linear", "linear"),
+        True,
+        ["device_to_device_latency_sm"],
+        7,
+    )
     assert [p.get_height() for p in fig.axes[1].patches] == [849.0]
     plt.close(fig)
     # A file of chases alone: the latency panel alone.
@@ -446,13 +740,25 @@ def test_stream_and_link_figures_read_as_intended():
 
 def test_node_figure_sets_each_gpu_beside_the_node_and_the_model():
     doc = {"context": {"membench_version": "0.1.0", "gpu_name": "NVIDIA H200"}, "benchmarks": []}
-    for variant, node, shares, model in (("all_to_host_memcpy_ce", 110e9, (55e9, 54e9), 126e9),
-                                         ("all_to_all_memcpy_write_ce", 771e9, (391e9, 390e9), 900e9)):
+    for variant, node, shares, model in (
+        ("all_to_host_memcpy_ce", 110e9, (55e9, 54e9), 126e9),
+        ("all_to_all_memcpy_write_ce", 771e9, (391e9, 390e9), 900e9),
+    ):
         name = f"node/{variant}/bytes:536870912/manual_time"
-        doc["benchmarks"].append({"name": name, "run_name": name, "run_type": "iteration", "real_time": 10.0,
-                                  "time_unit": "us", "bytes_per_second": node, "devices": 2,
-                                  "device0_bytes_per_second": shares[0], "device1_bytes_per_second": shares[1],
-                                  "model_bytes_per_second": model})
+        doc["benchmarks"].append(
+            {
+                "name": name,
+                "run_name": name,
+                "run_type": "iteration",
+                "real_time": 10.0,
+                "time_unit": "us",
+                "bytes_per_second": node,
+                "devices": 2,
+                "device0_bytes_per_second": shares[0],
+                "device1_bytes_per_second": shares[1],
+                "model_bytes_per_second": model,
+            }
+        )
     fig = draw(doc, "node")
     title_, panels = look(fig)
     assert title_ == "Every GPU at once: to and from the host, and all-to-all\nNVIDIA H200"
@@ -474,32 +780,61 @@ def test_a_global_file_without_strided_cases_says_so_in_the_panel():
     ax = fig.axes[0]
     (note,) = ax.texts
     assert (note.get_text(), note.get_position(), note.get_ha(), note.get_va()) == (
-        "no strided cases in this file", (0.5, 0.5), "center", "center")
+        "no strided cases in this file",
+        (0.5, 0.5),
+        "center",
+        "center",
+    )
     assert not ax.axison and ax.get_legend() is None
     plt.close(fig)
 
 
 def test_vectorized_labels_name_the_loop_and_a_cold_l2():
     doc = {"context": {"membench_version": "0.1.0", "gpu_name": "NVIDIA H200"}, "benchmarks": []}
-    for name in ("global/vectorized/n:1024/vec:4/ilp:2/persistent:1", "global/vectorized/n:1024/vec:4/ilp:2/persistent:0",
-                 "global/vectorized/l2:cold/n:1024/vec:2/ilp:1", "global/coalesced/l2:cold/n:1024"):
-        doc["benchmarks"].append({"name": f"{name}/manual_time", "run_name": f"{name}/manual_time",
-                                  "run_type": "iteration", "real_time": 1.0, "time_unit": "us", "bytes_per_second": 1e9})
+    for name in (
+        "global/vectorized/n:1024/vec:4/ilp:2/persistent:1",
+        "global/vectorized/n:1024/vec:4/ilp:2/persistent:0",
+        "global/vectorized/l2:cold/n:1024/vec:2/ilp:1",
+        "global/coalesced/l2:cold/n:1024",
+    ):
+        doc["benchmarks"].append(
+            {
+                "name": f"{name}/manual_time",
+                "run_name": f"{name}/manual_time",
+                "run_type": "iteration",
+                "real_time": 1.0,
+                "time_unit": "us",
+                "bytes_per_second": 1e9,
+            }
+        )
     fig = draw(doc, "global")
-    assert sorted(lines(fig.axes[1])) == ["coalesced, cold L2", "vectorized vec 2 ilp 1, cold L2",
-                                          "vectorized vec 4 ilp 2 grid-stride", "vectorized vec 4 ilp 2 one trip"]
+    assert sorted(lines(fig.axes[1])) == [
+        "coalesced, cold L2",
+        "vectorized vec 2 ilp 1, cold L2",
+        "vectorized vec 4 ilp 2 grid-stride",
+        "vectorized vec 4 ilp 2 one trip",
+    ]
     plt.close(fig)
 
 
 def test_the_title_names_the_gpu_and_the_day():
-    assert plot.title({"context": {"membench_version": "0.1.0", "gpu_name": "G", "date": "2026-12-01T08:00:00+00:00"}}, "x") == "x\nG, 2026-12-01"
+    assert (
+        plot.title(
+            {"context": {"membench_version": "0.1.0", "gpu_name": "G", "date": "2026-12-01T08:00:00+00:00"}}, "x"
+        )
+        == "x\nG, 2026-12-01"
+    )
     assert plot.title({"context": {"membench_version": "0.1.0", "gpu_name": "G"}}, "x") == "x\nG"
     assert plot.title({}, "x") == "x\nunknown GPU"
 
 
 def test_skipped_cases_and_a_case_without_bandwidth():
-    doc = {"context": {"membench_version": "0.1.0", "gpu_name": "G"}, "benchmarks": [
-        {"name": "layout/aos/structs:8/fields:4/manual_time", "skipped": True, "skip_message": "too big"}]}
+    doc = {
+        "context": {"membench_version": "0.1.0", "gpu_name": "G"},
+        "benchmarks": [
+            {"name": "layout/aos/structs:8/fields:4/manual_time", "skipped": True, "skip_message": "too big"}
+        ],
+    }
     assert plot.by_family(doc) == {}
     doc["benchmarks"].append({"name": "dsmem/chase_local/cluster:2/manual_time", "real_time": 1.0, "latency_ns": 5.0})
     (case,) = plot.by_family(doc)["dsmem"]
@@ -507,10 +842,14 @@ def test_skipped_cases_and_a_case_without_bandwidth():
 
 
 def test_the_dram_model_adds_whichever_sides_were_modelled():
-    doc = {"context": {"membench_version": "0.1.0"}, "benchmarks": [
-        {"name": "a/b/manual_time", "real_time": 1.0, "bytes": 1000.0, "dram_read_bytes": 4000.0},
-        {"name": "a/c/manual_time", "real_time": 1.0, "bytes": 1000.0, "dram_write_bytes": 2000.0},
-        {"name": "a/d/manual_time", "real_time": 1.0, "bytes": 1000.0}]}
+    doc = {
+        "context": {"membench_version": "0.1.0"},
+        "benchmarks": [
+            {"name": "a/b/manual_time", "real_time": 1.0, "bytes": 1000.0, "dram_read_bytes": 4000.0},
+            {"name": "a/c/manual_time", "real_time": 1.0, "bytes": 1000.0, "dram_write_bytes": 2000.0},
+            {"name": "a/d/manual_time", "real_time": 1.0, "bytes": 1000.0},
+        ],
+    }
     b, c, d = plot.by_family(doc)["a"]
     assert plot.dram_bound(b, 8e9) == 2.0 and plot.dram_bound(c, 8e9) == 4.0 and plot.dram_bound(d, 8e9) is None
 
@@ -522,8 +861,6 @@ def test_each_family_gets_png_and_svg(tmp_path, write_json, family):
     for ext in ("png", "svg"):
         image = tmp_path / f"{family}.{ext}"
         assert image.exists() and image.stat().st_size > 5_000, image
-
-
 
 
 def test_the_output_folder_must_be_named(tmp_path, write_json, capsys):
@@ -542,12 +879,21 @@ def layout_doc(with_dram: bool) -> dict:
             if (variant, structs, fields) == ("soa", 2**20, 1):
                 continue
             name = f"layout/{variant}/structs:{structs}/fields:{fields}/manual_time"
-            entry = {"name": name, "run_name": name, "run_type": "iteration", "real_time": 1.0, "time_unit": "us",
-                     "bytes_per_second": rate * (structs / 2**24), "bytes": 8.0 * fields * structs,
-                     "dram_efficiency": fields / 4 if variant == "aos" else 1.0}
+            entry = {
+                "name": name,
+                "run_name": name,
+                "run_type": "iteration",
+                "real_time": 1.0,
+                "time_unit": "us",
+                "bytes_per_second": rate * (structs / 2**24),
+                "bytes": 8.0 * fields * structs,
+                "dram_efficiency": fields / 4 if variant == "aos" else 1.0,
+            }
             if with_dram:
-                entry.update(dram_read_bytes=16.0 * structs, dram_write_bytes=16.0 * structs if variant == "aos" else
-                             8.0 * fields * structs)
+                entry.update(
+                    dram_read_bytes=16.0 * structs,
+                    dram_write_bytes=16.0 * structs if variant == "aos" else 8.0 * fields * structs,
+                )
             doc["benchmarks"].append(entry)
     return doc
 
@@ -570,7 +916,7 @@ def test_layout_model_moves_the_dram_bytes_at_the_aos_all_fields_rate():
     fig = draw(doc, "layout")
     drawn = [float(y) for line in fig.axes[0].get_lines() for y in line.get_ydata()]  # one marker line per variant
     for b in doc["benchmarks"]:
-        structs, fields = param(b, "structs"), param(b, "fields")
+        structs = param(b, "structs")
         full = next(e for e in doc["benchmarks"] if e["name"] == f"layout/aos/structs:{structs}/fields:4/manual_time")
         model = full["bytes_per_second"] * b["bytes"] / (b["dram_read_bytes"] + b["dram_write_bytes"]) / 1e9
         assert any(abs(y - model) <= 1e-9 * model for y in drawn), b["name"]
@@ -592,12 +938,30 @@ def test_both_strided_geometries_and_each_n_have_their_own_lines():
         for variant in ("strided", "strided_full_grid"):
             for stride in (1, 2, 4):
                 name = f"global/{variant}/n:{n}/stride:{stride}/manual_time"
-                doc["benchmarks"].append({"name": name, "run_name": name, "run_type": "iteration", "real_time": 1.0,
-                                          "time_unit": "us", "bytes_per_second": 1e12 / stride, "bytes": 8.0 * n / stride,
-                                          "dram_read_bytes": 8.0 * n, "dram_write_bytes": 0.0})
+                doc["benchmarks"].append(
+                    {
+                        "name": name,
+                        "run_name": name,
+                        "run_type": "iteration",
+                        "real_time": 1.0,
+                        "time_unit": "us",
+                        "bytes_per_second": 1e12 / stride,
+                        "bytes": 8.0 * n / stride,
+                        "dram_read_bytes": 8.0 * n,
+                        "dram_write_bytes": 0.0,
+                    }
+                )
         name = f"global/memcpy/n:{n}/manual_time"
-        doc["benchmarks"].append({"name": name, "run_name": name, "run_type": "iteration", "real_time": 1.0,
-                                  "time_unit": "us", "bytes_per_second": 2e12})
+        doc["benchmarks"].append(
+            {
+                "name": name,
+                "run_name": name,
+                "run_type": "iteration",
+                "real_time": 1.0,
+                "time_unit": "us",
+                "bytes_per_second": 2e12,
+            }
+        )
     fig = draw(doc, "global")
     ax = fig.axes[0]
     styles = {l.get_label(): (l.get_marker(), l.get_linestyle(), len(l.get_xdata())) for l in ax.get_lines()}
@@ -638,7 +1002,10 @@ def test_each_mark_sits_where_its_number_is():
     fig = draw(doc, "dsmem")
     ax_bw, ax_lat = fig.axes[:2]
     local = sorted(entries(doc, "dsmem/chase_local/"), key=lambda b: param(b, "cluster"))
-    assert lines(ax_lat)["chase_local"] == ([float(param(b, "cluster")) for b in local], [b["latency_ns"] for b in local])
+    assert lines(ax_lat)["chase_local"] == (
+        [float(param(b, "cluster")) for b in local],
+        [b["latency_ns"] for b in local],
+    )
     peak = float(doc["context"]["smem_peak_bytes_per_second"])
     assert lines(ax_bw)["smem peak bytes per second"][1] == [peak / 1e12, peak / 1e12]
     plt.close(fig)
@@ -648,7 +1015,11 @@ def test_each_mark_sits_where_its_number_is():
     fig = draw(doc, "shared")
     ax_bars = fig.axes[0]
     assert [t.get_text() for t in ax_bars.get_xticklabels()] == [
-        "row\nside 4096", "column pad 0\nside 4096", "column pad 1\nside 4096", "swizzle\nside 4096"]
+        "row\nside 4096",
+        "column pad 0\nside 4096",
+        "column pad 1\nside 4096",
+        "swizzle\nside 4096",
+    ]
     for bar, note in zip(ax_bars.patches, ax_bars.texts):
         assert note.xy == (bar.get_x() + bar.get_width() / 2, bar.get_height())
     plt.close(fig)
@@ -658,8 +1029,16 @@ def test_each_mark_sits_where_its_number_is():
     for t, rate in (("double", 4.2e12), ("float", 4.1e12)):
         for kernel in ("read", "copy"):
             name = f"stream/{kernel}/type:{t}/elements:1024/block:256/manual_time"
-            doc["benchmarks"].append({"name": name, "run_name": name, "run_type": "iteration", "real_time": 1.0,
-                                      "time_unit": "us", "bytes_per_second": rate})
+            doc["benchmarks"].append(
+                {
+                    "name": name,
+                    "run_name": name,
+                    "run_type": "iteration",
+                    "real_time": 1.0,
+                    "time_unit": "us",
+                    "bytes_per_second": rate,
+                }
+            )
     fig = draw(doc, "stream")
     ax = fig.axes[0]
     width = 0.4  # 0.8 shared by two types
@@ -674,8 +1053,17 @@ def test_each_mark_sits_where_its_number_is():
     # links, one size: the bar at the case's rate, the model's mark across it at the model's rate.
     doc = {"context": {"membench_version": "0.1.0", "gpu_name": "NVIDIA H200"}, "benchmarks": []}
     name = "transfer/host_to_device_memcpy_ce/host:pinned/bytes:4096/manual_time"
-    doc["benchmarks"].append({"name": name, "run_name": name, "run_type": "iteration", "real_time": 1.0,
-                              "time_unit": "us", "bytes_per_second": 4e9, "model_bytes_per_second": 63e9})
+    doc["benchmarks"].append(
+        {
+            "name": name,
+            "run_name": name,
+            "run_type": "iteration",
+            "real_time": 1.0,
+            "time_unit": "us",
+            "bytes_per_second": 4e9,
+            "model_bytes_per_second": 63e9,
+        }
+    )
     fig = draw(doc, "transfer")
     (bar,) = fig.axes[0].patches
     assert (bar.get_x() + bar.get_width() / 2, bar.get_height()) == (0.0, 4.0)
@@ -687,8 +1075,17 @@ def test_each_mark_sits_where_its_number_is():
 def test_an_unknown_family_is_passed_over_and_the_rest_drawn(tmp_path, write_json, capsys):
     doc = copy.deepcopy(load("h200_global_layout.json"))
     name = "future/variant/n:1/manual_time"  # a family this script does not know, listed first
-    doc["benchmarks"].insert(0, {"name": name, "run_name": name, "run_type": "iteration", "real_time": 1.0,
-                                 "time_unit": "us", "bytes_per_second": 1e9})
+    doc["benchmarks"].insert(
+        0,
+        {
+            "name": name,
+            "run_name": name,
+            "run_type": "iteration",
+            "real_time": 1.0,
+            "time_unit": "us",
+            "bytes_per_second": 1e9,
+        },
+    )
     out = tmp_path / "a" / "b"  # folders made as needed
     assert plot.main([write_json(doc), "--out", str(out), "--formats", "png"]) == 0
     assert sorted(p.name for p in out.iterdir()) == ["global.png", "layout.png"]
@@ -697,22 +1094,45 @@ def test_an_unknown_family_is_passed_over_and_the_rest_drawn(tmp_path, write_jso
 
 def test_a_file_of_unknown_families_alone_is_exit_2(tmp_path, write_json, capsys):
     name = "future/variant/n:1/manual_time"
-    doc = {"context": {"membench_version": "0.1.0"}, "benchmarks": [{"name": name, "run_name": name, "run_type": "iteration", "real_time": 1.0,
-                                          "time_unit": "us", "bytes_per_second": 1e9}]}
+    doc = {
+        "context": {"membench_version": "0.1.0"},
+        "benchmarks": [
+            {
+                "name": name,
+                "run_name": name,
+                "run_type": "iteration",
+                "real_time": 1.0,
+                "time_unit": "us",
+                "bytes_per_second": 1e9,
+            }
+        ],
+    }
     assert plot.main([write_json(doc), "--out", str(tmp_path / "f")]) == 2
     assert capsys.readouterr().err == "plot.py: no case of a known family ran in this file\n"
 
 
 def test_node_bars_models_and_ticks_sit_under_their_case():
     doc = {"context": {"membench_version": "0.1.0", "gpu_name": "NVIDIA H200"}, "benchmarks": []}
-    for variant, size, node, model in (("host_to_all_memcpy_ce", 1 << 20, 90e9, 126e9),
-                                       ("all_to_host_memcpy_ce", 1 << 29, 110e9, 126e9),
-                                       ("all_to_host_memcpy_ce", 1 << 20, 80e9, 126e9)):
+    for variant, size, node, model in (
+        ("host_to_all_memcpy_ce", 1 << 20, 90e9, 126e9),
+        ("all_to_host_memcpy_ce", 1 << 29, 110e9, 126e9),
+        ("all_to_host_memcpy_ce", 1 << 20, 80e9, 126e9),
+    ):
         name = f"node/{variant}/bytes:{size}/manual_time"
-        doc["benchmarks"].append({"name": name, "run_name": name, "run_type": "iteration", "real_time": 1.0,
-                                  "time_unit": "us", "bytes_per_second": node, "devices": 2,
-                                  "device0_bytes_per_second": node / 2, "device1_bytes_per_second": node / 2,
-                                  "model_bytes_per_second": model})
+        doc["benchmarks"].append(
+            {
+                "name": name,
+                "run_name": name,
+                "run_type": "iteration",
+                "real_time": 1.0,
+                "time_unit": "us",
+                "bytes_per_second": node,
+                "devices": 2,
+                "device0_bytes_per_second": node / 2,
+                "device1_bytes_per_second": node / 2,
+                "model_bytes_per_second": model,
+            }
+        )
     fig = draw(doc, "node")
     host = fig.axes[0]
     width = 0.8 / 3  # node and two GPUs side by side
@@ -720,14 +1140,19 @@ def test_node_bars_models_and_ticks_sit_under_their_case():
     node_bars = [round(b.get_height()) for b in host.patches[:3]]
     assert node_bars == [80, 110, 90]
     assert [round(b.get_x() + b.get_width() / 2, 9) for b in host.patches] == [
-        round(i + k * width, 9) for k in range(3) for i in range(3)]
+        round(i + k * width, 9) for k in range(3) for i in range(3)
+    ]
     assert [round(b.get_width(), 9) for b in host.patches] == [round(width, 9)] * 9
     segments = [seg for models in host.collections for seg in models.get_segments()]
     assert [[tuple(round(v, 9) for v in p) for p in seg] for seg in segments] == [
-        [(round(i - width / 2, 9), 126.0), (round(i + 0.8 - width / 2, 9), 126.0)] for i in range(3)]
+        [(round(i - width / 2, 9), 126.0), (round(i + 0.8 - width / 2, 9), 126.0)] for i in range(3)
+    ]
     assert [round(x, 9) for x in host.get_xticks()] == [round(i + 0.4 - width / 2, 9) for i in range(3)]
     assert [t.get_text() for t in host.get_xticklabels()] == [
-        "all_to_host_memcpy_ce\n1048576 B", "all_to_host_memcpy_ce\n536870912 B", "host_to_all_memcpy_ce\n1048576 B"]
+        "all_to_host_memcpy_ce\n1048576 B",
+        "all_to_host_memcpy_ce\n536870912 B",
+        "host_to_all_memcpy_ce\n1048576 B",
+    ]
     assert (host.get_xlabel(), host.get_ylabel()) == ("", "GB/s")
     assert fig.axes[1].patches == [] or all(b.get_height() == 0 for b in fig.axes[1].patches)
     plt.close(fig)
@@ -735,19 +1160,23 @@ def test_node_bars_models_and_ticks_sit_under_their_case():
 
 def test_hierarchy_names_cold_cases_and_draws_only_real_latencies():
     doc = {"context": {"membench_version": "0.1.0", "gpu_name": "NVIDIA H200"}, "benchmarks": []}
-    for name, counters in (("hierarchy/latency/l2:cold/working_set:16384/chase_stride:64", {"latency_ns": 200.0}),
-                           ("hierarchy/latency/working_set:16384/chase_stride:64", {"latency_ns": 17.0}),
-                           ("hierarchy/latency/working_set:32768/chase_stride:64", {}),
-                           ("hierarchy/bandwidth/working_set:16384", {"bytes_per_second": 2.8e13, "model_level": 1}),
-                           ("hierarchy/bandwidth/working_set:32768", {"bytes_per_second": 2.8e13,
-                                                                     "model_bytes_per_second": 3.3e13})):
+    for name, counters in (
+        ("hierarchy/latency/l2:cold/working_set:16384/chase_stride:64", {"latency_ns": 200.0}),
+        ("hierarchy/latency/working_set:16384/chase_stride:64", {"latency_ns": 17.0}),
+        ("hierarchy/latency/working_set:32768/chase_stride:64", {}),
+        ("hierarchy/bandwidth/working_set:16384", {"bytes_per_second": 2.8e13, "model_level": 1}),
+        ("hierarchy/bandwidth/working_set:32768", {"bytes_per_second": 2.8e13, "model_bytes_per_second": 3.3e13}),
+    ):
         full = f"{name}/manual_time"
-        doc["benchmarks"].append({"name": full, "run_name": full, "run_type": "iteration", "real_time": 1.0,
-                                  "time_unit": "us", **counters})
+        doc["benchmarks"].append(
+            {"name": full, "run_name": full, "run_type": "iteration", "real_time": 1.0, "time_unit": "us", **counters}
+        )
     fig = draw(doc, "hierarchy")
     ax_lat = next(ax for ax in fig.axes if "latency" in ax.get_title())
-    assert lines(ax_lat) == {"cold L2, nodes 64 B apart": ([16384.0], [200.0]),
-                             "warm, nodes 64 B apart": ([16384.0], [17.0])}
+    assert lines(ax_lat) == {
+        "cold L2, nodes 64 B apart": ([16384.0], [200.0]),
+        "warm, nodes 64 B apart": ([16384.0], [17.0]),
+    }
     ax_bw = next(ax for ax in fig.axes if "bandwidth" in ax.get_title())
     assert not [t for t in ax_bw.texts if t.get_text().startswith("model ceiling")]  # a level or a ceiling alone: none
     plt.close(fig)
@@ -755,16 +1184,30 @@ def test_hierarchy_names_cold_cases_and_draws_only_real_latencies():
 
 def test_hierarchy_bandwidth_lines_are_named_by_what_differs():
     doc = {"context": {"membench_version": "0.1.0", "gpu_name": "NVIDIA H200"}, "benchmarks": []}
-    for ws, width, persistent, bw in ((8 << 20, 16, 1, 9.3e12), (16 << 20, 16, 1, 9.1e12), (8 << 20, 16, 0, 1.0e13),
-                                      (8 << 20, 8, 1, 9.7e12)):
+    for ws, width, persistent, bw in (
+        (8 << 20, 16, 1, 9.3e12),
+        (16 << 20, 16, 1, 9.1e12),
+        (8 << 20, 16, 0, 1.0e13),
+        (8 << 20, 8, 1, 9.7e12),
+    ):
         full = f"hierarchy/bandwidth/working_set:{ws}/width:{width}/persistent:{persistent}/manual_time"
-        doc["benchmarks"].append({"name": full, "run_name": full, "run_type": "iteration", "real_time": 1.0,
-                                  "time_unit": "us", "bytes_per_second": bw})
+        doc["benchmarks"].append(
+            {
+                "name": full,
+                "run_name": full,
+                "run_type": "iteration",
+                "real_time": 1.0,
+                "time_unit": "us",
+                "bytes_per_second": bw,
+            }
+        )
     fig = draw(doc, "hierarchy")
     ax_bw = next(ax for ax in fig.axes if "bandwidth" in ax.get_title())
-    assert lines(ax_bw) == {"warm, 16-byte loads, resident grid": ([8 << 20, 16 << 20], [9300.0, 9100.0]),
-                            "warm, 16-byte loads, short blocks": ([8 << 20], [10000.0]),
-                            "warm, 8-byte loads, resident grid": ([8 << 20], [9700.0])}
+    assert lines(ax_bw) == {
+        "warm, 16-byte loads, resident grid": ([8 << 20, 16 << 20], [9300.0, 9100.0]),
+        "warm, 16-byte loads, short blocks": ([8 << 20], [10000.0]),
+        "warm, 8-byte loads, resident grid": ([8 << 20], [9700.0]),
+    }
     plt.close(fig)
     # One grid and one width: the line is named by the L2's temperature alone.
     doc["benchmarks"] = doc["benchmarks"][:2]
@@ -776,13 +1219,24 @@ def test_hierarchy_bandwidth_lines_are_named_by_what_differs():
 def test_async_short_blocks_are_named_by_the_tiles_each_block_took():
     def case(grid, persistent=0, n=1 << 26, tile=1024):
         full = f"async/tma/n:{n}/tile:{tile}/stages:2/flops:0/persistent:{persistent}/manual_time"
-        doc = {"context": {"membench_version": "0.1.0"}, "benchmarks": [{"name": full, "run_name": full, "run_type": "iteration",
-                                              "real_time": 1.0, "time_unit": "us", "bytes_per_second": 4e12}]}
+        doc = {
+            "context": {"membench_version": "0.1.0"},
+            "benchmarks": [
+                {
+                    "name": full,
+                    "run_name": full,
+                    "run_type": "iteration",
+                    "real_time": 1.0,
+                    "time_unit": "us",
+                    "bytes_per_second": 4e12,
+                }
+            ],
+        }
         if grid is not None:
             doc["benchmarks"][0]["grid"] = grid
         return next(iter(plot.mr.cases(doc).values()))
 
-    assert plot.variant_label(case(16384)) == "tma, 4 tiles a block"       # 65536 tiles
-    assert plot.variant_label(case(65536)) == "tma, 1 tile a block"        # an older file's launch
-    assert plot.variant_label(case(None)) == "tma, short blocks"           # no grid recorded
+    assert plot.variant_label(case(16384)) == "tma, 4 tiles a block"  # 65536 tiles
+    assert plot.variant_label(case(65536)) == "tma, 1 tile a block"  # an older file's launch
+    assert plot.variant_label(case(None)) == "tma, short blocks"  # no grid recorded
     assert plot.variant_label(case(924, persistent=1)) == "tma"

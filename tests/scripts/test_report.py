@@ -1,5 +1,6 @@
 """report.py: the study's tables from a run, the run's health, every family, and a page that needs
 nothing but itself."""
+
 from __future__ import annotations
 
 import base64
@@ -33,15 +34,39 @@ def entry(name: str, **counters) -> dict:
 
 
 def a_run(uuid: str = "GPU-1", scale: float = 1.0) -> dict:
-    benchmarks = [entry(name, bytes_per_second=rate * 1e9 * scale, pct_of_peak=rate / 48.14, noisy=0, **counters)
-                  for name, (rate, counters) in STUDY_RATES.items()]
+    benchmarks = [
+        entry(name, bytes_per_second=rate * 1e9 * scale, pct_of_peak=rate / 48.14, noisy=0, **counters)
+        for name, (rate, counters) in STUDY_RATES.items()
+    ]
     benchmarks.append(entry("hierarchy/latency/working_set:16384/chase_stride:128", latency_ns=16.5, noisy=1))
-    benchmarks.append({**entry("peer/device_to_device_memcpy_read_sm/bytes:64"), "error_occurred": True,
-                       "error_message": "skipped: needs two GPUs; 1 visible"})
-    benchmarks.append(entry("stream/read/type:float/elements:1024/block:256", bytes_per_second=4.4e12, contended=1,
-                            other_processes=1, noisy=0))
-    return {"context": {"membench_version": "0.1.0", "gpu_name": "NVIDIA H200", "gpu_uuid": uuid, "host_name": "n1", "driver_version": "580.159.04",
-                        "sm_clock_peak_mhz": "1980", "memory_clock_khz": "3201000"}, "benchmarks": benchmarks}
+    benchmarks.append(
+        {
+            **entry("peer/device_to_device_memcpy_read_sm/bytes:64"),
+            "error_occurred": True,
+            "error_message": "skipped: needs two GPUs; 1 visible",
+        }
+    )
+    benchmarks.append(
+        entry(
+            "stream/read/type:float/elements:1024/block:256",
+            bytes_per_second=4.4e12,
+            contended=1,
+            other_processes=1,
+            noisy=0,
+        )
+    )
+    return {
+        "context": {
+            "membench_version": "0.1.0",
+            "gpu_name": "NVIDIA H200",
+            "gpu_uuid": uuid,
+            "host_name": "n1",
+            "driver_version": "580.159.04",
+            "sm_clock_peak_mhz": "1980",
+            "memory_clock_khz": "3201000",
+        },
+        "benchmarks": benchmarks,
+    }
 
 
 class Page(HTMLParser):
@@ -78,7 +103,9 @@ def test_the_study_tables_set_this_gpus_ratios_beside_the_article_s(tmp_path, wr
     assert "| stride 2 (the article's launch: n threads) | 1040 | 0.40x | 427.34 | 0.46x |" in md
     assert "| column, 32-way conflict | 1000 | 0.56x | 740.07 | 0.84x |" in md
     assert "| pipeline, 3 stages | 3480 | 0.87x | 856.55 | 0.95x |" in md
-    assert "a warp's load at stride 2 touches 8 sectors of 32 bytes, coalesced 4; 50% of the bytes fetched are used." in md
+    assert (
+        "a warp's load at stride 2 touches 8 sectors of 32 bytes, coalesced 4; 50% of the bytes fetched are used." in md
+    )
     assert "without padding hits one bank 32 ways; the row read and the padded column 1 and 1." in md
     assert "pipeline, 3 stages 8 and 28." in md
 
@@ -98,13 +125,21 @@ def test_the_run_and_every_family_with_their_marks(tmp_path, write_json, no_figu
     assert "| health | 1 noisy, 1 contended, 0 throttled, 0 under a clock event |" in md
     assert "| latency/working_set:16384/chase_stride:128 | 16.5 ns |  |  | noisy |" in md
     assert "| device_to_device_memcpy_read_sm/bytes:64 |  |  |  | skipped: needs two GPUs; 1 visible |" in md
-    assert "| read/type:float/elements:1024/block:256 | 4400 GB/s |  |  | contended (1 other process on the GPU) |" in md
+    assert (
+        "| read/type:float/elements:1024/block:256 | 4400 GB/s |  |  | contended (1 other process on the GPU) |" in md
+    )
 
 
 def test_atomics_show_updates_per_second_beside_their_bound(tmp_path, write_json, no_figures):
     doc = a_run()
-    doc["benchmarks"].append(entry("atomics/red/word:u32/space:global/shared_by:grid/updates:16",
-                                   updates_per_second=1.36e9, model_updates_per_second=1.98e9, noisy=0))
+    doc["benchmarks"].append(
+        entry(
+            "atomics/red/word:u32/space:global/shared_by:grid/updates:16",
+            updates_per_second=1.36e9,
+            model_updates_per_second=1.98e9,
+            noisy=0,
+        )
+    )
     md, _ = made(tmp_path, write_json, doc)
     assert "| red/word:u32/space:global/shared_by:grid/updates:16 | 1.36 G updates/s | 1.98 G updates/s |  |  |" in md
 
@@ -156,9 +191,22 @@ def browser() -> str:
 
 def load_in_browser(page: Path, profile: Path) -> tuple[str, list[str]]:
     """The DOM after the page's load event, and every console message."""
-    done = subprocess.run([browser(), "--headless", "--no-sandbox", "--disable-gpu", f"--user-data-dir={profile}",
-                           "--enable-logging=stderr", "--v=0", "--dump-dom", page.as_uri()],
-                          capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [
+            browser(),
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            f"--user-data-dir={profile}",
+            "--enable-logging=stderr",
+            "--v=0",
+            "--dump-dom",
+            page.as_uri(),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     return done.stdout, [line for line in done.stderr.splitlines() if ":CONSOLE" in line]
 
@@ -177,12 +225,15 @@ def test_a_browser_draws_every_figure_without_a_console_message(tmp_path, write_
     assert len(load_in_browser(broken, tmp_path / "profile2")[1]) == 2
 
 
-@pytest.mark.parametrize("damage", [
-    lambda d: d["benchmarks"].append(3),
-    lambda d: d["benchmarks"][0].update(bytes_per_second="fast"),
-    lambda d: d.update(context=[]),
-    lambda d: d["benchmarks"][0].update(name="not-a-case-name", run_name="not-a-case-name"),
-])
+@pytest.mark.parametrize(
+    "damage",
+    [
+        lambda d: d["benchmarks"].append(3),
+        lambda d: d["benchmarks"][0].update(bytes_per_second="fast"),
+        lambda d: d.update(context=[]),
+        lambda d: d["benchmarks"][0].update(name="not-a-case-name", run_name="not-a-case-name"),
+    ],
+)
 def test_malformed_content_is_one_line_and_exit_2(tmp_path, write_json, capsys, damage):
     doc = a_run()
     damage(doc)
@@ -196,55 +247,82 @@ def test_the_whole_study_section_as_written(tmp_path, write_json, no_figures):
     study = md.split("## The study on this GPU\n\n", 1)[1].split("## The run", 1)[0]
     head = "| case | GB/s, NVIDIA H200 | vs first row | GB/s, RTX 4090 (article) | vs first row |\n| --- | --- | --- | --- | --- |\n"
     assert study == (
-        "### Coalesced vs strided, n = 16,777,216\n\n" + head +
-        "| coalesced | 2600 | 1.00x | 925.31 | 1.00x |\n"
+        "### Coalesced vs strided, n = 16,777,216\n\n" + head + "| coalesced | 2600 | 1.00x | 925.31 | 1.00x |\n"
         "| stride 2 (the article's launch: n threads) | 1040 | 0.40x | 427.34 | 0.46x |\n"
         "| AoS, four fields | 4200 | 1.62x | 922.31 | 1.00x |\n"
         "| SoA, four fields | 4100 | 1.58x | 912.82 | 0.99x |\n\n"
         "Counters: a warp's load at stride 2 touches 8 sectors of 32 bytes, coalesced 4; 50% of the bytes fetched are used.\n\n"
-        "### Shared memory, 4096 x 4096\n\n" + head +
-        "| row | 1800 | 1.00x | 879.49 | 1.00x |\n"
+        "### Shared memory, 4096 x 4096\n\n" + head + "| row | 1800 | 1.00x | 879.49 | 1.00x |\n"
         "| column, 32-way conflict | 1000 | 0.56x | 740.07 | 0.84x |\n"
         "| column, padded [32][33] | 1700 | 0.94x | 826.01 | 0.94x |\n\n"
         "Counters: a warp's column read without padding hits one bank 32 ways; the row read and the padded column 1 and 1.\n\n"
-        "### Async copy, n = 67,108,864\n\n" + head +
-        "| sync | 4000 | 1.00x | 901.43 | 1.00x |\n"
+        "### Async copy, n = 67,108,864\n\n" + head + "| sync | 4000 | 1.00x | 901.43 | 1.00x |\n"
         "| memcpy_async, one stage | 4000 | 1.00x | 898.00 | 1.00x |\n"
         "| pipeline, 3 stages | 3480 | 0.87x | 856.55 | 0.95x |\n\n"
         "Counters: blocks per SM and registers per thread: sync 8 and 31, memcpy_async, one stage 8 and 24, "
-        "pipeline, 3 stages 8 and 28.\n\n")
+        "pipeline, 3 stages 8 and 28.\n\n"
+    )
 
 
 def test_a_table_as_markdown_and_as_html():
     t = report.Table("A <title>", ["a", "b|c"], [["1", "x|y"], ["2", "<b>"]], note="n & m")
     assert t.markdown() == "### A <title>\n\n| a | b\\|c |\n| --- | --- |\n| 1 | x\\|y |\n| 2 | <b> |\n\nn & m"
-    assert t.html() == ("<h3>A &lt;title&gt;</h3><table><thead><tr><th>a</th><th>b|c</th></tr></thead><tbody>"
-                        "<tr><td>1</td><td>x|y</td></tr><tr><td>2</td><td>&lt;b&gt;</td></tr></tbody></table>"
-                        "<p>n &amp; m</p>")
+    assert t.html() == (
+        "<h3>A &lt;title&gt;</h3><table><thead><tr><th>a</th><th>b|c</th></tr></thead><tbody>"
+        "<tr><td>1</td><td>x|y</td></tr><tr><td>2</td><td>&lt;b&gt;</td></tr></tbody></table>"
+        "<p>n &amp; m</p>"
+    )
     bare = report.Table("", ["a"], [["1"]])
-    assert (bare.markdown(), bare.html()) == ("| a |\n| --- |\n| 1 |",
-                                              "<table><thead><tr><th>a</th></tr></thead><tbody><tr><td>1</td></tr></tbody></table>")
+    assert (bare.markdown(), bare.html()) == (
+        "| a |\n| --- |\n| 1 |",
+        "<table><thead><tr><th>a</th></tr></thead><tbody><tr><td>1</td></tr></tbody></table>",
+    )
 
 
 def test_marks_name_every_reason():
-    case = report.mr.Case("x/y/manual_time", "x", "y", {}, runs=[{"noisy": 1, "contended": 1, "other_processes": 2,
-                                                                   "throttled_batches": 3}])
-    assert report.marks(case) == ("noisy; contended (2 other processes on the GPU); "
-                                  "throttled (3 batches below the clock threshold)")
-    assert report.marks(report.mr.Case("x/y", "x", "y", {}, error="verification failed")) == "FAILED: verification failed"
+    case = report.mr.Case(
+        "x/y/manual_time",
+        "x",
+        "y",
+        {},
+        runs=[{"noisy": 1, "contended": 1, "other_processes": 2, "throttled_batches": 3}],
+    )
+    assert report.marks(case) == (
+        "noisy; contended (2 other processes on the GPU); " "throttled (3 batches below the clock threshold)"
+    )
+    assert (
+        report.marks(report.mr.Case("x/y", "x", "y", {}, error="verification failed")) == "FAILED: verification failed"
+    )
 
 
 def test_the_whole_run_table_as_written(tmp_path, write_json, no_figures):
     doc = a_run()
-    doc["context"].update(date="2026-12-01T10:44:45+00:00", cuda_driver_version="13.0", runtime_version="13.0",
-                          membench_version="0.1.0", membench_build="abc123")
+    doc["context"].update(
+        date="2026-12-01T10:44:45+00:00",
+        cuda_driver_version="13.0",
+        runtime_version="13.0",
+        membench_version="0.1.0",
+        membench_build="abc123",
+    )
     path = write_json(doc)
     assert report.main([path, "--out", str(tmp_path / "r")]) == 0
     md = (tmp_path / "r" / "report.md").read_text()
     run = md.split("## The run\n\n", 1)[1].split("\n\n## Every family", 1)[0]
-    assert run == "\n".join([
-        "| what | value |", "| --- | --- |", f"| file | {path} |", "| GPU | NVIDIA H200 |", "| UUID | GPU-1 |",
-        "| host | n1 |", "| date | 2026-12-01T10:44:45+00:00 |", "| driver | 580.159.04 |",
-        "| CUDA (driver API, runtime) | 13.0, 13.0 |", "| peak SM clock | 1980 MHz |", "| memory clock | 3201 MHz |",
-        "| membench | 0.1.0 (abc123) |", "| cases | 13: 12 measured, 0 failed, 1 skipped |",
-        "| health | 1 noisy, 1 contended, 0 throttled, 0 under a clock event |"])
+    assert run == "\n".join(
+        [
+            "| what | value |",
+            "| --- | --- |",
+            f"| file | {path} |",
+            "| GPU | NVIDIA H200 |",
+            "| UUID | GPU-1 |",
+            "| host | n1 |",
+            "| date | 2026-12-01T10:44:45+00:00 |",
+            "| driver | 580.159.04 |",
+            "| CUDA (driver API, runtime) | 13.0, 13.0 |",
+            "| peak SM clock | 1980 MHz |",
+            "| memory clock | 3201 MHz |",
+            "| membench | 0.1.0 (abc123) |",
+            "| cases | 13: 12 measured, 0 failed, 1 skipped |",
+            "| health | 1 noisy, 1 contended, 0 throttled, 0 under a clock event |",
+        ]
+    )

@@ -1,4 +1,5 @@
 """membench_results.py: reading membench's JSON the way every script does."""
+
 from __future__ import annotations
 
 import json
@@ -50,7 +51,9 @@ def test_times_are_nanoseconds_per_launch_whatever_the_unit():
 
 
 def test_repetitions_give_a_median_and_aggregates_are_not_runs():
-    runs = [entry("a/b/manual_time", bytes_per_second=v, repetition_index=i) for i, v in enumerate((3.0, 1.0, 2.0, 10.0))]
+    runs = [
+        entry("a/b/manual_time", bytes_per_second=v, repetition_index=i) for i, v in enumerate((3.0, 1.0, 2.0, 10.0))
+    ]
     mean = entry("a/b/manual_time_mean", bytes_per_second=999.0, run_type="aggregate", aggregate_name="mean")
     mean["run_name"] = "a/b/manual_time"
     cases = mr.cases(doc(*runs, mean))
@@ -65,7 +68,10 @@ def test_errors_and_skips_of_both_google_benchmark_versions():
     old_skip = entry("o/x/manual_time", error_occurred=True, error_message="skipped: needs sm_90")
     bare = entry("b/x/manual_time", error_occurred=True)
     cases = mr.cases(doc(failed, skipped, old_skip, bare))
-    assert (cases["f/x/manual_time"].error, cases["f/x/manual_time"].skipped) == ("verification failed: out[3] = 0", None)
+    assert (cases["f/x/manual_time"].error, cases["f/x/manual_time"].skipped) == (
+        "verification failed: out[3] = 0",
+        None,
+    )
     assert (cases["s/x/manual_time"].error, cases["s/x/manual_time"].skipped) == (None, "needs a second GPU")
     assert (cases["o/x/manual_time"].error, cases["o/x/manual_time"].skipped) == (None, "needs sm_90")
     assert cases["b/x/manual_time"].error == "error"
@@ -73,8 +79,10 @@ def test_errors_and_skips_of_both_google_benchmark_versions():
 
 
 def test_metrics_are_the_numbers_measured_runs_carry():
-    d = doc(entry("a/b/manual_time", bytes_per_second=1.0, noisy=True, iterations=10, repetitions=1, threads=1),
-            entry("c/d/manual_time", error_occurred=True, error_message="x", latency_ns=3.0))
+    d = doc(
+        entry("a/b/manual_time", bytes_per_second=1.0, noisy=True, iterations=10, repetitions=1, threads=1),
+        entry("c/d/manual_time", error_occurred=True, error_message="x", latency_ns=3.0),
+    )
     assert mr.metrics(d) == ["bytes_per_second", "real_time"]  # not booleans, bookkeeping or failed cases
 
 
@@ -86,13 +94,20 @@ def test_a_metric_that_is_not_a_number_is_an_input_error(value):
 
 
 def test_load_refuses_what_is_not_google_benchmark_json(tmp_path):
-    cases = {"not.json": "{", "list.json": "[]", "nocontext.json": '{"benchmarks": []}',
-             "badentry.json": '{"context": {"membench_version": "0.1.0"}, "benchmarks": [7]}', "noname.json": '{"context": {"membench_version": "0.1.0"}, "benchmarks": [{}]}'}
-    messages = {"not.json": "not JSON (Expecting property name enclosed in double quotes at line 1)",
-                "list.json": "not Google Benchmark JSON (no 'context' and 'benchmarks')",
-                "nocontext.json": "not Google Benchmark JSON (no 'context' and 'benchmarks')",
-                "badentry.json": "benchmarks[0] is not a benchmark (an object with a 'name')",
-                "noname.json": "benchmarks[0] is not a benchmark (an object with a 'name')"}
+    cases = {
+        "not.json": "{",
+        "list.json": "[]",
+        "nocontext.json": '{"benchmarks": []}',
+        "badentry.json": '{"context": {"membench_version": "0.1.0"}, "benchmarks": [7]}',
+        "noname.json": '{"context": {"membench_version": "0.1.0"}, "benchmarks": [{}]}',
+    }
+    messages = {
+        "not.json": "not JSON (Expecting property name enclosed in double quotes at line 1)",
+        "list.json": "not Google Benchmark JSON (no 'context' and 'benchmarks')",
+        "nocontext.json": "not Google Benchmark JSON (no 'context' and 'benchmarks')",
+        "badentry.json": "benchmarks[0] is not a benchmark (an object with a 'name')",
+        "noname.json": "benchmarks[0] is not a benchmark (an object with a 'name')",
+    }
     for name, text in cases.items():
         path = tmp_path / name
         path.write_text(text)
@@ -109,19 +124,38 @@ def test_load_refuses_what_is_not_google_benchmark_json(tmp_path):
 
 
 # What is not a membench result, or not one these scripts can read: one line each.
-@pytest.mark.parametrize("text, message", [
-    ("[" * 100_000, "not a result file (nested too deep to read)"),
-    ('{"context": {"membench_version": "0.1.0"}, "benchmarks": [{"name": "a/b", "real_time": ' + "9" * 5000 + "}]}",
-     "not a result file (Exceeds the limit (4300 digits) for integer string conversion"),
-    (json.dumps({"context": {"executable": "./bm", "library_version": "v1.8.3"},
-                 "benchmarks": [entry("BM_memcpy/8")]}), "not a membench result (its context has no membench_version)"),
-    (json.dumps(doc()), "no cases (its 'benchmarks' list is empty)"),
-    (json.dumps(doc(entry("a/b/manual_time", real_time="fast"))), "a/b/manual_time: 'real_time' is not a number (\"fast\")"),
-    (json.dumps(doc(entry("a/b/manual_time", time_unit="fortnight"))), 'a/b/manual_time: unknown time_unit "fortnight"'),
-    (json.dumps({**doc(entry("a/b/manual_time")), "membench": {"schema_version": 99}}),
-     "schema_version 99; these scripts read 1"),
-    (json.dumps({**doc(entry("a/b/manual_time")), "membench": []}), "its 'membench' object is not membench's"),
-])
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("[" * 100_000, "not a result file (nested too deep to read)"),
+        (
+            '{"context": {"membench_version": "0.1.0"}, "benchmarks": [{"name": "a/b", "real_time": '
+            + "9" * 5000
+            + "}]}",
+            "not a result file (Exceeds the limit (4300 digits) for integer string conversion",
+        ),
+        (
+            json.dumps(
+                {"context": {"executable": "./bm", "library_version": "v1.8.3"}, "benchmarks": [entry("BM_memcpy/8")]}
+            ),
+            "not a membench result (its context has no membench_version)",
+        ),
+        (json.dumps(doc()), "no cases (its 'benchmarks' list is empty)"),
+        (
+            json.dumps(doc(entry("a/b/manual_time", real_time="fast"))),
+            "a/b/manual_time: 'real_time' is not a number (\"fast\")",
+        ),
+        (
+            json.dumps(doc(entry("a/b/manual_time", time_unit="fortnight"))),
+            'a/b/manual_time: unknown time_unit "fortnight"',
+        ),
+        (
+            json.dumps({**doc(entry("a/b/manual_time")), "membench": {"schema_version": 99}}),
+            "schema_version 99; these scripts read 1",
+        ),
+        (json.dumps({**doc(entry("a/b/manual_time")), "membench": []}), "its 'membench' object is not membench's"),
+    ],
+)
 def test_load_refuses_what_is_not_a_membench_result(tmp_path, text, message):
     path = tmp_path / "bad.json"
     path.write_text(text)
@@ -132,9 +166,16 @@ def test_load_refuses_what_is_not_a_membench_result(tmp_path, text, message):
 
 
 def test_the_catalog_in_the_file_says_which_way_is_better_and_older_files_are_read_through_compat():
-    new = {**doc(entry("a/b/manual_time", latency_ns=5.0)), "membench": {"schema_version": 1, "counters": {
-        "latency_ns": {"unit": "ns", "better": "lower", "kind": "measured"},
-        "model_level": {"unit": "level", "better": "neither", "kind": "model"}}}}
+    new = {
+        **doc(entry("a/b/manual_time", latency_ns=5.0)),
+        "membench": {
+            "schema_version": 1,
+            "counters": {
+                "latency_ns": {"unit": "ns", "better": "lower", "kind": "measured"},
+                "model_level": {"unit": "level", "better": "neither", "kind": "model"},
+            },
+        },
+    }
     assert mr.better(new, "latency_ns") == "lower"
     assert mr.meaning(new, "model_level").kind == "model"
     assert mr.meaning(new, "not_in_the_file").kind == "undeclared"
@@ -170,35 +211,56 @@ def test_require_metric_names_the_file():
     mr.require_metric(doc(entry("a/b/manual_time", bytes_per_second=1.0)), "c.json", "bytes_per_second")
 
 
-@pytest.mark.parametrize("fields, doubts", [
-    ({}, []),
-    ({"contended": 0, "other_processes": 0, "clock_event": 0, "clock_event_reasons": 1, "throttled_batches": 0,
-      "noise_pct": 4.99}, []),
-    ({"contended": 1, "other_processes": 1}, ["contended (1 other process on the GPU)"]),
-    ({"contended": 1}, ["contended (1 other process on the GPU)"]),
-    ({"clock_event": 1, "clock_event_reasons": 0x4 | 0x20 | 0x1}, ["clock event (sw_power_cap, sw_thermal_slowdown)"]),
-    ({"throttled_batches": 1}, ["throttled (1 batches below the clock threshold)"]),
-    ({"noise_pct": 5.0}, ["noise 5% >= the 5% threshold"]),
-    ({"noise_pct": -1}, ["noise unknown (fewer than two batches)"]),
-    ({"contended": 1, "other_processes": 3, "noise_pct": 50.0},
-     ["contended (3 other processes on the GPU)", "noise 50% >= the 5% threshold"]),
-])
+@pytest.mark.parametrize(
+    "fields, doubts",
+    [
+        ({}, []),
+        (
+            {
+                "contended": 0,
+                "other_processes": 0,
+                "clock_event": 0,
+                "clock_event_reasons": 1,
+                "throttled_batches": 0,
+                "noise_pct": 4.99,
+            },
+            [],
+        ),
+        ({"contended": 1, "other_processes": 1}, ["contended (1 other process on the GPU)"]),
+        ({"contended": 1}, ["contended (1 other process on the GPU)"]),
+        (
+            {"clock_event": 1, "clock_event_reasons": 0x4 | 0x20 | 0x1},
+            ["clock event (sw_power_cap, sw_thermal_slowdown)"],
+        ),
+        ({"throttled_batches": 1}, ["throttled (1 batches below the clock threshold)"]),
+        ({"noise_pct": 5.0}, ["noise 5% >= the 5% threshold"]),
+        ({"noise_pct": -1}, ["noise unknown (fewer than two batches)"]),
+        (
+            {"contended": 1, "other_processes": 3, "noise_pct": 50.0},
+            ["contended (3 other processes on the GPU)", "noise 50% >= the 5% threshold"],
+        ),
+    ],
+)
 def test_doubts_name_every_reason(fields, doubts):
     case = mr.cases(doc(entry("a/b/manual_time", **fields)))["a/b/manual_time"]
     assert case.doubts(5.0) == doubts
 
 
 def test_doubts_look_at_every_repetition():
-    runs = [entry("a/b/manual_time", noise_pct=0.1, repetition_index=0),
-            entry("a/b/manual_time", noise_pct=0.2, contended=1, other_processes=2, repetition_index=1)]
+    runs = [
+        entry("a/b/manual_time", noise_pct=0.1, repetition_index=0),
+        entry("a/b/manual_time", noise_pct=0.2, contended=1, other_processes=2, repetition_index=1),
+    ]
     assert mr.cases(doc(*runs))["a/b/manual_time"].doubts(5.0) == ["contended (2 other processes on the GPU)"]
 
 
 def test_clock_event_names():
     assert mr.clock_event_names(0) == "none"
-    assert mr.clock_event_names(0x1FF) == ("gpu_idle, applications_clocks_setting, sw_power_cap, hw_slowdown, sync_boost, "
-                                           "sw_thermal_slowdown, hw_thermal_slowdown, hw_power_brake_slowdown, "
-                                           "display_clock_setting")
+    assert mr.clock_event_names(0x1FF) == (
+        "gpu_idle, applications_clocks_setting, sw_power_cap, hw_slowdown, sync_boost, "
+        "sw_thermal_slowdown, hw_thermal_slowdown, hw_power_brake_slowdown, "
+        "display_clock_setting"
+    )
     assert mr.clock_event_names(0x8 | 0x1000) == "hw_slowdown, 0x1000"
     assert mr.CLOCK_EVENT_MARKS == 0x4 | 0x8 | 0x20 | 0x40 | 0x80
 
@@ -213,7 +275,10 @@ def test_a_usage_error_is_one_line_and_exit_2(capsys):
 
 
 def test_a_repetition_without_the_metric_is_passed_over_not_the_end():
-    runs = [entry("a/b/manual_time", repetition_index=0), entry("a/b/manual_time", bytes_per_second=4.0, repetition_index=1)]
+    runs = [
+        entry("a/b/manual_time", repetition_index=0),
+        entry("a/b/manual_time", bytes_per_second=4.0, repetition_index=1),
+    ]
     assert mr.cases(doc(*runs))["a/b/manual_time"].values("bytes_per_second") == [4.0]
 
 
@@ -239,10 +304,21 @@ def test_a_skip_without_a_message_still_says_skipped():
 
 
 def test_metrics_leave_out_google_benchmarks_bookkeeping():
-    bookkeeping = {k: 1 for k in ("family_index", "per_family_instance_index", "repetitions", "repetition_index",
-                                  "threads", "iterations")}
-    assert mr.metrics(doc(entry("a/b/manual_time", bytes_per_second=1.0, **bookkeeping))) == ["bytes_per_second",
-                                                                                                "real_time"]
+    bookkeeping = {
+        k: 1
+        for k in (
+            "family_index",
+            "per_family_instance_index",
+            "repetitions",
+            "repetition_index",
+            "threads",
+            "iterations",
+        )
+    }
+    assert mr.metrics(doc(entry("a/b/manual_time", bytes_per_second=1.0, **bookkeeping))) == [
+        "bytes_per_second",
+        "real_time",
+    ]
 
 
 def test_a_name_is_a_value():
@@ -255,7 +331,10 @@ def test_a_name_is_a_value():
 
 def test_a_name_that_needs_no_renaming_is_kept_as_written():
     # parse and format would turn structs:007 into structs:7; a name with nothing to rename is not rewritten.
-    assert mr.current_name("layout/aos/structs:007/fields:4/manual_time")[0] == "layout/aos/structs:007/fields:4/manual_time"
+    assert (
+        mr.current_name("layout/aos/structs:007/fields:4/manual_time")[0]
+        == "layout/aos/structs:007/fields:4/manual_time"
+    )
     assert mr.current_name("layout/aos/n:007/fields:4")[0] == "layout/aos/structs:7/fields:4"
 
 
@@ -265,9 +344,11 @@ def test_noise_of_exactly_zero_is_known_and_quiet():
 
 
 def test_clock_event_reasons_of_every_repetition_are_named():
-    runs = [entry("a/b/manual_time", clock_event=1, clock_event_reasons=0x4, repetition_index=0),
-            entry("a/b/manual_time", clock_event=0, clock_event_reasons=0x40, repetition_index=1),
-            entry("a/b/manual_time", clock_event=0, repetition_index=2)]
+    runs = [
+        entry("a/b/manual_time", clock_event=1, clock_event_reasons=0x4, repetition_index=0),
+        entry("a/b/manual_time", clock_event=0, clock_event_reasons=0x40, repetition_index=1),
+        entry("a/b/manual_time", clock_event=0, repetition_index=2),
+    ]
     assert mr.cases(doc(*runs))["a/b/manual_time"].doubts(5.0) == ["clock event (sw_power_cap, hw_thermal_slowdown)"]
 
 
@@ -282,9 +363,11 @@ def test_messages_name_the_value_and_the_reason(tmp_path):
 
 
 def test_a_mark_any_repetition_has_counts_not_only_the_first():
-    runs = [entry("a/b/manual_time", noise_pct=0.1, contended=0, repetition_index=0),
-            entry("a/b/manual_time", noise_pct=0.2, contended=0, repetition_index=1),
-            entry("a/b/manual_time", noise_pct=12.0, contended=1, other_processes=1, repetition_index=2)]
+    runs = [
+        entry("a/b/manual_time", noise_pct=0.1, contended=0, repetition_index=0),
+        entry("a/b/manual_time", noise_pct=0.2, contended=0, repetition_index=1),
+        entry("a/b/manual_time", noise_pct=12.0, contended=1, other_processes=1, repetition_index=2),
+    ]
     case = mr.cases(doc(*runs))["a/b/manual_time"]
     assert case.most("noise_pct") == 12.0
     assert case.doubts(5.0) == ["contended (1 other process on the GPU)", "noise 12% >= the 5% threshold"]

@@ -81,8 +81,8 @@ std::size_t async_smem_bytes(const AsyncConfig& c);
 // otherwise a short block per kAsyncShortTiles tiles, kAsyncMaxGrid at most.
 unsigned async_grid(std::size_t tiles, unsigned resident, bool persistent);
 
-// A launch worked out once: the kernel and its grid (async_grid), its typed launch, and for tma the tensor map of the input
-// it reads (a CUtensorMap, encoded once).
+// A launch worked out once: the kernel and its grid (async_grid), its typed launch, and for tma the tensor map of the
+// input it reads (a CUtensorMap, encoded once).
 struct AsyncPlan {
   using Run = cudaError_t (*)(const AsyncPlan&, const float*, float*, cudaStream_t);
   AsyncConfig config;

@@ -53,7 +53,7 @@ struct AtomicsLayout {
   std::uint64_t members = 0;    // threads per address
   std::uint64_t addresses = 0;  // in use at once: in global memory, or summed over all blocks in shared memory
   std::uint64_t updates_per_address = 0;
-  double updates = 0;           // per launch
+  double updates = 0;  // per launch
 };
 AtomicsLayout atomics_layout(const AtomicsConfig& c, unsigned grid);
 

@@ -25,9 +25,7 @@ class CycleOrder {
   // The j-th node of the cycle (j < size()).
   MEMBENCH_HOST_DEVICE std::uint64_t node(std::uint64_t j) const {
     std::uint64_t x = j;
-    do {
-      x = permute(x);
-    } while (x >= n_);
+    do { x = permute(x); } while (x >= n_);
     return x;
   }
 

@@ -30,7 +30,7 @@ struct CopyOperation {
 // The order in which both families list their variants (nvbandwidth's names):
 // in, out and both by the copy engine, then the same by the SMs.
 inline constexpr CopyOperation kCopyOperations[] = {
-    {CopyDirection::in, CopyInitiator::copy_engine},  {CopyDirection::out, CopyInitiator::copy_engine},
+    {CopyDirection::in, CopyInitiator::copy_engine},   {CopyDirection::out, CopyInitiator::copy_engine},
     {CopyDirection::both, CopyInitiator::copy_engine}, {CopyDirection::in, CopyInitiator::sm},
     {CopyDirection::out, CopyInitiator::sm},           {CopyDirection::both, CopyInitiator::sm}};
 

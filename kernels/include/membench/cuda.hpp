@@ -23,11 +23,10 @@ class CudaError : public std::runtime_error {
 
 [[noreturn]] void throw_cuda_error(cudaError_t code, const char* call, const char* file, int line);
 
-#define MEMBENCH_CUDA(call)                                                  \
-  do {                                                                       \
-    const cudaError_t membench_status_ = (call);                             \
-    if (membench_status_ != cudaSuccess)                                     \
-      ::membench::throw_cuda_error(membench_status_, #call, __FILE__, __LINE__); \
+#define MEMBENCH_CUDA(call)                                                                                         \
+  do {                                                                                                              \
+    const cudaError_t membench_status_ = (call);                                                                    \
+    if (membench_status_ != cudaSuccess) ::membench::throw_cuda_error(membench_status_, #call, __FILE__, __LINE__); \
   } while (0)
 
 // Owns one cudaMalloc allocation. Move-only.
@@ -137,7 +136,8 @@ class MappedBuffer {
     if (host_ != nullptr) cudaFreeHost(host_);
   }
   MappedBuffer(MappedBuffer&& other) noexcept
-      : host_(std::exchange(other.host_, nullptr)), device_(std::exchange(other.device_, nullptr)),
+      : host_(std::exchange(other.host_, nullptr)),
+        device_(std::exchange(other.device_, nullptr)),
         count_(std::exchange(other.count_, 0)) {}
   MappedBuffer& operator=(MappedBuffer&& other) noexcept {
     std::swap(host_, other.host_);

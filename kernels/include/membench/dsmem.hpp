@@ -24,16 +24,16 @@ inline constexpr auto kDsmemVariants =
 // memory, so no two blocks of a cluster share an SM and "remote" always
 // crosses the SM-to-SM network.
 inline constexpr int kDsmemBlock = 1024;
-inline constexpr std::size_t kDsmemBytes = 128 * 1024;    // shared memory each block holds
-inline constexpr int kDsmemReps = 128;                     // times a read block reads its target's buffer (default)
+inline constexpr std::size_t kDsmemBytes = 128 * 1024;      // shared memory each block holds
+inline constexpr int kDsmemReps = 128;                      // times a read block reads its target's buffer (default)
 inline constexpr std::uint64_t kDsmemChaseSteps = 1 << 16;  // dependent loads per launch
 inline constexpr std::uint32_t kDsmemChaseKey = 0xD5;
 inline constexpr int kDsmemMaxCluster = 8;  // the portable limit
 
 struct DsmemConfig {
   DsmemVariant variant = DsmemVariant::read_remote;
-  int cluster = 2;         // blocks per cluster, 1..kDsmemMaxCluster
-  int reps = kDsmemReps;   // read: times each block reads its target's buffer (>= 1)
+  int cluster = 2;        // blocks per cluster, 1..kDsmemMaxCluster
+  int reps = kDsmemReps;  // read: times each block reads its target's buffer (>= 1)
 };
 
 bool dsmem_remote(DsmemVariant v);

@@ -29,11 +29,11 @@ using IlpDepths = IntList<1, 2, 4, 8>;    // independent loads in flight per thr
 
 struct GlobalConfig {
   GlobalVariant variant = GlobalVariant::coalesced;
-  std::size_t n = 0;        // floats
-  std::size_t stride = 1;   // strided variants
-  int vec = 1;              // vectorized
-  int ilp = 1;              // vectorized
-  bool persistent = true;   // vectorized: a GPU-filling grid strides over the array; else one trip per thread
+  std::size_t n = 0;       // floats
+  std::size_t stride = 1;  // strided variants
+  int vec = 1;             // vectorized
+  int ilp = 1;             // vectorized
+  bool persistent = true;  // vectorized: a GPU-filling grid strides over the array; else one trip per thread
 };
 
 // Its launch (shape.function == nullptr for memcpy): out[i] = 2 * in[i] for
@@ -48,7 +48,9 @@ cudaError_t launch(const GlobalConfig& c, const float* in, float* out, cudaStrea
 
 // Whether the variant writes element i, and what the host reference says it holds.
 bool global_writes(const GlobalConfig& c, std::size_t i);
-inline float global_reference(const GlobalConfig& c, float x) { return c.variant == GlobalVariant::memcpy ? x : 2.0f * x; }
+inline float global_reference(const GlobalConfig& c, float x) {
+  return c.variant == GlobalVariant::memcpy ? x : 2.0f * x;
+}
 
 // Elements a case reads (and writes): n, or ceil(n / stride) for the strided variants.
 std::size_t global_elements_touched(const GlobalConfig& c);

@@ -111,9 +111,9 @@ inline constexpr std::uint32_t kChaseKey = 0x1A7E;
 inline constexpr int kChaseMaxWarmUp = 64;  // launches
 
 struct LatencyConfig {
-  std::size_t working_set = 0;  // bytes
-  std::size_t stride = 128;     // bytes between nodes (a multiple of 8)
-  bool through_l1 = true;       // loads may hit in the L1; false: each goes past it (ld.global.cg)
+  std::size_t working_set = 0;        // bytes
+  std::size_t stride = 128;           // bytes between nodes (a multiple of 8)
+  bool through_l1 = true;             // loads may hit in the L1; false: each goes past it (ld.global.cg)
   std::uint64_t steps = kChaseSteps;  // dependent loads per launch
 };
 

@@ -57,7 +57,6 @@ int compiled_arch(int ptx_version, int binary_version);
 // the kernel compiled for sm_90 or newer (not older PTX the driver
 // JIT-compiled). Otherwise `why` names `feature` (what needs sm_90) or
 // `kernel_name` (what the build lacks).
-bool sm90_kernel_runs(const void* kernel, const std::string& feature, const std::string& kernel_name,
-                      std::string* why);
+bool sm90_kernel_runs(const void* kernel, const std::string& feature, const std::string& kernel_name, std::string* why);
 
 }  // namespace membench

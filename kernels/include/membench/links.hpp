@@ -3,9 +3,8 @@
 // most the device and the system allow, not the current state, which idles
 // down), NVLink from the links NVML reports active between two GPUs and
 // the per-link rate of the GPU's architecture (NVML's version numbering has
-// changed between releases; the architecture fixes the NVLink generation). NVML (libnvidia-ml, part of the driver) is opened at run
-// time, so a machine without it still runs the suite; the models are then
-// absent, with the reason.
+// changed between releases; the architecture fixes the NVLink generation). NVML (libnvidia-ml, part of the driver) is
+// opened at run time, so a machine without it still runs the suite; the models are then absent, with the reason.
 #pragma once
 
 #include <optional>
@@ -15,14 +14,14 @@ namespace membench {
 
 struct PcieLink {
   int generation = 0;
-  int width = 0;                 // lanes
-  double bytes_per_second = 0;   // per direction, after line encoding
+  int width = 0;                // lanes
+  double bytes_per_second = 0;  // per direction, after line encoding
 };
 
 struct NvlinkPath {
-  int links = 0;                 // active links from one GPU to the other
-  int switch_links = 0;          // of them, links to NVSwitches (shared by every peer)
-  double bytes_per_second = 0;   // per direction
+  int links = 0;                // active links from one GPU to the other
+  int switch_links = 0;         // of them, links to NVSwitches (shared by every peer)
+  double bytes_per_second = 0;  // per direction
 };
 
 // Theoretical per-direction rates. PCIe: GT/s per lane x encoding (8b/10b

@@ -16,7 +16,7 @@
 namespace membench {
 
 inline constexpr int kManagedBlock = 256;
-inline constexpr std::size_t kManagedPageBytes = 4096;   // a block reads one page per step (256 x 16 bytes)
+inline constexpr std::size_t kManagedPageBytes = 4096;    // a block reads one page per step (256 x 16 bytes)
 inline constexpr std::uint64_t kManagedStridePages = 16;  // strided: one page in every 16 (64 KiB)
 inline constexpr std::uint32_t kManagedKey = 0x3A9E;
 // The driver migrates a GPU fault's memory in blocks of this size at least

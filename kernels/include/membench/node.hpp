@@ -36,7 +36,9 @@ struct NodeConfig {
 // Where each GPU's copies go: its own host buffer, or every other GPU.
 inline bool node_to_peers(NodeVariant v) { return v == NodeVariant::all_to_all_ce || v == NodeVariant::all_to_all_sm; }
 inline bool node_uses_sm(NodeVariant v) { return static_cast<int>(v) >= static_cast<int>(NodeVariant::all_to_host_sm); }
-inline bool node_comes_in(NodeVariant v) { return v == NodeVariant::host_to_all_ce || v == NodeVariant::host_to_all_sm; }
+inline bool node_comes_in(NodeVariant v) {
+  return v == NodeVariant::host_to_all_ce || v == NodeVariant::host_to_all_sm;
+}
 
 // Copies one GPU makes in one launch: one (to or from the host), or one to
 // each other GPU.

@@ -25,7 +25,7 @@ inline constexpr auto kPeerVariants = enum_names<PeerVariant>(
 
 struct PeerConfig {
   PeerVariant variant = PeerVariant::read_ce;
-  bool access = true;    // peer access enabled (the SM variants need it)
+  bool access = true;     // peer access enabled (the SM variants need it)
   std::size_t bytes = 0;  // per direction, a multiple of 16
 };
 

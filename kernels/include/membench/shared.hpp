@@ -33,11 +33,11 @@ inline constexpr int kConflictReps = 4096;
 
 struct SharedConfig {
   SharedVariant variant = SharedVariant::row;
-  int n = 0;                  // matrix side (row, column, swizzle)
-  int pad = 0;                // column
-  int stride = 1;             // conflict_degree: elements between lanes
-  int width = 4;              // conflict_degree: bytes per access
-  int reps = kConflictReps;   // conflict_degree
+  int n = 0;                 // matrix side (row, column, swizzle)
+  int pad = 0;               // column
+  int stride = 1;            // conflict_degree: elements between lanes
+  int width = 4;             // conflict_degree: bytes per access
+  int reps = kConflictReps;  // conflict_degree
 };
 
 // in/out are n x n floats for the matrix variants; conflict_degree reads no

@@ -21,7 +21,8 @@ namespace membench {
 //   add    c[i] = a[i] + b[i]        triad  a[i] = b[i] + s * c[i]
 //   dot    sum += a[i] * b[i]
 enum class StreamKernel { read, write, copy, scale, add, triad, dot };
-inline constexpr auto kStreamKernels = enum_names<StreamKernel>("read", "write", "copy", "scale", "add", "triad", "dot");
+inline constexpr auto kStreamKernels =
+    enum_names<StreamKernel>("read", "write", "copy", "scale", "add", "triad", "dot");
 enum class StreamType { f32, f64 };
 inline constexpr auto kStreamTypes = enum_names<StreamType>("float", "double");
 using StreamBlocks = IntList<64, 128, 256, 512, 1024>;

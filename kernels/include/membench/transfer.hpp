@@ -18,9 +18,9 @@
 namespace membench {
 
 enum class TransferVariant { h2d_ce, d2h_ce, bidirectional_ce, h2d_sm, d2h_sm, bidirectional_sm };
-inline constexpr auto kTransferVariants = enum_names<TransferVariant>(
-    "host_to_device_memcpy_ce", "device_to_host_memcpy_ce", "bidirectional_memcpy_ce", "host_to_device_memcpy_sm",
-    "device_to_host_memcpy_sm", "bidirectional_memcpy_sm");
+inline constexpr auto kTransferVariants =
+    enum_names<TransferVariant>("host_to_device_memcpy_ce", "device_to_host_memcpy_ce", "bidirectional_memcpy_ce",
+                                "host_to_device_memcpy_sm", "device_to_host_memcpy_sm", "bidirectional_memcpy_sm");
 
 // Host memory of the copy-engine variants (the SM variants use mapped memory).
 enum class TransferHost { pinned, pageable };

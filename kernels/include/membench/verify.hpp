@@ -65,10 +65,12 @@ std::vector<double> pattern_chunk_sums(std::size_t chunks, std::size_t floats_pe
 // pieces are small (kCheckMinPiece elements at least), because one element
 // may stand for a long sum: a reduction's partial sum of a whole block.
 inline constexpr std::size_t kCheckMinPiece = 64;
-std::optional<Mismatch> all_mismatches(const std::vector<float>& got, const std::function<float(std::size_t)>& expected);
+std::optional<Mismatch> all_mismatches(const std::vector<float>& got,
+                                       const std::function<float(std::size_t)>& expected);
 std::optional<Mismatch> all_mismatches(const float* got, std::size_t count,
                                        const std::function<float(std::size_t)>& expected);
-std::optional<Mismatch> all_mismatches(const std::vector<double>& got, const std::function<double(std::size_t)>& expected);
+std::optional<Mismatch> all_mismatches(const std::vector<double>& got,
+                                       const std::function<double(std::size_t)>& expected);
 
 // The same check of `count` elements that arrive a piece at a time:
 // fetch(first, n, into) puts elements [first, first + n) into `into`, one of
