@@ -1,0 +1,75 @@
+"""The results store's index is made from the runs' own context, and the committed one is up to date."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import results_index
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def run(name: str, *, gpu: str = "NVIDIA H200", complete: bool | None = True, error: bool = False) -> dict:
+    entry = {"name": name, "run_name": name, "run_type": "iteration", "real_time": 1.0, "time_unit": "us"}
+    if error:
+        entry.update(error_occurred=True, error_message="wrong result")
+    doc = {
+        "context": {
+            "membench_version": "0.1.0",
+            "membench_build": "0123456789abcdef",
+            "gpu_name": gpu,
+            "date": "2026-12-02T03:04:05+00:00",
+            "sweep": "default | all",
+        },
+        "benchmarks": [entry],
+    }
+    if complete is not None:
+        doc["membench"] = {"schema_version": 1, "complete": complete, "counters": {}}
+    return doc
+
+
+def test_the_committed_index_is_what_the_files_give():
+    assert results_index.main(["--root", str(REPO / "benchmarks" / "results"), "--check"]) == 0
+
+
+def test_each_result_is_a_row_from_its_context_and_repeats_are_named(tmp_path, capsys):
+    (tmp_path / "h200" / "2026-12-02-a").mkdir(parents=True)
+    (tmp_path / "h200" / "2026-12-02-b").mkdir(parents=True)
+    same = json.dumps(run("global/coalesced/n:4/manual_time"))
+    (tmp_path / "h200" / "2026-12-02-a" / "default.json").write_text(same)
+    (tmp_path / "h200" / "2026-12-02-b" / "default.json").write_text(same)
+    (tmp_path / "h200" / "2026-12-02-b" / "cut.json").write_text(
+        json.dumps(run("global/coalesced/n:8/manual_time", complete=False, error=True))
+    )
+    (tmp_path / "h200" / "2026-12-02-b" / "peer.json").write_text(json.dumps({"nvbandwidth": 1}))
+    assert results_index.main(["--root", str(tmp_path)]) == 0
+    text = (tmp_path / "INDEX.md").read_text()
+    rows = [line for line in text.splitlines() if line.startswith("| h200/")]
+    assert rows == [
+        "| h200/2026-12-02-a | [default.json](h200/2026-12-02-a/default.json) | NVIDIA H200 | 2026-12-02 "
+        "| 0.1.0 (01234567) | default / all | 1 | 0 | 0 | yes |  |",
+        "| h200/2026-12-02-b | [cut.json](h200/2026-12-02-b/cut.json) | NVIDIA H200 | 2026-12-02 "
+        "| 0.1.0 (01234567) | default / all | 0 | 1 | 0 | no |  |",
+        "| h200/2026-12-02-b | [default.json](h200/2026-12-02-b/default.json) | NVIDIA H200 | 2026-12-02 "
+        "| 0.1.0 (01234567) | default / all | 1 | 0 | 0 | yes | h200/2026-12-02-a/default.json |",
+    ]
+    assert "1 other JSON file(s)" in text
+    assert results_index.main(["--root", str(tmp_path), "--check"]) == 0
+    (tmp_path / "h200" / "2026-12-02-b" / "old.json").write_text(json.dumps(run("a/b/manual_time", complete=None)))
+    assert results_index.main(["--root", str(tmp_path), "--check"]) == 1
+    assert "out of date" in capsys.readouterr().err
+    assert results_index.main(["--root", str(tmp_path)]) == 0
+    assert "| no catalog |" in (tmp_path / "INDEX.md").read_text()
+
+
+def test_a_root_that_is_not_a_folder_is_one_line_and_exit_2(tmp_path, capsys):
+    assert results_index.main(["--root", str(tmp_path / "missing")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("results_index.py: ") and len(err.strip().splitlines()) == 1
+
+
+def test_a_long_cell_is_cut_and_a_pipe_cannot_break_the_table():
+    assert results_index.cell("a | b") == "a / b"
+    assert results_index.cell("x" * 100, 10) == "xxxxxxx..."
+    assert results_index.cell("one\ntwo") == "one two"
