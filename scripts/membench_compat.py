@@ -165,9 +165,7 @@ OLD_BYTE_AXES = {
 
 
 def old_family(name: str) -> dict:
-    """A family's declarations (title, axes, figures) as the files without them would have carried them."""
-    from membench_results import _figure  # the one reader of a figure's declaration
-
-    figures = tuple(_figure(f, f"{name} (old file)") for f in OLD_FIGURES.get(name, []))
+    """A family's declarations (title, axes, figures) as the files without them would have carried them, in the
+    file's own form (membench_results reads them as it reads a file's)."""
     axes = [*OLD_NAMED_AXES.get(name, []), *({"name": a, "unit": "bytes"} for a in OLD_BYTE_AXES.get(name, ()))]
-    return {"title": OLD_TITLES.get(name, name), "axes": tuple(axes), "figures": figures}
+    return {"title": OLD_TITLES.get(name, name), "axes": axes, "figures": OLD_FIGURES.get(name, [])}

@@ -363,8 +363,7 @@ def families(doc: dict) -> dict[str, Family]:
     membench = doc.get("membench")
     declared = membench.get("families") if isinstance(membench, dict) else None
     if declared is None:
-        present = {c.family for c in cases(doc).values()}
-        return {name: Family(name, **compat.old_family(name)) for name in sorted(present)}
+        declared = {c.family: compat.old_family(c.family) for c in cases(doc).values()}
     if not isinstance(declared, dict):
         raise InputError("the file's membench.families is not an object")
     out = {}
