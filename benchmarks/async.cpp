@@ -94,7 +94,11 @@ const Registrar registrar{
            {1}, 0, 1)},
      cases,
      {"Async copy: sync vs memcpy_async vs pipeline vs bulk vs tma",
-      {},
+      {figure("by the tiles in flight (the best tile)", "stages", "bytes_per_second")
+           .best_over({"tile"})
+           .only({"pipeline", "bulk", "tma"}),
+       figure("where overlap pays (the best tile and stages)", "flops", "bytes_per_second")
+           .best_over({"tile", "stages"})},
       "the article's third table: sync against memcpy_async against cuda::pipeline"}}};
 
 }  // namespace

@@ -106,14 +106,9 @@ const Registrar registrar{{"atomics",
                             axis("updates", "updates", "additions of 1 by each thread", {16}, 1, kAtomicsMaxUpdates)},
                            cases,
                            {"Atomics: updates per second by the threads sharing an address",
-                            {{"updates by the threads that share an address",
-                              "shared_by",
-                              false,
-                              "updates_per_second",
-                              true,
-                              "model_updates_per_second",
-                              {},
-                              {}}},
+                            {figure("updates by the threads that share an address", "shared_by", "updates_per_second")
+                                 .log_y()
+                                 .model("model_updates_per_second")},
                             ""}}};
 
 }  // namespace

@@ -65,15 +65,10 @@ const Registrar registrar{
      {axis("cluster", "blocks", "blocks per thread-block cluster", {2, 4, 8}, 1, kDsmemMaxCluster)},
      cases,
      {"Distributed shared memory: a cluster's blocks reading each other",
-      {{"every thread reads a buffer",
-        "cluster",
-        false,
-        "bytes_per_second",
-        false,
-        "",
-        {"read_local", "read_remote"},
-        {"smem_peak_bytes_per_second"}},
-       {"one thread chases a chain", "cluster", false, "latency_ns", false, "", {"chase_local", "chase_remote"}, {}}},
+      {figure("every thread reads a buffer", "cluster", "bytes_per_second")
+           .only({"read_local", "read_remote"})
+           .across({"smem_peak_bytes_per_second"}),
+       figure("one thread chases a chain", "cluster", "latency_ns").only({"chase_local", "chase_remote"})},
       ""}}};
 
 }  // namespace

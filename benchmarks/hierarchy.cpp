@@ -123,7 +123,18 @@ const Registrar registrar{
       axis("chase_stride", "bytes", "latency: between the chain's nodes (a multiple of 8)", {128}, 8,
            std::int64_t{1} << 30, 8)},
      cases,
-     {"Memory hierarchy: read bandwidth and latency by working set", {}, ""}}};
+     {"Memory hierarchy: read bandwidth and latency by working set",
+      {figure("read bandwidth: the whole grid re-reads the set", "working_set", "bytes_per_second")
+           .log_x()
+           .only({"bandwidth"})
+           .model("model_bytes_per_second")
+           .upright({"l1_shared_bytes_per_sm", "l2_bytes"}),
+       figure("latency: a random pointer chase", "working_set", "latency_ns")
+           .log_x()
+           .log_y()
+           .only({"latency"})
+           .upright({"l1_shared_bytes_per_sm", "l2_bytes"})},
+      ""}}};
 
 }  // namespace
 

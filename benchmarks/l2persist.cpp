@@ -76,17 +76,16 @@ void cases(Family& f) {
   });
 }
 
-const Registrar registrar{
-    {"l2persist",
-     {axis("hot_bytes", "bytes", "the buffer re-read under the window (a multiple of 4096)", {std::int64_t{16} << 20},
-           4096, std::int64_t{1} << 32, 4096),
-      axis("hit_ratio", "percent", "of the window's accesses that persist", {0, 100}, 0, 100),
-      axis("set_aside", "percent", "of the largest persisting L2 set-aside", {50, 100}, 0, 100)},
-     cases,
-     {"L2 residency control: a hot buffer under an access policy window",
-      {{"measured", "set_aside", false, "bytes_per_second", false, "", {}, {}},
-       {"model: what DRAM still serves", "set_aside", false, "model_dram_read_bytes", false, "", {}, {}}},
-      ""}}};
+const Registrar registrar{{"l2persist",
+                           {axis("hot_bytes", "bytes", "the buffer re-read under the window (a multiple of 4096)",
+                                 {std::int64_t{16} << 20}, 4096, std::int64_t{1} << 32, 4096),
+                            axis("hit_ratio", "percent", "of the window's accesses that persist", {0, 100}, 0, 100),
+                            axis("set_aside", "percent", "of the largest persisting L2 set-aside", {50, 100}, 0, 100)},
+                           cases,
+                           {"L2 residency control: a hot buffer under an access policy window",
+                            {figure("measured", "set_aside", "bytes_per_second"),
+                             figure("model: what DRAM still serves", "set_aside", "model_dram_read_bytes")},
+                            ""}}};
 
 }  // namespace
 

@@ -159,14 +159,10 @@ const Registrar registrar{
            16)},
      cases,
      {"Unified memory: where the pages are when the GPU reads them",
-      {{"GB/s of the bytes the kernel reads",
-        "bytes",
-        true,
-        "bytes_per_second",
-        true,
-        "model_bytes_per_second",
-        {},
-        {}}},
+      {figure("GB/s of the bytes the kernel reads", "bytes", "bytes_per_second")
+           .log_x()
+           .log_y()
+           .model("model_bytes_per_second")},
       ""}}};
 
 }  // namespace

@@ -138,7 +138,11 @@ const Registrar registrar{
     {"node",
      {axis("bytes", "bytes", "per copy (a multiple of 16)", {std::int64_t{512} << 20}, 16, std::int64_t{1} << 36, 16)},
      cases,
-     {"Every GPU at once: to and from the host, and all-to-all", {}, ""}}};
+     {"Every GPU at once: to and from the host, and all-to-all",
+      {figure("every GPU at once, against the links' model", "variant", "bytes_per_second")
+           .as_bars()
+           .model("model_bytes_per_second")},
+      ""}}};
 
 }  // namespace
 

@@ -61,7 +61,12 @@ const Registrar registrar{
       axis("elements", "elements", "elements of each array, of the type", {std::int64_t{1} << 27}),
       axis_of<StreamBlocks>("block", "threads", "threads per block", {256})},
      cases,
-     {"Stream: the traffic mixes against the DRAM peak", {}, ""}}};
+     {"Stream: the traffic mixes against the DRAM peak",
+      {figure("each kernel, the best block size", "variant", "bytes_per_second")
+           .as_bars()
+           .best_over({"block"})
+           .across({"dram_peak_bytes_per_second"})},
+      ""}}};
 
 }  // namespace
 

@@ -142,8 +142,8 @@ const Registrar registrar{
            std::int64_t{1} << 30, 8)},
      cases,
      {"Host <-> device: copy engine and SM over the link",
-      {{"copies over the link", "bytes", true, "bytes_per_second", false, "model_bytes_per_second", {}, {}},
-       {"one thread chases host memory", "working_set", true, "latency_ns", false, "", {}, {}}},
+      {figure("copies over the link", "bytes", "bytes_per_second").log_x().model("model_bytes_per_second"),
+       figure("one thread chases host memory", "working_set", "latency_ns").log_x()},
       ""}}};
 
 }  // namespace

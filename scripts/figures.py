@@ -62,11 +62,32 @@ def colour(k: int, count: int):
     return palette(k % palette.N)
 
 
-def series(cases: list[mr.Case], x: str) -> dict[tuple, list[mr.Case]]:
-    """The cases by every axis, tag and variant that varies among them, but x; in order (numbers as numbers)."""
-    keys = sorted({k for c in cases for k in c.params if k != x})
+def x_of(case: mr.Case, x: str):
+    """A case's place along x: its value of the axis, or its variant."""
+    return case.variant if x == "variant" else case.params[x]
+
+
+def best(doc: dict, figure: mr.Figure, cases: list[mr.Case]) -> list[mr.Case]:
+    """Of the cases that differ only in the figure's best_of axes, the one with the best y (by the catalog)."""
+    if not figure.best_of:
+        return cases
+    lower = mr.better(doc, figure.y) == "lower"
+    kept: dict[tuple, mr.Case] = {}
+    for c in cases:
+        key = (c.variant, tuple(sorted((k, str(v)) for k, v in c.params.items() if k not in figure.best_of)))
+        held = kept.get(key)
+        value = c.median(figure.y)
+        if held is None or (value < held.median(figure.y) if lower else value > held.median(figure.y)):
+            kept[key] = c
+    return [c for c in cases if c in kept.values()]
+
+
+def series(cases: list[mr.Case], x: str, best_of: tuple[str, ...] = ()) -> dict[tuple, list[mr.Case]]:
+    """The cases by every axis, tag and variant that varies among them, but x and the best_of axes; in order
+    (numbers as numbers)."""
+    keys = sorted({k for c in cases for k in c.params if k != x and k not in best_of})
     varying = [k for k in keys if len({c.params.get(k) for c in cases}) > 1]
-    by_variant = len({c.variant for c in cases}) > 1
+    by_variant = x != "variant" and len({c.variant for c in cases}) > 1
     out: dict[tuple, list[mr.Case]] = defaultdict(list)
     for c in cases:
         key = ((("variant", c.variant),) if by_variant else ()) + tuple((k, c.params.get(k)) for k in varying)
@@ -97,15 +118,17 @@ def axis_unit(doc: dict, family: mr.Family, axis: str) -> str:
     return ""
 
 
-def positions(family: mr.Family, cases: list[mr.Case], x: str) -> tuple[dict, list[str]]:
-    """Where each x value sits: a number as itself; a named axis's names at 0, 1, ... in declared order."""
-    values = {c.params[x] for c in cases}
-    if all(isinstance(v, int) for v in values):
+def positions(family: mr.Family, cases: list[mr.Case], x: str, categories: bool) -> tuple[dict, list[str]]:
+    """Where each x value sits: a number as itself; a named axis's names (or the variants, in the file's order)
+    at 0, 1, ... in declared order; with `categories`, numbers too, in order."""
+    values = list(dict.fromkeys(x_of(c, x) for c in cases))
+    if all(isinstance(v, int) for v in values) and not categories:
         return {v: v for v in values}, []
-    names = [n for n in family.axis_names(x) if n in values] + sorted(
-        str(v) for v in values if v not in family.axis_names(x)
-    )
-    return {v: names.index(str(v)) for v in values}, names
+    declared = family.axis_names(x)
+    names = [n for n in declared if n in values] + [v for v in values if v not in declared]
+    if all(isinstance(v, int) for v in names):
+        names = sorted(names)
+    return {v: names.index(v) for v in values}, [str(n) for n in names]
 
 
 def format_x(ax, family_unit: str, xs: list[int], log: bool, names: list[str]) -> None:
@@ -132,70 +155,78 @@ def members(figure: mr.Figure, cases: list[mr.Case]) -> list[mr.Case]:
     return [
         c
         for c in cases
-        if figure.x in c.params
+        if (figure.x == "variant" or figure.x in c.params)
         and (not figure.variants or c.variant in figure.variants)
         and c.median(figure.y) is not None
     ]
 
 
+def draw_series(ax, k: int, count: int, xs: list, ys: list, errs: list, name: str, bars: bool) -> tuple:
+    """One series: bars offset within their slot, or a line with its markers; its error bars; its colour."""
+    tone = colour(k, count)
+    if bars:
+        width = 0.8 / count
+        xs = [x - 0.4 + width * (k + 0.5) for x in xs]
+        ax.bar(xs, ys, width * 0.95, yerr=errs if any(errs) else None, color=tone, label=name, capsize=2)
+    else:
+        ax.plot(xs, ys, color=tone, ls=LINESTYLES[(k // 20) % 4], marker=MARKERS[k % 8], ms=4, label=name)
+        if any(errs):
+            ax.errorbar(xs, ys, yerr=errs, fmt="none", ecolor=tone, capsize=2)
+    return tone, xs
+
+
 def panel(doc: dict, family: mr.Family, figure: mr.Figure, cases: list[mr.Case], ax) -> None:
-    chosen = members(figure, cases)
-    unit = mr.meaning(doc, figure.y).unit
-    divisor, shown = scale(unit, [c.median(figure.y) for c in chosen])
-    place, names = positions(family, chosen, figure.x)
-    groups = series(chosen, figure.x)
+    chosen = best(doc, figure, members(figure, cases))
+    divisor, shown = scale(mr.meaning(doc, figure.y).unit, [c.median(figure.y) for c in chosen])
+    groups = series(chosen, figure.x, figure.best_of)
+    one_x = len({x_of(c, figure.x) for c in chosen}) == 1
+    categorical = figure.bars or figure.x == "variant" or bool(family.axis_names(figure.x))
+    place, names = positions(family, chosen, figure.x, figure.bars)
+    if one_x and not figure.bars:  # one value along x: a bar per series, named under it
+        place, names = {x_of(chosen[0], figure.x): 0}, []
     units = {k: axis_unit(doc, family, k) for key in groups for k, _ in key}
-    one_x = len(place) == 1
+    bars = figure.bars or one_x
     for k, (key, row) in enumerate(groups.items()):
-        row.sort(key=lambda c: place[c.params[figure.x]])
-        xs = [place[c.params[figure.x]] for c in row]
+        row.sort(key=lambda c: place[x_of(c, figure.x)])
+        xs = [place[x_of(c, figure.x)] for c in row]
         ys = [c.median(figure.y) / divisor for c in row]
         errs = [spread(c, figure.y) / divisor for c in row]
-        tone, name = colour(k, len(groups)), label(key, row[0].variant, units)
-        if one_x:
-            ax.bar(k, ys[0], 0.6, yerr=errs[0], color=tone, label=name, capsize=3)
-        else:
-            ax.plot(xs, ys, color=tone, ls=LINESTYLES[(k // 20) % 4], marker=MARKERS[k % 8], ms=4, label=name)
-            if any(errs):
-                ax.errorbar(xs, ys, yerr=errs, fmt="none", ecolor=tone, capsize=2)
+        tone, xs = draw_series(ax, k, len(groups), xs, ys, errs, label(key, row[0].variant, units), bars)
         models = [(x, c.median(figure.model)) for x, c in zip(xs, row) if figure.model]
         models = [(x, m / divisor) for x, m in models if m is not None]
         if models:
-            ax.plot(
-                [k] * len(models) if one_x else [m[0] for m in models],
-                [m[1] for m in models],
-                "_" if one_x else "--",
-                color=tone,
-                alpha=0.7,
-                ms=18,
-                mew=2,
-            )
+            style = dict(marker="_", ls="none", ms=18 if one_x else 10, mew=2) if bars else dict(ls="--")
+            ax.plot([m[0] for m in models], [m[1] for m in models], color=tone, alpha=0.7, **style)
     for key in figure.lines:
         value = mr.context_number(doc, key)
         if value:
             ax.axhline(value / divisor, color="red", ls="--", alpha=0.6, label=key.replace("_", " "))
-    if figure.model and any(c.median(figure.model) is not None for c in chosen):
-        ax.plot([], [], "k--", alpha=0.7, label=f"dashed: {figure.model}")
     x_unit = axis_unit(doc, family, figure.x)
-    if one_x:
+    for key in figure.vlines if not categorical else ():
+        value = mr.context_number(doc, key)
+        if value:
+            ax.axvline(
+                value, color="grey", ls=":", alpha=0.8, label=f"{key.replace('_', ' ')} ({levels.size(int(value))})"
+            )
+    if figure.model and any(c.median(figure.model) is not None for c in chosen):
+        ax.plot([], [], "k_" if bars else "k--", alpha=0.7, label=f"{'mark' if bars else 'dashed'}: {figure.model}")
+    if one_x and not figure.bars:
         ax.set_xticks(
-            range(len(groups)),
+            [0.4 - 0.8 / len(groups) * (len(groups) - k - 0.5) for k in range(len(groups))],
             [label(key, m[0].variant, units) for key, m in groups.items()],
             rotation=15,
             ha="right",
             fontsize=7,
         )
-        ax.set_xlim(-0.75, len(groups) - 0.25)
-        only = next(iter(place))
+        only = x_of(chosen[0], figure.x)
         shown_x = levels.size(only) if x_unit == "bytes" and isinstance(only, int) else str(only)
         ax.set_xlabel(f"{figure.x} = {shown_x}")
     else:
-        format_x(ax, x_unit, list(place.values()), figure.x_log, names)
+        if names and x_unit == "bytes" and all(n.isdigit() for n in names):
+            names = [levels.size(int(n)) for n in names]
+        format_x(ax, x_unit, list(place.values()), figure.x_log and not categorical, names)
         ax.set_xlabel(figure.x + (f" ({x_unit})" if x_unit not in ("", "name", figure.x) else ""))
-    if figure.y_log:
-        ax.set_yscale("log")
-    else:
-        ax.set_ylim(bottom=0)
+    ax.set_yscale("log") if figure.y_log else ax.set_ylim(bottom=0)
     ax.set_ylabel(f"{figure.y} ({shown})" if shown else figure.y)
     ax.set_title(figure.heading or f"{family.name}: {figure.y} by {figure.x}")
     ax.grid(True, alpha=0.3)

@@ -149,16 +149,75 @@ OLD_FIGURES: dict[str, list[dict]] = {
             "model": "model_updates_per_second",
         }
     ],
+    "hierarchy": [
+        {
+            "heading": "read bandwidth: the whole grid re-reads the set",
+            "x": "working_set",
+            "x_log": True,
+            "y": "bytes_per_second",
+            "variants": ["bandwidth"],
+            "model": "model_bytes_per_second",
+            "vlines": ["l1_shared_bytes_per_sm", "l2_bytes"],
+        },
+        {
+            "heading": "latency: a random pointer chase",
+            "x": "working_set",
+            "x_log": True,
+            "y": "latency_ns",
+            "y_log": True,
+            "variants": ["latency"],
+            "vlines": ["l1_shared_bytes_per_sm", "l2_bytes"],
+        },
+    ],
+    "stream": [
+        {
+            "heading": "each kernel, the best block size",
+            "x": "variant",
+            "y": "bytes_per_second",
+            "bars": True,
+            "best_of": ["block"],
+            "lines": ["dram_peak_bytes_per_second"],
+        }
+    ],
+    "async": [
+        {
+            "heading": "by the tiles in flight (the best tile)",
+            "x": "stages",
+            "y": "bytes_per_second",
+            "best_of": ["tile"],
+            "variants": ["pipeline", "bulk", "tma"],
+        },
+        {
+            "heading": "where overlap pays (the best tile and stages)",
+            "x": "flops",
+            "y": "bytes_per_second",
+            "best_of": ["tile", "stages"],
+        },
+    ],
+    "node": [
+        {
+            "heading": "every GPU at once, against the links' model",
+            "x": "variant",
+            "y": "bytes_per_second",
+            "bars": True,
+            "model": "model_bytes_per_second",
+        }
+    ],
     "transfer": _LINKS("host memory"),
     "peer": _LINKS("the peer's memory"),
 }
-OLD_NAMED_AXES = {"atomics": [{"name": "shared_by", "unit": "name", "names": ["grid", "block", "warp", "thread"]}]}
+OLD_NAMED_AXES = {
+    "atomics": [{"name": "shared_by", "unit": "name", "names": ["grid", "block", "warp", "thread"]}],
+    "stream": [{"name": "type", "unit": "name", "names": ["float", "double"]}],
+}
 # The axes of those families that count bytes (drawn as sizes).
 OLD_BYTE_AXES = {
     "dsmem": (),
     "managed": ("bytes",),
     "l2persist": ("hot_bytes",),
     "atomics": (),
+    "hierarchy": ("working_set", "width", "chase_stride"),
+    "node": ("bytes",),
     "transfer": ("bytes", "working_set", "chase_stride"),
     "peer": ("bytes", "working_set", "chase_stride"),
 }

@@ -303,8 +303,9 @@ def require_direction(docs: list[dict], metric: str) -> str:
 
 @dataclass(frozen=True)
 class Figure:
-    """A figure a family declares: the axis along x (and whether on a log scale), the counter up y, a model
-    counter drawn beside it, the variants drawn (empty: every one with x) and context keys drawn across."""
+    """A figure a family declares: the axis along x ("variant": the variants) and whether on a log scale, the
+    counter up y, a model counter drawn beside it, the variants drawn (empty: every one with x), context keys
+    drawn across (in y's unit) and upright (in x's), the axes over which only the best y is drawn, and bars."""
 
     heading: str
     x: str
@@ -314,6 +315,9 @@ class Figure:
     model: str = ""
     variants: tuple[str, ...] = ()
     lines: tuple[str, ...] = ()
+    vlines: tuple[str, ...] = ()
+    best_of: tuple[str, ...] = ()
+    bars: bool = False
 
 
 @dataclass(frozen=True)
@@ -336,8 +340,8 @@ def _figure(entry: object, where: str) -> Figure:
     if not isinstance(entry, dict):
         raise InputError(f"{where}: not a figure (an object)")
     text = {k: entry.get(k, "") for k in ("heading", "x", "y", "model")}
-    flags = {k: entry.get(k, False) for k in ("x_log", "y_log")}
-    lists = {k: entry.get(k, []) for k in ("variants", "lines")}
+    flags = {k: entry.get(k, False) for k in ("x_log", "y_log", "bars")}
+    lists = {k: entry.get(k, []) for k in ("variants", "lines", "vlines", "best_of")}
     if (
         not all(isinstance(v, str) for v in text.values())
         or not text["x"]
@@ -345,7 +349,7 @@ def _figure(entry: object, where: str) -> Figure:
         or not all(isinstance(v, bool) for v in flags.values())
         or not all(isinstance(v, list) and all(isinstance(i, str) for i in v) for v in lists.values())
     ):
-        raise InputError(f"{where}: a figure needs x and y (names), flags x_log/y_log and lists of names")
+        raise InputError(f"{where}: a figure needs x and y (names), flags x_log/y_log/bars and lists of names")
     return Figure(
         text["heading"],
         text["x"],
@@ -355,6 +359,9 @@ def _figure(entry: object, where: str) -> Figure:
         text["model"],
         tuple(lists["variants"]),
         tuple(lists["lines"]),
+        tuple(lists["vlines"]),
+        tuple(lists["best_of"]),
+        flags["bars"],
     )
 
 

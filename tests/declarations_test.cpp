@@ -18,14 +18,14 @@ const Registrar toy{{"toy",
                       axis_named("order", "how it walks them", {"forward", "backward"}, {0, 1})},
                      toy_cases,
                      {"Toy: a family no script names",
-                      {{"reads by span",
-                        "span",
-                        true,
-                        "bytes_per_second",
-                        false,
-                        "model_bytes_per_second",
-                        {"read"},
-                        {"dram_peak_bytes_per_second"}}},
+                      {figure("reads by span", "span", "bytes_per_second")
+                           .log_x()
+                           .model("model_bytes_per_second")
+                           .only({"read"})
+                           .across({"dram_peak_bytes_per_second"})
+                           .upright({"l2_bytes"})
+                           .best_over({"order"}),
+                       figure("by order", "order", "bytes_per_second").as_bars()},
                       "none of the study's"}}};
 
 const Registrar quiet{{"toy_quiet", {axis("n", "floats", "elements", {1})}, toy_cases, {}}};
@@ -48,7 +48,7 @@ TEST(Declarations, AFamilysTitleAxesAndFiguresAreInTheResultFile) {
   EXPECT_EQ(toy_entry["axes"][0].at("unit"), "bytes");
   EXPECT_FALSE(toy_entry["axes"][0].contains("names"));
   EXPECT_EQ(toy_entry["axes"][1].at("names"), (nlohmann::ordered_json{"forward", "backward"}));
-  ASSERT_EQ(toy_entry.at("figures").size(), 1u);
+  ASSERT_EQ(toy_entry.at("figures").size(), 2u);
   const auto& figure = toy_entry["figures"][0];
   EXPECT_EQ(figure.at("x"), "span");
   EXPECT_TRUE(figure.at("x_log").get<bool>());
@@ -58,6 +58,14 @@ TEST(Declarations, AFamilysTitleAxesAndFiguresAreInTheResultFile) {
   EXPECT_EQ(figure.at("variants"), (nlohmann::ordered_json{"read"}));
   EXPECT_EQ(figure.at("lines"), (nlohmann::ordered_json{"dram_peak_bytes_per_second"}));
   EXPECT_EQ(figure.at("heading"), "reads by span");
+  EXPECT_EQ(figure.at("vlines"), (nlohmann::ordered_json{"l2_bytes"}));
+  EXPECT_EQ(figure.at("best_of"), (nlohmann::ordered_json{"order"}));
+  EXPECT_FALSE(figure.at("bars").get<bool>());
+  const auto& bars = toy_entry["figures"][1];
+  EXPECT_TRUE(bars.at("bars").get<bool>());
+  EXPECT_FALSE(bars.at("x_log").get<bool>());
+  EXPECT_EQ(bars.at("model"), "");
+  EXPECT_TRUE(bars.at("variants").empty());
 }
 
 TEST(Declarations, AFamilyThatDeclaresNothingIsNamedByItsName) {

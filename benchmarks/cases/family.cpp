@@ -20,6 +20,14 @@ Registrar::Registrar(FamilySpec spec) {
 
 const std::vector<FamilySpec>& registered_families() { return families(); }
 
+FigureSpec figure(std::string heading, std::string x, std::string y) {
+  FigureSpec f;
+  f.heading = std::move(heading);
+  f.x = std::move(x);
+  f.y = std::move(y);
+  return f;
+}
+
 AxisSpec axis(std::string name, std::string unit, std::string help, std::vector<std::int64_t> defaults,
               std::int64_t min, std::int64_t max, std::int64_t multiple_of) {
   return {std::move(name), std::move(unit), std::move(help), std::move(defaults), min, max, {}, multiple_of, {}};

@@ -74,17 +74,33 @@ class Family;
 // A figure a family declares; the result file carries it, and the scripts
 // draw it from there (a line for every combination of the axes not on x, the
 // variant among them), so a new family gets its figure without a script
-// change.
+// change. Declared with figure() and the setters below, which name only what
+// differs from the plain figure:
+//
+//   figure("copies over the link", "bytes", "bytes_per_second").log_x().model("model_bytes_per_second")
 struct FigureSpec {
   std::string heading;
-  std::string x;  // the axis along x
+  std::string x;  // the axis along x, or "variant"
   bool x_log = false;
   std::string y;  // the counter up y
   bool y_log = false;
-  std::string model;                  // a model counter in y's unit, drawn dashed beside it ("": none)
+  std::string model_counter;          // a model counter in y's unit, drawn dashed beside it ("": none)
   std::vector<std::string> variants;  // only these (empty: every variant that has x)
   std::vector<std::string> lines;     // context keys in y's unit drawn across (dram_peak_bytes_per_second)
+  std::vector<std::string> vlines;    // context keys in x's unit drawn upright (l2_bytes)
+  std::vector<std::string> best_of;   // axes over which only the best y is drawn (a block size swept for the best)
+  bool bars = false;                  // bars side by side at each x, not lines
+
+  FigureSpec& log_x() { return x_log = true, *this; }
+  FigureSpec& log_y() { return y_log = true, *this; }
+  FigureSpec& model(std::string counter) { return model_counter = std::move(counter), *this; }
+  FigureSpec& only(std::vector<std::string> names) { return variants = std::move(names), *this; }
+  FigureSpec& across(std::vector<std::string> keys) { return lines = std::move(keys), *this; }
+  FigureSpec& upright(std::vector<std::string> keys) { return vlines = std::move(keys), *this; }
+  FigureSpec& best_over(std::vector<std::string> axes) { return best_of = std::move(axes), *this; }
+  FigureSpec& as_bars() { return bars = true, *this; }
 };
+FigureSpec figure(std::string heading, std::string x, std::string y);
 
 // What is downstream of a family: its title, its figures, its place in the
 // study the suite started from ("": none).

@@ -40,9 +40,12 @@ nlohmann::ordered_json family_entries(const std::vector<const cases::CaseSpec*>&
                          {"x_log", f.x_log},
                          {"y", f.y},
                          {"y_log", f.y_log},
-                         {"model", f.model},
+                         {"model", f.model_counter},
                          {"variants", f.variants},
-                         {"lines", f.lines}});
+                         {"lines", f.lines},
+                         {"vlines", f.vlines},
+                         {"best_of", f.best_of},
+                         {"bars", f.bars}});
     out[family.name] = {{"title", family.downstream.title.empty() ? family.name : family.downstream.title},
                         {"study", family.downstream.study},
                         {"axes", axes},

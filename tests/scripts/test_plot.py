@@ -241,44 +241,19 @@ def test_shared_bars_annotate_the_conflict_ways_and_the_curve_is_the_slowdown():
     plt.close(fig)
 
 
-def test_async_draws_stages_and_the_best_stage_count_by_intensity():
-    doc = load("h200_async.json")
-    fig = draw(doc, "async")
-    ax_stages, ax_flops = fig.axes[:2]
-    pipeline0 = sorted(
-        (b for b in entries(doc, "async/pipeline/") if param(b, "flops") == 0), key=lambda b: param(b, "stages")
-    )
-    assert lines(ax_stages)["pipeline, flops 0"] == (
-        [float(param(b, "stages")) for b in pipeline0],
-        [b["bytes_per_second"] / 1e9 for b in pipeline0],
-    )
-    best = lines(ax_flops)["pipeline (best stages)"]
-    flops = sorted({param(b, "flops") for b in entries(doc, "async/pipeline/")})
-    assert best[0] == [f / 8 for f in flops]  # flops per float moved: 4 bytes in, 4 out
-    assert best[1] == [
-        max(b["bytes_per_second"] for b in entries(doc, "async/pipeline/") if param(b, "flops") == f) / 1e9
-        for f in flops
-    ]
-    plt.close(fig)
-
-
 def test_hierarchy_and_dsmem_draw_every_working_set_and_cluster():
     doc = load("h200_hierarchy.json")
     fig = draw(doc, "hierarchy")
     bandwidth = [b for b in entries(doc, "hierarchy/bandwidth/") if param(b, "l2") != "cold"]
     bandwidth.sort(key=lambda b: param(b, "working_set"))
     ax_bw = next(ax for ax in fig.axes if "bandwidth" in ax.get_title())
-    assert lines(ax_bw)["warm"] == (
+    assert lines(ax_bw)["bandwidth"] == (
         [float(param(b, "working_set")) for b in bandwidth],
-        [b["bytes_per_second"] / 1e9 for b in bandwidth],
+        [b["bytes_per_second"] / divisor(ax_bw) for b in bandwidth],
     )
-    ceilings = sorted({round(b["model_bytes_per_second"] / 1e9, 6) for b in bandwidth})
-    drawn = sorted({round(l.get_ydata()[0], 6) for l in ax_bw.get_lines() if l.get_label().startswith("_")})
-    assert set(ceilings) <= set(drawn)
     ax_lat = next(ax for ax in fig.axes if "latency" in ax.get_title())
     latency = sorted(entries(doc, "hierarchy/latency/"), key=lambda b: param(b, "working_set"))
-    ((label, (xs, ys)),) = lines(ax_lat).items()
-    assert label == "warm, nodes 128 B apart"
+    xs, ys = lines(ax_lat)["latency"]  # one chase stride, one temperature: the variant names the line
     assert ys == [b["latency_ns"] for b in latency]
     plt.close(fig)
 
@@ -292,38 +267,6 @@ def test_hierarchy_and_dsmem_draw_every_working_set_and_cluster():
     )
     chase = sorted(entries(doc, "dsmem/chase_remote/"), key=lambda b: param(b, "cluster"))
     assert lines(ax_lat)["chase_remote"][1] == [b["latency_ns"] for b in chase]
-    plt.close(fig)
-
-
-def test_stream_bars_are_the_best_block_at_the_largest_n(write_json):
-    doc = {
-        "context": {
-            "membench_version": "0.1.0",
-            "gpu_name": "NVIDIA H200",
-            "dram_peak_bytes_per_second": "4814304000000",
-        },
-        "benchmarks": [],
-    }
-    rates = {}
-    for k, kernel in enumerate(("read", "write", "copy", "scale", "add", "triad", "dot")):
-        for n, block, rate in ((1 << 20, 256, 1e12), (1 << 27, 128, 4.1e12 + k * 1e10), (1 << 27, 256, 4.0e12)):
-            name = f"stream/{kernel}/type:double/elements:{n}/block:{block}/manual_time"
-            doc["benchmarks"].append(
-                {
-                    "name": name,
-                    "run_name": name,
-                    "run_type": "iteration",
-                    "real_time": 1.0,
-                    "time_unit": "us",
-                    "bytes_per_second": rate,
-                }
-            )
-        rates[kernel] = (4.1e12 + k * 1e10) / 1e9
-    fig = draw(doc, "stream")
-    ax = fig.axes[0]
-    assert [round(p.get_height(), 6) for p in ax.patches] == [round(v, 6) for v in rates.values()]
-    assert ax.get_title() == f"n = {1 << 27:,} elements per array"
-    assert lines(ax)["theoretical DRAM peak"][1] == [4814.304, 4814.304]
     plt.close(fig)
 
 
@@ -437,21 +380,21 @@ LOOKS = {
         "Async copy: sync vs memcpy_async vs pipeline vs bulk vs tma\nNVIDIA H200, 2026-11-30",
         [
             (
-                "async: stages (dotted: async/sync)",
-                "pipeline stages",
-                RATE,
+                "by the tiles in flight (the best tile)",
+                "stages",
+                "bytes_per_second (TB/s)",
                 ("linear", "linear"),
                 True,
-                [f"{v}, flops {f}" for f in (0, 16, 64, 256) for v in ("bulk", "pipeline")],
-                6,
+                [f"{v}, flops {f}" for v in ("bulk", "pipeline") for f in (0, 16, 64, 256)],
+                7,
             ),
             (
-                "async: where overlap pays",
-                "compute intensity (flops per byte moved)",
-                RATE,
-                ("symlog base 10", "linear"),
+                "where overlap pays (the best tile and stages)",
+                "flops",
+                "bytes_per_second (TB/s)",
+                ("linear", "linear"),
                 True,
-                ["bulk (best stages)", "memcpy_async (best stages)", "pipeline (best stages)", "sync (best stages)"],
+                ["bulk", "memcpy_async", "pipeline", "sync"],
                 7,
             ),
         ],
@@ -483,27 +426,30 @@ LOOKS = {
         "Memory hierarchy: read bandwidth and latency by working set\nNVIDIA H200, 2026-11-30",
         [
             (
-                "hierarchy/bandwidth: the whole grid re-reads the set",
-                "working set (bytes)",
-                "read bandwidth (GB/s)",
+                "read bandwidth: the whole grid re-reads the set",
+                "working_set (bytes)",
+                "bytes_per_second (TB/s)",
                 ("log base 2", "linear"),
                 True,
-                ["warm"],
+                [
+                    "bandwidth",
+                    "l1 shared bytes per sm (256 KiB)",
+                    "l2 bytes (60 MiB)",
+                    "dashed: model_bytes_per_second",
+                ],
                 7,
             ),
             (
-                "hierarchy/latency: a random pointer chase",
-                "working set (bytes)",
-                "latency per dependent load (ns)",
+                "latency: a random pointer chase",
+                "working_set (bytes)",
+                "latency_ns (ns)",
                 ("log base 2", "log base 10"),
                 True,
-                ["warm, nodes 128 B apart"],
+                ["latency", "l1 shared bytes per sm (256 KiB)", "l2 bytes (60 MiB)"],
                 7,
             ),
         ],
     ),
-    # Drawn from the declarations (an old file's through membench_compat): the declared headings and
-    # scales, the counter and its unit up y, a line for each combination of what varies.
     "dsmem": (
         "Distributed shared memory: a cluster's blocks reading each other\nNVIDIA H200, 2026-11-30",
         [
@@ -667,13 +613,13 @@ def test_stream_and_link_figures_read_as_intended():
         "Stream: the traffic mixes against the DRAM peak\nNVIDIA H200",
         [
             (
-                "n = 134,217,728 elements per array",
-                "",
-                "bandwidth (GB/s, bytes as BabelStream counts them)",
+                "each kernel, the best block size",
+                "variant",
+                "bytes_per_second (TB/s)",
                 ("linear", "linear"),
                 True,
-                ["theoretical DRAM peak", "double", "float"],
-                8,
+                ["dram peak bytes per second", "type double", "type float"],
+                7,
             )
         ],
     )
@@ -735,41 +681,6 @@ def test_stream_and_link_figures_read_as_intended():
     # A file of chases alone: the latency panel alone.
     fig = draw({"context": doc["context"], "benchmarks": [chase]}, "peer")
     assert [panel[0] for panel in look(fig)[1]] == ["one thread chases the peer's memory"]
-    plt.close(fig)
-
-
-def test_node_figure_sets_each_gpu_beside_the_node_and_the_model():
-    doc = {"context": {"membench_version": "0.1.0", "gpu_name": "NVIDIA H200"}, "benchmarks": []}
-    for variant, node, shares, model in (
-        ("all_to_host_memcpy_ce", 110e9, (55e9, 54e9), 126e9),
-        ("all_to_all_memcpy_write_ce", 771e9, (391e9, 390e9), 900e9),
-    ):
-        name = f"node/{variant}/bytes:536870912/manual_time"
-        doc["benchmarks"].append(
-            {
-                "name": name,
-                "run_name": name,
-                "run_type": "iteration",
-                "real_time": 10.0,
-                "time_unit": "us",
-                "bytes_per_second": node,
-                "devices": 2,
-                "device0_bytes_per_second": shares[0],
-                "device1_bytes_per_second": shares[1],
-                "model_bytes_per_second": model,
-            }
-        )
-    fig = draw(doc, "node")
-    title_, panels = look(fig)
-    assert title_ == "Every GPU at once: to and from the host, and all-to-all\nNVIDIA H200"
-    assert [p[0] for p in panels] == ["to and from the host", "all-to-all over NVLink"]
-    assert [p[5] for p in panels] == [["link model", "node", "device 0", "device 1"]] * 2
-    host, nvlink = fig.axes
-    assert [round(bar.get_height()) for bar in host.patches] == [110, 55, 54]
-    assert [round(bar.get_height()) for bar in nvlink.patches] == [771, 391, 390]
-    assert [t.get_text() for t in host.get_xticklabels()] == ["all_to_host_memcpy_ce"]
-    (model,) = [c for c in host.collections]
-    assert model.get_segments()[0][0][1] == 126.0
     plt.close(fig)
 
 
@@ -975,27 +886,27 @@ def test_both_strided_geometries_and_each_n_have_their_own_lines():
 
 def test_each_mark_sits_where_its_number_is():
     """Reference lines, notes and bars at the values and places they stand for, not only present."""
-    # async: one dotted line per sync case, at its bandwidth.
+    # async: the flops panel holds sync, at its best; the stages panel only what has stages.
     doc = load("h200_async.json")
     fig = draw(doc, "async")
-    ax_stages = fig.axes[0]
-    dotted = sorted(l.get_ydata()[0] for l in ax_stages.get_lines() if l.get_linestyle() == ":")
-    assert dotted == sorted(b["bytes_per_second"] / 1e9 for b in entries(doc, "async/sync/"))
-    styles = {l.get_label(): l.get_linestyle() for l in ax_stages.get_lines() if not l.get_label().startswith("_")}
-    assert styles["pipeline, flops 0"] == "-" and styles["bulk, flops 0"] == "--"
+    ax_stages, ax_flops = fig.axes
+    sync = sorted(entries(doc, "async/sync/"), key=lambda b: param(b, "flops"))
+    assert lines(ax_flops)["sync"][1] == [b["bytes_per_second"] / divisor(ax_flops) for b in sync]
+    assert all(ls == "-" for ls in (l.get_linestyle() for l in ax_stages.get_lines() if l.get_label()[0] != "_"))
     plt.close(fig)
 
-    # hierarchy: each level's ceiling named at the left edge, each reported size at the top.
+    # hierarchy: each reported level size upright at its size; the model's ceiling dashed at each working set.
     doc = load("h200_hierarchy.json")
     fig = draw(doc, "hierarchy")
-    ax_bw = next(ax for ax in fig.axes if "bandwidth" in ax.get_title())
-    notes = {t.get_text(): t.xy for t in ax_bw.texts if t.get_text().startswith("model ceiling")}
-    ceilings = {int(b["model_level"]): b["model_bytes_per_second"] / 1e9 for b in entries(doc, "hierarchy/bandwidth/")}
-    names = {1: "L1", 2: "L2 (assumed)", 3: "DRAM"}
-    assert notes == {f"model ceiling {names[level]}": (0, c) for level, c in ceilings.items()}
-    sizes = [t for t in ax_bw.texts if not t.get_text().startswith("model ceiling")]
-    assert sizes and all(t.xy[1] == 1 and t.xy[0] > 0 for t in sizes)
-    assert [t.get_position() for t in sizes] == [(3, -3)] * len(sizes)
+    ax_bw = fig.axes[0]
+    upright = {l.get_label(): l.get_xdata()[0] for l in ax_bw.get_lines() if l.get_linestyle() == ":"}
+    assert upright == {"l1 shared bytes per sm (256 KiB)": 256 << 10, "l2 bytes (60 MiB)": 60 << 20}
+    warm = sorted(
+        (b for b in entries(doc, "hierarchy/bandwidth/") if param(b, "l2") != "cold"),
+        key=lambda b: param(b, "working_set"),
+    )
+    (model,) = [l for l in ax_bw.get_lines() if l.get_linestyle() == "--" and l.get_label().startswith("_")]
+    assert list(model.get_ydata()) == [b["model_bytes_per_second"] / divisor(ax_bw) for b in warm]
     plt.close(fig)
 
     # dsmem: both chases on the latency panel, the shared-memory peak in GB/s.
@@ -1041,13 +952,11 @@ def test_each_mark_sits_where_its_number_is():
             )
     fig = draw(doc, "stream")
     ax = fig.axes[0]
-    width = 0.4  # 0.8 shared by two types
-    assert [round(p.get_x() + p.get_width() / 2, 9) for p in ax.patches] == [0.0, 2.0, 0.4, 2.4]
-    assert [round(p.get_width(), 9) for p in ax.patches] == [width] * 4
-    assert [round(x, 9) for x in ax.get_xticks()] == [round(k + width / 2, 9) for k in range(7)]
-    for bar, note in zip(ax.patches, ax.texts):
-        assert note.xy == (bar.get_x() + bar.get_width() / 2, bar.get_height())
-        assert note.get_text() == f"{bar.get_height():.0f}"
+    # Two types share each kernel's 0.8 wide slot, centred on its tick: double left, float right.
+    assert [round(p.get_x() + p.get_width() / 2, 9) for p in ax.patches] == [-0.2, 0.8, 0.2, 1.2]
+    assert [round(p.get_height(), 9) for p in ax.patches] == [4.2, 4.2, 4.1, 4.1]
+    assert [round(x, 9) for x in ax.get_xticks()] == [0.0, 1.0]
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["read", "copy"]
     plt.close(fig)
 
     # links, one size: the bar at the case's rate, the model's mark across it at the model's rate.
@@ -1111,132 +1020,142 @@ def test_a_file_of_unknown_families_alone_is_exit_2(tmp_path, write_json, capsys
     assert capsys.readouterr().err == "plot.py: no case of a known family ran in this file\n"
 
 
-def test_node_bars_models_and_ticks_sit_under_their_case():
-    doc = {"context": {"membench_version": "0.1.0", "gpu_name": "NVIDIA H200"}, "benchmarks": []}
-    for variant, size, node, model in (
-        ("host_to_all_memcpy_ce", 1 << 20, 90e9, 126e9),
-        ("all_to_host_memcpy_ce", 1 << 29, 110e9, 126e9),
-        ("all_to_host_memcpy_ce", 1 << 20, 80e9, 126e9),
-    ):
-        name = f"node/{variant}/bytes:{size}/manual_time"
-        doc["benchmarks"].append(
-            {
-                "name": name,
-                "run_name": name,
-                "run_type": "iteration",
-                "real_time": 1.0,
-                "time_unit": "us",
-                "bytes_per_second": node,
-                "devices": 2,
-                "device0_bytes_per_second": node / 2,
-                "device1_bytes_per_second": node / 2,
-                "model_bytes_per_second": model,
-            }
-        )
-    fig = draw(doc, "node")
-    host = fig.axes[0]
-    width = 0.8 / 3  # node and two GPUs side by side
-    # Sorted by variant, then bytes: all_to_host 1 MiB, all_to_host 512 MiB, host_to_all 1 MiB.
-    node_bars = [round(b.get_height()) for b in host.patches[:3]]
-    assert node_bars == [80, 110, 90]
-    assert [round(b.get_x() + b.get_width() / 2, 9) for b in host.patches] == [
-        round(i + k * width, 9) for k in range(3) for i in range(3)
+# ---- hierarchy, stream, async and node: drawn from their declarations ------------------------
+
+PREFIX = {"T": 1e12, "G": 1e9, "M": 1e6, "k": 1e3}
+
+
+def divisor(ax) -> float:
+    """The factor the panel's y values were divided by, read from its unit: 'bytes_per_second (TB/s)' -> 1e12."""
+    unit = ax.get_ylabel().rsplit("(", 1)[-1]
+    return PREFIX.get(unit[0], 1.0) if unit[:1] in PREFIX else 1.0
+
+
+def bench(name: str, **counters) -> dict:
+    full = f"{name}/manual_time"
+    return {"name": full, "run_name": full, "run_type": "iteration", "real_time": 1.0, "time_unit": "us", **counters}
+
+
+def test_async_draws_stages_and_the_best_of_stages_and_tiles_by_intensity():
+    doc = load("h200_async.json")
+    fig = draw(doc, "async")
+    ax_stages, ax_flops = fig.axes[:2]
+    pipeline0 = sorted(
+        (b for b in entries(doc, "async/pipeline/") if param(b, "flops") == 0), key=lambda b: param(b, "stages")
+    )
+    xs, ys = lines(ax_stages)["pipeline, flops 0"]
+    assert xs == [float(param(b, "stages")) for b in pipeline0]
+    assert ys == [b["bytes_per_second"] / divisor(ax_stages) for b in pipeline0]
+    assert not any(label.startswith("sync") for label in lines(ax_stages))  # sync has no stages
+    best = lines(ax_flops)["pipeline"]
+    flops = sorted({param(b, "flops") for b in entries(doc, "async/pipeline/")})
+    assert best[0] == [float(f) for f in flops]
+    assert best[1] == [
+        max(b["bytes_per_second"] for b in entries(doc, "async/pipeline/") if param(b, "flops") == f)
+        / divisor(ax_flops)
+        for f in flops
     ]
-    assert [round(b.get_width(), 9) for b in host.patches] == [round(width, 9)] * 9
-    segments = [seg for models in host.collections for seg in models.get_segments()]
-    assert [[tuple(round(v, 9) for v in p) for p in seg] for seg in segments] == [
-        [(round(i - width / 2, 9), 126.0), (round(i + 0.8 - width / 2, 9), 126.0)] for i in range(3)
-    ]
-    assert [round(x, 9) for x in host.get_xticks()] == [round(i + 0.4 - width / 2, 9) for i in range(3)]
-    assert [t.get_text() for t in host.get_xticklabels()] == [
-        "all_to_host_memcpy_ce\n1048576 B",
-        "all_to_host_memcpy_ce\n536870912 B",
-        "host_to_all_memcpy_ce\n1048576 B",
-    ]
-    assert (host.get_xlabel(), host.get_ylabel()) == ("", "GB/s")
-    assert fig.axes[1].patches == [] or all(b.get_height() == 0 for b in fig.axes[1].patches)
     plt.close(fig)
 
 
-def test_hierarchy_names_cold_cases_and_draws_only_real_latencies():
-    doc = {"context": {"membench_version": "0.1.0", "gpu_name": "NVIDIA H200"}, "benchmarks": []}
-    for name, counters in (
-        ("hierarchy/latency/l2:cold/working_set:16384/chase_stride:64", {"latency_ns": 200.0}),
-        ("hierarchy/latency/working_set:16384/chase_stride:64", {"latency_ns": 17.0}),
-        ("hierarchy/latency/working_set:32768/chase_stride:64", {}),
-        ("hierarchy/bandwidth/working_set:16384", {"bytes_per_second": 2.8e13, "model_level": 1}),
-        ("hierarchy/bandwidth/working_set:32768", {"bytes_per_second": 2.8e13, "model_bytes_per_second": 3.3e13}),
-    ):
-        full = f"{name}/manual_time"
-        doc["benchmarks"].append(
-            {"name": full, "run_name": full, "run_type": "iteration", "real_time": 1.0, "time_unit": "us", **counters}
-        )
-    fig = draw(doc, "hierarchy")
-    ax_lat = next(ax for ax in fig.axes if "latency" in ax.get_title())
-    assert lines(ax_lat) == {
-        "cold L2, nodes 64 B apart": ([16384.0], [200.0]),
-        "warm, nodes 64 B apart": ([16384.0], [17.0]),
+def test_stream_bars_are_each_kernels_best_block_beside_the_dram_peak():
+    context = {"membench_version": "0.1.0", "gpu_name": "NVIDIA H200", "dram_peak_bytes_per_second": "4814304000000"}
+    doc = {"context": context, "benchmarks": []}
+    best = {}
+    for k, kernel in enumerate(("read", "write", "copy", "scale", "add", "triad", "dot")):
+        for block, rate in ((128, 4.1e12 + k * 1e10), (256, 4.0e12)):
+            doc["benchmarks"].append(
+                bench(f"stream/{kernel}/type:double/elements:{1 << 27}/block:{block}", bytes_per_second=rate)
+            )
+        best[kernel] = 4.1e12 + k * 1e10
+    fig = draw(doc, "stream")
+    ax = fig.axes[0]
+    assert ax.get_ylabel() == "bytes_per_second (TB/s)"
+    assert [round(p.get_height(), 6) for p in ax.patches] == [round(v / 1e12, 6) for v in best.values()]
+    assert [t.get_text() for t in ax.get_xticklabels()] == list(best)
+    assert lines(ax)["dram peak bytes per second"][1] == [4.814304, 4.814304]
+    plt.close(fig)
+
+
+def test_hierarchy_keeps_cold_and_warm_apart_and_marks_the_level_sizes():
+    context = {
+        "membench_version": "0.1.0",
+        "gpu_name": "NVIDIA H200",
+        "l2_bytes": str(60 << 20),
+        "l1_shared_bytes_per_sm": str(256 << 10),
     }
-    ax_bw = next(ax for ax in fig.axes if "bandwidth" in ax.get_title())
-    assert not [t for t in ax_bw.texts if t.get_text().startswith("model ceiling")]  # a level or a ceiling alone: none
+    doc = {
+        "context": context,
+        "benchmarks": [
+            bench("hierarchy/latency/l2:cold/working_set:16384/chase_stride:64", latency_ns=200.0),
+            bench("hierarchy/latency/l2:cold/working_set:32768/chase_stride:64", latency_ns=210.0),
+            bench("hierarchy/latency/working_set:16384/chase_stride:64", latency_ns=17.0),
+            bench("hierarchy/latency/working_set:32768/chase_stride:64"),  # no latency: not drawn
+            bench("hierarchy/bandwidth/working_set:16384", bytes_per_second=2.8e13, model_bytes_per_second=3.3e13),
+            bench("hierarchy/bandwidth/working_set:65536", bytes_per_second=2.7e13, model_bytes_per_second=3.3e13),
+        ],
+    }
+    fig = draw(doc, "hierarchy")
+    ax_bw, ax_lat = fig.axes
+    drawn = lines(ax_lat)
+    assert drawn["l2 cold"] == ([16384.0, 32768.0], [200.0, 210.0]) and drawn["latency"] == ([16384.0], [17.0])
+    upright = sorted(
+        l.get_xdata()[0] for l in ax_bw.get_lines() if "bytes" in l.get_label() and l.get_linestyle() == ":"
+    )
+    assert upright == [256 << 10, 60 << 20]
+    model = [l for l in ax_bw.get_lines() if l.get_linestyle() == "--" and l.get_label().startswith("_")]
+    assert [list(l.get_ydata()) for l in model] == [[33.0, 33.0]]
+    assert ax_bw.get_xscale() == "log" and ax_lat.get_yscale() == "log"
     plt.close(fig)
 
 
 def test_hierarchy_bandwidth_lines_are_named_by_what_differs():
-    doc = {"context": {"membench_version": "0.1.0", "gpu_name": "NVIDIA H200"}, "benchmarks": []}
-    for ws, width, persistent, bw in (
-        (8 << 20, 16, 1, 9.3e12),
-        (16 << 20, 16, 1, 9.1e12),
-        (8 << 20, 16, 0, 1.0e13),
-        (8 << 20, 8, 1, 9.7e12),
-    ):
-        full = f"hierarchy/bandwidth/working_set:{ws}/width:{width}/persistent:{persistent}/manual_time"
-        doc["benchmarks"].append(
-            {
-                "name": full,
-                "run_name": full,
-                "run_type": "iteration",
-                "real_time": 1.0,
-                "time_unit": "us",
-                "bytes_per_second": bw,
-            }
-        )
+    doc = {
+        "context": {"membench_version": "0.1.0", "gpu_name": "NVIDIA H200"},
+        "benchmarks": [
+            bench(f"hierarchy/bandwidth/working_set:{ws}/width:{width}/persistent:{persistent}", bytes_per_second=bw)
+            for ws, width, persistent, bw in (
+                (8 << 20, 16, 1, 9.3e12),
+                (16 << 20, 16, 1, 9.1e12),
+                (8 << 20, 16, 0, 1.0e13),
+                (8 << 20, 8, 1, 9.7e12),
+            )
+        ],
+    }
     fig = draw(doc, "hierarchy")
-    ax_bw = next(ax for ax in fig.axes if "bandwidth" in ax.get_title())
-    assert lines(ax_bw) == {
-        "warm, 16-byte loads, resident grid": ([8 << 20, 16 << 20], [9300.0, 9100.0]),
-        "warm, 16-byte loads, short blocks": ([8 << 20], [10000.0]),
-        "warm, 8-byte loads, resident grid": ([8 << 20], [9700.0]),
+    assert lines(fig.axes[0]) == {
+        "persistent 0, width 16 B": ([float(8 << 20)], [10.0]),
+        "persistent 1, width 8 B": ([float(8 << 20)], [9.7]),
+        "persistent 1, width 16 B": ([float(8 << 20), float(16 << 20)], [9.3, 9.1]),
     }
     plt.close(fig)
-    # One grid and one width: the line is named by the L2's temperature alone.
-    doc["benchmarks"] = doc["benchmarks"][:2]
+    doc["benchmarks"] = doc["benchmarks"][:2]  # one grid and one width: the line is the variant's
     fig = draw(doc, "hierarchy")
-    assert set(lines(next(ax for ax in fig.axes if "bandwidth" in ax.get_title()))) == {"warm"}
+    assert set(lines(fig.axes[0])) == {"bandwidth"}
     plt.close(fig)
 
 
-def test_async_short_blocks_are_named_by_the_tiles_each_block_took():
-    def case(grid, persistent=0, n=1 << 26, tile=1024):
-        full = f"async/tma/n:{n}/tile:{tile}/stages:2/flops:0/persistent:{persistent}/manual_time"
-        doc = {
-            "context": {"membench_version": "0.1.0"},
-            "benchmarks": [
-                {
-                    "name": full,
-                    "run_name": full,
-                    "run_type": "iteration",
-                    "real_time": 1.0,
-                    "time_unit": "us",
-                    "bytes_per_second": 4e12,
-                }
-            ],
-        }
-        if grid is not None:
-            doc["benchmarks"][0]["grid"] = grid
-        return next(iter(plot.mr.cases(doc).values()))
-
-    assert plot.variant_label(case(16384)) == "tma, 4 tiles a block"  # 65536 tiles
-    assert plot.variant_label(case(65536)) == "tma, 1 tile a block"  # an older file's launch
-    assert plot.variant_label(case(None)) == "tma, short blocks"  # no grid recorded
-    assert plot.variant_label(case(924, persistent=1)) == "tma"
+def test_node_bars_are_each_variants_rate_with_the_links_model_on_it():
+    doc = {
+        "context": {"membench_version": "0.1.0", "gpu_name": "NVIDIA H200"},
+        "benchmarks": [
+            bench(
+                "node/all_to_host_memcpy_ce/bytes:536870912", bytes_per_second=1.1e11, model_bytes_per_second=1.26e11
+            ),
+            bench(
+                "node/all_to_all_memcpy_write_ce/bytes:536870912",
+                bytes_per_second=7.8e11,
+                model_bytes_per_second=9.0e11,
+            ),
+        ],
+    }
+    fig = draw(doc, "node")
+    ax = fig.axes[0]
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["all_to_host_memcpy_ce", "all_to_all_memcpy_write_ce"]
+    assert [round(p.get_height(), 6) for p in ax.patches] == [110.0, 780.0]
+    marks = [l for l in ax.get_lines() if l.get_marker() == "_" and l.get_label().startswith("_")]
+    assert [[round(float(y), 6) for y in m.get_ydata()] for m in marks] == [[126.0, 900.0]]
+    assert [round(float(x), 6) for x in marks[0].get_xdata()] == [
+        round(p.get_x() + p.get_width() / 2, 6) for p in ax.patches
+    ]
+    plt.close(fig)
