@@ -109,7 +109,8 @@ const Registrar registrar{{"atomics",
                             {figure("updates by the threads that share an address", "shared_by", "updates_per_second")
                                  .log_y()
                                  .model("model_updates_per_second")},
-                            ""}}};
+                            "",
+                            {}}}};
 
 }  // namespace
 

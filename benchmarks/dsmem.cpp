@@ -69,7 +69,8 @@ const Registrar registrar{
            .only({"read_local", "read_remote"})
            .across({"smem_peak_bytes_per_second"}),
        figure("one thread chases a chain", "cluster", "latency_ns").only({"chase_local", "chase_remote"})},
-      ""}}};
+      "",
+      {}}}};
 
 }  // namespace
 

@@ -134,7 +134,8 @@ const Registrar registrar{
            .log_y()
            .only({"latency"})
            .upright({"l1_shared_bytes_per_sm", "l2_bytes"})},
-      ""}}};
+      "",
+      {}}}};
 
 }  // namespace
 

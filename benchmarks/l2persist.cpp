@@ -85,7 +85,8 @@ const Registrar registrar{{"l2persist",
                            {"L2 residency control: a hot buffer under an access policy window",
                             {figure("measured", "set_aside", "bytes_per_second"),
                              figure("model: what DRAM still serves", "set_aside", "model_dram_read_bytes")},
-                            ""}}};
+                            "",
+                            {}}}};
 
 }  // namespace
 

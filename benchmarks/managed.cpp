@@ -163,7 +163,8 @@ const Registrar registrar{
            .log_x()
            .log_y()
            .model("model_bytes_per_second")},
-      ""}}};
+      "",
+      {}}}};
 
 }  // namespace
 

@@ -142,7 +142,8 @@ const Registrar registrar{
       {figure("every GPU at once, against the links' model", "variant", "bytes_per_second")
            .as_bars()
            .model("model_bytes_per_second")},
-      ""}}};
+      "",
+      {}}}};
 
 }  // namespace
 

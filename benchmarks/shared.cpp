@@ -78,6 +78,9 @@ std::vector<std::int64_t> one_to(std::int64_t last) {
   return v;
 }
 
+// The study's second table (the RTX 4090's GB/s from the article).
+const char* const kTable = "Shared memory, 4096 x 4096";
+
 const Registrar registrar{
     {"shared",
      {axis("side", "floats", "row, column, swizzle: side of the square matrix", {4096}),
@@ -88,7 +91,10 @@ const Registrar registrar{
      cases,
      {"Shared memory: bank conflicts",
       {},
-      "the article's second table: a column read through shared memory, its 32-way conflict, and the [32][33] pad"}}};
+      "the article's second table: a column read through shared memory, its 32-way conflict, and the [32][33] pad",
+      {{2, kTable, "row", "shared/row/side:4096", 879.49, {"conflict_ways"}},
+       {2, kTable, "column, 32-way conflict", "shared/column/side:4096/pad:0", 740.07, {"conflict_ways"}},
+       {2, kTable, "column, padded [32][33]", "shared/column/side:4096/pad:1", 826.01, {"conflict_ways"}}}}}};
 
 }  // namespace
 

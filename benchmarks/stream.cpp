@@ -66,7 +66,8 @@ const Registrar registrar{
            .as_bars()
            .best_over({"block"})
            .across({"dram_peak_bytes_per_second"})},
-      ""}}};
+      "",
+      {}}}};
 
 }  // namespace
 

@@ -144,7 +144,8 @@ const Registrar registrar{
      {"Host <-> device: copy engine and SM over the link",
       {figure("copies over the link", "bytes", "bytes_per_second").log_x().model("model_bytes_per_second"),
        figure("one thread chases host memory", "working_set", "latency_ns").log_x()},
-      ""}}};
+      "",
+      {}}}};
 
 }  // namespace
 

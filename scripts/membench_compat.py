@@ -223,8 +223,56 @@ OLD_BYTE_AXES = {
 }
 
 
+# The study's tables as the families declare them, for files without declarations.
+_COALESCED, _WHY = "Coalesced vs strided, n = 16,777,216", ["sectors_per_request", "dram_efficiency"]
+_SHARED, _ASYNC, _STAGES = "Shared memory, 4096 x 4096", "Async copy, n = 67,108,864", ["blocks_per_sm", "registers"]
+OLD_STUDY: dict[str, list[tuple]] = {
+    "global": [
+        (1, _COALESCED, "coalesced", "global/coalesced/n:16777216", 925.31, _WHY),
+        (
+            1,
+            _COALESCED,
+            "stride 2 (the article's launch: n threads)",
+            "global/strided_full_grid/n:16777216/stride:2",
+            427.34,
+            _WHY,
+        ),
+    ],
+    "layout": [
+        (1, _COALESCED, "AoS, four fields", "layout/aos/structs:16777216/fields:4", 922.31, _WHY),
+        (1, _COALESCED, "SoA, four fields", "layout/soa/structs:16777216/fields:4", 912.82, _WHY),
+    ],
+    "shared": [
+        (2, _SHARED, "row", "shared/row/side:4096", 879.49, ["conflict_ways"]),
+        (2, _SHARED, "column, 32-way conflict", "shared/column/side:4096/pad:0", 740.07, ["conflict_ways"]),
+        (2, _SHARED, "column, padded [32][33]", "shared/column/side:4096/pad:1", 826.01, ["conflict_ways"]),
+    ],
+    "async": [
+        (3, _ASYNC, "sync", "async/sync/n:67108864/tile:1024/flops:0/persistent:1", 901.43, _STAGES),
+        (
+            3,
+            _ASYNC,
+            "memcpy_async, one stage",
+            "async/memcpy_async/n:67108864/tile:1024/flops:0/persistent:1",
+            898.00,
+            _STAGES,
+        ),
+        (
+            3,
+            _ASYNC,
+            "pipeline, 3 stages",
+            "async/pipeline/n:67108864/tile:1024/stages:3/flops:0/persistent:1",
+            856.55,
+            _STAGES,
+        ),
+    ],
+}
+_STUDY_KEYS = ("table", "table_title", "label", "case", "article_gb_per_second", "counters")
+
+
 def old_family(name: str) -> dict:
     """A family's declarations (title, axes, figures) as the files without them would have carried them, in the
     file's own form (membench_results reads them as it reads a file's)."""
     axes = [*OLD_NAMED_AXES.get(name, []), *({"name": a, "unit": "bytes"} for a in OLD_BYTE_AXES.get(name, ()))]
-    return {"title": OLD_TITLES.get(name, name), "axes": axes, "figures": OLD_FIGURES.get(name, [])}
+    rows = [dict(zip(_STUDY_KEYS, row)) for row in OLD_STUDY.get(name, [])]
+    return {"title": OLD_TITLES.get(name, name), "axes": axes, "figures": OLD_FIGURES.get(name, []), "study_rows": rows}

@@ -321,6 +321,19 @@ class Figure:
 
 
 @dataclass(frozen=True)
+class StudyRow:
+    """A row of one of the study's tables: its table (number and title), the case that measures what the article
+    measured, the article's GB/s on an RTX 4090, and the counters that say why."""
+
+    table: int
+    table_title: str
+    label: str
+    case: str
+    article_gb_per_second: float
+    counters: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class Family:
     """What a family declares downstream of it: its title, its place in the study, its axes (name, unit, help,
     names of a named axis) and its figures."""
@@ -330,6 +343,7 @@ class Family:
     study: str = ""
     axes: tuple[dict, ...] = ()
     figures: tuple[Figure, ...] = ()
+    study_rows: tuple[StudyRow, ...] = ()
 
     def axis_names(self, axis: str) -> list[str]:
         """A named axis's names in their declared order (empty for a numeric axis)."""
@@ -365,6 +379,39 @@ def _figure(entry: object, where: str) -> Figure:
     )
 
 
+def _study_row(entry: object, where: str) -> StudyRow:
+    ok = isinstance(entry, dict)
+    fields = (
+        (
+            entry.get("table"),
+            entry.get("table_title"),
+            entry.get("label"),
+            entry.get("case"),
+            entry.get("article_gb_per_second"),
+            entry.get("counters", []),
+        )
+        if ok
+        else ()
+    )
+    if (
+        not ok
+        or not isinstance(fields[0], int)
+        or not all(isinstance(f, str) for f in fields[1:4])
+        or isinstance(fields[4], bool)
+        or not isinstance(fields[4], (int, float))
+        or not isinstance(fields[5], list)
+        or not all(isinstance(c, str) for c in fields[5])
+    ):
+        raise InputError(f"{where}: a study row needs table, table_title, label, case, article_gb_per_second, counters")
+    return StudyRow(fields[0], fields[1], fields[2], fields[3], float(fields[4]), tuple(fields[5]))
+
+
+def study_rows(doc: dict) -> list[StudyRow]:
+    """Every family's rows in the study's tables, by table (then family, then as declared)."""
+    rows = [(r.table, name, k, r) for name, f in families(doc).items() for k, r in enumerate(f.study_rows)]
+    return [r for *_, r in sorted(rows, key=lambda t: t[:3])]
+
+
 def families(doc: dict) -> dict[str, Family]:
     """What each family in the file declares, by name; an older file's through membench_compat."""
     membench = doc.get("membench")
@@ -381,12 +428,16 @@ def families(doc: dict) -> dict[str, Family]:
         axes, figures = entry.get("axes", []), entry.get("figures", [])
         if not isinstance(axes, list) or not all(isinstance(a, dict) for a in axes) or not isinstance(figures, list):
             raise InputError(f"{where}: axes and figures must be lists")
+        rows = entry.get("study_rows", [])
+        if not isinstance(rows, list):
+            raise InputError(f"{where}: study_rows must be a list")
         out[name] = Family(
             name,
             entry.get("title") or name,
             str(entry.get("study", "")),
             tuple(axes),
             tuple(_figure(f, f"{where}.figures[{i}]") for i, f in enumerate(figures)),
+            tuple(_study_row(r, f"{where}.study_rows[{i}]") for i, r in enumerate(rows)),
         )
     return out
 

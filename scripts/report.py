@@ -42,36 +42,8 @@ except ModuleNotFoundError as error:
 
 GB = 1e9
 
+
 # The article's tables, measured on an RTX 4090: (label, case, GB/s there).
-STUDY = [
-    (
-        "Coalesced vs strided, n = 16,777,216",
-        [
-            ("coalesced", "global/coalesced/n:16777216", 925.31),
-            ("stride 2 (the article's launch: n threads)", "global/strided_full_grid/n:16777216/stride:2", 427.34),
-            ("AoS, four fields", "layout/aos/structs:16777216/fields:4", 922.31),
-            ("SoA, four fields", "layout/soa/structs:16777216/fields:4", 912.82),
-        ],
-    ),
-    (
-        "Shared memory, 4096 x 4096",
-        [
-            ("row", "shared/row/side:4096", 879.49),
-            ("column, 32-way conflict", "shared/column/side:4096/pad:0", 740.07),
-            ("column, padded [32][33]", "shared/column/side:4096/pad:1", 826.01),
-        ],
-    ),
-    (
-        "Async copy, n = 67,108,864",
-        [
-            ("sync", "async/sync/n:67108864/tile:1024/flops:0/persistent:1", 901.43),
-            ("memcpy_async, one stage", "async/memcpy_async/n:67108864/tile:1024/flops:0/persistent:1", 898.00),
-            ("pipeline, 3 stages", "async/pipeline/n:67108864/tile:1024/stages:3/flops:0/persistent:1", 856.55),
-        ],
-    ),
-]
-
-
 @dataclass
 class Table:
     title: str
@@ -116,57 +88,41 @@ def gbps(case: mr.Case | None) -> float | None:
     return value / GB if value else None
 
 
-def study_note(title: str, cases: dict[str, mr.Case]) -> str:
-    """One sentence of what the counters say, from the counters the file has."""
-
-    def counter(case: str, key: str) -> float | None:
-        c = cases.get(case)
-        return c.median(key) if c else None
-
-    if title.startswith("Coalesced"):
-        s1, s2 = counter(STUDY[0][1][0][1], "sectors_per_request"), counter(STUDY[0][1][1][1], "sectors_per_request")
-        eff = counter(STUDY[0][1][1][1], "dram_efficiency")
-        if s1 and s2:
-            return f"Counters: a warp's load at stride 2 touches {s2:g} sectors of 32 bytes, coalesced {s1:g}" + (
-                f"; {eff:.0%} of the bytes fetched are used." if eff else "."
-            )
-    elif title.startswith("Shared"):
-        ways = [counter(case, "conflict_ways") for _, case, _ in STUDY[1][1]]
-        if all(w is not None for w in ways):
-            return (
-                f"Counters: a warp's column read without padding hits one bank {ways[1]:g} ways; the row read "
-                f"and the padded column {ways[0]:g} and {ways[2]:g}."
-            )
-    else:
-        facts = [(counter(case, "blocks_per_sm"), counter(case, "registers")) for _, case, _ in STUDY[2][1]]
-        if all(b is not None for b, _ in facts):
-            return (
-                "Counters: blocks per SM and registers per thread: "
-                + ", ".join(f"{label} {b:g} and {r:g}" for (label, _, _), (b, r) in zip(STUDY[2][1], facts))
-                + "."
-            )
-    return "The counters for this table are not in this file."
-
-
 def study(doc: dict) -> list[Table]:
+    """The study's tables, from the rows the families declare: this GPU's GB/s and ratios beside the article's
+    RTX 4090 numbers, and the counters each row declares as the why."""
     cases = by_plain_name(doc)
     gpu = mr.gpu_name(doc)
+    by_table: dict[int, list[mr.StudyRow]] = {}
+    for row in mr.study_rows(doc):
+        by_table.setdefault(row.table, []).append(row)
     tables = []
-    for title, rows in STUDY:
-        first_here, first_there = gbps(cases.get(rows[0][1])), rows[0][2]
-        t = Table(title, ["case", f"GB/s, {gpu}", "vs first row", "GB/s, RTX 4090 (article)", "vs first row"])
-        for label, name, there in rows:
-            here = gbps(cases.get(name))
+    for rows in by_table.values():
+        counters = list(dict.fromkeys(c for r in rows for c in r.counters))
+        first_here, first_there = gbps(cases.get(rows[0].case)), rows[0].article_gb_per_second
+        header = ["case", f"GB/s, {gpu}", "vs first row", "GB/s, RTX 4090 (article)", "vs first row", *counters]
+        t = Table(rows[0].table_title, header)
+        seen = False
+        for r in rows:
+            here, case = gbps(cases.get(r.case)), cases.get(r.case)
+            values = [case.median(c) if case else None for c in counters]
+            seen = seen or any(v is not None for v in values)
             t.rows.append(
                 [
-                    label,
+                    r.label,
                     f"{here:.0f}" if here else "not in this file",
                     f"{here / first_here:.2f}x" if here and first_here else "",
-                    f"{there:.2f}",
-                    f"{there / first_there:.2f}x",
+                    f"{r.article_gb_per_second:.2f}",
+                    f"{r.article_gb_per_second / first_there:.2f}x",
+                    *(f"{v:g}" if v is not None else "" for v in values),
                 ]
             )
-        t.note = study_note(title, cases)
+        described = [f"{c} ({d})" if (d := mr.meaning(doc, c).description) else c for c in counters]
+        t.note = (
+            f"Why, from the counters: {'; '.join(described)}."
+            if seen
+            else "The counters for this table are not in this file."
+        )
         tables.append(t)
     return tables
 
@@ -178,29 +134,29 @@ def study_history(db: str, doc: dict) -> Table:
     try:
         con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
         t = Table("The study's cases in the history", ["case", "runs", "min", "median", "max", "last five (GB/s)"])
-        for _, rows in STUDY:
-            for label, name, _ in rows:
-                values = [
-                    v / GB
-                    for (v,) in con.execute(
-                        "SELECT value FROM measurements m JOIN runs r ON r.id = m.run WHERE m.name = ? AND "
-                        "metric = 'bytes_per_second' AND trusted = 1 AND gpu_name = ? ORDER BY started, r.id",
-                        (name + "/manual_time", mr.gpu_name(doc)),
-                    )
-                ]
-                t.rows.append(
-                    [label, str(len(values))]
-                    + (
-                        [
-                            f"{min(values):.0f}",
-                            f"{statistics.median(values):.0f}",
-                            f"{max(values):.0f}",
-                            ", ".join(f"{v:.0f}" for v in values[-5:]),
-                        ]
-                        if values
-                        else ["", "", "", ""]
-                    )
+        for row in mr.study_rows(doc):
+            label, name = row.label, row.case
+            values = [
+                v / GB
+                for (v,) in con.execute(
+                    "SELECT value FROM measurements m JOIN runs r ON r.id = m.run WHERE m.name = ? AND "
+                    "metric = 'bytes_per_second' AND trusted = 1 AND gpu_name = ? ORDER BY started, r.id",
+                    (name + "/manual_time", mr.gpu_name(doc)),
                 )
+            ]
+            t.rows.append(
+                [label, str(len(values))]
+                + (
+                    [
+                        f"{min(values):.0f}",
+                        f"{statistics.median(values):.0f}",
+                        f"{max(values):.0f}",
+                        ", ".join(f"{v:.0f}" for v in values[-5:]),
+                    ]
+                    if values
+                    else ["", "", "", ""]
+                )
+            )
     except sqlite3.Error as e:
         raise mr.InputError(f"--history {db}: not a history file ({e})") from e
     return t

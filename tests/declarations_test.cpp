@@ -26,9 +26,10 @@ const Registrar toy{{"toy",
                            .upright({"l2_bytes"})
                            .best_over({"order"}),
                        figure("by order", "order", "bytes_per_second").as_bars()},
-                      "none of the study's"}}};
+                      "none of the study's",
+                      {{2, "Toy table", "a toy row", "toy/read/span:4096", 123.5, {"sectors_per_request"}}}}}};
 
-const Registrar quiet{{"toy_quiet", {axis("n", "floats", "elements", {1})}, toy_cases, {}}};
+const Registrar quiet{{"toy_quiet", {axis("n", "floats", "elements", {1})}, toy_cases, Downstream{}}};
 
 CaseSpec case_of(const std::string& family) {
   CaseSpec c;
@@ -44,6 +45,13 @@ TEST(Declarations, AFamilysTitleAxesAndFiguresAreInTheResultFile) {
   const auto& toy_entry = families.at("toy");
   EXPECT_EQ(toy_entry.at("title"), "Toy: a family no script names");
   EXPECT_EQ(toy_entry.at("study"), "none of the study's");
+  ASSERT_EQ(toy_entry.at("study_rows").size(), 1u);
+  const auto& row = toy_entry["study_rows"][0];
+  EXPECT_EQ(row.at("table"), 2);
+  EXPECT_EQ(row.at("table_title"), "Toy table");
+  EXPECT_EQ(row.at("case"), "toy/read/span:4096");
+  EXPECT_EQ(row.at("article_gb_per_second"), 123.5);
+  EXPECT_EQ(row.at("counters"), (nlohmann::ordered_json{"sectors_per_request"}));
   ASSERT_EQ(toy_entry.at("axes").size(), 2u);
   EXPECT_EQ(toy_entry["axes"][0].at("unit"), "bytes");
   EXPECT_FALSE(toy_entry["axes"][0].contains("names"));

@@ -104,10 +104,23 @@ FigureSpec figure(std::string heading, std::string x, std::string y);
 
 // What is downstream of a family: its title, its figures, its place in the
 // study the suite started from ("": none).
+// One row of a table of the study the suite started from: the case that
+// measures what the article measured, the article's number beside it, and the
+// counters that say why (shown as columns of the table).
+struct StudyRow {
+  int table = 0;  // tables in this order, across families
+  std::string table_title;
+  std::string label;
+  std::string case_name;  // without the trailing /manual_time
+  double article_gb_per_second = 0;
+  std::vector<std::string> counters;
+};
+
 struct Downstream {
   std::string title;
   std::vector<FigureSpec> figures;
-  std::string study;
+  std::string study;                 // the family's place in the study, in a line ("": none)
+  std::vector<StudyRow> study_rows;  // its rows in the study's tables
 };
 
 struct FamilySpec {

@@ -21,6 +21,22 @@ nlohmann::ordered_json counter_entry(const std::string& name) {
           {"description", meaning->description}};
 }
 
+namespace {
+
+nlohmann::ordered_json study_rows(const std::vector<cases::StudyRow>& rows) {
+  nlohmann::ordered_json out = nlohmann::ordered_json::array();
+  for (const cases::StudyRow& r : rows)
+    out.push_back({{"table", r.table},
+                   {"table_title", r.table_title},
+                   {"label", r.label},
+                   {"case", r.case_name},
+                   {"article_gb_per_second", r.article_gb_per_second},
+                   {"counters", r.counters}});
+  return out;
+}
+
+}  // namespace
+
 nlohmann::ordered_json family_entries(const std::vector<const cases::CaseSpec*>& cases) {
   std::set<std::string> present;
   for (const cases::CaseSpec* c : cases) present.insert(c->id.family);
@@ -48,6 +64,7 @@ nlohmann::ordered_json family_entries(const std::vector<const cases::CaseSpec*>&
                          {"bars", f.bars}});
     out[family.name] = {{"title", family.downstream.title.empty() ? family.name : family.downstream.title},
                         {"study", family.downstream.study},
+                        {"study_rows", study_rows(family.downstream.study_rows)},
                         {"axes", axes},
                         {"figures", figures}};
   }

@@ -178,7 +178,7 @@ def test_the_report_shows_the_study_cases_over_the_history(tmp_path, write_json,
     assert report.main([runs[-1], "--out", str(out), "--history", path]) == 0
     md = (out / "report.md").read_text()
     assert "| coalesced | 2 | 2600 | 2650 | 2700 | 2600, 2700 |" in md
-    assert "| sync | 0 |  |  |  |  |" in md
+    assert "| stride 2 (the article's launch: n threads) | 0 |  |  |  |  |" in md  # its family ran, not the case
     assert report.main([runs[-1], "--out", str(out), "--history", str(tmp_path / "none.sqlite")]) == 2
 
 
