@@ -27,8 +27,8 @@
 
 #include "cases/family.hpp"
 #include "membench/async.hpp"
-#include "membench/cuda.hpp"
-#include "membench/pattern.hpp"
+#include "membench/platform/cuda.hpp"
+#include "membench/platform/pattern.hpp"
 
 namespace membench::cases {
 

@@ -34,8 +34,8 @@
 
 #include "cases/family.hpp"
 #include "membench/atomics.hpp"
-#include "membench/cuda.hpp"
-#include "membench/verify.hpp"
+#include "membench/platform/cuda.hpp"
+#include "membench/platform/verify.hpp"
 
 namespace membench::cases {
 

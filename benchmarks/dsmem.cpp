@@ -16,8 +16,8 @@
 #include <cstdint>
 
 #include "cases/family.hpp"
-#include "membench/cuda.hpp"
 #include "membench/dsmem.hpp"
+#include "membench/platform/cuda.hpp"
 
 namespace membench::cases {
 

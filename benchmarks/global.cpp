@@ -25,9 +25,9 @@
 #include <cstdint>
 
 #include "cases/family.hpp"
-#include "membench/cuda.hpp"
 #include "membench/global.hpp"
-#include "membench/pattern.hpp"
+#include "membench/platform/cuda.hpp"
+#include "membench/platform/pattern.hpp"
 
 namespace membench::cases {
 

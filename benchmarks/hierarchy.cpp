@@ -30,8 +30,8 @@
 #include <memory>
 
 #include "cases/family.hpp"
-#include "membench/cuda.hpp"
 #include "membench/hierarchy.hpp"
+#include "membench/platform/cuda.hpp"
 
 namespace membench::cases {
 

@@ -27,8 +27,8 @@
 #include <memory>
 
 #include "cases/family.hpp"
-#include "membench/cuda.hpp"
 #include "membench/l2persist.hpp"
+#include "membench/platform/cuda.hpp"
 
 namespace membench::cases {
 

@@ -19,9 +19,9 @@
 #include <cstdint>
 
 #include "cases/family.hpp"
-#include "membench/cuda.hpp"
 #include "membench/layout.hpp"
-#include "membench/pattern.hpp"
+#include "membench/platform/cuda.hpp"
+#include "membench/platform/pattern.hpp"
 
 namespace membench::cases {
 

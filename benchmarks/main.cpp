@@ -24,9 +24,9 @@
 #include "engine/stop.hpp"
 #include "gbench/adapter.hpp"
 #include "gbench/resume.hpp"
-#include "membench/cuda.hpp"
-#include "membench/device_info.hpp"
-#include "membench/nvml.hpp"
+#include "membench/platform/cuda.hpp"
+#include "membench/platform/device_info.hpp"
+#include "membench/platform/nvml.hpp"
 #include "run/output_file.hpp"
 #include "run/provenance.hpp"
 

@@ -39,11 +39,11 @@
 #include <memory>
 
 #include "cases/family.hpp"
-#include "membench/cuda.hpp"
 #include "membench/hierarchy.hpp"
-#include "membench/links.hpp"
 #include "membench/managed.hpp"
-#include "membench/um_counters.hpp"
+#include "membench/platform/cuda.hpp"
+#include "membench/platform/links.hpp"
+#include "membench/platform/um_counters.hpp"
 
 namespace membench::cases {
 

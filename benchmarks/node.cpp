@@ -33,9 +33,9 @@
 #include <vector>
 
 #include "cases/family.hpp"
-#include "membench/cuda.hpp"
-#include "membench/links.hpp"
 #include "membench/node.hpp"
+#include "membench/platform/cuda.hpp"
+#include "membench/platform/links.hpp"
 
 namespace membench::cases {
 

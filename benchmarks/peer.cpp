@@ -24,11 +24,11 @@
 
 #include "cases/copy_case.hpp"
 #include "cases/family.hpp"
-#include "membench/cuda.hpp"
 #include "membench/hierarchy.hpp"
-#include "membench/links.hpp"
-#include "membench/pattern.hpp"
 #include "membench/peer.hpp"
+#include "membench/platform/cuda.hpp"
+#include "membench/platform/links.hpp"
+#include "membench/platform/pattern.hpp"
 
 namespace membench::cases {
 

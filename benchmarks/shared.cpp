@@ -17,7 +17,7 @@
 #include <string>
 
 #include "cases/family.hpp"
-#include "membench/cuda.hpp"
+#include "membench/platform/cuda.hpp"
 #include "membench/shared.hpp"
 
 namespace membench::cases {

@@ -16,7 +16,7 @@
 #include <cstdint>
 
 #include "cases/family.hpp"
-#include "membench/cuda.hpp"
+#include "membench/platform/cuda.hpp"
 #include "membench/stream.hpp"
 
 namespace membench::cases {

@@ -39,10 +39,10 @@
 
 #include "cases/copy_case.hpp"
 #include "cases/family.hpp"
-#include "membench/cuda.hpp"
 #include "membench/hierarchy.hpp"
-#include "membench/links.hpp"
-#include "membench/pattern.hpp"
+#include "membench/platform/cuda.hpp"
+#include "membench/platform/links.hpp"
+#include "membench/platform/pattern.hpp"
 #include "membench/transfer.hpp"
 
 namespace membench::cases {

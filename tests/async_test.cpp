@@ -4,8 +4,8 @@
 
 #include "gpu.hpp"
 #include "membench/async.hpp"
-#include "membench/pattern.hpp"
-#include "membench/verify.hpp"
+#include "membench/platform/pattern.hpp"
+#include "membench/platform/verify.hpp"
 
 namespace membench {
 namespace {

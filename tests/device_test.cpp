@@ -3,9 +3,9 @@
 #include <gtest/gtest.h>
 
 #include "gpu.hpp"
-#include "membench/device_info.hpp"
-#include "membench/fidelity.hpp"
 #include "membench/global.hpp"
+#include "membench/platform/device_info.hpp"
+#include "membench/platform/fidelity.hpp"
 
 namespace membench {
 namespace {

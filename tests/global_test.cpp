@@ -7,9 +7,9 @@
 
 #include "gpu.hpp"
 #include "membench/global.hpp"
-#include "membench/models.hpp"
-#include "membench/pattern.hpp"
-#include "membench/verify.hpp"
+#include "membench/platform/models.hpp"
+#include "membench/platform/pattern.hpp"
+#include "membench/platform/verify.hpp"
 
 namespace membench {
 namespace {

@@ -6,9 +6,9 @@
 #include <optional>
 #include <string>
 
-#include "membench/cuda.hpp"
-#include "membench/pattern.hpp"
-#include "membench/verify.hpp"
+#include "membench/platform/cuda.hpp"
+#include "membench/platform/pattern.hpp"
+#include "membench/platform/verify.hpp"
 
 namespace membench::test {
 

@@ -8,7 +8,7 @@
 #include "gpu.hpp"
 #include "membench/hierarchy.hpp"
 #include "membench/l2persist.hpp"
-#include "membench/pattern.hpp"
+#include "membench/platform/pattern.hpp"
 
 namespace membench {
 namespace {

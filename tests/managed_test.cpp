@@ -10,7 +10,7 @@
 
 #include "gpu.hpp"
 #include "membench/managed.hpp"
-#include "membench/pattern.hpp"
+#include "membench/platform/pattern.hpp"
 
 namespace membench {
 namespace {

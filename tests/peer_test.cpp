@@ -3,8 +3,8 @@
 #include <gtest/gtest.h>
 
 #include "gpu.hpp"
-#include "membench/pattern.hpp"
 #include "membench/peer.hpp"
+#include "membench/platform/pattern.hpp"
 
 namespace membench {
 namespace {

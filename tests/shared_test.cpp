@@ -6,9 +6,9 @@
 #include <set>
 
 #include "gpu.hpp"
-#include "membench/pattern.hpp"
+#include "membench/platform/pattern.hpp"
+#include "membench/platform/verify.hpp"
 #include "membench/shared.hpp"
-#include "membench/verify.hpp"
 
 namespace membench {
 namespace {

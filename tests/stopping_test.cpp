@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "engine/stopping.hpp"
-#include "membench/fidelity.hpp"
+#include "membench/platform/fidelity.hpp"
 
 namespace membench::engine {
 namespace {

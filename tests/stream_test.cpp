@@ -6,7 +6,7 @@
 #include <cmath>
 
 #include "gpu.hpp"
-#include "membench/pattern.hpp"
+#include "membench/platform/pattern.hpp"
 #include "membench/stream.hpp"
 
 namespace membench {

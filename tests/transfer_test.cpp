@@ -6,8 +6,8 @@
 #include "gpu.hpp"
 #include "membench/chain.hpp"
 #include "membench/hierarchy.hpp"
-#include "membench/links.hpp"
-#include "membench/pattern.hpp"
+#include "membench/platform/links.hpp"
+#include "membench/platform/pattern.hpp"
 #include "membench/transfer.hpp"
 
 namespace membench {

@@ -18,8 +18,8 @@
 #include <vector>
 
 #include "gpu.hpp"
-#include "membench/pattern.hpp"
-#include "membench/verify.hpp"
+#include "membench/platform/pattern.hpp"
+#include "membench/platform/verify.hpp"
 
 namespace membench {
 namespace {

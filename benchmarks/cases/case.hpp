@@ -15,8 +15,8 @@
 #include <vector>
 
 #include "cases/case_id.hpp"
-#include "membench/device_info.hpp"
-#include "membench/kernel_shape.hpp"
+#include "membench/platform/device_info.hpp"
+#include "membench/platform/kernel_shape.hpp"
 
 namespace membench::cases {
 

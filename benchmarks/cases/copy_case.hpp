@@ -11,8 +11,8 @@
 
 #include "cases/case.hpp"
 #include "membench/copy.hpp"
-#include "membench/cuda.hpp"
-#include "membench/pattern.hpp"
+#include "membench/platform/cuda.hpp"
+#include "membench/platform/pattern.hpp"
 
 namespace membench::cases {
 

@@ -21,8 +21,8 @@
 #include "cases/case.hpp"
 #include "cases/case_id.hpp"
 #include "engine/options.hpp"
-#include "membench/device_info.hpp"
-#include "membench/int_list.hpp"
+#include "membench/platform/device_info.hpp"
+#include "membench/platform/int_list.hpp"
 
 namespace membench::cases {
 

@@ -6,10 +6,10 @@
 #include <sstream>
 
 #include "engine/stop.hpp"
-#include "membench/cuda.hpp"
-#include "membench/nvml.hpp"
-#include "membench/pattern.hpp"
-#include "membench/verify.hpp"
+#include "membench/platform/cuda.hpp"
+#include "membench/platform/nvml.hpp"
+#include "membench/platform/pattern.hpp"
+#include "membench/platform/verify.hpp"
 
 namespace membench::cases {
 

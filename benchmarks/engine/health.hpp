@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "membench/nvml.hpp"
+#include "membench/platform/nvml.hpp"
 
 namespace membench::engine {
 

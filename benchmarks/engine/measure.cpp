@@ -7,8 +7,8 @@
 #include <cmath>
 
 #include "engine/stop.hpp"
-#include "membench/cuda.hpp"
-#include "membench/fidelity.hpp"
+#include "membench/platform/cuda.hpp"
+#include "membench/platform/fidelity.hpp"
 
 namespace membench::engine {
 

@@ -13,9 +13,9 @@
 
 #include "engine/health.hpp"
 #include "engine/options.hpp"
-#include "membench/cuda.hpp"
-#include "membench/device_info.hpp"
-#include "membench/fidelity.hpp"
+#include "membench/platform/cuda.hpp"
+#include "membench/platform/device_info.hpp"
+#include "membench/platform/fidelity.hpp"
 
 namespace membench::engine {
 

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <limits>
 
-#include "membench/fidelity.hpp"
+#include "membench/platform/fidelity.hpp"
 
 namespace membench::engine {
 

@@ -7,7 +7,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "membench/cuda.hpp"
+#include "membench/platform/cuda.hpp"
 
 namespace membench::run {
 

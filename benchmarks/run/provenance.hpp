@@ -13,8 +13,8 @@
 #include "cli/launcher.hpp"
 #include "engine/health.hpp"
 #include "gbench/resume.hpp"
-#include "membench/device_info.hpp"
-#include "membench/nvml.hpp"
+#include "membench/platform/device_info.hpp"
+#include "membench/platform/nvml.hpp"
 
 namespace membench::run {
 

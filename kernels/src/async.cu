@@ -20,8 +20,8 @@
 #include <cstring>
 
 #include "float_vector.cuh"
-#include "launch_utils.cuh"
 #include "membench/async.hpp"
+#include "platform/launch_utils.cuh"
 
 namespace membench {
 

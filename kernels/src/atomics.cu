@@ -6,8 +6,8 @@
 #include <type_traits>
 #include <utility>
 
-#include "launch_utils.cuh"
 #include "membench/atomics.hpp"
+#include "platform/launch_utils.cuh"
 
 namespace membench {
 

@@ -1,6 +1,6 @@
 // The chain-writing kernels. See chain.hpp.
-#include "launch_utils.cuh"
 #include "membench/chain.hpp"
+#include "platform/launch_utils.cuh"
 
 namespace membench {
 

@@ -1,7 +1,7 @@
 // The SM copy kernel and the side stream. See copy.hpp.
-#include "launch_utils.cuh"
 #include "membench/copy.hpp"
-#include "membench/cuda.hpp"
+#include "membench/platform/cuda.hpp"
+#include "platform/launch_utils.cuh"
 
 namespace membench {
 

@@ -5,10 +5,10 @@
 #include <map>
 #include <tuple>
 
-#include "launch_utils.cuh"
 #include "membench/chain.hpp"
 #include "membench/dsmem.hpp"
-#include "membench/pattern.hpp"
+#include "membench/platform/pattern.hpp"
+#include "platform/launch_utils.cuh"
 
 namespace membench {
 

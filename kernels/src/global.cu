@@ -3,8 +3,8 @@
 #include <cstdint>
 
 #include "float_vector.cuh"
-#include "launch_utils.cuh"
 #include "membench/global.hpp"
+#include "platform/launch_utils.cuh"
 
 namespace membench {
 

@@ -5,11 +5,11 @@
 
 #include "block_sum.cuh"
 #include "float_vector.cuh"
-#include "launch_utils.cuh"
 #include "membench/chain.hpp"
 #include "membench/hierarchy.hpp"
-#include "membench/pattern.hpp"
-#include "membench/verify.hpp"
+#include "membench/platform/pattern.hpp"
+#include "membench/platform/verify.hpp"
+#include "platform/launch_utils.cuh"
 
 namespace membench {
 

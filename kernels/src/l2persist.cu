@@ -3,11 +3,11 @@
 #include <cmath>
 
 #include "block_sum.cuh"
-#include "launch_utils.cuh"
-#include "membench/cuda.hpp"
 #include "membench/l2persist.hpp"
-#include "membench/pattern.hpp"
-#include "membench/verify.hpp"
+#include "membench/platform/cuda.hpp"
+#include "membench/platform/pattern.hpp"
+#include "membench/platform/verify.hpp"
+#include "platform/launch_utils.cuh"
 
 namespace membench {
 

@@ -1,8 +1,8 @@
 // The layout experiment's kernels and launcher. See layout.hpp.
 #include <algorithm>
 
-#include "launch_utils.cuh"
 #include "membench/layout.hpp"
+#include "platform/launch_utils.cuh"
 
 namespace membench {
 

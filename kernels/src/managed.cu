@@ -4,13 +4,13 @@
 #include <new>
 
 #include "block_sum.cuh"
-#include "launch_utils.cuh"
 #include "membench/chain.hpp"
-#include "membench/cuda.hpp"
 #include "membench/managed.hpp"
-#include "membench/pattern.hpp"
+#include "membench/platform/cuda.hpp"
+#include "membench/platform/pattern.hpp"
+#include "membench/platform/verify.hpp"
 #include "membench/transfer.hpp"
-#include "membench/verify.hpp"
+#include "platform/launch_utils.cuh"
 
 namespace membench {
 

@@ -4,11 +4,11 @@
 #include <algorithm>
 #include <cstring>
 
-#include "membench/cuda.hpp"
-#include "membench/pattern.hpp"
 #include "membench/peer.hpp"
+#include "membench/platform/cuda.hpp"
+#include "membench/platform/pattern.hpp"
+#include "membench/platform/verify.hpp"
 #include "membench/transfer.hpp"
-#include "membench/verify.hpp"
 
 namespace membench {
 

@@ -4,8 +4,8 @@
 #include <map>
 #include <utility>
 
-#include "membench/pattern.hpp"
-#include "membench/verify.hpp"
+#include "membench/platform/pattern.hpp"
+#include "membench/platform/verify.hpp"
 
 namespace membench {
 

@@ -2,9 +2,9 @@
 #include <algorithm>
 #include <set>
 
-#include "launch_utils.cuh"
-#include "membench/pattern.hpp"
+#include "membench/platform/pattern.hpp"
 #include "membench/shared.hpp"
+#include "platform/launch_utils.cuh"
 
 namespace membench {
 

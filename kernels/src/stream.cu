@@ -10,9 +10,9 @@
 #include <type_traits>
 
 #include "block_sum.cuh"
-#include "launch_utils.cuh"
-#include "membench/pattern.hpp"
+#include "membench/platform/pattern.hpp"
 #include "membench/stream.hpp"
+#include "platform/launch_utils.cuh"
 
 namespace membench {
 

@@ -5,9 +5,9 @@
 #include <cstring>
 #include <new>
 
-#include "membench/cuda.hpp"
-#include "membench/pattern.hpp"
-#include "membench/verify.hpp"
+#include "membench/platform/cuda.hpp"
+#include "membench/platform/pattern.hpp"
+#include "membench/platform/verify.hpp"
 
 namespace membench {
 

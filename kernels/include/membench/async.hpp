@@ -10,8 +10,8 @@
 #include <cstddef>
 #include <string>
 
-#include "membench/int_list.hpp"
-#include "membench/kernel_shape.hpp"
+#include "membench/platform/int_list.hpp"
+#include "membench/platform/kernel_shape.hpp"
 
 namespace membench {
 

@@ -13,8 +13,8 @@
 #include <string>
 #include <vector>
 
-#include "membench/int_list.hpp"
-#include "membench/kernel_shape.hpp"
+#include "membench/platform/int_list.hpp"
+#include "membench/platform/kernel_shape.hpp"
 
 namespace membench {
 

@@ -12,7 +12,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "membench/pattern.hpp"  // MEMBENCH_HOST_DEVICE
+#include "membench/platform/pattern.hpp"  // MEMBENCH_HOST_DEVICE
 
 namespace membench {
 

@@ -11,7 +11,7 @@
 #include <cstddef>
 #include <functional>
 
-#include "membench/kernel_shape.hpp"
+#include "membench/platform/kernel_shape.hpp"
 
 namespace membench {
 

@@ -11,8 +11,8 @@
 #include <cstdint>
 #include <string>
 
-#include "membench/int_list.hpp"
-#include "membench/kernel_shape.hpp"
+#include "membench/platform/int_list.hpp"
+#include "membench/platform/kernel_shape.hpp"
 
 namespace membench {
 

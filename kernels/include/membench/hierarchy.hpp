@@ -10,10 +10,10 @@
 #include <string>
 #include <vector>
 
-#include "membench/device_info.hpp"
-#include "membench/int_list.hpp"
-#include "membench/kernel_shape.hpp"
-#include "membench/pattern.hpp"  // MEMBENCH_HOST_DEVICE
+#include "membench/platform/device_info.hpp"
+#include "membench/platform/int_list.hpp"
+#include "membench/platform/kernel_shape.hpp"
+#include "membench/platform/pattern.hpp"  // MEMBENCH_HOST_DEVICE
 
 namespace membench {
 

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "membench/kernel_shape.hpp"
+#include "membench/platform/kernel_shape.hpp"
 
 namespace membench {
 

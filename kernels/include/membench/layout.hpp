@@ -6,9 +6,9 @@
 
 #include <cstddef>
 
-#include "membench/int_list.hpp"
-#include "membench/kernel_shape.hpp"
-#include "membench/models.hpp"
+#include "membench/platform/int_list.hpp"
+#include "membench/platform/kernel_shape.hpp"
+#include "membench/platform/models.hpp"
 
 namespace membench {
 

@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "membench/copy.hpp"
-#include "membench/int_list.hpp"
+#include "membench/platform/int_list.hpp"
 
 namespace membench {
 

@@ -13,8 +13,8 @@
 #include <string>
 
 #include "membench/copy.hpp"
-#include "membench/cuda.hpp"
-#include "membench/int_list.hpp"
+#include "membench/platform/cuda.hpp"
+#include "membench/platform/int_list.hpp"
 
 namespace membench {
 

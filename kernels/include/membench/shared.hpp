@@ -7,8 +7,8 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "membench/int_list.hpp"
-#include "membench/kernel_shape.hpp"
+#include "membench/platform/int_list.hpp"
+#include "membench/platform/kernel_shape.hpp"
 
 namespace membench {
 

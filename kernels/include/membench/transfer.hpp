@@ -13,7 +13,7 @@
 #include <string>
 
 #include "membench/copy.hpp"
-#include "membench/int_list.hpp"
+#include "membench/platform/int_list.hpp"
 
 namespace membench {
 

@@ -1,8 +1,8 @@
-#include "membench/device_info.hpp"
+#include "membench/platform/device_info.hpp"
 
 #include <cstring>
 
-#include "membench/cuda.hpp"
+#include "membench/platform/cuda.hpp"
 
 namespace membench {
 

@@ -1,5 +1,5 @@
-#include "launch_utils.cuh"
-#include "membench/fidelity.hpp"
+#include "membench/platform/fidelity.hpp"
+#include "platform/launch_utils.cuh"
 
 namespace membench {
 

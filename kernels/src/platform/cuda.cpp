@@ -1,4 +1,4 @@
-#include "membench/cuda.hpp"
+#include "membench/platform/cuda.hpp"
 
 #include <sstream>
 

@@ -1,4 +1,4 @@
-#include "membench/models.hpp"
+#include "membench/platform/models.hpp"
 
 #include <map>
 #include <numeric>

@@ -1,5 +1,5 @@
-#include "launch_utils.cuh"
-#include "membench/pattern.hpp"
+#include "membench/platform/pattern.hpp"
+#include "platform/launch_utils.cuh"
 
 namespace membench {
 

@@ -1,5 +1,5 @@
 // Unified-memory counters through CUPTI. See um_counters.hpp.
-#include "membench/um_counters.hpp"
+#include "membench/platform/um_counters.hpp"
 
 #if defined(MEMBENCH_HAVE_CUPTI)
 #include <cupti.h>

@@ -1,4 +1,4 @@
-#include "membench/kernel_shape.hpp"
+#include "membench/platform/kernel_shape.hpp"
 
 #include <algorithm>
 #include <utility>

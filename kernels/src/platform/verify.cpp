@@ -1,4 +1,4 @@
-#include "membench/verify.hpp"
+#include "membench/platform/verify.hpp"
 
 #include <algorithm>
 #include <memory>

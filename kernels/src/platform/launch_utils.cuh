@@ -8,7 +8,7 @@
 #include <algorithm>
 #include <cstddef>
 
-#include "membench/kernel_shape.hpp"
+#include "membench/platform/kernel_shape.hpp"
 
 namespace membench::detail {
 

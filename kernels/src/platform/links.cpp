@@ -1,7 +1,7 @@
 // Link rates, and the NVML calls that tell a GPU's links. See links.hpp.
-#include "membench/links.hpp"
+#include "membench/platform/links.hpp"
 
-#include "membench/nvml.hpp"
+#include "membench/platform/nvml.hpp"
 
 #include <cstdio>
 #include <cstring>

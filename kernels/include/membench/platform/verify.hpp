@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "membench/cuda.hpp"
-#include "membench/pattern.hpp"
+#include "membench/platform/cuda.hpp"
+#include "membench/platform/pattern.hpp"
 
 namespace membench {
 

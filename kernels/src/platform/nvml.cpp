@@ -1,5 +1,5 @@
 // NVML opened with dlopen. See nvml.hpp.
-#include "membench/nvml.hpp"
+#include "membench/platform/nvml.hpp"
 
 #include <dlfcn.h>
 
