@@ -17,6 +17,7 @@ import statistics
 from collections import defaultdict
 
 import levels
+import membench_declarations as md
 import membench_results as mr
 
 try:
@@ -67,7 +68,7 @@ def x_of(case: mr.Case, x: str):
     return case.variant if x == "variant" else case.params[x]
 
 
-def best(doc: dict, figure: mr.Figure, cases: list[mr.Case]) -> list[mr.Case]:
+def best(doc: dict, figure: md.Figure, cases: list[mr.Case]) -> list[mr.Case]:
     """Of the cases that differ only in the figure's best_of axes, the one with the best y (by the catalog)."""
     if not figure.best_of:
         return cases
@@ -106,7 +107,7 @@ def label(key: tuple, fallback: str, units: dict[str, str]) -> str:
     return ", ".join(parts) if parts else fallback
 
 
-def axis_unit(doc: dict, family: mr.Family, axis: str) -> str:
+def axis_unit(doc: dict, family: md.Family, axis: str) -> str:
     declared = next((a.get("unit", "") for a in family.axes if a.get("name") == axis), "")
     if declared:
         return declared
@@ -118,7 +119,7 @@ def axis_unit(doc: dict, family: mr.Family, axis: str) -> str:
     return ""
 
 
-def positions(family: mr.Family, cases: list[mr.Case], x: str, categories: bool) -> tuple[dict, list[str]]:
+def positions(family: md.Family, cases: list[mr.Case], x: str, categories: bool) -> tuple[dict, list[str]]:
     """Where each x value sits: a number as itself; a named axis's names (or the variants, in the file's order)
     at 0, 1, ... in declared order; with `categories`, numbers too, in order."""
     values = list(dict.fromkeys(x_of(c, x) for c in cases))
@@ -150,7 +151,7 @@ def format_x(ax, family_unit: str, xs: list[int], log: bool, names: list[str]) -
     ax.tick_params(axis="x", labelrotation=30 if len(distinct) > 6 else 0, labelsize=7)
 
 
-def members(figure: mr.Figure, cases: list[mr.Case]) -> list[mr.Case]:
+def members(figure: md.Figure, cases: list[mr.Case]) -> list[mr.Case]:
     """The cases a figure draws: those of its variants that have its x axis and its y counter."""
     return [
         c
@@ -175,7 +176,7 @@ def draw_series(ax, k: int, count: int, xs: list, ys: list, errs: list, name: st
     return tone, xs
 
 
-def panel(doc: dict, family: mr.Family, figure: mr.Figure, cases: list[mr.Case], ax) -> None:
+def panel(doc: dict, family: md.Family, figure: md.Figure, cases: list[mr.Case], ax) -> None:
     chosen = best(doc, figure, members(figure, cases))
     divisor, shown = scale(mr.meaning(doc, figure.y).unit, [c.median(figure.y) for c in chosen])
     groups = series(chosen, figure.x, figure.best_of)
@@ -234,12 +235,12 @@ def panel(doc: dict, family: mr.Family, figure: mr.Figure, cases: list[mr.Case],
         ax.legend(fontsize=6 if len(groups) > 8 else 7, ncol=2 if len(groups) > 8 else 1)
 
 
-def drawable(family: mr.Family, cases: list[mr.Case]) -> list[mr.Figure]:
+def drawable(family: md.Family, cases: list[mr.Case]) -> list[md.Figure]:
     """The declared figures that have a case to draw."""
     return [f for f in family.figures if members(f, cases)]
 
 
-def draw(doc: dict, family: mr.Family, cases: list[mr.Case], fig) -> None:
+def draw(doc: dict, family: md.Family, cases: list[mr.Case], fig) -> None:
     """The family's declared figures side by side in `fig`."""
     chosen = drawable(family, cases)
     for ax, figure in zip(fig.subplots(1, len(chosen), squeeze=False)[0], chosen):

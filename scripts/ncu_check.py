@@ -21,33 +21,8 @@ Four runs of the same cases:
   time      `--cache-control all` (ncu empties the caches before each launch)
             and only gpu__time_duration, 5 launches per case, median (time.csv)
 
-For each case it prints the model next to the counters:
-
-  sectors_per_request     l1tex global-load sectors / requests
-  wavefronts_per_request  shared-load wavefronts / instructions, shared/conflict_degree
-  conflict_ways           the same for the 32 x 32 tile kernels (information only:
-                          they also store to shared memory, and those stores cost
-                          the loads extra wavefronts that no per-request model sees)
-  dram_read_bytes         dram__bytes_read.sum, for cases with n >= 2^24 (arrays of
-  dram_write_bytes        dram__bytes_write.sum  64 MiB and more, far past the L2); a side
-                          under 1% of the case's modelled traffic is information only
-  l2_read_bytes           hierarchy/bandwidth: lts__t_sectors_srcunit_tex_op_read x 32
-                          (what the L1s asked of the L2; for a set held in L1 a bound,
-                          information only), and its dram_read_bytes (a
-                          level held in a cache must read under 1% of its bytes from
-                          DRAM); information only for working sets from half to four
-                          times a level's reported size, where a cache holds part
-  l1_hit_pct              hierarchy/bandwidth: l1tex global-load sector hit rate against
-                          100 (held in L1) or 0 (information only)
-  model_l2_requests       atomics: lts__t_requests_srcunit_tex_op_atom + op_red (global memory)
-  model_shared_wavefronts atomics: l1tex__data_pipe_lsu_wavefronts_mem_shared_op_atom (32-bit integers)
-  model_dram_read_bytes   l2persist: dram__bytes_read.sum of the DRAM pass (one pass, no replay to
-                          disturb the persisting lines)
-  time (cases >= 64 MiB   the timing run's per-launch time vs gpu__time_duration,
-  read from DRAM; not     both with a cold L2. An event pair also times the
-  l2persist, whose        launch's start on the GPU (about 1-2 us) that ncu's
-  persisting lines        duration leaves out, so they agree when within
-  outlive the flush)      max(--time-tolerance %, --time-slack-us)
+For each case it prints the model next to the counter it predicts; which counter checks which model,
+and when a check is judged or shown for information only: docs/tracking.md, "What ncu_check.py checks".
 
 Exit status: 1 when a model and its counter differ by more than the tolerance,
 0 when all agree, 2 when ncu is missing or the input cannot be read.
@@ -58,8 +33,6 @@ from __future__ import annotations
 import csv
 import io
 import json
-import os
-import shutil
 import statistics
 import subprocess
 import sys
@@ -68,35 +41,22 @@ from pathlib import Path
 
 import levels
 import membench_results as mr
-
-COUNTER_METRICS = [
-    "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
-    "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum",
-    "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
-    "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",
-    "smsp__inst_executed_op_shared_ld.sum",
-    "lts__t_sectors_srcunit_tex_op_read.sum",
-    "l1tex__t_sector_pipe_lsu_mem_global_op_ld_hit_rate.pct",
-    "lts__t_requests_srcunit_tex_op_atom.sum",
-    "lts__t_requests_srcunit_tex_op_red.sum",
-    "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_atom.sum",
-]
-ATOMIC_REQUESTS = ("lts__t_requests_srcunit_tex_op_atom.sum", "lts__t_requests_srcunit_tex_op_red.sum")
-SHARED_ATOMIC_WAVEFRONTS = "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_atom.sum"
-L2_READ_SECTORS = "lts__t_sectors_srcunit_tex_op_read.sum"
-L1_HIT_RATE = "l1tex__t_sector_pipe_lsu_mem_global_op_ld_hit_rate.pct"
-SECTOR_BYTES = 32
-DRAM_METRICS = ["dram__bytes_read.sum", "dram__bytes_write.sum"]
-TIME_METRIC = "gpu__time_duration.sum"
-METRICS = [TIME_METRIC, *COUNTER_METRICS, *DRAM_METRICS]  # every column parse_csv reads
-
-DEFAULT_MEMBENCH_ARGS = [
-    "--benchmark_filter=^(global/(coalesced|strided|strided_full_grid|vectorized)|layout/|shared/)",
-    "--stride=1:32",
-    "--shared_stride=1,2,4,8,16,32,33",
-]
-# Under ncu only the profiled launches matter: measure as little as the suite allows.
-PROFILED_RUN_ARGS = ["--min_batches=1", "--max_time=0"]
+from ncu_profile import (  # noqa: F401  (the passes and their metrics, under the names the tests know)
+    ATOMIC_REQUESTS,
+    COUNTER_METRICS,
+    DEFAULT_MEMBENCH_ARGS,
+    DRAM_METRICS,
+    L1_HIT_RATE,
+    L2_READ_SECTORS,
+    METRICS,
+    PROFILED_RUN_ARGS,
+    SECTOR_BYTES,
+    SHARED_ATOMIC_WAVEFRONTS,
+    TIME_METRIC,
+    export_csv,
+    quiet,
+    run_profile,
+)
 
 # The units ncu prints that are not the base unit (ns, byte, sector, ...: a factor of 1).
 UNIT_SCALE = {
@@ -409,83 +369,6 @@ def render(checks: list[Check]) -> str:
         verdict = {None: "info", True: "ok", False: "MISMATCH"}[c.ok]
         lines.append(f"| {c.case} | {c.quantity} | {c.model:.4g} | {c.measured:.4g} | {c.diff_pct:+.2f} | {verdict} |")
     return "\n".join(lines)
-
-
-def quiet(command: list[str], env: dict | None = None) -> str:
-    """Runs a command and returns its standard output; its last line of error when it fails."""
-    done = subprocess.run(command, capture_output=True, text=True, env=env)
-    if done.returncode != 0:
-        tail = (done.stderr or done.stdout).strip().splitlines()[-1:] or ["no output"]
-        raise mr.InputError(f"{Path(command[0]).name} exited with {done.returncode}: {tail[0]}")
-    return done.stdout
-
-
-def export_csv(ncu: str, report: Path, table: Path) -> None:
-    done = subprocess.run(
-        [ncu, "--import", f"{report}.ncu-rep", "--csv", "--page", "raw", "--print-units", "base"],
-        capture_output=True,
-        text=True,
-    )
-    if done.returncode != 0:
-        raise mr.InputError(f"ncu --import {report}.ncu-rep exited with {done.returncode}")
-    table.write_text(done.stdout)
-
-
-def run_profile(args) -> dict[str, Path]:
-    """Runs the four passes; returns their files."""
-    ncu = shutil.which(args.ncu)
-    if ncu is None:
-        raise FileNotFoundError(f"Nsight Compute not found ('{args.ncu}'); install it or pass --ncu")
-    if not args.membench or not Path(args.membench).exists():
-        raise mr.InputError(f"membench binary not found: {args.membench}")
-    for flag, value in (("--launches", args.launches), ("--dram-launches", args.dram_launches)):
-        if value < 1:
-            raise mr.InputError(f"{flag}={value}: must be at least 1")
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-    membench_args = args.membench_args or DEFAULT_MEMBENCH_ARGS
-    files = {"timing": out / "timing.json", "cases": out / "cases.json"}
-    files["cases"].write_text(quiet([args.membench, *membench_args, "--list_cases=json"]))
-    quiet(
-        [
-            args.membench,
-            *membench_args,
-            "--l2=cold",
-            f"--benchmark_out={files['timing']}",
-            "--benchmark_out_format=json",
-        ]
-    )
-
-    def profile(name: str, cache: str, metrics: list[str], launches: int) -> Path:
-        report = out / name
-        command = [
-            ncu,
-            "--profile-from-start",
-            "off",
-            "--clock-control",
-            "none",
-            "--cache-control",
-            cache,
-            "--metrics",
-            ",".join(metrics),
-            "--export",
-            str(report),
-            "--force-overwrite",
-            args.membench,
-            *membench_args,
-            *PROFILED_RUN_ARGS,
-            f"--benchmark_out={out / (name + '.json')}",
-            "--benchmark_out_format=json",
-        ]
-        quiet(command, env=dict(os.environ, MEMBENCH_PROFILE=str(launches)))
-        export_csv(ncu, report, out / f"{name}.csv")
-        return out / f"{name}.csv"
-
-    files["csv"] = profile("profile", "none", COUNTER_METRICS, 1)
-    files["json"] = out / "profile.json"
-    files["dram_csv"] = profile("dram", "none", DRAM_METRICS, args.dram_launches)
-    files["time_csv"] = profile("time", "all", [TIME_METRIC], args.launches)
-    return files
 
 
 def read_text(path: Path) -> str:

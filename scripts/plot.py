@@ -15,6 +15,7 @@ import sys
 from collections import defaultdict
 from pathlib import Path
 
+import membench_declarations as md
 import membench_results as mr
 
 try:
@@ -65,7 +66,7 @@ def finish(ax, xlabel: str, ylabel: str, heading: str, legend: bool, fontsize: i
 
 def family_title(doc: dict, family: str) -> str:
     """The title the family declares (an older file's through membench_compat)."""
-    declared = mr.families(doc).get(family)
+    declared = md.families(doc).get(family)
     return declared.title if declared else family
 
 
@@ -258,7 +259,7 @@ PLOTTERS = {"global": plot_global, "layout": plot_layout, "shared": plot_shared}
 def draw_family(doc: dict, family: str, cases: list[mr.Case], fig) -> bool:
     """Draws a family's figure into `fig`: from its declared figures, or by hand where PLOTTERS names it;
     False when it has neither."""
-    spec = mr.families(doc).get(family)
+    spec = md.families(doc).get(family)
     if spec is not None and figures.drawable(spec, cases):
         figures.draw(doc, spec, cases, fig)
         return True

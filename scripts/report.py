@@ -31,6 +31,7 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import membench_declarations as md
 import membench_results as mr
 
 try:
@@ -93,8 +94,8 @@ def study(doc: dict) -> list[Table]:
     RTX 4090 numbers, and the counters each row declares as the why."""
     cases = by_plain_name(doc)
     gpu = mr.gpu_name(doc)
-    by_table: dict[int, list[mr.StudyRow]] = {}
-    for row in mr.study_rows(doc):
+    by_table: dict[int, list[md.StudyRow]] = {}
+    for row in md.study_rows(doc):
         by_table.setdefault(row.table, []).append(row)
     tables = []
     for rows in by_table.values():
@@ -134,7 +135,7 @@ def study_history(db: str, doc: dict) -> Table:
     try:
         con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
         t = Table("The study's cases in the history", ["case", "runs", "min", "median", "max", "last five (GB/s)"])
-        for row in mr.study_rows(doc):
+        for row in md.study_rows(doc):
             label, name = row.label, row.case
             values = [
                 v / GB

@@ -7,7 +7,7 @@ import copy
 
 import figures
 import matplotlib.pyplot as plt
-import membench_results as mr
+import membench_declarations as md
 import plot
 import pytest
 
@@ -221,10 +221,10 @@ def test_an_old_file_gets_the_declarations_it_would_have_carried():
             }
         ],
     }
-    (atomics,) = mr.families(doc).values()
+    (atomics,) = md.families(doc).values()
     assert atomics.title.startswith("Atomics")
     assert atomics.axis_names("shared_by") == ["grid", "block", "warp", "thread"]
     assert [f.y for f in atomics.figures] == ["updates_per_second"]
     new = copy.deepcopy(doc)
     new["membench"] = {"schema_version": 1, "counters": {}, "families": {}}
-    assert mr.families(new) == {}  # a file that declares nothing for a family is not given the old declarations
+    assert md.families(new) == {}  # a file that declares nothing for a family is not given the old declarations

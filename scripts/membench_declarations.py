@@ -1,0 +1,154 @@
+"""What the families declare downstream of them, as the result file carries it (membench.families): each
+family's title, axes, figures and rows in the study's tables. Files written before the declarations travelled
+get them from membench_compat. plot.py, figures.py and report.py read them here; none names a family.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import membench_compat as compat
+import membench_results as mr
+
+
+@dataclass(frozen=True)
+class Figure:
+    """A figure a family declares: the axis along x ("variant": the variants) and whether on a log scale, the
+    counter up y, a model counter drawn beside it, the variants drawn (empty: every one with x), context keys
+    drawn across (in y's unit) and upright (in x's), the axes over which only the best y is drawn, and bars."""
+
+    heading: str
+    x: str
+    y: str
+    x_log: bool = False
+    y_log: bool = False
+    model: str = ""
+    variants: tuple[str, ...] = ()
+    lines: tuple[str, ...] = ()
+    vlines: tuple[str, ...] = ()
+    best_of: tuple[str, ...] = ()
+    bars: bool = False
+
+
+@dataclass(frozen=True)
+class StudyRow:
+    """A row of one of the study's tables: its table (number and title), the case that measures what the article
+    measured, the article's GB/s on an RTX 4090, and the counters that say why."""
+
+    table: int
+    table_title: str
+    label: str
+    case: str
+    article_gb_per_second: float
+    counters: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Family:
+    """What a family declares downstream of it: its title, its place in the study, its axes (name, unit, help,
+    names of a named axis) and its figures."""
+
+    name: str
+    title: str
+    study: str = ""
+    axes: tuple[dict, ...] = ()
+    figures: tuple[Figure, ...] = ()
+    study_rows: tuple[StudyRow, ...] = ()
+
+    def axis_names(self, axis: str) -> list[str]:
+        """A named axis's names in their declared order (empty for a numeric axis)."""
+        return next((list(a.get("names", [])) for a in self.axes if a.get("name") == axis), [])
+
+
+def _figure(entry: object, where: str) -> Figure:
+    if not isinstance(entry, dict):
+        raise mr.InputError(f"{where}: not a figure (an object)")
+    text = {k: entry.get(k, "") for k in ("heading", "x", "y", "model")}
+    flags = {k: entry.get(k, False) for k in ("x_log", "y_log", "bars")}
+    lists = {k: entry.get(k, []) for k in ("variants", "lines", "vlines", "best_of")}
+    if (
+        not all(isinstance(v, str) for v in text.values())
+        or not text["x"]
+        or not text["y"]
+        or not all(isinstance(v, bool) for v in flags.values())
+        or not all(isinstance(v, list) and all(isinstance(i, str) for i in v) for v in lists.values())
+    ):
+        raise mr.InputError(f"{where}: a figure needs x and y (names), flags x_log/y_log/bars and lists of names")
+    return Figure(
+        text["heading"],
+        text["x"],
+        text["y"],
+        flags["x_log"],
+        flags["y_log"],
+        text["model"],
+        tuple(lists["variants"]),
+        tuple(lists["lines"]),
+        tuple(lists["vlines"]),
+        tuple(lists["best_of"]),
+        flags["bars"],
+    )
+
+
+def _study_row(entry: object, where: str) -> StudyRow:
+    ok = isinstance(entry, dict)
+    fields = (
+        (
+            entry.get("table"),
+            entry.get("table_title"),
+            entry.get("label"),
+            entry.get("case"),
+            entry.get("article_gb_per_second"),
+            entry.get("counters", []),
+        )
+        if ok
+        else ()
+    )
+    if (
+        not ok
+        or not isinstance(fields[0], int)
+        or not all(isinstance(f, str) for f in fields[1:4])
+        or isinstance(fields[4], bool)
+        or not isinstance(fields[4], (int, float))
+        or not isinstance(fields[5], list)
+        or not all(isinstance(c, str) for c in fields[5])
+    ):
+        raise mr.InputError(
+            f"{where}: a study row needs table, table_title, label, case, article_gb_per_second, counters"
+        )
+    return StudyRow(fields[0], fields[1], fields[2], fields[3], float(fields[4]), tuple(fields[5]))
+
+
+def study_rows(doc: dict) -> list[StudyRow]:
+    """Every family's rows in the study's tables, by table (then family, then as declared)."""
+    rows = [(r.table, name, k, r) for name, f in families(doc).items() for k, r in enumerate(f.study_rows)]
+    return [r for *_, r in sorted(rows, key=lambda t: t[:3])]
+
+
+def families(doc: dict) -> dict[str, Family]:
+    """What each family in the file declares, by name; an older file's through membench_compat."""
+    membench = doc.get("membench")
+    declared = membench.get("families") if isinstance(membench, dict) else None
+    if declared is None:
+        declared = {c.family: compat.old_family(c.family) for c in mr.cases(doc).values()}
+    if not isinstance(declared, dict):
+        raise mr.InputError("the file's membench.families is not an object")
+    out = {}
+    for name, entry in declared.items():
+        where = f"membench.families.{str(name)[:40]}"
+        if not isinstance(entry, dict) or not isinstance(entry.get("title", ""), str):
+            raise mr.InputError(f"{where}: not a family's declaration")
+        axes, figures = entry.get("axes", []), entry.get("figures", [])
+        if not isinstance(axes, list) or not all(isinstance(a, dict) for a in axes) or not isinstance(figures, list):
+            raise mr.InputError(f"{where}: axes and figures must be lists")
+        rows = entry.get("study_rows", [])
+        if not isinstance(rows, list):
+            raise mr.InputError(f"{where}: study_rows must be a list")
+        out[name] = Family(
+            name,
+            entry.get("title") or name,
+            str(entry.get("study", "")),
+            tuple(axes),
+            tuple(_figure(f, f"{where}.figures[{i}]") for i, f in enumerate(figures)),
+            tuple(_study_row(r, f"{where}.study_rows[{i}]") for i, r in enumerate(rows)),
+        )
+    return out

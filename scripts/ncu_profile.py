@@ -1,0 +1,117 @@
+"""The four passes ncu_check.py runs (a cold timing run, then under Nsight Compute: the l1tex and shared
+counters, the DRAM bytes in steady state, the cold duration), and the metrics each pass collects."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import membench_results as mr
+
+COUNTER_METRICS = [
+    "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
+    "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum",
+    "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
+    "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",
+    "smsp__inst_executed_op_shared_ld.sum",
+    "lts__t_sectors_srcunit_tex_op_read.sum",
+    "l1tex__t_sector_pipe_lsu_mem_global_op_ld_hit_rate.pct",
+    "lts__t_requests_srcunit_tex_op_atom.sum",
+    "lts__t_requests_srcunit_tex_op_red.sum",
+    "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_atom.sum",
+]
+ATOMIC_REQUESTS = ("lts__t_requests_srcunit_tex_op_atom.sum", "lts__t_requests_srcunit_tex_op_red.sum")
+SHARED_ATOMIC_WAVEFRONTS = "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_atom.sum"
+L2_READ_SECTORS = "lts__t_sectors_srcunit_tex_op_read.sum"
+L1_HIT_RATE = "l1tex__t_sector_pipe_lsu_mem_global_op_ld_hit_rate.pct"
+SECTOR_BYTES = 32
+DRAM_METRICS = ["dram__bytes_read.sum", "dram__bytes_write.sum"]
+TIME_METRIC = "gpu__time_duration.sum"
+METRICS = [TIME_METRIC, *COUNTER_METRICS, *DRAM_METRICS]  # every column parse_csv reads
+
+DEFAULT_MEMBENCH_ARGS = [
+    "--benchmark_filter=^(global/(coalesced|strided|strided_full_grid|vectorized)|layout/|shared/)",
+    "--stride=1:32",
+    "--shared_stride=1,2,4,8,16,32,33",
+]
+# Under ncu only the profiled launches matter: measure as little as the suite allows.
+PROFILED_RUN_ARGS = ["--min_batches=1", "--max_time=0"]
+
+
+def quiet(command: list[str], env: dict | None = None) -> str:
+    """Runs a command and returns its standard output; its last line of error when it fails."""
+    done = subprocess.run(command, capture_output=True, text=True, env=env)
+    if done.returncode != 0:
+        tail = (done.stderr or done.stdout).strip().splitlines()[-1:] or ["no output"]
+        raise mr.InputError(f"{Path(command[0]).name} exited with {done.returncode}: {tail[0]}")
+    return done.stdout
+
+
+def export_csv(ncu: str, report: Path, table: Path) -> None:
+    done = subprocess.run(
+        [ncu, "--import", f"{report}.ncu-rep", "--csv", "--page", "raw", "--print-units", "base"],
+        capture_output=True,
+        text=True,
+    )
+    if done.returncode != 0:
+        raise mr.InputError(f"ncu --import {report}.ncu-rep exited with {done.returncode}")
+    table.write_text(done.stdout)
+
+
+def run_profile(args) -> dict[str, Path]:
+    """Runs the four passes; returns their files."""
+    ncu = shutil.which(args.ncu)
+    if ncu is None:
+        raise FileNotFoundError(f"Nsight Compute not found ('{args.ncu}'); install it or pass --ncu")
+    if not args.membench or not Path(args.membench).exists():
+        raise mr.InputError(f"membench binary not found: {args.membench}")
+    for flag, value in (("--launches", args.launches), ("--dram-launches", args.dram_launches)):
+        if value < 1:
+            raise mr.InputError(f"{flag}={value}: must be at least 1")
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    membench_args = args.membench_args or DEFAULT_MEMBENCH_ARGS
+    files = {"timing": out / "timing.json", "cases": out / "cases.json"}
+    files["cases"].write_text(quiet([args.membench, *membench_args, "--list_cases=json"]))
+    quiet(
+        [
+            args.membench,
+            *membench_args,
+            "--l2=cold",
+            f"--benchmark_out={files['timing']}",
+            "--benchmark_out_format=json",
+        ]
+    )
+
+    def profile(name: str, cache: str, metrics: list[str], launches: int) -> Path:
+        report = out / name
+        command = [
+            ncu,
+            "--profile-from-start",
+            "off",
+            "--clock-control",
+            "none",
+            "--cache-control",
+            cache,
+            "--metrics",
+            ",".join(metrics),
+            "--export",
+            str(report),
+            "--force-overwrite",
+            args.membench,
+            *membench_args,
+            *PROFILED_RUN_ARGS,
+            f"--benchmark_out={out / (name + '.json')}",
+            "--benchmark_out_format=json",
+        ]
+        quiet(command, env=dict(os.environ, MEMBENCH_PROFILE=str(launches)))
+        export_csv(ncu, report, out / f"{name}.csv")
+        return out / f"{name}.csv"
+
+    files["csv"] = profile("profile", "none", COUNTER_METRICS, 1)
+    files["json"] = out / "profile.json"
+    files["dram_csv"] = profile("dram", "none", DRAM_METRICS, args.dram_launches)
+    files["time_csv"] = profile("time", "all", [TIME_METRIC], args.launches)
+    return files
