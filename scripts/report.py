@@ -45,6 +45,55 @@ GB = 1e9
 
 
 # The article's tables, measured on an RTX 4090: (label, case, GB/s there).
+def md_text(text: str) -> str:
+    """Text from a file, safe in markdown that a page renders: no raw HTML (a GPU name may hold anything)."""
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def md_to_html(text: str) -> str:
+    """compare.py's and fleet.py's markdown as HTML: its tables as tables, its other lines as paragraphs."""
+    out, table = [], []
+
+    def flush() -> None:
+        if table:
+            cells = [[c.strip() for c in line.strip().strip("|").split(" | ")] for line in table]
+            rows = [r for r in cells[1:] if not all(set(c) <= set("-: ") for c in r)]
+            out.append(Table("", cells[0], rows).html())
+            table.clear()
+
+    for line in text.splitlines():
+        if line.startswith("|"):
+            table.append(line)
+            continue
+        flush()
+        if line.startswith("## "):
+            out.append(f'<h2 id="others">{html.escape(line[3:])}</h2>')
+        elif line.strip():
+            out.append(f"<p>{html.escape(line)}</p>")
+    flush()
+    return "\n".join(out)
+
+
+# A GitHub comment holds 65,536 characters: report.md keeps under it, cutting the comparison's rows.
+MD_LIMIT = 65_000
+
+
+def fit(md: str, limit: int = MD_LIMIT) -> str:
+    """The markdown, its last table rows cut (and said so) where it is over the limit."""
+    if len(md) <= limit:
+        return md
+    lines = md.splitlines()
+    cut = 0
+    while len("\n".join(lines)) > limit - 200 and any(line.startswith("| ") for line in lines[-50:]):
+        last = max(k for k, line in enumerate(lines) if line.startswith("| "))
+        del lines[last]
+        cut += 1
+    return (
+        "\n".join(lines) + f"\n\n({cut} table rows left out: a GitHub comment holds 65,536 characters; "
+        "report.html has them all.)\n"
+    )
+
+
 @dataclass
 class Table:
     title: str
@@ -54,11 +103,14 @@ class Table:
 
     def markdown(self) -> str:
         def row(cells: list[str]) -> str:
-            return "| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |"
+            return "| " + " | ".join(md_text(c).replace("|", "\\|") for c in cells) + " |"
 
-        lines = ([f"### {self.title}", ""] if self.title else []) + [row(self.header), row(["---"] * len(self.header))]
+        lines = ([f"### {md_text(self.title)}", ""] if self.title else []) + [
+            row(self.header),
+            row(["---"] * len(self.header)),
+        ]
         lines += [row(r) for r in self.rows]
-        return "\n".join(lines + ([""] + [self.note] if self.note else []))
+        return "\n".join(lines + ([""] + [md_text(self.note)] if self.note else []))
 
     def html(self) -> str:
         head = "".join(f"<th>{html.escape(h)}</th>" for h in self.header)
@@ -175,32 +227,61 @@ def marks(case: mr.Case) -> str:
     return "; ".join(found)
 
 
+PREFIXES = ((1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k"))
+
+
+def quantity(value: float, unit: str) -> str:
+    """A number a person reads at a glance: a readable prefix, three or four digits, never an exponent."""
+    factor, prefix = next(((f, p) for f, p in PREFIXES if abs(value) >= f), (1.0, ""))
+    scaled = value / factor
+    digits = f"{scaled:,.0f}" if abs(scaled) >= 100 else f"{scaled:.3g}"
+    return f"{digits} {prefix}{unit}" if unit.startswith("B") or not prefix else f"{digits} {prefix} {unit}"
+
+
+# What a case measured, the model in the same unit beside it, and the unit.
+MEASURES = (
+    ("bytes_per_second", "model_bytes_per_second", "B/s"),
+    ("latency_ns", "", "ns"),
+    ("updates_per_second", "model_updates_per_second", "updates/s"),
+)
+
+
 def families(doc: dict) -> list[Table]:
+    """Every family's cases: the measurement with its noise and repetitions, the model in the same unit, the
+    share of the peak and the marks."""
     tables: dict[str, Table] = {}
+    header = ["case", "measured", "noise", "repetitions", "model", "% of peak", "marks"]
     for case in mr.cases(doc).values():
-        t = tables.setdefault(case.family, Table(case.family, ["case", "measured", "model", "% of peak", "marks"]))
-        measured = ""
+        t = tables.setdefault(case.family, Table(case.family, header))
+        measured = model = noise = ""
         if not case.error and not case.skipped:
-            if (bw := case.median("bytes_per_second")) is not None:
-                measured = f"{bw / GB:.4g} GB/s"
-            elif (ns := case.median("latency_ns")) is not None:
-                measured = f"{ns:.4g} ns"
-            elif (ups := case.median("updates_per_second")) is not None:
-                measured = f"{ups / 1e9:.4g} G updates/s"
-        model = f"{bw / GB:.4g} GB/s" if (bw := case.median("model_bytes_per_second")) else ""
-        if ups := case.median("model_updates_per_second"):
-            model = f"{ups / 1e9:.4g} G updates/s"
+            for metric, model_metric, unit in MEASURES:
+                if (value := case.median(metric)) is not None:
+                    measured = quantity(value, unit)
+                    if model_metric and (predicted := case.median(model_metric)):
+                        model = quantity(predicted, unit)
+                    break
+            if (pct_noise := case.median("noise_pct")) is not None and pct_noise >= 0:
+                noise = f"{pct_noise:.2g}%"
         pct = case.median("pct_of_peak")
         name = mr.parse_name(case.name).format("")
         t.rows.append(
             [
                 name[len(case.family) + 1 :],
                 measured,
+                noise,
+                str(len(case.runs)) if measured else "",
                 model,
                 f"{pct:.1f}" if pct is not None and measured else "",
                 marks(case),
             ]
         )
+    for t in tables.values():
+        if any(r[5] and float(r[5]) > 100 for r in t.rows):
+            t.note = (
+                "% of peak over 100: the peak is the DRAM's (unless the case names another), and these cases "
+                "are served from a cache that is faster than DRAM."
+            )
     return list(tables.values())
 
 
@@ -292,12 +373,13 @@ def write(paths: list[str], out: Path, history: str | None = None) -> tuple[Path
     if history:
         study_tables.append(study_history(history, doc))
     extra = several(paths, docs)
-    md = [f"# {head}", "", "## The study on this GPU", ""]
+    sections = ["The study on this GPU", "The run", "Every family"] + (["Beside the others"] if extra else [])
+    md = [f"# {md_text(head)}", "", "Contents: " + ", ".join(sections) + ".", "", "## The study on this GPU", ""]
     md += [t.markdown() + "\n" for t in study_tables]
     pictures = figures(doc)
     md += ["## The run", "", run.markdown(), "", "## Every family", ""]
     for t in family_tables:
-        md.append(f"### {t.title}\n")
+        md.append(f"### {md_text(t.title)}\n")
         md += [f"![{f}](figures/{f}.png)\n" for f, _ in pictures if f == t.title]
         md.append(Table("", t.header, t.rows, t.note).markdown() + "\n")
     if extra:
@@ -305,14 +387,18 @@ def write(paths: list[str], out: Path, history: str | None = None) -> tuple[Path
     page = [
         f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>{html.escape(head)}</title>'
         f"<style>{STYLE}</style></head><body><h1>{html.escape(head)}</h1>",
-        "<h2>The study on this GPU</h2>",
+        '<nav><b>Contents:</b> <a href="#study">the study</a> · <a href="#run">the run</a> · '
+        + " · ".join(f'<a href="#family-{html.escape(t.title)}">{html.escape(t.title)}</a>' for t in family_tables)
+        + (' · <a href="#others">beside the others</a>' if extra else "")
+        + "</nav>",
+        '<h2 id="study">The study on this GPU</h2>',
         *(t.html() for t in study_tables),
-        "<h2>The run</h2>",
+        '<h2 id="run">The run</h2>',
         run.html(),
         "<h2>Every family</h2>",
     ]
     for t in family_tables:
-        page.append(f"<h3>{html.escape(t.title)}</h3>")
+        page.append(f'<h3 id="family-{html.escape(t.title)}">{html.escape(t.title)}</h3>')
         page += [
             f'<img alt="{html.escape(f)} figure" src="data:image/png;base64,{data}">'
             for f, data in pictures
@@ -320,12 +406,12 @@ def write(paths: list[str], out: Path, history: str | None = None) -> tuple[Path
         ]
         page.append(Table("", t.header, t.rows, t.note).html())
     if extra:
-        page.append(f"<pre>{html.escape(extra)}</pre>")
+        page.append(md_to_html(extra))
     page.append(f"<script>{CHECK}</script></body></html>")
     (out / "figures").mkdir(parents=True, exist_ok=True)
     for f, data in pictures:  # the markdown's figures, beside it (the page holds its own)
         (out / "figures" / f"{f}.png").write_bytes(base64.b64decode(data))
-    (out / "report.md").write_text("\n".join(md))
+    (out / "report.md").write_text(fit("\n".join(md)))
     (out / "report.html").write_text("\n".join(page))
     return out / "report.html", out / "report.md"
 

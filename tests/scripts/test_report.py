@@ -133,11 +133,14 @@ def test_the_run_and_every_family_with_their_marks(tmp_path, write_json, no_figu
     assert "| driver | 580.159.04 |" in md and "| memory clock | 3201 MHz |" in md
     assert "| cases | 13: 12 measured, 0 failed, 1 skipped |" in md
     assert "| health | 1 noisy, 1 contended, 0 throttled, 0 under a clock event |" in md
-    assert "| latency/working_set:16384/chase_stride:128 | 16.5 ns |  |  | noisy |" in md
-    assert "| device_to_device_memcpy_read_sm/bytes:64 |  |  |  | skipped: needs two GPUs; 1 visible |" in md
+    # case | measured | noise | repetitions | model (in the measurement's unit) | % of peak | marks
+    assert "| latency/working_set:16384/chase_stride:128 | 16.5 ns |  | 1 |  |  | noisy |" in md
+    assert "| device_to_device_memcpy_read_sm/bytes:64 |  |  |  |  |  | skipped: needs two GPUs; 1 visible |" in md
     assert (
-        "| read/type:float/elements:1024/block:256 | 4400 GB/s |  |  | contended (1 other process on the GPU) |" in md
+        "| read/type:float/elements:1024/block:256 | 4.4 TB/s |  | 1 |  |  | contended (1 other process on the GPU) |"
+        in md
     )
+    assert "e+" not in md  # no number in an exponent's notation
 
 
 def test_atomics_show_updates_per_second_beside_their_bound(tmp_path, write_json, no_figures):
@@ -151,7 +154,10 @@ def test_atomics_show_updates_per_second_beside_their_bound(tmp_path, write_json
         )
     )
     md, _ = made(tmp_path, write_json, doc)
-    assert "| red/word:u32/space:global/shared_by:grid/updates:16 | 1.36 G updates/s | 1.98 G updates/s |  |  |" in md
+    assert (
+        "| red/word:u32/space:global/shared_by:grid/updates:16 | 1.36 G updates/s |  | 1 | 1.98 G updates/s |  |  |"
+        in md
+    )
 
 
 def test_the_page_needs_nothing_but_itself(tmp_path, write_json):
@@ -163,7 +169,7 @@ def test_the_page_needs_nothing_but_itself(tmp_path, write_json):
     for src in parsed.images:
         assert src.startswith("data:image/png;base64,")
         assert base64.b64decode(src.split(",", 1)[1])[:8] == b"\x89PNG\r\n\x1a\n"
-    assert all(link.startswith("data:") for link in parsed.links)  # no CDN, no file beside it
+    assert all(link.startswith(("data:", "#")) for link in parsed.links)  # no CDN, no file beside it
     md = (tmp_path / "r" / "report.md").read_text()
     drawn = sorted(p.name for p in (tmp_path / "r" / "figures").iterdir())
     assert drawn and [f"![{name[:-4]}](figures/{name})" in md for name in drawn] == [True] * len(drawn)
@@ -229,6 +235,9 @@ def test_a_browser_draws_every_figure_without_a_console_message(tmp_path, write_
     drawn = re.search(r'data-figures="(\d+)" data-figures-drawn="(\d+)"', dom)
     assert drawn and int(drawn.group(1)) > 0 and drawn.group(1) == drawn.group(2), dom[:300]
     assert dom.count("<table") == 11
+    assert "<td>coalesced</td><td>2600</td><td>1.00x</td>" in dom  # the study's first row, as the browser holds it
+    anchors = re.findall(r'href="#([^"]+)"', dom)
+    assert anchors and all(f'id="{a}"' in dom for a in anchors)  # every entry of the contents leads somewhere
     # The check can fail: a page that logs and throws is caught.
     broken = tmp_path / "broken.html"
     broken.write_text('<!DOCTYPE html><html><body><script>console.error("x"); nosuch();</script></body></html>')
@@ -282,7 +291,10 @@ def test_the_whole_study_section_as_written(tmp_path, write_json, no_figures):
 
 def test_a_table_as_markdown_and_as_html():
     t = report.Table("A <title>", ["a", "b|c"], [["1", "x|y"], ["2", "<b>"]], note="n & m")
-    assert t.markdown() == "### A <title>\n\n| a | b\\|c |\n| --- | --- |\n| 1 | x\\|y |\n| 2 | <b> |\n\nn & m"
+    # Text from a file is escaped in the markdown too: a page that renders it runs nothing.
+    assert t.markdown() == (
+        "### A &lt;title&gt;\n\n| a | b\\|c |\n| --- | --- |\n| 1 | x\\|y |\n| 2 | &lt;b&gt; |\n\nn &amp; m"
+    )
     assert t.html() == (
         "<h3>A &lt;title&gt;</h3><table><thead><tr><th>a</th><th>b|c</th></tr></thead><tbody>"
         "<tr><td>1</td><td>x|y</td></tr><tr><td>2</td><td>&lt;b&gt;</td></tr></tbody></table>"
@@ -342,3 +354,26 @@ def test_the_whole_run_table_as_written(tmp_path, write_json, no_figures):
             "| health | 1 noisy, 1 contended, 0 throttled, 0 under a clock event |",
         ]
     )
+
+
+def test_numbers_read_at_a_glance():
+    assert report.quantity(3.223e13, "B/s") == "32.2 TB/s"
+    assert report.quantity(4.033e12, "B/s") == "4.03 TB/s"
+    assert report.quantity(847.0, "ns") == "847 ns"
+    assert report.quantity(1.36e9, "updates/s") == "1.36 G updates/s"
+    assert report.quantity(5.0e4, "B/s") == "50 kB/s"
+
+
+def test_a_report_md_over_a_github_comment_is_cut_and_says_so():
+    md = "# head\n\n" + "\n".join(f"| row {k} | {'x' * 100} |" for k in range(1000))
+    fitted = report.fit(md)
+    assert len(fitted) <= 65_536 and fitted.startswith("# head")
+    assert "table rows left out" in fitted and "report.html has them all" in fitted
+    assert report.fit("short") == "short"
+
+
+def test_the_comparison_is_html_tables_on_the_page_not_preformatted_text():
+    html_text = report.md_to_html("## B against A\n\nverdicts:\n\n| case | change |\n| --- | ---: |\n| a/b | +1.0 |\n")
+    assert "<pre>" not in html_text
+    assert '<h2 id="others">B against A</h2>' in html_text
+    assert "<td>a/b</td><td>+1.0</td>" in html_text and "<th>case</th><th>change</th>" in html_text
