@@ -11,7 +11,9 @@
 // stride of S elements of 4, 8 or 16 bytes, and the model conflict_ways =
 // gcd(S, 128 / width) predicts shared bandwidth = peak / conflict_ways
 // (wide accesses are served 128 bytes per phase, so they conflict at most
-// 16- and 8-way).
+// 16- and 8-way). A stride of 0 is the exception the bank model names: every
+// lane reads the same word, which the banks broadcast, so the model says one
+// wavefront per phase (conflict_ways 1), where gcd(0, 32) would say 32.
 //==============================================================================
 #include <cstdint>
 #include <string>
@@ -72,9 +74,9 @@ void cases(Family& f) {
   });
 }
 
-std::vector<std::int64_t> one_to(std::int64_t last) {
+std::vector<std::int64_t> zero_to(std::int64_t last) {
   std::vector<std::int64_t> v;
-  for (std::int64_t s = 1; s <= last; ++s) v.push_back(s);
+  for (std::int64_t s = 0; s <= last; ++s) v.push_back(s);
   return v;
 }
 
@@ -85,7 +87,8 @@ const Registrar registrar{
     {"shared",
      {axis("side", "floats", "row, column, swizzle: side of the square matrix", {4096}),
       axis_of<SharedPads>("pad", "floats", "column: padding per tile row", {0, 1}),
-      axis("shared_stride", "accesses", "conflict_degree: accesses of `width` bytes between lanes", one_to(33), 1,
+      axis("shared_stride", "accesses",
+           "conflict_degree: accesses of `width` bytes between lanes (0: every lane the same word)", zero_to(33), 0,
            1024),
       axis_of<ConflictWidths>("width", "bytes", "conflict_degree: bytes per access", {4, 8, 16})},
      cases,

@@ -34,7 +34,7 @@ METRICS = [TIME_METRIC, *COUNTER_METRICS, *DRAM_METRICS]  # every column parse_c
 DEFAULT_MEMBENCH_ARGS = [
     "--benchmark_filter=^(global/(coalesced|strided|strided_full_grid|vectorized)|layout/|shared/)",
     "--stride=1:32",
-    "--shared_stride=1,2,4,8,16,32,33",
+    "--shared_stride=0,1,2,4,8,16,32,33",
 ]
 # Under ncu only the profiled launches matter: measure as little as the suite allows.
 PROFILED_RUN_ARGS = ["--min_batches=1", "--max_time=0"]

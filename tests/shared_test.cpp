@@ -23,6 +23,18 @@ TEST(ConflictModel, ColumnReadsAndPadding) {
   EXPECT_EQ(conflict_ways(16, 4), 16);
 }
 
+TEST(ConflictModel, OneWordForTheWholeWarpIsBroadcastNotAConflict) {
+  // Stride 0: the exception to gcd(S, 32), which would say 32 ways.
+  for (int width : {4, 8, 16}) EXPECT_EQ(conflict_ways(0, width), 1) << width;
+  EXPECT_EQ(conflict_wavefronts(0, 4), 1);
+  EXPECT_EQ(conflict_wavefronts(0, 8), 2);  // still one wavefront per 128-byte phase
+  EXPECT_EQ(conflict_wavefronts(0, 16), 4);
+  EXPECT_EQ(conflict_smem_bytes(0, 16), 16u);
+  // Every lane expects the one word's sum.
+  EXPECT_EQ(conflict_degree_expected(0, 0, 8, 3), conflict_degree_expected(31, 0, 8, 3));
+  EXPECT_EQ(conflict_degree_expected(5, 0, 8, 3), 3 * (small_int_value(0) + small_int_value(1)));
+}
+
 TEST(ConflictModel, FourByteWordsAreGcdOfStrideAnd32) {
   for (int s = 1; s <= 130; ++s) EXPECT_EQ(conflict_ways(s, 4), std::gcd(s, 32)) << "stride " << s;
 }
@@ -85,7 +97,7 @@ TEST(SharedLaunch, RefusesBadShapesBeforeAnyCudaCall) {
   for (int side : {0, -4}) EXPECT_EQ(plan({SharedVariant::row, side}, &planned), cudaErrorInvalidValue) << side;
   EXPECT_EQ(plan({SharedVariant::column, 64, 3}, &planned), cudaErrorInvalidValue);  // pad 3 is not built
   SharedConfig degree{SharedVariant::conflict_degree};
-  degree.stride = 0;
+  degree.stride = -1;  // 0 is the broadcast, a stride it measures
   EXPECT_EQ(plan(degree, &planned), cudaErrorInvalidValue);
   degree.stride = 1;
   degree.reps = 0;
@@ -101,7 +113,8 @@ TEST(ConflictPattern, NoShortPeriodSoAWrongLaneCannotVerifyByLuck) {
     for (std::uint64_t i = 0; i < 4096; ++i) same += small_int_value(i) == small_int_value(i + period);
     EXPECT_LT(same, 4096 / 4) << "period " << period;
   }
-  // At every stride of the default sweep, the 32 lanes expect many different sums.
+  // At every stride of the default sweep but 0 (one word for all: the broadcast), the 32 lanes expect many
+  // different sums.
   for (int width : ConflictWidths::values)
     for (int stride = 1; stride <= 33; ++stride) {
       std::set<float> sums;
@@ -157,7 +170,7 @@ TEST_F(SharedKernels, RefusesUnsupportedPadAndSide) {
 
 TEST_F(SharedKernels, ConflictDegreeSumsMatchTheReference) {
   for (int width : ConflictWidths::values)
-    for (int stride : {1, 2, 7, 13, 26, 32, 33, 96}) {
+    for (int stride : {0, 1, 2, 7, 13, 26, 32, 33, 96}) {
       SharedConfig c{SharedVariant::conflict_degree};
       c.stride = stride;
       c.width = width;

@@ -153,7 +153,7 @@ cudaError_t plan_matrix(const SharedConfig& c, SharedPlan* p) {
 }
 
 cudaError_t plan_conflict(const SharedConfig& c, SharedPlan* p) {
-  if (c.stride <= 0 || c.reps <= 0) return cudaErrorInvalidValue;
+  if (c.stride < 0 || c.reps <= 0) return cudaErrorInvalidValue;  // stride 0: every lane the same word
   return ConflictWidths::dispatch(
       c.width,
       [&](auto width) {
