@@ -12,8 +12,10 @@
 // gcd(S, 128 / width) predicts shared bandwidth = peak / conflict_ways
 // (wide accesses are served 128 bytes per phase, so they conflict at most
 // 16- and 8-way). A stride of 0 is the exception the bank model names: every
-// lane reads the same word, which the banks broadcast, so the model says one
-// wavefront per phase (conflict_ways 1), where gcd(0, 32) would say 32.
+// lane reads the same word, which the banks broadcast (conflict_ways 1, where
+// gcd(0, 32) would say 32), and the lanes are served together across phases:
+// one wavefront, two for 16-byte loads, so a wide broadcast delivers twice the
+// bytes of a conflict-free read of distinct words (wavefronts_per_request).
 //==============================================================================
 #include <cstdint>
 #include <string>

@@ -213,6 +213,10 @@ double shared_bytes(const SharedConfig& c, unsigned grid) {
 }
 
 int conflict_wavefronts(int stride_elems, int width_bytes) {
+  // One word for the whole warp: the lanes that read it are served together,
+  // whatever their phase; what remains is the smallest request, one
+  // wavefront, or two for 16-byte loads (issued per half warp).
+  if (stride_elems == 0) return width_bytes == 16 ? 2 : 1;
   const int words_per_access = width_bytes / kBankBytes;
   const int lanes_per_phase = kSharedBanks / words_per_access;  // 128 bytes a phase
   int wavefronts = 0;
@@ -230,6 +234,7 @@ int conflict_wavefronts(int stride_elems, int width_bytes) {
 }
 
 int conflict_ways(int stride_elems, int width_bytes) {
+  if (stride_elems == 0) return 1;  // the broadcast: no bank serves two words
   const int phases = width_bytes / kBankBytes;
   return conflict_wavefronts(stride_elems, width_bytes) / phases;
 }

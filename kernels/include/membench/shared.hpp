@@ -63,7 +63,10 @@ double shared_bytes(const SharedConfig& c, unsigned grid);
 // accesses); within a phase a bank serving k distinct words costs k
 // wavefronts. conflict_ways = wavefronts / phases, which works out to
 // gcd(stride, 128 / width_bytes): 32 for the stride-32 column read,
-// 1 for stride 33.
+// 1 for stride 33. Stride 0 (every lane the same word) is the broadcast: the
+// lanes are served together across phases, in one wavefront (two for 16-byte
+// loads, issued per half warp), so 8- and 16-byte broadcasts deliver twice
+// the bytes per wavefront of distinct words; conflict_ways 1.
 int conflict_ways(int stride_elems, int width_bytes);
 // Wavefronts of one warp request under the same model.
 int conflict_wavefronts(int stride_elems, int width_bytes);
