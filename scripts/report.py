@@ -50,13 +50,21 @@ def md_text(text: str) -> str:
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
+def readable(cell: str) -> str:
+    """A number a script wrote in an exponent's notation (4.013e+12), with a prefix instead (4.01 T)."""
+    try:
+        return quantity(float(cell), "").strip() if "e+" in cell or "e-" in cell else cell
+    except ValueError:
+        return cell
+
+
 def md_to_html(text: str) -> str:
     """compare.py's and fleet.py's markdown as HTML: its tables as tables, its other lines as paragraphs."""
     out, table = [], []
 
     def flush() -> None:
         if table:
-            cells = [[c.strip() for c in line.strip().strip("|").split(" | ")] for line in table]
+            cells = [[readable(c.strip()) for c in line.strip().strip("|").split(" | ")] for line in table]
             rows = [r for r in cells[1:] if not all(set(c) <= set("-: ") for c in r)]
             out.append(Table("", cells[0], rows).html())
             table.clear()
@@ -350,7 +358,8 @@ def figures(doc: dict) -> list[tuple[str, str]]:
 
 
 STYLE = """body{font-family:system-ui,sans-serif;margin:2em;max-width:80em;color:#222}
-table{border-collapse:collapse;margin:.5em 0 1.5em}td,th{border:1px solid #ccc;padding:.2em .6em;text-align:left}
+table{border-collapse:collapse;margin:.5em 0 1.5em;display:block;overflow-x:auto;max-width:100%}
+td,th{border:1px solid #ccc;padding:.2em .6em;text-align:left}
 th{background:#f3f3f3}td:nth-child(n+2){font-variant-numeric:tabular-nums}img{max-width:100%;border:1px solid #eee}
 pre{background:#f7f7f7;padding:.5em;overflow-x:auto}"""
 

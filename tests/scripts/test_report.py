@@ -377,3 +377,4 @@ def test_the_comparison_is_html_tables_on_the_page_not_preformatted_text():
     assert "<pre>" not in html_text
     assert '<h2 id="others">B against A</h2>' in html_text
     assert "<td>a/b</td><td>+1.0</td>" in html_text and "<th>case</th><th>change</th>" in html_text
+    assert "<td>4.01 T</td>" in report.md_to_html("| a | b |\n| --- | --- |\n| x | 4.013e+12 |\n")
