@@ -7,18 +7,17 @@
 
 #include <cuda.h>  // CUtensorMap (types only: the driver is reached through the runtime's entry point)
 #include <cudaTypedefs.h>
+
 #include <algorithm>
-#include <cmath>
 #include <cstddef>
 #include <cstdint>
-
+#include <cstring>
 #include <cuda/barrier>
 #include <cuda/pipeline>
 #include <cuda/ptx>
 #include <string>
 
-#include <cstring>
-
+#include "async_tiles.cuh"
 #include "float_vector.cuh"
 #include "membench/async.hpp"
 #include "platform/launch_utils.cuh"
@@ -28,97 +27,6 @@ namespace membench {
 namespace kernels {
 
 namespace cg = cooperative_groups;
-
-struct TileSpan {
-  std::size_t base;  // first element
-  int count;         // elements in this tile (< TILE only for the last one)
-};
-
-template <int TILE>
-__device__ __forceinline__ TileSpan block_tile(std::size_t j, std::size_t n) {
-  const std::size_t tile = blockIdx.x + j * gridDim.x;
-  const std::size_t base = tile * TILE;
-  const std::size_t left = n - base;
-  return {base, static_cast<int>(left < TILE ? left : TILE)};
-}
-
-template <int TILE>
-__device__ __forceinline__ std::size_t tiles_of_block(std::size_t n) {
-  const std::size_t tiles = (n + TILE - 1) / TILE;
-  return tiles > blockIdx.x ? (tiles - blockIdx.x + gridDim.x - 1) / gridDim.x : 0;
-}
-
-// Where element j of a tile lies, from the tile's first element: a 1-D
-// tile is contiguous; a tma box is kTmaBoxCols-wide pieces of successive rows.
-// kWhole: every tile is whole (tma's n is a whole number of box rows), so the
-// compute phase needs no ragged end.
-struct Contiguous {
-  static constexpr bool kWhole = false;
-  __device__ std::size_t operator()(int j) const { return static_cast<std::size_t>(j); }
-};
-struct BoxRows {
-  static constexpr bool kWhole = true;
-  __device__ std::size_t operator()(int j) const {
-    return static_cast<std::size_t>(j / kTmaBoxCols) * kTmaRowFloats + j % kTmaBoxCols;
-  }
-};
-
-// A thread's elements of a tile come in groups of kAsyncWidth<TILE>
-// consecutive floats (4, or 2 for 512-float tiles), moved by one vector load
-// or store: group g of thread t starts at element (t + g * kAsyncBlock) *
-// width. A box row of a tma tile is kTmaBoxCols floats, so a group never
-// spans two.
-template <int TILE>
-inline constexpr int kAsyncWidth = TILE / kAsyncBlock >= 4 ? 4 : TILE / kAsyncBlock;
-
-// The compute phase on one tile: element j comes from shared memory when
-// j < from_shared, else straight from global memory (the bulk copy's sub-16-
-// byte tail). Each thread runs TILE / 256 independent FMA chains. A group
-// wholly inside [0, from_shared) is one vector load from shared memory, one
-// wholly inside [0, count) one vector store; the ragged end goes by element.
-template <int TILE, class At = Contiguous>
-__device__ __forceinline__ void compute_tile(const float* tile_smem, const float* __restrict__ src,
-                                             float* __restrict__ dst, int count, int from_shared, int fmas, float a,
-                                             float b, At at = {}) {
-  constexpr int kPer = TILE / kAsyncBlock;
-  constexpr int W = kAsyncWidth<TILE>;
-  using V = typename FloatVector<W>::type;
-  float v[kPer];
-#pragma unroll
-  for (int g = 0; g < kPer / W; ++g) {
-    const int j = (threadIdx.x + g * kAsyncBlock) * W;
-    if (At::kWhole || j + W <= from_shared) {
-      V x = *reinterpret_cast<const V*>(tile_smem + j);
-#pragma unroll
-      for (int q = 0; q < W; ++q) v[g * W + q] = lane<W>(x, q);
-    } else {
-#pragma unroll
-      for (int q = 0; q < W; ++q)
-        v[g * W + q] = j + q < from_shared ? tile_smem[j + q] : (j + q < count ? src[at(j + q)] : 0.0f);
-    }
-  }
-  for (int k = 0; k < fmas; ++k) {
-#pragma unroll
-    for (int p = 0; p < kPer; ++p) v[p] = fmaf(v[p], a, b);
-  }
-#pragma unroll
-  for (int g = 0; g < kPer / W; ++g) {
-    const int j = (threadIdx.x + g * kAsyncBlock) * W;
-    if (At::kWhole || j + W <= count) {
-      V x;
-#pragma unroll
-      for (int q = 0; q < W; ++q) lane<W>(x, q) = v[g * W + q];
-      // An ordinary store (write-back), as an intrinsic: with a tma box's row
-      // addressing the compiler split a plain vector store into four floats,
-      // four times the store requests for the same bytes.
-      __stwb(reinterpret_cast<V*>(dst + at(j)), x);
-    } else {
-#pragma unroll
-      for (int q = 0; q < W; ++q)
-        if (j + q < count) dst[at(j + q)] = v[g * W + q];
-    }
-  }
-}
 
 // Plain loads into shared memory, barrier, compute, barrier.
 template <int TILE>
@@ -446,27 +354,6 @@ bool needs_sm90(AsyncVariant v) { return v == AsyncVariant::bulk || v == AsyncVa
 
 unsigned async_block(AsyncVariant v) { return needs_sm90(v) ? kAsyncBlock + 32 : kAsyncBlock; }
 
-bool async_multi_stage(AsyncVariant v) {
-  return v == AsyncVariant::pipeline || v == AsyncVariant::bulk || v == AsyncVariant::tma;
-}
-
-bool async_config_supported(const AsyncConfig& c, std::string* why) {
-  auto refuse = [&](const std::string& reason) {
-    if (why != nullptr) *why = reason;
-    return false;
-  };
-  if (!AsyncTiles::contains(c.tile)) return refuse("tile must be one of " + AsyncTiles::joined());
-  if (async_multi_stage(c.variant) && !AsyncStages::contains(c.stages))
-    return refuse("stages must be one of " + AsyncStages::joined());
-  if (c.flops < 0 || c.flops > kAsyncMaxFlops || c.flops % 2 != 0)
-    return refuse("flops must be even and within 0.." + std::to_string(kAsyncMaxFlops));
-  const std::size_t box_rows = static_cast<std::size_t>(kTmaRowFloats) * (c.tile / kTmaBoxCols);
-  if (c.variant == AsyncVariant::tma && (c.n == 0 || c.n % box_rows != 0))
-    return refuse("tma needs n to be a positive multiple of " + std::to_string(box_rows) + " (whole rows of " +
-                  std::to_string(c.tile / kTmaBoxCols) + " x " + std::to_string(kTmaRowFloats) + "-float boxes)");
-  return true;
-}
-
 bool async_variant_available(AsyncVariant v, std::string* why) {
   if (v == AsyncVariant::bulk)
     return sm90_kernel_runs(reinterpret_cast<const void*>(kernels::async_bulk<1024, 1>), "the bulk-copy engine", "bulk",
@@ -478,16 +365,6 @@ bool async_variant_available(AsyncVariant v, std::string* why) {
   if (tensor_map_encoder() != nullptr) return true;
   if (why != nullptr) *why = "the CUDA driver offers no cuTensorMapEncodeTiled";
   return false;
-}
-
-std::size_t async_smem_bytes(const AsyncConfig& c) {
-  const int buffers = async_multi_stage(c.variant) ? c.stages : 1;
-  return static_cast<std::size_t>(buffers) * c.tile * sizeof(float);
-}
-
-unsigned async_grid(std::size_t tiles, unsigned resident, bool persistent) {
-  if (persistent) return static_cast<unsigned>(std::min<std::size_t>(tiles, resident));
-  return static_cast<unsigned>(std::min(detail::ceil_div(tiles, kAsyncShortTiles), kAsyncMaxGrid));
 }
 
 cudaError_t plan(const AsyncConfig& c, const float* in, AsyncPlan* p) {
@@ -525,20 +402,5 @@ cudaError_t launch(const AsyncConfig& c, const float* in, float* out, cudaStream
   if (const cudaError_t rc = plan(c, in, &p); rc != cudaSuccess) return rc;
   return launch(p, in, out, stream);
 }
-
-float async_reference(float x, int flops) {
-  // x + (flops / 2) * 1/2: exact while the sum stays below 2^22 (inputs are
-  // multiples of 1/4 under 257 and flops <= 65536).
-  return x + static_cast<float>(flops / 2) * kAsyncFmaB;
-}
-
-float async_reference_chain(float x, int flops) {
-  for (int k = 0; k < flops / 2; ++k) x = std::fma(x, kAsyncFmaA, kAsyncFmaB);
-  return x;
-}
-
-double async_bytes(const AsyncConfig& c) { return 2.0 * sizeof(float) * static_cast<double>(c.n); }
-
-double async_flops(const AsyncConfig& c) { return static_cast<double>(c.n) * c.flops; }
 
 }  // namespace membench
