@@ -41,6 +41,11 @@ OWN_TESTS = {
     "history": ["test_history.py", "test_cli.py"],
     # The shared reader: its own tests and the gates' (the figures' tests add time, not kills).
     "membench_results": ["test_results.py", "test_compare.py", "test_fleet.py", "test_levels.py", "test_names.py"],
+    "membench_declarations": ["test_figures.py", "test_report.py"],
+    "figures": ["test_figures.py", "test_plot.py"],
+    "report_page": ["test_report.py"],
+    "results_index": ["test_results_index.py"],
+    "ncu_profile": ["test_ncu_check.py"],
 }
 # A string mutant on a line with one of these only changes what a person reads.
 MESSAGE_MARKS = (
