@@ -21,6 +21,12 @@
 // independent loads per thread (ilp) should close the gap to cudaMemcpy
 // (global/memcpy). persistent:1 strides a GPU-filling grid over the array (the
 // textbook grid-stride loop); persistent:0 launches one trip per thread.
+//
+// global/broadcast is the exception coalescing names: every lane of a warp
+// reads the same address (its warp's first element), which one sector serves
+// (sectors_per_request 1); its bytes count what the lanes receive, so its
+// rate may pass what DRAM moves, which is one 64-byte unit per warp read and
+// the whole output written.
 //==============================================================================
 #include <cstdint>
 
@@ -43,7 +49,7 @@ CaseDefinition define(const GlobalConfig& c) {
   MEMBENCH_CUDA(membench::plan(c, &plan));
   d.bind = bind_plan(plan);
   d.expected = [c](std::size_t i) {
-    return global_writes(c, i) ? global_reference(c, pattern_value(i, kSeed)) : poison_value();
+    return global_writes(c, i) ? global_reference(c, pattern_value(global_source(c, i), kSeed)) : poison_value();
   };
   // Captured in a CUDA graph, a large device-to-device copy becomes a
   // copy-engine node, which is not what a stream copy does; memcpy batches
@@ -54,8 +60,11 @@ CaseDefinition define(const GlobalConfig& c) {
   const std::size_t lane_stride = global_lane_stride_bytes(c);
   if (c.variant != GlobalVariant::memcpy)  // the copy's access pattern is the driver's
     d.work.model.push_back({"sectors_per_request", static_cast<double>(sectors_per_request(access, lane_stride))});
-  d.work.model.push_back(
-      {"dram_efficiency", c.variant == GlobalVariant::memcpy ? 1.0 : request_efficiency(access, lane_stride)});
+  // A broadcast's sector holds one useful float for the whole warp: 4 of its 32 bytes.
+  const double efficiency = c.variant == GlobalVariant::memcpy      ? 1.0
+                            : c.variant == GlobalVariant::broadcast ? 4.0 / 32.0
+                                                                    : request_efficiency(access, lane_stride);
+  d.work.model.push_back({"dram_efficiency", efficiency});
   const DramTraffic t = global_dram_traffic(c);
   d.work.model.push_back({"dram_read_bytes", t.read_bytes});
   d.work.model.push_back({"dram_write_bytes", t.write_bytes});
@@ -84,6 +93,9 @@ void cases(Family& f) {
     return define(c);
   });
   f.add("memcpy", {"n"}, {}, [](const CaseArgs& a) { return define({GlobalVariant::memcpy, a.size("n")}); });
+  f.add("broadcast", {"n"}, {"broadcast_scale"}, [](const CaseArgs& a) {
+    return define({GlobalVariant::broadcast, a.size("n")});
+  });
 }
 
 // The study's first table (the RTX 4090's GB/s from the article), and the

@@ -32,7 +32,7 @@ TIME_METRIC = "gpu__time_duration.sum"
 METRICS = [TIME_METRIC, *COUNTER_METRICS, *DRAM_METRICS]  # every column parse_csv reads
 
 DEFAULT_MEMBENCH_ARGS = [
-    "--benchmark_filter=^(global/(coalesced|strided|strided_full_grid|vectorized)|layout/|shared/)",
+    "--benchmark_filter=^(global/(coalesced|strided|strided_full_grid|vectorized|broadcast)|layout/|shared/)",
     "--stride=1:32",
     "--shared_stride=0,1,2,4,8,16,32,33",
 ]

@@ -97,6 +97,25 @@ TEST(DramModel, GlobalVariants) {
                    traffic(strided(n, 4)).read_bytes);
 }
 
+TEST(GlobalModel, ABroadcastIsOneSectorAWarpAndOneDramUnitPer32Floats) {
+  const GlobalConfig b{GlobalVariant::broadcast, std::size_t{1} << 24};
+  EXPECT_EQ(global_lane_stride_bytes(b), 0u);
+  EXPECT_EQ(sectors_per_request(global_access_bytes(b), global_lane_stride_bytes(b)), 1);
+  // Every lane of a warp reads its warp's first element; the next warp the next 32.
+  EXPECT_EQ(global_source(b, 0), 0u);
+  EXPECT_EQ(global_source(b, 31), 0u);
+  EXPECT_EQ(global_source(b, 32), 32u);
+  EXPECT_EQ(global_source(b, 70), 64u);
+  EXPECT_EQ(global_source({GlobalVariant::coalesced, 100}, 70), 70u);
+  EXPECT_TRUE(global_writes(b, 31));
+  const double a = 4.0 * (std::size_t{1} << 24);
+  const DramTraffic t = global_dram_traffic(b);
+  EXPECT_DOUBLE_EQ(t.read_bytes, a / 2);  // 64 bytes per 128: a lone read fetches its 64-byte unit
+  EXPECT_DOUBLE_EQ(t.write_bytes, a);
+  EXPECT_DOUBLE_EQ(global_bytes(b), 2 * a);  // what the lanes receive, and write
+  EXPECT_EQ(global_reference(b, 3.25f), 6.5f);
+}
+
 TEST(GlobalBytes, CountsUsefulElementsReadAndWritten) {
   EXPECT_DOUBLE_EQ(global_bytes({GlobalVariant::coalesced, 1000}), 8000.0);
   EXPECT_DOUBLE_EQ(global_bytes({GlobalVariant::memcpy, 1000}), 8000.0);
@@ -154,7 +173,7 @@ TEST(GlobalLaunch, RefusesBadArgumentsBeforeAnyCudaCall) {
 
 TEST(GlobalModel, NamesOfTheVariants) {
   EXPECT_EQ(kGlobalVariants(GlobalVariant::strided_full_grid), "strided_full_grid");
-  EXPECT_EQ(kGlobalVariants.all().size(), 5u);
+  EXPECT_EQ(kGlobalVariants.all().size(), 6u);
 }
 
 class GlobalKernels : public ::testing::Test {
@@ -167,12 +186,18 @@ class GlobalKernels : public ::testing::Test {
                  " ilp=" + std::to_string(c.ilp) + " persistent=" + std::to_string(c.persistent));
     test::expect_output(
         c.n, c.n, 7, [&](const float* in, float* out) { return launch(c, in, out, nullptr); },
-        [&](std::size_t i) { return global_writes(c, i) ? global_reference(c, pattern_value(i, 7)) : poison_value(); });
+        [&](std::size_t i) {
+          return global_writes(c, i) ? global_reference(c, pattern_value(global_source(c, i), 7)) : poison_value();
+        });
   }
 
   // Sizes around the block size (256) and the vector widths.
   const std::vector<std::size_t> sizes_ = {1, 3, 255, 256, 257, 1000, 4099, (1 << 20) + 5};
 };
+
+TEST_F(GlobalKernels, BroadcastEveryLaneReadsItsWarpsFirstElement) {
+  for (auto n : sizes_) check({GlobalVariant::broadcast, n});
+}
 
 TEST_F(GlobalKernels, Coalesced) {
   for (auto n : sizes_) check({GlobalVariant::coalesced, n});

@@ -189,6 +189,7 @@ TEST(SweepFiles, CiIsASmallSetOfEveryFamily) {
             "global/strided_full_grid/n:67108864/stride:16/manual_time\n"
             "global/vectorized/n:67108864/vec:4/ilp:1/persistent:0/manual_time\n"
             "global/memcpy/n:67108864/manual_time\n"
+            "global/broadcast/n:67108864/manual_time\n"
             "hierarchy/bandwidth/working_set:1048576/width:16/persistent:1/through_l1:1/manual_time\n"
             "hierarchy/bandwidth/working_set:1073741824/width:16/persistent:1/through_l1:1/manual_time\n"
             "hierarchy/latency/working_set:1048576/chase_stride:128/manual_time\n"

@@ -15,6 +15,12 @@ __global__ void coalesced_scale(const float* __restrict__ in, float* __restrict_
   if (i < n) out[i] = 2.0f * in[i];
 }
 
+// One address a warp: every lane reads its warp's first element, and writes its own.
+__global__ void broadcast_scale(const float* __restrict__ in, float* __restrict__ out, std::size_t n) {
+  const std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = 2.0f * in[i & ~std::size_t{31}];
+}
+
 // Both strided geometries run this kernel; they differ only in the grid.
 __global__ void strided_scale(const float* __restrict__ in, float* __restrict__ out, std::size_t n,
                               std::size_t stride) {
@@ -76,6 +82,12 @@ cudaError_t run_coalesced(const GlobalPlan& p, const float* in, float* out, cuda
   return cudaGetLastError();
 }
 
+cudaError_t run_broadcast(const GlobalPlan& p, const float* in, float* out, cudaStream_t s) {
+  if (p.config.n == 0) return cudaSuccess;
+  kernels::broadcast_scale<<<p.shape.grid, p.shape.block, 0, s>>>(in, out, p.config.n);
+  return cudaGetLastError();
+}
+
 cudaError_t run_strided(const GlobalPlan& p, const float* in, float* out, cudaStream_t s) {
   if (p.config.n == 0) return cudaSuccess;
   kernels::strided_scale<<<p.shape.grid, p.shape.block, 0, s>>>(in, out, p.config.n, p.config.stride);
@@ -128,6 +140,10 @@ cudaError_t plan(const GlobalConfig& c, GlobalPlan* p) {
       p->shape = detail::shape_of(kernels::strided_scale, grid, kGlobalBlock);
       p->run = run_strided;
       return cudaSuccess;
+    case GlobalVariant::broadcast:
+      p->shape = detail::shape_of(kernels::broadcast_scale, grid, kGlobalBlock);
+      p->run = run_broadcast;
+      return cudaSuccess;
     case GlobalVariant::memcpy:
       p->shape = KernelShape{};
       p->run = run_memcpy;
@@ -153,6 +169,10 @@ cudaError_t launch(const GlobalConfig& c, const float* in, float* out, cudaStrea
 
 bool global_writes(const GlobalConfig& c, std::size_t i) { return !is_strided(c.variant) || i % c.stride == 0; }
 
+std::size_t global_source(const GlobalConfig& c, std::size_t i) {
+  return c.variant == GlobalVariant::broadcast ? i & ~std::size_t{31} : i;
+}
+
 std::size_t global_elements_touched(const GlobalConfig& c) {
   if (is_strided(c.variant)) return c.stride == 0 ? 0 : ceil_div(c.n, c.stride);
   return c.n;
@@ -168,11 +188,19 @@ int global_access_bytes(const GlobalConfig& c) {
 }
 
 std::size_t global_lane_stride_bytes(const GlobalConfig& c) {
+  if (c.variant == GlobalVariant::broadcast) return 0;
   if (is_strided(c.variant)) return c.stride * sizeof(float);
   return static_cast<std::size_t>(global_access_bytes(c));
 }
 
 DramTraffic global_dram_traffic(const GlobalConfig& c) {
+  if (c.variant == GlobalVariant::broadcast) {
+    // Reads: one float every 32 (128 bytes apart), a lone read fetching its
+    // DRAM unit; writes: the whole output, coalesced.
+    DramTraffic t = dram_read({ceil_div(c.n, std::size_t{32}), sizeof(float), 32 * sizeof(float)});
+    t += dram_write({c.n, sizeof(float), sizeof(float)});
+    return t;
+  }
   const AccessPattern pattern{global_elements_touched(c), sizeof(float),
                               is_strided(c.variant) ? c.stride * sizeof(float) : sizeof(float)};
   DramTraffic t = dram_read(pattern);

@@ -604,7 +604,7 @@ def test_the_four_passes_run_as_documented_and_check_what_they_recorded(tmp_path
     commands = [json.loads(line) for line in log.read_text().splitlines()]
     # the cases whose models the counters check: global's access patterns, layout and shared
     args = [
-        "--benchmark_filter=^(global/(coalesced|strided|strided_full_grid|vectorized)|layout/|shared/)",
+        "--benchmark_filter=^(global/(coalesced|strided|strided_full_grid|vectorized|broadcast)|layout/|shared/)",
         "--stride=1:32",
         "--shared_stride=0,1,2,4,8,16,32,33",
     ]

@@ -19,9 +19,11 @@ namespace membench {
 //                      with t * stride >= n exit at once
 //   vectorized         vec-float accesses, ilp loads in flight, grid-stride or one trip
 //   memcpy             cudaMemcpyAsync device to device, the ceiling
-enum class GlobalVariant { coalesced, strided, strided_full_grid, vectorized, memcpy };
+//   broadcast          every lane of a warp reads one address, its warp's
+//                      first element: out[i] = 2 * in[i rounded down to 32]
+enum class GlobalVariant { coalesced, strided, strided_full_grid, vectorized, memcpy, broadcast };
 inline constexpr auto kGlobalVariants =
-    enum_names<GlobalVariant>("coalesced", "strided", "strided_full_grid", "vectorized", "memcpy");
+    enum_names<GlobalVariant>("coalesced", "strided", "strided_full_grid", "vectorized", "memcpy", "broadcast");
 
 inline constexpr int kGlobalBlock = 256;  // threads per block
 using VectorWidths = IntList<1, 2, 4>;    // floats per access
@@ -46,8 +48,10 @@ cudaError_t plan(const GlobalConfig& c, GlobalPlan* plan);
 // Planned for this launch alone.
 cudaError_t launch(const GlobalConfig& c, const float* in, float* out, cudaStream_t stream);
 
-// Whether the variant writes element i, and what the host reference says it holds.
+// Whether the variant writes element i, which input element it reads for it
+// (i itself but for broadcast), and what the host reference says it holds.
 bool global_writes(const GlobalConfig& c, std::size_t i);
+std::size_t global_source(const GlobalConfig& c, std::size_t i);
 inline float global_reference(const GlobalConfig& c, float x) {
   return c.variant == GlobalVariant::memcpy ? x : 2.0f * x;
 }
@@ -57,7 +61,8 @@ std::size_t global_elements_touched(const GlobalConfig& c);
 // Useful bytes per launch: each touched element read once and written once.
 double global_bytes(const GlobalConfig& c);
 
-// The model of one warp load: bytes per access and byte stride between lanes.
+// The model of one warp load: bytes per access and byte stride between lanes
+// (0 for broadcast: one sector serves the warp).
 int global_access_bytes(const GlobalConfig& c);
 std::size_t global_lane_stride_bytes(const GlobalConfig& c);
 // DRAM bytes one launch moves when the arrays are far larger than the L2.
