@@ -8,6 +8,7 @@ import copy
 import figures
 import matplotlib.pyplot as plt
 import membench_declarations as md
+import membench_results as mr
 import plot
 import pytest
 
@@ -228,3 +229,90 @@ def test_an_old_file_gets_the_declarations_it_would_have_carried():
     new = copy.deepcopy(doc)
     new["membench"] = {"schema_version": 1, "counters": {}, "families": {}}
     assert md.families(new) == {}  # a file that declares nothing for a family is not given the old declarations
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        lambda f: f.update(title=3),
+        lambda f: f.update(axes=["span"]),
+        lambda f: f.update(study_rows={}),
+        lambda f: f.update(
+            study_rows=[
+                {"table": 1, "table_title": 5, "label": "l", "case": "c", "article_gb_per_second": 1.0, "counters": []}
+            ]
+        ),
+        lambda f: f.update(
+            study_rows=[
+                {
+                    "table": 1,
+                    "table_title": "t",
+                    "label": "l",
+                    "case": "c",
+                    "article_gb_per_second": True,
+                    "counters": [],
+                }
+            ]
+        ),
+        lambda f: f.update(
+            study_rows=[
+                {
+                    "table": 1,
+                    "table_title": "t",
+                    "label": "l",
+                    "case": "c",
+                    "article_gb_per_second": 1.0,
+                    "counters": [1],
+                }
+            ]
+        ),
+        lambda f: f.update(
+            study_rows=[
+                {
+                    "table": "1",
+                    "table_title": "t",
+                    "label": "l",
+                    "case": "c",
+                    "article_gb_per_second": 1.0,
+                    "counters": [],
+                }
+            ]
+        ),
+    ],
+)
+def test_a_bad_family_entry_is_refused(damage):
+    doc = toy_doc([("read", 4096, 1e12)])
+    damage(doc["membench"]["families"]["toy"])
+    with pytest.raises(mr.InputError, match="membench.families.toy"):
+        md.families(doc)
+
+
+def test_a_familys_study_and_rows_are_read_as_declared():
+    doc = toy_doc([("read", 4096, 1e12)])
+    toy = doc["membench"]["families"]["toy"]
+    toy["study"] = "the article's fourth table"
+    toy["study_rows"] = [
+        {
+            "table": 2,
+            "table_title": "B",
+            "label": "second",
+            "case": "toy/read/span:4096",
+            "article_gb_per_second": 2,
+            "counters": ["x"],
+        },
+        {
+            "table": 1,
+            "table_title": "A",
+            "label": "first",
+            "case": "toy/read/span:4096",
+            "article_gb_per_second": 1.5,
+            "counters": [],
+        },
+    ]
+    family = md.families(doc)["toy"]
+    assert family.study == "the article's fourth table"
+    assert [r.label for r in md.study_rows(doc)] == ["first", "second"]  # by table, then as declared
+    assert md.study_rows(doc)[1] == md.StudyRow(2, "B", "second", "toy/read/span:4096", 2.0, ("x",))
+    figure = family.figures[0]
+    assert (figure.x_log, figure.y_log, figure.bars, figure.model) == (True, False, False, "model_bytes_per_second")
+    assert figure.lines == ("dram_peak_bytes_per_second",) and figure.vlines == () and figure.best_of == ()

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 import report
+import report_page
 
 STUDY_RATES = {  # GB/s, and the counters the notes read
     "global/coalesced/n:16777216": (2600.0, {"sectors_per_request": 4, "dram_efficiency": 1.0}),
@@ -378,3 +379,33 @@ def test_the_comparison_is_html_tables_on_the_page_not_preformatted_text():
     assert '<h2 id="others">B against A</h2>' in html_text
     assert "<td>a/b</td><td>+1.0</td>" in html_text and "<th>case</th><th>change</th>" in html_text
     assert "<td>4.01 T</td>" in report.md_to_html("| a | b |\n| --- | --- |\n| x | 4.013e+12 |\n")
+
+
+def test_a_prefix_starts_at_its_power_and_three_digits_below_a_hundred():
+    assert report.quantity(1e3, "B/s") == "1 kB/s" and report.quantity(999.0, "B/s") == "999 B/s"
+    assert report.quantity(1e6, "B") == "1 MB" and report.quantity(1.5e6, "B") == "1.5 MB"
+    assert report.quantity(100.0, "ns") == "100 ns" and report.quantity(99.94, "ns") == "99.9 ns"
+    assert report.quantity(1e9, "updates/s") == "1 G updates/s"
+    assert report.readable("2.5e-05") == "2.5e-05"  # under one: no prefix, three digits
+    assert report.readable("3.2e+04") == "32 k" and report.readable("+1.00") == "+1.00"
+
+
+def test_fit_cuts_exactly_the_rows_it_names_and_leaves_a_file_at_the_limit_alone():
+    at_limit = "x" * report_page.MD_LIMIT
+    assert report.fit(at_limit) == at_limit
+    rows = [f"| row {k:04d} | {'y' * 90} |" for k in range(800)]
+    md = "# head\n\n" + "\n".join(rows)
+    fitted = report.fit(md)
+    kept = [line for line in fitted.splitlines() if line.startswith("| row ")]
+    assert kept == rows[: len(kept)]  # the last rows go, in order
+    assert f"({len(rows) - len(kept)} table rows left out" in fitted
+    assert len(fitted) <= report_page.MD_LIMIT
+    assert len("\n".join(["# head", "", *kept])) > report_page.MD_LIMIT - 200 - 120  # no more cut than needed
+
+
+def test_markdown_tables_become_html_without_their_separator_row():
+    html_text = report.md_to_html("intro line\n| a | b |\n| --- | ---: |\n| 1 | 2 |\n\n| c |\n| --- |\n| 3 |\nafter")
+    assert html_text.count("<table>") == 2 and "---" not in html_text
+    assert "<tr><td>1</td><td>2</td></tr>" in html_text and "<th>c</th>" in html_text
+    assert html_text.startswith("<p>intro line</p>") and html_text.endswith("<p>after</p>")
+    assert "<h3>" not in html_text
