@@ -29,7 +29,6 @@ try:
 except ModuleNotFoundError as error:
     mr.missing_package("figures.py", error)
 
-PREFIXES = ((1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k"))
 LINESTYLES = ("-", "--", "-.", ":")
 MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")
 
@@ -45,7 +44,8 @@ def scale(unit: str, values: list[float]) -> tuple[float, str]:
         return 1.0, unit
     top = max(abs(v) for v in values)
     joined = (lambda p: p + unit) if unit.startswith("B") else (lambda p: f"{p} {unit}")
-    return next(((f, joined(p)) for f, p in PREFIXES if top >= f), (1.0, unit))
+    factor, p = mr.prefix(top)
+    return (factor, joined(p)) if p else (1.0, unit)
 
 
 def spread(case: mr.Case, metric: str) -> float:

@@ -50,6 +50,14 @@ POWER_CAP = 0x4  # sw_power_cap: the board's power limiter
 HOST_NOISE_WIDTHS = 3.0
 
 
+PREFIXES = ((1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k"))
+
+
+def prefix(value: float) -> tuple[float, str]:
+    """The SI prefix a person reads a value in, and its factor: 3.2e13 -> (1e12, "T"); under 1000: (1, "")."""
+    return next(((f, p) for f, p in PREFIXES if abs(value) >= f), (1.0, ""))
+
+
 def clock_event_names(reasons: int) -> str:
     """'sw_power_cap, hw_thermal_slowdown' for the bits set; unknown bits in hex."""
     names = [name for bit, name in CLOCK_EVENTS.items() if reasons & bit]

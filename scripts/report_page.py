@@ -7,12 +7,12 @@ from __future__ import annotations
 import html
 from dataclasses import dataclass, field
 
-PREFIXES = ((1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k"))
+import membench_results as mr
 
 
 def quantity(value: float, unit: str) -> str:
     """A number a person reads at a glance: a readable prefix, three or four digits, never an exponent."""
-    factor, prefix = next(((f, p) for f, p in PREFIXES if abs(value) >= f), (1.0, ""))
+    factor, prefix = mr.prefix(value)
     scaled = value / factor
     digits = f"{scaled:,.0f}" if abs(scaled) >= 100 else f"{scaled:.3g}"
     return f"{digits} {prefix}{unit}" if unit.startswith("B") or not prefix else f"{digits} {prefix} {unit}"
