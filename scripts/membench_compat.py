@@ -276,3 +276,32 @@ def old_family(name: str) -> dict:
     axes = [*OLD_NAMED_AXES.get(name, []), *({"name": a, "unit": "bytes"} for a in OLD_BYTE_AXES.get(name, ()))]
     rows = [dict(zip(_STUDY_KEYS, row)) for row in OLD_STUDY.get(name, [])]
     return {"title": OLD_TITLES.get(name, name), "axes": axes, "figures": OLD_FIGURES.get(name, []), "study_rows": rows}
+
+
+# The Nsight Compute counter each model counter was checked against, for files
+# written before the catalog carried it: pass, metrics (summed), per (summed),
+# scale, when judged. Frozen: what those files can hold.
+_LD = "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"
+_SHARED = "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum", "smsp__inst_executed_op_shared_ld.sum"
+OLD_NCU: dict[str, dict] = {
+    "sectors_per_request": {"pass": "counters", "metrics": [_LD[0]], "per": [_LD[1]]},
+    "wavefronts_per_request": {"pass": "counters", "metrics": [_SHARED[0]], "per": [_SHARED[1]]},
+    "conflict_ways": {"pass": "counters", "metrics": [_SHARED[0]], "per": [_SHARED[1]], "judged": "never"},
+    "dram_read_bytes": {"pass": "dram", "metrics": ["dram__bytes_read.sum"], "judged": "large"},
+    "dram_write_bytes": {"pass": "dram", "metrics": ["dram__bytes_write.sum"], "judged": "large"},
+    "l2_read_bytes": {
+        "pass": "counters",
+        "metrics": ["lts__t_sectors_srcunit_tex_op_read.sum"],
+        "scale": 32,
+        "judged": "beyond_l1",
+    },
+    "model_l2_requests": {
+        "pass": "counters",
+        "metrics": ["lts__t_requests_srcunit_tex_op_atom.sum", "lts__t_requests_srcunit_tex_op_red.sum"],
+    },
+    "model_shared_wavefronts": {
+        "pass": "counters",
+        "metrics": ["l1tex__data_pipe_lsu_wavefronts_mem_shared_op_atom.sum"],
+    },
+    "model_dram_read_bytes": {"pass": "dram", "metrics": ["dram__bytes_read.sum"]},
+}

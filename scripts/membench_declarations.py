@@ -152,3 +152,68 @@ def families(doc: dict) -> dict[str, Family]:
             tuple(_study_row(r, f"{where}.study_rows[{i}]") for i, r in enumerate(rows)),
         )
     return out
+
+
+@dataclass(frozen=True)
+class NcuMeasure:
+    """The Nsight Compute counter a model counter predicts, as the binary declares it: the sum of `metrics` in a
+    pass ("counters" or "dram"), over the sum of `per` (none: 1), times `scale`; `judged` says when a difference
+    fails the check (always, large, beyond_l1, never)."""
+
+    counter: str
+    pass_: str
+    metrics: tuple[str, ...]
+    per: tuple[str, ...] = ()
+    scale: float = 1.0
+    judged: str = "always"
+
+    def value(self, row: dict) -> float | None:
+        """The measure from one pass's row: the metrics it has, summed (None when it has none of them, or `per`
+        is missing or 0); an InputError when a metric's cell held no number."""
+        blank = next((m for m in (*self.metrics, *self.per) if m in row and row[m] is None), None)
+        if blank is not None:
+            raise mr.InputError(f"{self.counter}: ncu printed no number for {blank}")
+        top = [row[m] for m in self.metrics if row.get(m) is not None]
+        bottom = [row[m] for m in self.per if row.get(m) is not None]
+        if not top or (self.per and not sum(bottom)):
+            return None
+        return sum(top) / (sum(bottom) if self.per else 1.0) * self.scale
+
+
+PASSES = ("counters", "dram")
+JUDGED = ("always", "large", "beyond_l1", "never")
+
+
+def _measure(counter: str, entry: object) -> NcuMeasure:
+    where = f"membench.counters.{counter[:40]}.ncu"
+    ok = isinstance(entry, dict)
+    metrics, per = (entry.get("metrics"), entry.get("per", [])) if ok else (None, None)
+    scale = entry.get("scale", 1) if ok else None
+    if (
+        not ok
+        or entry.get("pass") not in PASSES
+        or entry.get("judged", "always") not in JUDGED
+        or not isinstance(metrics, list)
+        or not metrics
+        or not isinstance(per, list)
+        or not all(isinstance(m, str) for m in metrics + per)
+        or isinstance(scale, bool)
+        or not isinstance(scale, (int, float))
+    ):
+        raise mr.InputError(f"{where}: needs a pass ({', '.join(PASSES)}), metrics, per, scale and judged")
+    return NcuMeasure(counter, entry["pass"], tuple(metrics), tuple(per), float(scale), entry.get("judged", "always"))
+
+
+def ncu_measures(doc: dict) -> dict[str, NcuMeasure]:
+    """The ncu measure of every model counter that declares one, by counter; a file written before the catalog
+    carried them gets them from membench_compat."""
+    membench = doc.get("membench")
+    counters = membench.get("counters") if isinstance(membench, dict) else None
+    declared = (
+        {k: v["ncu"] for k, v in counters.items() if isinstance(v, dict) and "ncu" in v}
+        if isinstance(counters, dict)
+        else {}
+    )
+    if not declared:
+        declared = compat.OLD_NCU
+    return {k: _measure(k, v) for k, v in declared.items()}

@@ -40,18 +40,15 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import levels
+import membench_declarations as md
 import membench_results as mr
 from ncu_profile import (  # noqa: F401  (the passes and their metrics, under the names the tests know)
-    ATOMIC_REQUESTS,
     COUNTER_METRICS,
     DEFAULT_MEMBENCH_ARGS,
     DRAM_METRICS,
     L1_HIT_RATE,
-    L2_READ_SECTORS,
     METRICS,
     PROFILED_RUN_ARGS,
-    SECTOR_BYTES,
-    SHARED_ATOMIC_WAVEFRONTS,
     TIME_METRIC,
     export_csv,
     quiet,
@@ -148,7 +145,7 @@ def parse_csv(text: str) -> list[dict]:
             continue
         row = {"kernel": raw[header.index("Kernel Name")]}
         for name, unit, cell in zip(header, units, raw):
-            if name in METRICS:
+            if "__" in name:  # a metric (ncu's names are unit__counter.rollup)
                 value = _number(cell)
                 row[name] = None if value is None else value * UNIT_SCALE.get(unit, 1.0)
         rows.append(row)
@@ -202,109 +199,66 @@ def median_of(group: list[dict], metric: str) -> float | None:
     return statistics.median(values) if values else None
 
 
-def model_checks(case: mr.Case, row: dict, tolerance: float) -> list[Check]:
-    """Sectors and shared wavefronts of one case against its counters pass row."""
-    out = []
-    model_sectors = case.median("sectors_per_request")
-    requests = row.get("l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum")
-    if model_sectors is not None and requests:
-        measured = row["l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"] / requests
-        out.append(Check(case.name, "sectors_per_request", model_sectors, measured, tolerance))
-    instructions = row.get("smsp__inst_executed_op_shared_ld.sum")
-    wavefronts = row.get("l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum")
-    if instructions and wavefronts is not None:
-        per_request = wavefronts / instructions
-        if case.median("wavefronts_per_request") is not None:
-            out.append(
-                Check(
-                    case.name, "wavefronts_per_request", case.median("wavefronts_per_request"), per_request, tolerance
-                )
-            )
-        elif case.median("conflict_ways") is not None:
-            out.append(Check(case.name, "conflict_ways", case.median("conflict_ways"), per_request, None))
-    return out
-
-
-def atomics_checks(case: mr.Case, row: dict, tolerance: float) -> list[Check]:
-    """atomics: the L2 requests (global) and shared-memory wavefronts (32-bit integers) the model says the
-    hardware is asked, against the counters pass."""
-    out = []
-    requests = [row.get(m) for m in ATOMIC_REQUESTS]
-    if case.median("model_l2_requests") is not None and any(r is not None for r in requests):
-        out.append(
-            Check(
-                case.name,
-                "model_l2_requests",
-                case.median("model_l2_requests"),
-                sum(r or 0.0 for r in requests),
-                tolerance,
-            )
-        )
-    wavefronts = row.get(SHARED_ATOMIC_WAVEFRONTS)
-    if case.median("model_shared_wavefronts") is not None and wavefronts is not None:
-        out.append(
-            Check(case.name, "model_shared_wavefronts", case.median("model_shared_wavefronts"), wavefronts, tolerance)
-        )
-    return out
-
-
-def l2persist_checks(case: mr.Case, dram_group: list[dict], tolerance: float) -> list[Check]:
-    """l2persist: the DRAM bytes the residency model leaves to DRAM, against the DRAM pass (one pass, so that no
-    replay disturbs the persisting lines)."""
-    model, measured = case.median("model_dram_read_bytes"), median_of(dram_group, "dram__bytes_read.sum")
-    if model is None or measured is None:
-        return []
-    return [Check(case.name, "model_dram_read_bytes", model, measured, tolerance)]
-
-
-def dram_checks(case: mr.Case, group: list[dict], tolerance: float) -> list[Check]:
-    """Modelled DRAM bytes against the DRAM pass (checked where an array holds 2^24 elements or more)."""
+def _array_elements(case: mr.Case) -> int | None:
     n = next((case.params[k] for k in ("n", "structs", "elements") if k in case.params), None)
-    large = isinstance(n, int) and n >= DRAM_MIN_N
+    return n if isinstance(n, int) else None
+
+
+def judgement(doc: dict, case: mr.Case, measure: md.NcuMeasure, model: float) -> tuple[bool, float] | None:
+    """Whether a declared check is judged, and its slack (an absolute agreement that always passes); None: the
+    check is not made. A working set from half to four times a cache level is information only (the cache
+    holds part of it)."""
+    ws = case.params.get("working_set")
+    if measure.judged == "never" or (isinstance(ws, int) and near_a_level(doc, ws)):
+        return False, 0.0
+    if measure.judged == "beyond_l1" and case.median("model_level") == 1:
+        return False, 0.0  # held in L1 the model is each SM's first read, a bound
+    if measure.judged != "large":
+        return True, 0.0
+    if isinstance(ws, int):
+        # A working set held in a cache (model 0) agrees while under 1% of the bytes read come from DRAM.
+        return True, 0.0 if model else SMALL_SHARE * (case.median("bytes") or 0.0)
+    if not model:
+        return None
+    # A side under 1% of the case's modelled traffic (a reduction's few partial sums) is shown, not judged:
+    # a few kilobytes of stray traffic would decide its percentage.
     total = (case.median("dram_read_bytes") or 0) + (case.median("dram_write_bytes") or 0)
+    n = _array_elements(case)
+    return n is not None and n >= DRAM_MIN_N and model >= SMALL_SHARE * total, 0.0
+
+
+def declared_checks(
+    doc: dict, case: mr.Case, row: dict, dram_group: list[dict], measures: dict[str, md.NcuMeasure], tolerance: float
+) -> list[Check]:
+    """Each model counter the case reports against the ncu counter its declaration names (the counters pass's
+    row, or the median over the DRAM pass's launches)."""
     out = []
-    for quantity, metric in (
-        ("dram_read_bytes", "dram__bytes_read.sum"),
-        ("dram_write_bytes", "dram__bytes_write.sum"),
-    ):
-        model, measured = case.median(quantity), median_of(group, metric)
-        if model and measured is not None:
-            # A side that is under 1% of the case's traffic (a reduction's few
-            # partial sums) is shown, not judged: a few kilobytes of stray
-            # traffic would decide its percentage.
-            checked = large and model >= SMALL_SHARE * total
-            out.append(Check(case.name, quantity, model, measured, tolerance if checked else None))
+    for name in sorted(measures):
+        measure, model = measures[name], case.median(name)
+        if model is None:
+            continue
+        if measure.pass_ == "counters":
+            measured = measure.value(row)
+        else:
+            values = [v for v in (measure.value(r) for r in dram_group) if v is not None]
+            measured = statistics.median(values) if values else None
+        verdict = judgement(doc, case, measure, model)
+        if measured is None or verdict is None:
+            continue
+        judged, slack = verdict
+        out.append(Check(case.name, name, model, measured, tolerance if judged else None, slack))
+    hit, level = row.get(L1_HIT_RATE), case.median("model_level")
+    if hit is not None and level and case.median("latency_ns") is None:
+        # The level model of a bandwidth case says where its reads hit: all in L1 (held there), none (past it).
+        ws = case.params.get("working_set")
+        judged = level == 1 and not (isinstance(ws, int) and near_a_level(doc, ws))
+        out.append(Check(case.name, "l1_hit_pct", 100.0 if level == 1 else 0.0, hit, tolerance if judged else None))
     return out
 
 
 def near_a_level(doc: dict, working_set: int) -> bool:
     """Whether a working set is from half to four times a reported level size (a cache holds part of it)."""
     return any(size / 2 <= working_set <= 4 * size for _, size in levels.device_sizes(doc))
-
-
-def hierarchy_checks(doc: dict, case: mr.Case, row: dict, dram_group: list[dict], tolerance: float) -> list[Check]:
-    """hierarchy/bandwidth: the bytes each level serves, and the L1 hit rate, against the counters."""
-    ws = case.params.get("working_set")
-    if case.variant != "bandwidth" or not isinstance(ws, int):
-        return []
-    judged = None if near_a_level(doc, ws) else tolerance
-    out = []
-    model, sectors, level = case.median("l2_read_bytes"), row.get(L2_READ_SECTORS), case.median("model_level")
-    if model and sectors is not None:
-        # Held in L1 the model is a bound (each SM's first read), not a count.
-        out.append(Check(case.name, "l2_read_bytes", model, sectors * SECTOR_BYTES, None if level == 1 else judged))
-    model, measured, read = (
-        case.median("dram_read_bytes"),
-        median_of(dram_group, "dram__bytes_read.sum"),
-        case.median("bytes"),
-    )
-    if measured is not None and model is not None and read:
-        # Held in a cache (model 0): agrees while under 1% of the bytes read come from DRAM.
-        out.append(Check(case.name, "dram_read_bytes", model, measured, judged, 0.0 if model else SMALL_SHARE * read))
-    hit = row.get(L1_HIT_RATE)
-    if hit is not None and level:
-        out.append(Check(case.name, "l1_hit_pct", 100.0 if level == 1 else 0.0, hit, judged if level == 1 else None))
-    return out
 
 
 def time_check(
@@ -318,7 +272,7 @@ def time_check(
     level = case.median("model_level")
     if bytes_ is None or bytes_ < MIB64 or not duration or not event or (level is not None and level < 3):
         return []
-    if case.family == "l2persist":
+    if case.median("set_aside_bytes") is not None:
         return []  # persisting lines outlive the timing run's flush, and ncu's cache control empties them
     return [Check(case.name, "time_ns", event, duration, tolerance, slack_ns)]
 
@@ -339,17 +293,10 @@ def evaluate(
     timed_cases = {mr.warm_name(name): c for name, c in mr.cases(timing).items()} if timing else {}
     durations = {c.name: median_of(g, TIME_METRIC) for c, g in pair(doc, time_rows, kernels)} if time_rows else {}
     dram = {c.name: g for c, g in pair(doc, dram_rows, kernels)} if dram_rows else {}
+    measures = md.ncu_measures(doc)
     out = []
     for case, group in pair(doc, rows, kernels):
-        if case.family == "hierarchy":
-            out.extend(hierarchy_checks(doc, case, group[0], dram.get(case.name, []), tolerance))
-        elif case.family == "atomics":
-            out.extend(atomics_checks(case, group[0], tolerance))
-        elif case.family == "l2persist":
-            out.extend(l2persist_checks(case, dram.get(case.name, []), tolerance))
-        else:
-            out.extend(model_checks(case, group[0], tolerance))
-            out.extend(dram_checks(case, dram.get(case.name, []), tolerance))
+        out.extend(declared_checks(doc, case, group[0], dram.get(case.name, []), measures, tolerance))
         # Without a timing run or a time pass: the counters run's own time and duration.
         out.extend(
             time_check(

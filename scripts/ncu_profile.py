@@ -8,6 +8,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
+import membench_declarations as md
 import membench_results as mr
 
 COUNTER_METRICS = [
@@ -22,14 +23,19 @@ COUNTER_METRICS = [
     "lts__t_requests_srcunit_tex_op_red.sum",
     "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_atom.sum",
 ]
-ATOMIC_REQUESTS = ("lts__t_requests_srcunit_tex_op_atom.sum", "lts__t_requests_srcunit_tex_op_red.sum")
-SHARED_ATOMIC_WAVEFRONTS = "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_atom.sum"
-L2_READ_SECTORS = "lts__t_sectors_srcunit_tex_op_read.sum"
 L1_HIT_RATE = "l1tex__t_sector_pipe_lsu_mem_global_op_ld_hit_rate.pct"
-SECTOR_BYTES = 32
 DRAM_METRICS = ["dram__bytes_read.sum", "dram__bytes_write.sum"]
 TIME_METRIC = "gpu__time_duration.sum"
-METRICS = [TIME_METRIC, *COUNTER_METRICS, *DRAM_METRICS]  # every column parse_csv reads
+METRICS = [TIME_METRIC, *COUNTER_METRICS, *DRAM_METRICS]  # the columns of every pass, before the declared ones
+
+
+def pass_metrics(doc: dict, name: str, base: list[str]) -> list[str]:
+    """A pass's metrics: its own, and every metric a model counter the run reports declares for that pass."""
+    declared = [
+        m for measure in md.ncu_measures(doc).values() if measure.pass_ == name for m in measure.metrics + measure.per
+    ]
+    return list(dict.fromkeys([*base, *declared]))
+
 
 DEFAULT_MEMBENCH_ARGS = [
     "--benchmark_filter=^(global/(coalesced|strided|strided_full_grid|vectorized|broadcast)|layout/|shared/)",
@@ -110,8 +116,9 @@ def run_profile(args) -> dict[str, Path]:
         export_csv(ncu, report, out / f"{name}.csv")
         return out / f"{name}.csv"
 
-    files["csv"] = profile("profile", "none", COUNTER_METRICS, 1)
+    timing = mr.load(files["timing"])
+    files["csv"] = profile("profile", "none", pass_metrics(timing, "counters", COUNTER_METRICS), 1)
     files["json"] = out / "profile.json"
-    files["dram_csv"] = profile("dram", "none", DRAM_METRICS, args.dram_launches)
+    files["dram_csv"] = profile("dram", "none", pass_metrics(timing, "dram", DRAM_METRICS), args.dram_launches)
     files["time_csv"] = profile("time", "all", [TIME_METRIC], args.launches)
     return files

@@ -197,6 +197,31 @@ TEST(ResultFile, TheCatalogSaysWhichWayIsBetter) {
   EXPECT_EQ(counter_entry("updates_per_second").at("kind"), "measured");
 }
 
+// A model counter names the Nsight Compute counter it predicts, so that
+// ncu_check.py checks a new family's model from the file; a measurement
+// names none.
+TEST(ResultFile, AModelCounterNamesTheNcuCounterItPredicts) {
+  const auto sectors = counter_entry("sectors_per_request").at("ncu");
+  EXPECT_EQ(sectors.at("pass"), "counters");
+  EXPECT_EQ(sectors.at("metrics"), nlohmann::ordered_json({"l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"}));
+  EXPECT_EQ(sectors.at("per"), nlohmann::ordered_json({"l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"}));
+  EXPECT_EQ(sectors.at("judged"), "always");
+  const auto l2 = counter_entry("l2_read_bytes").at("ncu");
+  EXPECT_EQ(l2.at("scale"), 32.0);
+  EXPECT_EQ(l2.at("judged"), "beyond_l1");
+  EXPECT_EQ(counter_entry("dram_write_bytes").at("ncu").at("pass"), "dram");
+  EXPECT_EQ(counter_entry("model_l2_requests").at("ncu").at("metrics").size(), 2u);
+  for (const char* name : {"bytes_per_second", "latency_ns", "dram_efficiency", "not_a_declared_counter"})
+    EXPECT_FALSE(counter_entry(name).contains("ncu")) << name;
+  // Every declared measure names a pass the script runs and a rule it knows.
+  for (const char* name : {"sectors_per_request", "wavefronts_per_request", "conflict_ways", "dram_read_bytes",
+                           "l2_read_bytes", "model_shared_wavefronts", "model_dram_read_bytes"}) {
+    const auto ncu = counter_entry(name).at("ncu");
+    EXPECT_TRUE(ncu.at("pass") == "counters" || ncu.at("pass") == "dram") << name;
+    EXPECT_FALSE(ncu.at("metrics").empty()) << name;
+  }
+}
+
 // Google Benchmark's cv of a counter whose mean is 0 is NaN, which is not
 // JSON: the file leaves such a statistic out and stays readable by a strict
 // parser.

@@ -10,6 +10,21 @@ namespace {
 using B = Better;
 using K = CounterKind;
 
+// The Nsight Compute metrics the models are checked against.
+const std::string kGlobalLoadSectors = "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum";
+const std::string kGlobalLoadRequests = "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum";
+const std::string kSharedLoadWavefronts = "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum";
+const std::string kSharedLoads = "smsp__inst_executed_op_shared_ld.sum";
+
+NcuMeasure counted(std::vector<std::string> metrics, std::vector<std::string> per = {}, double scale = 1,
+                   std::string judged = "always") {
+  return {"counters", std::move(metrics), std::move(per), scale, std::move(judged)};
+}
+
+NcuMeasure dram(std::string metric, std::string judged) {
+  return {"dram", {std::move(metric)}, {}, 1, std::move(judged)};
+}
+
 const std::map<std::string, CounterMeaning>& catalog() {
   static const std::map<std::string, CounterMeaning> table = {
       // Google Benchmark's own numbers, as this suite fills them.
@@ -53,23 +68,39 @@ const std::map<std::string, CounterMeaning>& catalog() {
       {"clock_event_reasons", {"bitmask", B::neither, K::health, "NVML clock event reasons seen during the case"}},
       {"clock_event", {"flag", B::lower, K::health, "1: a power, thermal or hardware clock event during the case"}},
       // The families' models and their configuration.
-      {"sectors_per_request", {"sectors", B::neither, K::model, "32-byte sectors per warp load request"}},
+      {"sectors_per_request",
+       {"sectors", B::neither, K::model, "32-byte sectors per warp load request",
+        counted({kGlobalLoadSectors}, {kGlobalLoadRequests})}},
       {"dram_efficiency", {"ratio", B::neither, K::model, "useful bytes per byte of the sectors fetched"}},
-      {"dram_read_bytes", {"B", B::neither, K::model, "bytes read from DRAM per launch"}},
-      {"dram_write_bytes", {"B", B::neither, K::model, "bytes written to DRAM per launch"}},
-      {"l2_read_bytes", {"B", B::neither, K::model, "bytes the L2 serves per launch"}},
-      {"conflict_ways", {"ways", B::neither, K::model, "shared-memory bank conflict degree"}},
-      {"wavefronts_per_request", {"wavefronts", B::neither, K::model, "shared-memory wavefronts per warp request"}},
+      {"dram_read_bytes",
+       {"B", B::neither, K::model, "bytes read from DRAM per launch", dram("dram__bytes_read.sum", "large")}},
+      {"dram_write_bytes",
+       {"B", B::neither, K::model, "bytes written to DRAM per launch", dram("dram__bytes_write.sum", "large")}},
+      {"l2_read_bytes",
+       {"B", B::neither, K::model, "bytes the L2 serves per launch",
+        counted({"lts__t_sectors_srcunit_tex_op_read.sum"}, {}, 32, "beyond_l1")}},
+      {"conflict_ways",
+       {"ways", B::neither, K::model, "shared-memory bank conflict degree",
+        counted({kSharedLoadWavefronts}, {kSharedLoads}, 1, "never")}},
+      {"wavefronts_per_request",
+       {"wavefronts", B::neither, K::model, "shared-memory wavefronts per warp request",
+        counted({kSharedLoadWavefronts}, {kSharedLoads})}},
       {"model_level",
        {"level", B::neither, K::model, "the memory level that serves the case (0 L1, 1 L2, 2 DRAM, ...)"}},
       {"model_bytes_per_second", {"B/s", B::neither, K::model, "the ceiling the model predicts for bytes_per_second"}},
       {"model_updates_per_second", {"updates/s", B::neither, K::model, "the serial bound the model predicts"}},
       {"model_migrated_bytes", {"B", B::neither, K::model, "bytes the driver should migrate (64 KiB blocks)"}},
-      {"model_dram_read_bytes", {"B", B::neither, K::model, "bytes read from DRAM per launch under the access policy"}},
+      {"model_dram_read_bytes",
+       {"B", B::neither, K::model, "bytes read from DRAM per launch under the access policy",
+        dram("dram__bytes_read.sum", "always")}},
       {"model_l2_hot_bytes", {"B", B::neither, K::model, "bytes of the hot buffer served by persisting L2 lines"}},
       {"model_persisting_bytes", {"B", B::neither, K::model, "bytes of the hot buffer that persist"}},
-      {"model_l2_requests", {"requests", B::neither, K::model, "L2 atomic requests per launch"}},
-      {"model_shared_wavefronts", {"wavefronts", B::neither, K::model, "shared-memory atomic wavefronts per launch"}},
+      {"model_l2_requests",
+       {"requests", B::neither, K::model, "L2 atomic requests per launch",
+        counted({"lts__t_requests_srcunit_tex_op_atom.sum", "lts__t_requests_srcunit_tex_op_red.sum"})}},
+      {"model_shared_wavefronts",
+       {"wavefronts", B::neither, K::model, "shared-memory atomic wavefronts per launch",
+        counted({"l1tex__data_pipe_lsu_wavefronts_mem_shared_op_atom.sum"})}},
       {"link_bytes", {"B", B::neither, K::model, "bytes that cross the host link per launch"}},
       {"pages_read", {"pages", B::neither, K::model, "4 KiB pages a launch reads"}},
       {"chain_nodes", {"nodes", B::neither, K::configuration, "nodes in the pointer chase's cycle"}},

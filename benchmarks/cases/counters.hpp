@@ -12,17 +12,40 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace membench::cases {
 
 enum class Better { higher, lower, neither };
 enum class CounterKind { measured, model, configuration, health };
 
+// The Nsight Compute counter a model counter predicts, for ncu_check.py: the
+// sum of `metrics` in one pass, over the sum of `per` (empty: 1), times
+// `scale`, in the model's unit. The pass is "counters" (one profiled launch,
+// the caches as the launch before left them) or "dram" (the median over
+// launches of the DRAM bytes alone, in steady state).
+struct NcuMeasure {
+  std::string pass;
+  std::vector<std::string> metrics;
+  std::vector<std::string> per;
+  double scale = 1;
+  // When the check is judged, beyond the tolerance:
+  //   always       every case that reports the model
+  //   large        where the case's arrays hold 2^24 elements or more (a
+  //                model of arrays far larger than the L2), and the side
+  //                is 1% or more of the case's DRAM traffic
+  //   beyond_l1    not where the case is served by the L1 (model_level 1:
+  //                the model is each SM's first read, a bound)
+  //   never        shown beside the model, not judged (a degree, not a count)
+  std::string judged = "always";
+};
+
 struct CounterMeaning {
   std::string unit;  // "B/s", "ns", "%", "flag" (0 or 1), ...
   Better better = Better::neither;
   CounterKind kind = CounterKind::configuration;
   std::string description;  // one line
+  std::optional<NcuMeasure> ncu;
 };
 
 // The meaning of a counter (or of real_time, cpu_time and iterations, as

@@ -15,10 +15,14 @@ namespace membench::gbench {
 nlohmann::ordered_json counter_entry(const std::string& name) {
   const auto meaning = cases::counter_meaning(name);
   if (!meaning) return {{"unit", ""}, {"better", "neither"}, {"kind", "undeclared"}, {"description", ""}};
-  return {{"unit", meaning->unit},
-          {"better", cases::to_string(meaning->better)},
-          {"kind", cases::to_string(meaning->kind)},
-          {"description", meaning->description}};
+  nlohmann::ordered_json entry = {{"unit", meaning->unit},
+                                  {"better", cases::to_string(meaning->better)},
+                                  {"kind", cases::to_string(meaning->kind)},
+                                  {"description", meaning->description}};
+  if (const auto& m = meaning->ncu)
+    entry["ncu"] = {
+        {"pass", m->pass}, {"metrics", m->metrics}, {"per", m->per}, {"scale", m->scale}, {"judged", m->judged}};
+  return entry;
 }
 
 namespace {

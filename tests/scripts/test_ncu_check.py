@@ -781,7 +781,9 @@ def test_a_row_that_cannot_be_checked_is_one_line_and_exit_2(tmp_path, capsys):
         '"0","strided_scale","524288","n/a"\n'
     )
     assert ncu_check.main([*run, "--csv", str(tmp_path / "p.csv")]) == 2
-    assert capsys.readouterr().err.startswith("ncu_check.py: cannot check these files (TypeError: ")
+    assert capsys.readouterr().err == (
+        "ncu_check.py: sectors_per_request: ncu printed no number for l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum\n"
+    )
 
 
 def test_the_summary_counts_what_agrees_and_what_differs(tmp_path, capsys):
@@ -1010,7 +1012,7 @@ def test_a_side_modelled_as_zero_bytes_is_not_checked():
     assert "dram_read_bytes" in checks and "dram_write_bytes" not in checks
 
 
-def test_only_hierarchy_bandwidth_cases_with_a_model_get_level_checks():
+def test_a_case_gets_the_checks_of_the_models_it_reports_and_a_chase_no_hit_rate():
     read = 2.0 * 2**30
     doc = hierarchy_doc([4 * 2**20])
     latency = "hierarchy/latency/working_set:4194304/chase_stride:128/manual_time"
@@ -1023,15 +1025,17 @@ def test_only_hierarchy_bandwidth_cases_with_a_model_get_level_checks():
             "time_unit": "us",
             "latency_ns": 200.0,
             "model_level": 2,
-            "l2_read_bytes": read,
-            "dram_read_bytes": 0.0,
             "bytes": read,
         }
     )
     del doc["benchmarks"][0]["l2_read_bytes"]
     rows = hierarchy_rows([read, read], [1.0, 1.0])
     checks = [(c.case.split("/")[1], c.quantity) for c in ncu_check.evaluate(doc, rows, 5, 2)]
-    assert checks == [("bandwidth", "l1_hit_pct")]  # no l2 model, no DRAM pass; the latency case has none
+    # No l2 model and no DRAM pass: the bandwidth case has its hit rate alone; a chase has no hit-rate model.
+    assert checks == [("bandwidth", "l1_hit_pct")]
+    doc["benchmarks"][1]["l2_read_bytes"] = read  # a model the chase reports is checked like any other
+    checks = [(c.case.split("/")[1], c.quantity) for c in ncu_check.evaluate(doc, rows, 5, 2)]
+    assert checks == [("bandwidth", "l1_hit_pct"), ("latency", "l2_read_bytes")]
 
 
 def test_the_time_slack_is_2_5_us_unless_given():
@@ -1063,3 +1067,81 @@ def test_a_recorded_file_that_cannot_be_read_is_named(tmp_path, capsys):
     assert (
         capsys.readouterr().err == f"ncu_check.py: {tmp_path / 'none.csv'}: cannot read (No such file or directory)\n"
     )
+
+
+def declaring(doc: dict, counters: dict) -> dict:
+    """The document with a catalog of these counters (and the times), as the binary writes it."""
+    doc = copy.deepcopy(doc)
+    catalog = {"real_time": {"unit": "us", "better": "lower", "kind": "measured"}, **counters}
+    doc["membench"] = {"schema_version": 1, "complete": True, "counters": catalog}
+    return doc
+
+
+def test_a_counter_the_file_declares_is_checked_against_its_metric_with_no_script_change():
+    doc = strided_doc([2])
+    doc["benchmarks"][0]["toy_sectors"] = 300.0
+    doc = declaring(
+        doc,
+        {
+            "toy_sectors": {
+                "unit": "sectors",
+                "better": "neither",
+                "kind": "model",
+                "ncu": {"pass": "counters", "metrics": ["a__x.sum", "a__y.sum"], "per": ["a__z.sum"], "scale": 10},
+            }
+        },
+    )
+    row = {"kernel": "strided_scale", "a__x.sum": 20.0, "a__y.sum": 10.0, "a__z.sum": 1.0}
+    (check,) = ncu_check.evaluate(doc, [row], 5, 2)
+    # (20 + 10) / 1 x 10 = 300; sectors_per_request declares nothing in this file, so it is not checked
+    assert (check.quantity, check.model, check.measured, check.ok) == ("toy_sectors", 300.0, 300.0, True)
+    row["a__y.sum"] = 12.0
+    (check,) = ncu_check.evaluate(doc, [row], 5, 2)
+    assert check.ok is False and check.measured == 320.0
+
+
+@pytest.mark.parametrize("judged, ok", [("always", False), ("never", None)])
+def test_a_declared_check_is_judged_as_its_declaration_says(judged, ok):
+    doc = strided_doc([1])
+    doc["benchmarks"][0]["toy"] = 1.0
+    ncu = {"pass": "counters", "metrics": ["a__x.sum"], "judged": judged}
+    doc = declaring(doc, {"toy": {"unit": "", "better": "neither", "kind": "model", "ncu": ncu}})
+    (check,) = ncu_check.evaluate(doc, [{"kernel": "strided_scale", "a__x.sum": 2.0}], 5, 2)
+    assert check.ok is ok
+
+
+@pytest.mark.parametrize(
+    "ncu",
+    [
+        {"metrics": ["a__x.sum"]},  # no pass
+        {"pass": "l1", "metrics": ["a__x.sum"]},
+        {"pass": "dram", "metrics": []},
+        {"pass": "dram", "metrics": ["a__x.sum"], "scale": True},
+        {"pass": "dram", "metrics": ["a__x.sum"], "judged": "sometimes"},
+        {"pass": "dram", "metrics": [3]},
+        "dram__bytes_read.sum",
+    ],
+)
+def test_a_declaration_that_names_no_measure_is_one_line_and_exit_2(tmp_path, capsys, ncu):
+    doc = declaring(strided_doc([1]), {"toy": {"unit": "", "better": "neither", "kind": "model", "ncu": ncu}})
+    run = write_run(tmp_path, doc)
+    (tmp_path / "p.csv").write_text(make_csv(strided_rows([1])))
+    assert ncu_check.main([*run, "--csv", str(tmp_path / "p.csv")]) == 2
+    assert capsys.readouterr().err == (
+        "ncu_check.py: membench.counters.toy.ncu: needs a pass (counters, dram), metrics, per, scale and judged\n"
+    )
+
+
+def test_the_profile_passes_collect_the_metrics_the_file_declares():
+    import ncu_profile
+
+    doc = strided_doc([1])
+    doc["benchmarks"][0]["toy"] = 1.0
+    ncu = {"pass": "dram", "metrics": ["a__x.sum"], "per": ["a__y.sum"]}
+    doc = declaring(doc, {"toy": {"unit": "", "better": "neither", "kind": "model", "ncu": ncu}})
+    assert ncu_profile.pass_metrics(doc, "dram", ["dram__bytes_read.sum"]) == [
+        "dram__bytes_read.sum",
+        "a__x.sum",
+        "a__y.sum",
+    ]
+    assert ncu_profile.pass_metrics(doc, "counters", ["b__q.sum"]) == ["b__q.sum"]
