@@ -27,8 +27,19 @@
 // (sectors_per_request 1); its bytes count what the lanes receive, so its
 // rate may pass what DRAM moves, which is one 64-byte unit per warp read and
 // the whole output written.
+//
+// global/misaligned reads from `offset` floats past an aligned start: a
+// warp's 128 bytes then straddle a fifth sector unless the offset is a whole
+// sector (8 floats), 5 sectors for 4 sectors' bytes; DRAM moves the same.
+// global/strided_readonly and global/strided_texture run the strided read
+// through the read-only data path (ld.global.nc) and a texture object. The
+// hypothesis, against the folklore that such a path makes a strided access
+// safe: both fetch the same 32-byte sectors from the L2 (l2_read_bytes) and
+// DRAM as plain loads do, so the bytes moved, and the time, stay.
 //==============================================================================
 #include <cstdint>
+#include <memory>
+#include <string>
 
 #include "cases/family.hpp"
 #include "membench/global.hpp"
@@ -41,13 +52,34 @@ namespace {
 
 constexpr std::uint32_t kSeed = 0x61;
 
+bool is_strided_read(GlobalVariant v) {
+  return v == GlobalVariant::strided || v == GlobalVariant::strided_readonly || v == GlobalVariant::strided_texture;
+}
+
+// A texture case's launch: its texture object, made once over the case's input.
+auto bind_texture(const GlobalPlan& plan) {
+  return [plan](const void* in, void* out, BoundLaunch* bound) {
+    auto texture = std::make_shared<const FloatTexture>(static_cast<const float*>(in), plan.config.n);
+    bound->shape = plan.shape;
+    bound->run = [plan, texture, out = static_cast<float*>(out)](cudaStream_t s) {
+      return launch(plan, *texture, out, s);
+    };
+    return cudaSuccess;
+  };
+}
+
 CaseDefinition define(const GlobalConfig& c) {
   CaseDefinition d;
-  d.input_elements = d.output_elements = c.n;
+  d.input_elements = global_input_floats(c);
+  d.output_elements = c.n;
   d.seed = kSeed;
   GlobalPlan plan;
   MEMBENCH_CUDA(membench::plan(c, &plan));
-  d.bind = bind_plan(plan);
+  if (std::string why; c.variant == GlobalVariant::strided_texture && !texture_holds(c.n, &why)) throw CaseSkipped(why);
+  if (c.variant == GlobalVariant::strided_texture)
+    d.bind = bind_texture(plan);
+  else
+    d.bind = bind_plan(plan);
   d.expected = [c](std::size_t i) {
     return global_writes(c, i) ? global_reference(c, pattern_value(global_source(c, i), kSeed)) : poison_value();
   };
@@ -58,8 +90,10 @@ CaseDefinition define(const GlobalConfig& c) {
   d.work.bytes = global_bytes(c);
   const int access = global_access_bytes(c);
   const std::size_t lane_stride = global_lane_stride_bytes(c);
-  if (c.variant != GlobalVariant::memcpy)  // the copy's access pattern is the driver's
-    d.work.model.push_back({"sectors_per_request", static_cast<double>(sectors_per_request(access, lane_stride))});
+  // The copy's access pattern is the driver's; a texture's loads are not the LSU's.
+  if (c.variant != GlobalVariant::memcpy && c.variant != GlobalVariant::strided_texture)
+    d.work.model.push_back({"sectors_per_request", static_cast<double>(global_sectors_per_request(c))});
+  if (is_strided_read(c.variant)) d.work.model.push_back({"l2_read_bytes", global_l2_read_bytes(c)});
   // A broadcast's sector holds one useful float for the whole warp: 4 of its 32 bytes.
   const double efficiency = c.variant == GlobalVariant::memcpy      ? 1.0
                             : c.variant == GlobalVariant::broadcast ? 4.0 / 32.0
@@ -96,6 +130,15 @@ void cases(Family& f) {
   f.add("broadcast", {"n"}, {"broadcast_scale"}, [](const CaseArgs& a) {
     return define({GlobalVariant::broadcast, a.size("n")});
   });
+  f.add("misaligned", {"n", "offset"}, {"coalesced_scale"}, [](const CaseArgs& a) {
+    GlobalConfig c{GlobalVariant::misaligned, a.size("n")};
+    c.offset = a.size("offset");
+    return define(c);
+  });
+  f.add("strided_readonly", {"n", "stride"}, {"strided_readonly_scale"},
+        [](const CaseArgs& a) { return define(strided(GlobalVariant::strided_readonly, a)); });
+  f.add("strided_texture", {"n", "stride"}, {"strided_texture_scale"},
+        [](const CaseArgs& a) { return define(strided(GlobalVariant::strided_texture, a)); });
 }
 
 // The study's first table (the RTX 4090's GB/s from the article), and the
@@ -106,12 +149,14 @@ const std::vector<std::string> kWhy = {"sectors_per_request", "dram_efficiency"}
 const Registrar registrar{
     {"global",
      {axis("n", "floats", "elements of each array", {std::int64_t{1} << 24}),
-      axis("stride", "floats", "strided, strided_full_grid: elements between neighbouring threads",
-           {1, 2, 4, 8, 16, 32}, 1, std::int64_t{1} << 30),
+      axis("stride", "floats", "strided variants: elements between neighbouring threads", {1, 2, 4, 8, 16, 32}, 1,
+           std::int64_t{1} << 30),
       axis_of<VectorWidths>("vec", "floats", "vectorized: floats per access", {2, 4}),
       axis_of<IlpDepths>("ilp", "loads", "vectorized: independent loads in flight per thread", {1, 4}),
       axis("persistent", "switch", "vectorized: 1 = grid-stride over a resident grid, 0 = one trip per thread", {1, 0},
-           0, 1)},
+           0, 1),
+      axis("offset", "floats", "misaligned: floats past an aligned start the reads begin", {0, 1, 4, 8}, 0,
+           static_cast<std::int64_t>(kGlobalMaxOffset))},
      cases,
      {"Global memory: stride and size",
       {},

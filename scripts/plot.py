@@ -79,7 +79,7 @@ def dram_bound(case: mr.Case, copy_rate: float) -> float | None:
 
 def plot_global(doc: dict, cases: list[mr.Case], fig: plt.Figure) -> None:
     ax_stride, ax_n = fig.subplots(1, 2)
-    geometries = {"strided": "o-", "strided_full_grid": "s--"}
+    geometries = {"strided": "o-", "strided_full_grid": "s--", "strided_readonly": "^-.", "strided_texture": "v:"}
     strided = [c for c in cases if c.variant in geometries]
     for n in sorted({c.params["n"] for c in strided}):
         copy = next((c for c in cases if c.variant == "memcpy" and c.params.get("n") == n), None)

@@ -2,6 +2,7 @@
 // the host, every kernel variant against the host reference on the GPU.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -173,7 +174,55 @@ TEST(GlobalLaunch, RefusesBadArgumentsBeforeAnyCudaCall) {
 
 TEST(GlobalModel, NamesOfTheVariants) {
   EXPECT_EQ(kGlobalVariants(GlobalVariant::strided_full_grid), "strided_full_grid");
-  EXPECT_EQ(kGlobalVariants.all().size(), 6u);
+  EXPECT_EQ(kGlobalVariants(GlobalVariant::strided_texture), "strided_texture");
+  EXPECT_EQ(kGlobalVariants.all().size(), 9u);
+}
+
+// A warp's 128 bytes from `offset` floats past a sector: a fifth sector
+// unless the start is a whole sector (8 floats) away; the reads start there,
+// the writes do not move.
+TEST(GlobalModel, AMisalignedStartCostsAFifthSectorUnlessItIsAWholeSectorAway) {
+  for (std::size_t offset = 0; offset <= kGlobalMaxOffset; ++offset) {
+    GlobalConfig c{GlobalVariant::misaligned, 1 << 20};
+    c.offset = offset;
+    EXPECT_EQ(global_sectors_per_request(c), offset % 8 == 0 ? 4 : 5) << offset;
+    EXPECT_EQ(global_input_floats(c), (1u << 20) + offset);
+    EXPECT_EQ(global_source(c, 10), 10 + offset);
+    EXPECT_TRUE(global_writes(c, 10));
+    EXPECT_DOUBLE_EQ(global_bytes(c), 8.0 * (1 << 20));
+  }
+  GlobalConfig too_far{GlobalVariant::misaligned, 1024};
+  too_far.offset = kGlobalMaxOffset + 1;
+  GlobalPlan p;
+  EXPECT_EQ(plan(too_far, &p), cudaErrorInvalidValue);
+  EXPECT_EQ(global_sectors_per_request({GlobalVariant::coalesced, 1024}), 4);
+}
+
+// The read-only and texture paths run the strided access of plain loads:
+// the same threads, the same sectors asked of the L2, the same DRAM bytes.
+TEST(GlobalModel, TheReadOnlyAndTexturePathsAskTheL2ForTheSameSectors) {
+  for (std::size_t stride : {1, 2, 4, 8, 16, 32}) {
+    const GlobalConfig plain = strided(1 << 24, stride);
+    for (GlobalVariant v : {GlobalVariant::strided_readonly, GlobalVariant::strided_texture}) {
+      const GlobalConfig c = strided(1 << 24, stride, v);
+      EXPECT_EQ(global_elements_touched(c), global_elements_touched(plain));
+      EXPECT_DOUBLE_EQ(global_l2_read_bytes(c), global_l2_read_bytes(plain));
+      EXPECT_DOUBLE_EQ(global_dram_traffic(c).read_bytes, global_dram_traffic(plain).read_bytes);
+      EXPECT_EQ(global_sectors_per_request(c), global_sectors_per_request(plain));
+      EXPECT_TRUE(global_writes(c, stride) && !(stride > 1 && global_writes(c, 1)));
+    }
+    // Each touched float's sector, once: 4 bytes at stride 1, a whole sector from stride 8.
+    const double sector_bytes = static_cast<double>(std::min<std::size_t>(32, 4 * stride));
+    EXPECT_DOUBLE_EQ(global_l2_read_bytes(plain), static_cast<double>((1 << 24) / stride) * sector_bytes) << stride;
+  }
+  EXPECT_DOUBLE_EQ(global_l2_read_bytes({GlobalVariant::coalesced, 1000}), 4000.0);
+}
+
+TEST(GlobalLaunch, ATexturePlanLaunchesOnlyWithItsTexture) {
+  GlobalPlan p;
+  ASSERT_EQ(plan(strided(1024, 2, GlobalVariant::strided_texture), &p), cudaSuccess);
+  EXPECT_EQ(launch(p, static_cast<const float*>(nullptr), static_cast<float*>(nullptr), nullptr),
+            cudaErrorInvalidValue);
 }
 
 class GlobalKernels : public ::testing::Test {
@@ -185,7 +234,16 @@ class GlobalKernels : public ::testing::Test {
                  " stride=" + std::to_string(c.stride) + " vec=" + std::to_string(c.vec) +
                  " ilp=" + std::to_string(c.ilp) + " persistent=" + std::to_string(c.persistent));
     test::expect_output(
-        c.n, c.n, 7, [&](const float* in, float* out) { return launch(c, in, out, nullptr); },
+        global_input_floats(c), c.n, 7,
+        [&](const float* in, float* out) {
+          if (c.variant != GlobalVariant::strided_texture) return launch(c, in, out, nullptr);
+          GlobalPlan p;
+          MEMBENCH_CUDA(plan(c, &p));
+          const FloatTexture texture(in, c.n);
+          const cudaError_t rc = launch(p, texture, out, nullptr);
+          MEMBENCH_CUDA(cudaDeviceSynchronize());  // before the texture goes
+          return rc;
+        },
         [&](std::size_t i) {
           return global_writes(c, i) ? global_reference(c, pattern_value(global_source(c, i), 7)) : poison_value();
         });
@@ -220,6 +278,21 @@ TEST_F(GlobalKernels, VectorizedEveryWidthAndDepth) {
           c.persistent = persistent;
           check(c);
         }
+}
+
+TEST_F(GlobalKernels, MisalignedReadsFromItsOffset) {
+  for (std::size_t offset : {0, 1, 3, 8, 31, 32})
+    for (auto n : {std::size_t{1}, std::size_t{257}, (std::size_t{1} << 20) + 5}) {
+      GlobalConfig c{GlobalVariant::misaligned, n};
+      c.offset = offset;
+      check(c);
+    }
+}
+
+TEST_F(GlobalKernels, TheReadOnlyAndTexturePathsReadWhatPlainLoadsRead) {
+  for (GlobalVariant v : {GlobalVariant::strided_readonly, GlobalVariant::strided_texture})
+    for (std::size_t stride : {1, 3, 32})
+      for (auto n : {std::size_t{1}, std::size_t{1000}, (std::size_t{1} << 20) + 5}) check(strided(n, stride, v));
 }
 
 TEST_F(GlobalKernels, Memcpy) {

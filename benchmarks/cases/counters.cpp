@@ -68,39 +68,24 @@ const std::map<std::string, CounterMeaning>& catalog() {
       {"clock_event_reasons", {"bitmask", B::neither, K::health, "NVML clock event reasons seen during the case"}},
       {"clock_event", {"flag", B::lower, K::health, "1: a power, thermal or hardware clock event during the case"}},
       // The families' models and their configuration.
-      {"sectors_per_request",
-       {"sectors", B::neither, K::model, "32-byte sectors per warp load request",
-        counted({kGlobalLoadSectors}, {kGlobalLoadRequests})}},
+      {"sectors_per_request", {"sectors", B::neither, K::model, "32-byte sectors per warp load request"}},
+      {"store_sectors_per_request", {"sectors", B::neither, K::model, "32-byte sectors per warp store request"}},
       {"dram_efficiency", {"ratio", B::neither, K::model, "useful bytes per byte of the sectors fetched"}},
-      {"dram_read_bytes",
-       {"B", B::neither, K::model, "bytes read from DRAM per launch", dram("dram__bytes_read.sum", "large")}},
-      {"dram_write_bytes",
-       {"B", B::neither, K::model, "bytes written to DRAM per launch", dram("dram__bytes_write.sum", "large")}},
-      {"l2_read_bytes",
-       {"B", B::neither, K::model, "bytes the L2 serves per launch",
-        counted({"lts__t_sectors_srcunit_tex_op_read.sum"}, {}, 32, "beyond_l1")}},
-      {"conflict_ways",
-       {"ways", B::neither, K::model, "shared-memory bank conflict degree",
-        counted({kSharedLoadWavefronts}, {kSharedLoads}, 1, "never")}},
-      {"wavefronts_per_request",
-       {"wavefronts", B::neither, K::model, "shared-memory wavefronts per warp request",
-        counted({kSharedLoadWavefronts}, {kSharedLoads})}},
+      {"dram_read_bytes", {"B", B::neither, K::model, "bytes read from DRAM per launch"}},
+      {"dram_write_bytes", {"B", B::neither, K::model, "bytes written to DRAM per launch"}},
+      {"l2_read_bytes", {"B", B::neither, K::model, "bytes the L2 serves per launch"}},
+      {"conflict_ways", {"ways", B::neither, K::model, "shared-memory bank conflict degree"}},
+      {"wavefronts_per_request", {"wavefronts", B::neither, K::model, "shared-memory wavefronts per warp request"}},
       {"model_level",
        {"level", B::neither, K::model, "the memory level that serves the case (0 L1, 1 L2, 2 DRAM, ...)"}},
       {"model_bytes_per_second", {"B/s", B::neither, K::model, "the ceiling the model predicts for bytes_per_second"}},
       {"model_updates_per_second", {"updates/s", B::neither, K::model, "the serial bound the model predicts"}},
       {"model_migrated_bytes", {"B", B::neither, K::model, "bytes the driver should migrate (64 KiB blocks)"}},
-      {"model_dram_read_bytes",
-       {"B", B::neither, K::model, "bytes read from DRAM per launch under the access policy",
-        dram("dram__bytes_read.sum", "always")}},
+      {"model_dram_read_bytes", {"B", B::neither, K::model, "bytes read from DRAM per launch under the access policy"}},
       {"model_l2_hot_bytes", {"B", B::neither, K::model, "bytes of the hot buffer served by persisting L2 lines"}},
       {"model_persisting_bytes", {"B", B::neither, K::model, "bytes of the hot buffer that persist"}},
-      {"model_l2_requests",
-       {"requests", B::neither, K::model, "L2 atomic requests per launch",
-        counted({"lts__t_requests_srcunit_tex_op_atom.sum", "lts__t_requests_srcunit_tex_op_red.sum"})}},
-      {"model_shared_wavefronts",
-       {"wavefronts", B::neither, K::model, "shared-memory atomic wavefronts per launch",
-        counted({"l1tex__data_pipe_lsu_wavefronts_mem_shared_op_atom.sum"})}},
+      {"model_l2_requests", {"requests", B::neither, K::model, "L2 atomic requests per launch"}},
+      {"model_shared_wavefronts", {"wavefronts", B::neither, K::model, "shared-memory atomic wavefronts per launch"}},
       {"link_bytes", {"B", B::neither, K::model, "bytes that cross the host link per launch"}},
       {"pages_read", {"pages", B::neither, K::model, "4 KiB pages a launch reads"}},
       {"chain_nodes", {"nodes", B::neither, K::configuration, "nodes in the pointer chase's cycle"}},
@@ -124,6 +109,25 @@ const std::map<std::string, CounterMeaning>& catalog() {
   return table;
 }
 
+// The Nsight Compute counter each model counter predicts (ncu_check.py checks it).
+const std::map<std::string, NcuMeasure>& measures() {
+  static const std::map<std::string, NcuMeasure> table = {
+      {"sectors_per_request", counted({kGlobalLoadSectors}, {kGlobalLoadRequests})},
+      {"store_sectors_per_request", counted({"l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum"},
+                                            {"l1tex__t_requests_pipe_lsu_mem_global_op_st.sum"})},
+      {"dram_read_bytes", dram("dram__bytes_read.sum", "large")},
+      {"dram_write_bytes", dram("dram__bytes_write.sum", "large")},
+      {"l2_read_bytes", counted({"lts__t_sectors_srcunit_tex_op_read.sum"}, {}, 32, "beyond_l1")},
+      {"conflict_ways", counted({kSharedLoadWavefronts}, {kSharedLoads}, 1, "never")},
+      {"wavefronts_per_request", counted({kSharedLoadWavefronts}, {kSharedLoads})},
+      {"model_dram_read_bytes", dram("dram__bytes_read.sum", "always")},
+      {"model_l2_requests",
+       counted({"lts__t_requests_srcunit_tex_op_atom.sum", "lts__t_requests_srcunit_tex_op_red.sum"})},
+      {"model_shared_wavefronts", counted({"l1tex__data_pipe_lsu_wavefronts_mem_shared_op_atom.sum"})},
+  };
+  return table;
+}
+
 // device<i>_bytes_per_second: one GPU's own rate in a node-wide copy.
 bool is_device_rate(const std::string& name) {
   const std::string head = "device", tail = "_bytes_per_second";
@@ -141,6 +145,11 @@ std::optional<CounterMeaning> counter_meaning(const std::string& name) {
   if (const auto it = catalog().find(name); it != catalog().end()) return it->second;
   if (is_device_rate(name))
     return CounterMeaning{"B/s", B::higher, K::measured, "one GPU's own rate in a node-wide copy"};
+  return std::nullopt;
+}
+
+std::optional<NcuMeasure> ncu_measure(const std::string& name) {
+  if (const auto it = measures().find(name); it != measures().end()) return it->second;
   return std::nullopt;
 }
 

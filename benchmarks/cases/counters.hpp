@@ -45,12 +45,14 @@ struct CounterMeaning {
   Better better = Better::neither;
   CounterKind kind = CounterKind::configuration;
   std::string description;  // one line
-  std::optional<NcuMeasure> ncu;
 };
 
 // The meaning of a counter (or of real_time, cpu_time and iterations, as
 // this suite reports them); nullopt for a name nothing declares.
 std::optional<CounterMeaning> counter_meaning(const std::string& name);
+// The Nsight Compute counter a model counter predicts; nullopt for one that
+// names none (a measurement, a model no hardware counter sees).
+std::optional<NcuMeasure> ncu_measure(const std::string& name);
 
 const char* to_string(Better better);
 const char* to_string(CounterKind kind);

@@ -19,7 +19,7 @@ nlohmann::ordered_json counter_entry(const std::string& name) {
                                   {"better", cases::to_string(meaning->better)},
                                   {"kind", cases::to_string(meaning->kind)},
                                   {"description", meaning->description}};
-  if (const auto& m = meaning->ncu)
+  if (const auto m = cases::ncu_measure(name))
     entry["ncu"] = {
         {"pass", m->pass}, {"metrics", m->metrics}, {"per", m->per}, {"scale", m->scale}, {"judged", m->judged}};
   return entry;

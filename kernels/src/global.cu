@@ -4,6 +4,8 @@
 
 #include "float_vector.cuh"
 #include "membench/global.hpp"
+#include "membench/platform/cuda.hpp"
+#include "membench/platform/models.hpp"
 #include "platform/launch_utils.cuh"
 
 namespace membench {
@@ -26,6 +28,19 @@ __global__ void strided_scale(const float* __restrict__ in, float* __restrict__ 
                               std::size_t stride) {
   const std::size_t i = (static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x) * stride;
   if (i < n) out[i] = 2.0f * in[i];
+}
+
+// The same strided read through the read-only data path, and through a texture.
+__global__ void strided_readonly_scale(const float* __restrict__ in, float* __restrict__ out, std::size_t n,
+                                       std::size_t stride) {
+  const std::size_t i = (static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x) * stride;
+  if (i < n) out[i] = 2.0f * __ldg(in + i);
+}
+
+__global__ void strided_texture_scale(cudaTextureObject_t in, float* __restrict__ out, std::size_t n,
+                                      std::size_t stride) {
+  const std::size_t i = (static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x) * stride;
+  if (i < n) out[i] = 2.0f * tex1Dfetch<float>(in, static_cast<int>(i));
 }
 
 __device__ __forceinline__ float twice(float v) { return 2.0f * v; }
@@ -66,10 +81,14 @@ namespace {
 
 using detail::ceil_div;
 
-bool is_strided(GlobalVariant v) { return v == GlobalVariant::strided || v == GlobalVariant::strided_full_grid; }
+bool is_strided(GlobalVariant v) {
+  return v == GlobalVariant::strided || v == GlobalVariant::strided_full_grid || v == GlobalVariant::strided_readonly ||
+         v == GlobalVariant::strided_texture;
+}
 
 cudaError_t check(const GlobalConfig& c) {
   if (is_strided(c.variant) && c.stride == 0) return cudaErrorInvalidValue;
+  if (c.variant == GlobalVariant::misaligned && c.offset > kGlobalMaxOffset) return cudaErrorInvalidValue;
   if (c.variant == GlobalVariant::vectorized && (!VectorWidths::contains(c.vec) || !IlpDepths::contains(c.ilp)))
     return cudaErrorInvalidValue;
   return cudaSuccess;
@@ -81,6 +100,21 @@ cudaError_t run_coalesced(const GlobalPlan& p, const float* in, float* out, cuda
   kernels::coalesced_scale<<<p.shape.grid, p.shape.block, 0, s>>>(in, out, p.config.n);
   return cudaGetLastError();
 }
+
+cudaError_t run_misaligned(const GlobalPlan& p, const float* in, float* out, cudaStream_t s) {
+  if (p.config.n == 0) return cudaSuccess;
+  kernels::coalesced_scale<<<p.shape.grid, p.shape.block, 0, s>>>(in + p.config.offset, out, p.config.n);
+  return cudaGetLastError();
+}
+
+cudaError_t run_readonly(const GlobalPlan& p, const float* in, float* out, cudaStream_t s) {
+  if (p.config.n == 0) return cudaSuccess;
+  kernels::strided_readonly_scale<<<p.shape.grid, p.shape.block, 0, s>>>(in, out, p.config.n, p.config.stride);
+  return cudaGetLastError();
+}
+
+// A texture case launches with its texture (launch(plan, FloatTexture, ...)), never with a pointer.
+cudaError_t run_needs_texture(const GlobalPlan&, const float*, float*, cudaStream_t) { return cudaErrorInvalidValue; }
 
 cudaError_t run_broadcast(const GlobalPlan& p, const float* in, float* out, cudaStream_t s) {
   if (p.config.n == 0) return cudaSuccess;
@@ -127,8 +161,8 @@ cudaError_t plan_vectorized(const GlobalConfig& c, GlobalPlan* p) {
 cudaError_t plan(const GlobalConfig& c, GlobalPlan* p) {
   if (const cudaError_t rc = check(c); rc != cudaSuccess) return rc;
   p->config = c;
-  const std::size_t threads =
-      std::max<std::size_t>(1, c.variant == GlobalVariant::strided ? ceil_div(c.n, c.stride) : c.n);
+  const std::size_t threads = std::max<std::size_t>(
+      1, is_strided(c.variant) && c.variant != GlobalVariant::strided_full_grid ? ceil_div(c.n, c.stride) : c.n);
   const auto grid = static_cast<unsigned>(ceil_div(threads, kGlobalBlock));
   switch (c.variant) {
     case GlobalVariant::coalesced:
@@ -143,6 +177,18 @@ cudaError_t plan(const GlobalConfig& c, GlobalPlan* p) {
     case GlobalVariant::broadcast:
       p->shape = detail::shape_of(kernels::broadcast_scale, grid, kGlobalBlock);
       p->run = run_broadcast;
+      return cudaSuccess;
+    case GlobalVariant::misaligned:
+      p->shape = detail::shape_of(kernels::coalesced_scale, grid, kGlobalBlock);
+      p->run = run_misaligned;
+      return cudaSuccess;
+    case GlobalVariant::strided_readonly:
+      p->shape = detail::shape_of(kernels::strided_readonly_scale, grid, kGlobalBlock);
+      p->run = run_readonly;
+      return cudaSuccess;
+    case GlobalVariant::strided_texture:
+      p->shape = detail::shape_of(kernels::strided_texture_scale, grid, kGlobalBlock);
+      p->run = run_needs_texture;
       return cudaSuccess;
     case GlobalVariant::memcpy:
       p->shape = KernelShape{};
@@ -167,9 +213,54 @@ cudaError_t launch(const GlobalConfig& c, const float* in, float* out, cudaStrea
   return launch(p, in, out, stream);
 }
 
+FloatTexture::FloatTexture(const float* in, std::size_t n) {
+  cudaResourceDesc resource{};
+  resource.resType = cudaResourceTypeLinear;
+  resource.res.linear.devPtr = const_cast<float*>(in);
+  resource.res.linear.desc = cudaCreateChannelDesc<float>();
+  resource.res.linear.sizeInBytes = n * sizeof(float);
+  cudaTextureDesc texture{};
+  texture.readMode = cudaReadModeElementType;
+  texture.filterMode = cudaFilterModePoint;
+  texture.addressMode[0] = cudaAddressModeClamp;
+  MEMBENCH_CUDA(cudaCreateTextureObject(&texture_, &resource, &texture, nullptr));
+}
+
+FloatTexture::~FloatTexture() {
+  if (texture_ != 0) cudaDestroyTextureObject(texture_);
+}
+
+cudaError_t launch(const GlobalPlan& p, const FloatTexture& in, float* out, cudaStream_t stream) {
+  if (p.config.variant != GlobalVariant::strided_texture) return cudaErrorInvalidValue;
+  if (p.config.n == 0) return cudaSuccess;
+  kernels::strided_texture_scale<<<p.shape.grid, p.shape.block, 0, stream>>>(in.get(), out, p.config.n,
+                                                                             p.config.stride);
+  return cudaGetLastError();
+}
+
+bool texture_holds(std::size_t n, std::string* why) {
+  int device = 0, width = 0;
+  if (cudaGetDevice(&device) != cudaSuccess ||
+      cudaDeviceGetAttribute(&width, cudaDevAttrMaxTexture1DLinearWidth, device) != cudaSuccess)
+    return *why = "cannot read the device's linear-texture width", false;
+  if (n <= static_cast<std::size_t>(width)) return true;
+  *why = "a linear texture holds at most " + std::to_string(width) + " elements here; n is " + std::to_string(n);
+  return false;
+}
+
+std::size_t global_input_floats(const GlobalConfig& c) {
+  return c.variant == GlobalVariant::misaligned ? c.n + c.offset : c.n;
+}
+
+double global_l2_read_bytes(const GlobalConfig& c) {
+  const std::size_t stride = is_strided(c.variant) ? c.stride : 1;
+  return touched_bytes({global_elements_touched(c), sizeof(float), stride * sizeof(float)}, kSectorBytes);
+}
+
 bool global_writes(const GlobalConfig& c, std::size_t i) { return !is_strided(c.variant) || i % c.stride == 0; }
 
 std::size_t global_source(const GlobalConfig& c, std::size_t i) {
+  if (c.variant == GlobalVariant::misaligned) return i + c.offset;
   return c.variant == GlobalVariant::broadcast ? i & ~std::size_t{31} : i;
 }
 
@@ -191,6 +282,13 @@ std::size_t global_lane_stride_bytes(const GlobalConfig& c) {
   if (c.variant == GlobalVariant::broadcast) return 0;
   if (is_strided(c.variant)) return c.stride * sizeof(float);
   return static_cast<std::size_t>(global_access_bytes(c));
+}
+
+int global_sectors_per_request(const GlobalConfig& c) {
+  if (c.variant != GlobalVariant::misaligned)
+    return sectors_per_request(global_access_bytes(c), global_lane_stride_bytes(c));
+  const std::size_t start = c.offset * sizeof(float) % kSectorBytes;
+  return static_cast<int>(ceil_div(start + kWarpSize * sizeof(float), kSectorBytes));
 }
 
 DramTraffic global_dram_traffic(const GlobalConfig& c) {

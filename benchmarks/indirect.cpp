@@ -1,0 +1,97 @@
+//==============================================================================
+// indirect: gather and scatter through an index array
+//
+// The hypothesis: a warp whose 32 lanes read (gather) or write (scatter) 32
+// consecutive floats is served by 4 sectors; through a random permutation
+// the lanes land in 32 different sectors, so the requests the L1 sends the
+// L2 grow eight-fold whether or not DRAM is involved. Whether DRAM is
+// involved is the window's size: a permutation random within windows the L2
+// holds (4 MiB) reads each line from DRAM once, like the identity; random
+// over an array far past the L2, nearly every access misses and moves a
+// 64-byte unit for 4 useful bytes.
+//
+// The model: sectors_per_request over every load (the index's 4 and the
+// indirect read's expected distinct sectors, 32 draws from the window),
+// store_sectors_per_request (the scatter's), and the DRAM bytes, which ncu
+// checks. window 1 is the identity, the coalesced baseline in the same
+// kernel. Verified exactly: the permutation and its inverse are computed on
+// the host as on the GPU.
+//==============================================================================
+#include <cstdint>
+#include <memory>
+
+#include "cases/family.hpp"
+#include "membench/indirect.hpp"
+#include "membench/platform/cuda.hpp"
+
+namespace membench::cases {
+
+namespace {
+
+constexpr std::uint32_t kSeed = 0x49;
+
+CaseDefinition define(const IndirectConfig& c, const DeviceInfo& gpu) {
+  IndirectPlan plan;
+  MEMBENCH_CUDA(membench::plan(c, &plan));
+  auto index = std::make_shared<DeviceBuffer<std::uint32_t>>(c.n);
+  MEMBENCH_CUDA(fill_index(c, index->get(), nullptr));
+  MEMBENCH_CUDA(cudaDeviceSynchronize());
+  plan.index = index->get();
+
+  CaseDefinition d;
+  d.input_elements = d.output_elements = c.n;
+  d.seed = kSeed;
+  d.bind = [plan, index](const void* in, void* out, BoundLaunch* bound) {
+    bound->shape = plan.shape;
+    bound->run = [plan, index, in = static_cast<const float*>(in), out = static_cast<float*>(out)](cudaStream_t s) {
+      return launch(plan, in, out, s);
+    };
+    return cudaSuccess;
+  };
+  d.expected = [c](std::size_t i) { return indirect_reference(c, i, kSeed); };
+  d.work.bytes = indirect_bytes(c);
+  d.work.model.push_back({"sectors_per_request", indirect_load_sectors_per_request(c)});
+  d.work.model.push_back({"store_sectors_per_request", indirect_store_sectors_per_request(c)});
+  const DramTraffic t = indirect_dram_traffic(c, gpu.l2_bytes);
+  d.work.model.push_back({"dram_read_bytes", t.read_bytes});
+  d.work.model.push_back({"dram_write_bytes", t.write_bytes});
+  return d;
+}
+
+void cases(Family& f) {
+  for (IndirectVariant v : kIndirectVariants.all()) {
+    const char* kernel = v == IndirectVariant::gather ? "gather_scale" : "scatter_scale";
+    f.add(std::string(kIndirectVariants(v)), {"entries", "window"}, {kernel}, [v](const CaseArgs& a) {
+      return define({v, a.size("entries"), a.size("window")}, a.device());
+    });
+  }
+}
+
+std::vector<std::int64_t> powers_of_two() {
+  std::vector<std::int64_t> v;
+  for (int b = 0; b <= 32; ++b) v.push_back(std::int64_t{1} << b);
+  return v;
+}
+
+AxisSpec window_axis() {
+  AxisSpec a = axis("window", "floats",
+                    "elements within which the index is a random permutation (a power of two; 1: the identity)",
+                    {1, std::int64_t{1} << 20, std::int64_t{1} << 26});
+  a.allowed = powers_of_two();
+  return a;
+}
+
+const Registrar registrar{
+    {"indirect",
+     {axis("entries", "floats", "elements of each array, and indices", {std::int64_t{1} << 26}, 1,
+           static_cast<std::int64_t>(kIndirectMaxElements)),
+      window_axis()},
+     cases,
+     {"Indirect access: gather and scatter through a permutation",
+      {figure("GB/s of index, input and output by the permutation's window", "window", "bytes_per_second").log_x()},
+      "the article's random access: the transactions a warp request needs soar, whether or not DRAM is involved",
+      {}}}};
+
+}  // namespace
+
+}  // namespace membench::cases

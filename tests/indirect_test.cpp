@@ -1,0 +1,149 @@
+// Indirect access: the permutation, its inverse and the models on the host;
+// gather and scatter against the host reference on the GPU.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <set>
+#include <vector>
+
+#include "gpu.hpp"
+#include "membench/indirect.hpp"
+
+namespace membench {
+namespace {
+
+TEST(IndirectPermutation, IsABijectionOnEveryWidthAndItsInverseUndoesIt) {
+  for (int bits = 0; bits <= 14; ++bits) {
+    const std::uint32_t size = 1u << bits;
+    std::vector<bool> hit(size, false);
+    for (std::uint32_t x = 0; x < size; ++x) {
+      const std::uint32_t y = permute_bits(x, bits);
+      ASSERT_LT(y, size) << bits;
+      ASSERT_FALSE(hit[y]) << "bits " << bits << ": " << y << " twice";
+      hit[y] = true;
+      ASSERT_EQ(unpermute_bits(y, bits), x) << bits;
+    }
+  }
+  for (std::uint32_t x : {0u, 1u, 12345u, 0xFFFFFFFFu, 0x80000000u})
+    EXPECT_EQ(unpermute_bits(permute_bits(x, 32), 32), x);
+}
+
+// Every window is permuted in place, a shorter last one over its own size,
+// and the source of an index is its inverse.
+TEST(IndirectPermutation, AnIndexArrayIsAPermutationThatKeepsEachWindowInPlace) {
+  struct Shape {
+    std::size_t n, window;
+  };
+  for (const Shape s : {Shape{1000, 256}, Shape{100, 1024}, Shape{4096, 4096}, Shape{777, 1}, Shape{33, 32}}) {
+    std::set<std::size_t> seen;
+    for (std::size_t i = 0; i < s.n; ++i) {
+      const std::size_t j = indirect_index(i, s.n, s.window);
+      ASSERT_LT(j, s.n);
+      EXPECT_EQ(j / s.window, i / s.window) << "n " << s.n << " window " << s.window << " i " << i;
+      EXPECT_EQ(indirect_source(j, s.n, s.window), i);
+      seen.insert(j);
+    }
+    EXPECT_EQ(seen.size(), s.n) << "n " << s.n << " window " << s.window;
+  }
+  for (std::size_t i = 0; i < 100; ++i) EXPECT_EQ(indirect_index(i, 100, 1), i);  // window 1: the identity
+}
+
+// The permutation is random enough for the model: the lanes of a warp land
+// in as many distinct sectors as 32 uniform draws would.
+TEST(IndirectModel, TheLanesOfAWarpHitTheSectorsThatUniformDrawsWould) {
+  for (const std::size_t window : {std::size_t{1} << 12, std::size_t{1} << 20}) {
+    const int warps = 4096;
+    const std::size_t n = std::max<std::size_t>(window, warps * 32);
+    double sectors = 0;
+    for (int w = 0; w < warps; ++w) {
+      std::set<std::size_t> hit;
+      for (int lane = 0; lane < 32; ++lane) hit.insert(indirect_index(std::size_t(w) * 32 + lane, n, window) / 8);
+      sectors += static_cast<double>(hit.size());
+    }
+    EXPECT_NEAR(sectors / warps, indirect_lane_sectors(window), 0.01 * indirect_lane_sectors(window)) << window;
+  }
+}
+
+TEST(IndirectModel, SectorsPerRequestFromTheIdentityToAWholeArray) {
+  EXPECT_DOUBLE_EQ(indirect_lane_sectors(1), 4.0);
+  EXPECT_DOUBLE_EQ(indirect_lane_sectors(32), 4.0);  // 32 of 32 elements: all 4 sectors
+  // 64 elements in 8 sectors: a sector is missed with the chance C(56, 32) / C(64, 32).
+  const double missed = std::exp(std::lgamma(57.0) + std::lgamma(33.0) - std::lgamma(25.0) - std::lgamma(65.0));
+  EXPECT_NEAR(indirect_lane_sectors(64), 8 * (1 - missed), 1e-9);
+  EXPECT_NEAR(indirect_lane_sectors(std::size_t{1} << 26), 32.0, 1e-3);
+  EXPECT_GT(indirect_lane_sectors(256), 20.0);
+  EXPECT_LT(indirect_lane_sectors(256), 32.0);
+  const std::size_t n = std::size_t{1} << 26;
+  const IndirectConfig gather{IndirectVariant::gather, n, n}, scatter{IndirectVariant::scatter, n, n};
+  EXPECT_NEAR(indirect_load_sectors_per_request(gather), (4 + 32) / 2.0, 1e-3);
+  EXPECT_DOUBLE_EQ(indirect_store_sectors_per_request(gather), 4.0);
+  EXPECT_DOUBLE_EQ(indirect_load_sectors_per_request(scatter), 4.0);
+  EXPECT_NEAR(indirect_store_sectors_per_request(scatter), 32.0, 1e-3);
+  const IndirectConfig identity{IndirectVariant::gather, n, 1};
+  EXPECT_DOUBLE_EQ(indirect_load_sectors_per_request(identity), 4.0);
+  // A window larger than the array is the array.
+  EXPECT_DOUBLE_EQ(indirect_load_sectors_per_request({IndirectVariant::gather, 64, 1 << 20}),
+                   (4 + indirect_lane_sectors(64)) / 2);
+}
+
+TEST(IndirectModel, DramBytesWithinTheL2AndFarPastIt) {
+  const std::size_t n = std::size_t{1} << 26, l2 = std::size_t{60} << 20;
+  const double a = 4.0 * n;
+  for (const std::size_t window : {std::size_t{1}, std::size_t{1} << 20}) {
+    const DramTraffic g = indirect_dram_traffic({IndirectVariant::gather, n, window}, l2);
+    EXPECT_DOUBLE_EQ(g.read_bytes, 2 * a) << window;  // index and input, once each
+    EXPECT_DOUBLE_EQ(g.write_bytes, a) << window;
+    const DramTraffic s = indirect_dram_traffic({IndirectVariant::scatter, n, window}, l2);
+    EXPECT_DOUBLE_EQ(s.read_bytes, 2 * a) << window;
+    EXPECT_DOUBLE_EQ(s.write_bytes, a) << window;
+  }
+  // Random over 256 MiB with 60 MiB of L2: 196/256 of the accesses miss.
+  const double misses = n * (1 - 60.0 / 256);
+  const DramTraffic g = indirect_dram_traffic({IndirectVariant::gather, n, n}, l2);
+  EXPECT_DOUBLE_EQ(g.read_bytes, a + misses * 64);
+  EXPECT_DOUBLE_EQ(g.write_bytes, a);
+  const DramTraffic s = indirect_dram_traffic({IndirectVariant::scatter, n, n}, l2);
+  EXPECT_DOUBLE_EQ(s.read_bytes, 2 * a + misses * 32);
+  EXPECT_DOUBLE_EQ(s.write_bytes, misses * 32);
+  EXPECT_DOUBLE_EQ(indirect_bytes({IndirectVariant::scatter, 10, 1}), 120.0);
+}
+
+TEST(IndirectReference, AGatherReadsItsIndexAndAScatterItsSource) {
+  const IndirectConfig g{IndirectVariant::gather, 1000, 256}, s{IndirectVariant::scatter, 1000, 256};
+  for (std::size_t i : {0u, 17u, 999u}) {
+    EXPECT_EQ(indirect_reference(g, i, 7), 2.0f * pattern_value(indirect_index(i, 1000, 256), 7));
+    EXPECT_EQ(indirect_reference(s, i, 7), 2.0f * pattern_value(indirect_source(i, 1000, 256), 7));
+  }
+  IndirectPlan p;
+  EXPECT_EQ(plan({IndirectVariant::gather, 1000, 3}, &p), cudaErrorInvalidValue);  // not a power of two
+  EXPECT_EQ(plan({IndirectVariant::gather, 1000, 0}, &p), cudaErrorInvalidValue);
+  EXPECT_EQ(plan({IndirectVariant::gather, kIndirectMaxElements + 1, 1}, &p), cudaErrorInvalidValue);
+}
+
+TEST(IndirectKernels, GatherAndScatterMatchTheHostReference) {
+  MEMBENCH_REQUIRE_GPU();
+  for (IndirectVariant v : kIndirectVariants.all())
+    for (const std::size_t window : {std::size_t{1}, std::size_t{64}, std::size_t{1} << 12, std::size_t{1} << 20}) {
+      const IndirectConfig c{v, (std::size_t{1} << 18) + 77, window};  // a short last window
+      IndirectPlan p;
+      MEMBENCH_CUDA(plan(c, &p));
+      DeviceBuffer<std::uint32_t> index(c.n);
+      MEMBENCH_CUDA(fill_index(c, index.get(), nullptr));
+      p.index = index.get();
+      SCOPED_TRACE(std::string(kIndirectVariants(v)) + " window " + std::to_string(window));
+      test::expect_output(
+          c.n, c.n, 3, [&](const float* in, float* out) { return launch(p, in, out, nullptr); },
+          [&](std::size_t i) { return indirect_reference(c, i, 3); });
+    }
+}
+
+TEST(IndirectKernels, ALaunchWithoutItsIndexIsRefused) {
+  IndirectPlan p;
+  ASSERT_EQ(plan({IndirectVariant::gather, 1000, 1}, &p), cudaSuccess);
+  EXPECT_EQ(launch(p, nullptr, nullptr, nullptr), cudaErrorInvalidValue);
+}
+
+}  // namespace
+}  // namespace membench
