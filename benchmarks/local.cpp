@@ -1,0 +1,94 @@
+//==============================================================================
+// local: a per-thread array in registers, in local memory, in shared memory
+//
+// Every thread of 2^20 fills an array of `elements` floats from global
+// memory and reads it `rounds` times. The hypothesis: indexed at run time
+// (dynamic), the array cannot be registers and lives in local memory, which
+// is global memory private to the thread: each read is a load through the
+// L1 (128 bytes a warp, since the lanes share the index), so the cost grows
+// with the rounds, and once the grid's arrays outgrow the L1 the loads go
+// to the L2. Indexed at compile time (unrolled), the same array is
+// registers: no memory traffic at all, until the array outgrows the
+// register file and the compiler spills (local_bytes_per_thread says how
+// much). The same dynamic reads through shared memory cost no L1 or L2
+// traffic and no spill, at the price of shared memory per block.
+//
+// The model: the dynamic variant's local_store_bytes (the array, once) and
+// local_load_bytes (every read), which ncu checks; an unrolled kernel the
+// compiler gave no local memory moves none (both 0). bytes counts the
+// array read from global memory and the sums written; bytes_per_second is
+// that over the time, so the rates compare the three homes of the array.
+// Verified exactly: each thread's sum, (rounds / elements) x its array's.
+//==============================================================================
+#include <cstdint>
+#include <string>
+
+#include "cases/family.hpp"
+#include "membench/local.hpp"
+#include "membench/platform/cuda.hpp"
+#include "membench/platform/pattern.hpp"
+
+namespace membench::cases {
+
+namespace {
+
+constexpr std::uint32_t kSeed = 0x4C;
+
+CaseDefinition define(const LocalConfig& c, const DeviceInfo& gpu) {
+  if (c.rounds % c.elements != 0)
+    throw CaseSkipped("rounds " + std::to_string(c.rounds) + " is not a multiple of elements " +
+                      std::to_string(c.elements));
+  if (c.variant == LocalVariant::shared && local_shared_bytes(c) > gpu.smem_per_block_optin)
+    throw CaseSkipped("needs " + std::to_string(local_shared_bytes(c)) +
+                      " bytes of shared memory per block; the device allows " +
+                      std::to_string(gpu.smem_per_block_optin));
+  LocalPlan plan;
+  MEMBENCH_CUDA(membench::plan(c, &plan));
+  std::size_t local = 0;
+  MEMBENCH_CUDA(local_bytes_per_thread(plan, &local));
+
+  CaseDefinition d;
+  d.input_elements = static_cast<std::size_t>(c.elements) * c.threads;
+  d.output_elements = c.threads;
+  d.seed = kSeed;
+  d.bind = bind_plan(plan);
+  d.expected = [c](std::size_t t) {
+    float sum = 0.0f;
+    for (int k = 0; k < c.elements; ++k) sum += pattern_value(static_cast<std::size_t>(k) * c.threads + t, kSeed);
+    return static_cast<float>(c.rounds / c.elements) * sum;
+  };
+  d.work.bytes = local_bytes(c);
+  d.work.model.push_back({"local_bytes_per_thread", static_cast<double>(local)});
+  if (c.variant == LocalVariant::dynamic) {
+    d.work.model.push_back({"local_store_bytes", local_store_bytes(c)});
+    d.work.model.push_back({"local_load_bytes", local_load_bytes(c)});
+  } else if (local == 0) {
+    d.work.model.push_back({"local_store_bytes", 0.0});
+    d.work.model.push_back({"local_load_bytes", 0.0});
+  }
+  return d;
+}
+
+void cases(Family& f) {
+  for (LocalVariant v : kLocalVariants.all()) {
+    const std::string name(kLocalVariants(v));
+    f.add(name, {"array", "rounds"}, {"local_" + name}, [v](const CaseArgs& a) {
+      return define({v, a.integer("array"), a.integer("rounds")}, a.device());
+    });
+  }
+}
+
+const Registrar registrar{
+    {"local",
+     {axis_of<LocalSizes>("array", "floats", "floats in each thread's array", {8, 64, 256}),
+      axis("rounds", "reads", "reads of the array by each thread (a multiple of elements)", {1024}, 1,
+           kLocalMaxRounds)},
+     cases,
+     {"Local memory: a thread's array in registers, local memory or shared memory",
+      {figure("GB/s of the array's global reads by its size", "elements", "bytes_per_second").log_x().log_y()},
+      "",
+      {}}}};
+
+}  // namespace
+
+}  // namespace membench::cases

@@ -1,0 +1,84 @@
+// Constant memory: the words each lane reads, the reference and the models
+// on the host; both spaces against the reference on the GPU.
+#include <gtest/gtest.h>
+
+#include <set>
+#include <vector>
+
+#include "gpu.hpp"
+#include "membench/constant.hpp"
+
+namespace membench {
+namespace {
+
+// The distinct words a warp reads in one round are `addresses`, each in a
+// sector of its own, and lanes that share a word are lane % addresses apart.
+TEST(ConstantWords, AWarpReadsAsManyWordsAsItsAddressesEachInItsOwnSector) {
+  for (int addresses : {1, 2, 3, 4, 8, 16, 31, 32})
+    for (int round : {0, 1, 500, 1023}) {
+      std::set<std::size_t> words, sectors;
+      for (int lane = 0; lane < 32; ++lane) {
+        const std::size_t w = constant_word(round, lane, addresses);
+        ASSERT_LT(w, kConstantFloats);
+        words.insert(w);
+        sectors.insert(w / 8);
+      }
+      EXPECT_EQ(words.size(), static_cast<std::size_t>(addresses)) << addresses << " round " << round;
+      EXPECT_EQ(sectors.size(), words.size()) << addresses << " round " << round;
+      EXPECT_EQ(constant_word(round, 5, addresses),
+                constant_word(round, 5 + addresses, addresses) * (5 + addresses < 32) +
+                    constant_word(round, 5, addresses) * (5 + addresses >= 32));
+    }
+}
+
+TEST(ConstantModel, SerialisationAndTheCeilingByAddresses) {
+  const ConstantConfig uniform{ConstantSpace::constant, 1}, spread{ConstantSpace::constant, 32};
+  EXPECT_EQ(constant_serialization(uniform), 1);
+  EXPECT_EQ(constant_serialization(spread), 32);
+  EXPECT_EQ(constant_serialization({ConstantSpace::global, 32}), 1);
+  EXPECT_EQ(constant_sectors_per_request({ConstantSpace::global, 5}), 5);
+  // 132 SMs at 2 GHz, 128 bytes a warp read: a clock a read when uniform.
+  EXPECT_DOUBLE_EQ(constant_model_bytes_per_second(uniform, 132, 2e9), 132 * 2e9 * 128);
+  EXPECT_DOUBLE_EQ(constant_model_bytes_per_second(spread, 132, 2e9), 132 * 2e9 * 128 / 32);
+  // The L1 serves 4 sectors a clock: 32 sectors in 8 clocks, 5 in 2.
+  EXPECT_DOUBLE_EQ(constant_model_bytes_per_second({ConstantSpace::global, 32}, 132, 2e9), 132 * 2e9 * 128 / 8);
+  EXPECT_DOUBLE_EQ(constant_model_bytes_per_second({ConstantSpace::global, 5}, 132, 2e9), 132 * 2e9 * 128 / 2);
+  EXPECT_DOUBLE_EQ(constant_bytes({ConstantSpace::global, 1, 10}, 256), 4.0 * 256 * 11);
+}
+
+TEST(ConstantReference, AThreadSumsTheWordsOfItsLane) {
+  std::vector<float> table(kConstantFloats);
+  for (std::size_t i = 0; i < table.size(); ++i) table[i] = static_cast<float>(i);
+  const ConstantConfig c{ConstantSpace::constant, 4, 3};
+  // lane 6 reads as lane 2: words 258, 355, 452
+  EXPECT_EQ(constant_reference(c, 6, table.data()), 258.0f + 355.0f + 452.0f);
+  EXPECT_EQ(constant_reference(c, 256 + 6, table.data()), constant_reference(c, 6, table.data()));
+  ConstantPlan p;
+  EXPECT_EQ(plan({ConstantSpace::constant, 0}, &p), cudaErrorInvalidValue);
+  EXPECT_EQ(plan({ConstantSpace::constant, 33}, &p), cudaErrorInvalidValue);
+  EXPECT_EQ(plan({ConstantSpace::global, 1, 0}, &p), cudaErrorInvalidValue);
+  EXPECT_EQ(plan({ConstantSpace::global, 1, kConstantMaxRounds + 1}, &p), cudaErrorInvalidValue);
+}
+
+TEST(ConstantKernels, BothSpacesSumWhatTheHostSums) {
+  MEMBENCH_REQUIRE_GPU();
+  std::vector<float> table(kConstantFloats);
+  for (std::size_t i = 0; i < table.size(); ++i) table[i] = pattern_value(i, 9);
+  for (ConstantSpace space : kConstantSpaces.all())
+    for (int addresses : {1, 3, 32}) {
+      const ConstantConfig c{space, addresses, 200};
+      ConstantPlan p;
+      MEMBENCH_CUDA(plan(c, &p));
+      SCOPED_TRACE(std::string(kConstantSpaces(space)) + " addresses " + std::to_string(addresses));
+      test::expect_output(
+          kConstantFloats, p.threads, 9,
+          [&](const float* in, float* out) {
+            MEMBENCH_CUDA(bind_table(p, in));
+            return launch(p, in, out, nullptr);
+          },
+          [&](std::size_t t) { return constant_reference(c, t, table.data()); });
+    }
+}
+
+}  // namespace
+}  // namespace membench

@@ -1,0 +1,72 @@
+// Local memory: the byte models and refusals on the host; every variant and
+// size against the reference on the GPU, and where the compiler put the array.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "gpu.hpp"
+#include "membench/local.hpp"
+
+namespace membench {
+namespace {
+
+TEST(LocalModel, TheDynamicArrayIsStoredOnceAndEveryReadIsALoad) {
+  const LocalConfig c{LocalVariant::dynamic, 64, 1024, std::size_t{1} << 20};
+  EXPECT_DOUBLE_EQ(local_store_bytes(c), 4.0 * 64 * (1 << 20));
+  EXPECT_DOUBLE_EQ(local_load_bytes(c), 4.0 * 1024 * (1 << 20));
+  EXPECT_DOUBLE_EQ(local_bytes(c), 4.0 * 65 * (1 << 20));  // the array from global memory, and the sums
+  EXPECT_EQ(local_shared_bytes(c), 64u * 256 * 4);
+}
+
+TEST(LocalModel, RefusesWhatItCannotRunBeforeAnyCudaCall) {
+  LocalPlan p;
+  EXPECT_EQ(plan({LocalVariant::dynamic, 12, 1200}, &p), cudaErrorInvalidValue);  // no such size
+  EXPECT_EQ(plan({LocalVariant::dynamic, 64, 1000}, &p), cudaErrorInvalidValue);  // not a multiple
+  EXPECT_EQ(plan({LocalVariant::dynamic, 8, kLocalMaxRounds + 8}, &p), cudaErrorInvalidValue);
+  EXPECT_EQ(plan({LocalVariant::dynamic, 8, 8, 100}, &p), cudaErrorInvalidValue);  // not whole blocks
+  EXPECT_EQ(p.run, nullptr);
+}
+
+TEST(LocalKernels, EveryVariantSumsItsArrayRoundsOverElementsTimes) {
+  MEMBENCH_REQUIRE_GPU();
+  const std::size_t threads = 4 * kLocalBlock;
+  for (LocalVariant v : kLocalVariants.all())
+    for (int k : {8, 64, 256}) {
+      const LocalConfig c{v, k, 2 * 256, threads};
+      LocalPlan p;
+      const cudaError_t planned = plan(c, &p);
+      if (v == LocalVariant::shared && k == 256) {  // 256 KiB a block: more than an SM holds
+        EXPECT_EQ(planned, cudaErrorInvalidConfiguration);
+        continue;
+      }
+      MEMBENCH_CUDA(planned);
+      SCOPED_TRACE(std::string(kLocalVariants(v)) + " elements " + std::to_string(k));
+      test::expect_output(
+          static_cast<std::size_t>(k) * threads, threads, 5,
+          [&](const float* in, float* out) { return launch(p, in, out, nullptr); },
+          [&](std::size_t t) {
+            float sum = 0.0f;
+            for (int e = 0; e < k; ++e) sum += pattern_value(static_cast<std::size_t>(e) * threads + t, 5);
+            return static_cast<float>(c.rounds / k) * sum;
+          });
+    }
+}
+
+// The hypothesis the family rests on: a dynamically indexed array is local
+// memory at any size; an unrolled small one is registers.
+TEST(LocalKernels, TheCompilerPutsADynamicArrayInLocalMemoryAndASmallUnrolledOneInRegisters) {
+  MEMBENCH_REQUIRE_GPU();
+  for (int k : {8, 64, 256}) {
+    LocalPlan dynamic, unrolled;
+    MEMBENCH_CUDA(plan({LocalVariant::dynamic, k, 256}, &dynamic));
+    MEMBENCH_CUDA(plan({LocalVariant::unrolled, k, 256}, &unrolled));
+    std::size_t d = 0, u = 0;
+    MEMBENCH_CUDA(local_bytes_per_thread(dynamic, &d));
+    MEMBENCH_CUDA(local_bytes_per_thread(unrolled, &u));
+    EXPECT_GE(d, 4u * k) << k;
+    if (k <= 64) { EXPECT_EQ(u, 0u) << k; }
+  }
+}
+
+}  // namespace
+}  // namespace membench
