@@ -10,11 +10,19 @@
 // over an array far past the L2, nearly every access misses and moves a
 // 64-byte unit for 4 useful bytes.
 //
-// The model: sectors_per_request over every load (the index's 4 and the
-// indirect read's expected distinct sectors, 32 draws from the window),
-// store_sectors_per_request (the scatter's), and the DRAM bytes, which ncu
-// checks. window 1 is the identity, the coalesced baseline in the same
-// kernel. Verified exactly: the permutation and its inverse are computed on
+// The model, which ncu checks: sectors_per_request over every load (the
+// index's 4 and the indirect read's expected distinct sectors, 32 draws
+// from the window), store_sectors_per_request (the scatter's), the sector
+// bytes the L1 asks of the L2 (l2_read_bytes, l2_write_bytes: the L1 keeps
+// no store, so each scattered lane writes a sector of its own), and the DRAM
+// bytes where they are exact (a gather whose window fits in half the L2: each
+// array once; a scatter's identity). Past the L2, and for a scatter whose
+// sectors are written by several requests, the L2's reuse and merging decide
+// DRAM's share, which has no exact model here: dram_read_bytes_bound and
+// dram_write_bytes_bound are what DRAM moves if every indirect access costs
+// what a lone one does (a 64-byte read; a sector read to merge and written
+// back), and ncu checks that DRAM moves no more. window 1 is the identity,
+// the coalesced baseline in the same kernel. Verified exactly: the permutation and its inverse are computed on
 // the host as on the GPU.
 //==============================================================================
 #include <cstdint>
@@ -52,9 +60,16 @@ CaseDefinition define(const IndirectConfig& c, const DeviceInfo& gpu) {
   d.work.bytes = indirect_bytes(c);
   d.work.model.push_back({"sectors_per_request", indirect_load_sectors_per_request(c)});
   d.work.model.push_back({"store_sectors_per_request", indirect_store_sectors_per_request(c)});
-  const DramTraffic t = indirect_dram_traffic(c, gpu.l2_bytes);
-  d.work.model.push_back({"dram_read_bytes", t.read_bytes});
-  d.work.model.push_back({"dram_write_bytes", t.write_bytes});
+  d.work.model.push_back({"l2_read_bytes", indirect_l2_read_bytes(c)});
+  d.work.model.push_back({"l2_write_bytes", indirect_l2_write_bytes(c)});
+  if (const auto t = indirect_dram_traffic(c, gpu.l2_bytes)) {
+    d.work.model.push_back({"dram_read_bytes", t->read_bytes});
+    d.work.model.push_back({"dram_write_bytes", t->write_bytes});
+  } else {
+    const DramTraffic bound = indirect_dram_bound(c);
+    d.work.model.push_back({"dram_read_bytes_bound", bound.read_bytes});
+    d.work.model.push_back({"dram_write_bytes_bound", bound.write_bytes});
+  }
   return d;
 }
 

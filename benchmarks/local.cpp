@@ -1,21 +1,25 @@
 //==============================================================================
 // local: a per-thread array in registers, in local memory, in shared memory
 //
-// Every thread of 2^20 fills an array of `elements` floats from global
-// memory and reads it `rounds` times. The hypothesis: indexed at run time
-// (dynamic), the array cannot be registers and lives in local memory, which
-// is global memory private to the thread: each read is a load through the
-// L1 (128 bytes a warp, since the lanes share the index), so the cost grows
-// with the rounds, and once the grid's arrays outgrow the L1 the loads go
-// to the L2. Indexed at compile time (unrolled), the same array is
+// Every thread of 2^20 fills an array of `array` floats from global memory
+// and reads it `rounds` times. The hypothesis: indexed at run time
+// (dynamic), the array cannot be registers addressed by number and lives in
+// local memory, which is global memory private to the thread: each read is
+// a load through the L1 (128 bytes a warp, since the lanes share the
+// index), so the cost grows with the rounds, and once the grid's arrays
+// outgrow the L1 the loads go to the L2 and DRAM. A small enough array the
+// compiler may keep in registers anyway, choosing the element by
+// comparisons: no memory traffic, but instructions per read that grow with
+// the array (local_bytes_per_thread 0 says it did). Indexed at compile time (unrolled), the same array is
 // registers: no memory traffic at all, until the array outgrows the
 // register file and the compiler spills (local_bytes_per_thread says how
 // much). The same dynamic reads through shared memory cost no L1 or L2
 // traffic and no spill, at the price of shared memory per block.
 //
-// The model: the dynamic variant's local_store_bytes (the array, once) and
-// local_load_bytes (every read), which ncu checks; an unrolled kernel the
-// compiler gave no local memory moves none (both 0). bytes counts the
+// The model, from where the compiler put the array (the kernel's local
+// memory): in local memory, local_store_bytes (the array, once) and
+// local_load_bytes (every read), which ncu checks; a kernel the compiler
+// gave no local memory moves none (both 0); a spill has no model. bytes counts the
 // array read from global memory and the sums written; bytes_per_second is
 // that over the time, so the rates compare the three homes of the array.
 // Verified exactly: each thread's sum, (rounds / elements) x its array's.
@@ -58,13 +62,14 @@ CaseDefinition define(const LocalConfig& c, const DeviceInfo& gpu) {
     return static_cast<float>(c.rounds / c.elements) * sum;
   };
   d.work.bytes = local_bytes(c);
+  d.work.peak_bytes_per_second = -1;  // the SMs' issue rate paces it, not a memory's bandwidth
   d.work.model.push_back({"local_bytes_per_thread", static_cast<double>(local)});
-  if (c.variant == LocalVariant::dynamic) {
-    d.work.model.push_back({"local_store_bytes", local_store_bytes(c)});
-    d.work.model.push_back({"local_load_bytes", local_load_bytes(c)});
-  } else if (local == 0) {
-    d.work.model.push_back({"local_store_bytes", 0.0});
-    d.work.model.push_back({"local_load_bytes", 0.0});
+  // Where the compiler put the array decides the model: local memory that
+  // holds it, none, or a spill of its own choosing (no model).
+  const bool in_local = c.variant == LocalVariant::dynamic && local >= sizeof(float) * c.elements;
+  if (in_local || local == 0) {
+    d.work.model.push_back({"local_store_bytes", in_local ? local_store_bytes(c) : 0.0});
+    d.work.model.push_back({"local_load_bytes", in_local ? local_load_bytes(c) : 0.0});
   }
   return d;
 }

@@ -158,7 +158,7 @@ def families(doc: dict) -> dict[str, Family]:
 class NcuMeasure:
     """The Nsight Compute counter a model counter predicts, as the binary declares it: the sum of `metrics` in a
     pass ("counters" or "dram"), over the sum of `per` (none: 1), times `scale`; `judged` says when a difference
-    fails the check (always, large, beyond_l1, never)."""
+    fails the check (always, large, beyond_l1, at_most, never)."""
 
     counter: str
     pass_: str
@@ -181,7 +181,7 @@ class NcuMeasure:
 
 
 PASSES = ("counters", "dram")
-JUDGED = ("always", "large", "beyond_l1", "never")
+JUDGED = ("always", "large", "beyond_l1", "at_most", "never")
 
 
 def _measure(counter: str, entry: object) -> NcuMeasure:

@@ -12,22 +12,29 @@ namespace membench {
 namespace {
 
 // The distinct words a warp reads in one round are `addresses`, each in a
-// sector of its own, and lanes that share a word are lane % addresses apart.
+// sector of its own, and lanes that share a word are `addresses` apart.
 TEST(ConstantWords, AWarpReadsAsManyWordsAsItsAddressesEachInItsOwnSector) {
-  for (int addresses : {1, 2, 3, 4, 8, 16, 31, 32})
-    for (int round : {0, 1, 500, 1023}) {
-      std::set<std::size_t> words, sectors;
-      for (int lane = 0; lane < 32; ++lane) {
-        const std::size_t w = constant_word(round, lane, addresses);
-        ASSERT_LT(w, kConstantFloats);
-        words.insert(w);
-        sectors.insert(w / 8);
+  for (std::size_t words : {kConstantMinWords, std::size_t{4096}, kConstantMaxWords})
+    for (int addresses : {1, 2, 3, 4, 8, 16, 31, 32})
+      for (int round : {0, 1, 500, 1023}) {
+        const ConstantConfig c{ConstantSpace::constant, addresses, 1024, words};
+        std::set<std::size_t> seen, sectors;
+        for (int lane = 0; lane < 32; ++lane) {
+          const std::size_t w = constant_word(c, round, lane);
+          ASSERT_LT(w, words);
+          seen.insert(w);
+          sectors.insert(w / 8);
+        }
+        EXPECT_EQ(seen.size(), static_cast<std::size_t>(addresses)) << addresses << " round " << round;
+        EXPECT_EQ(sectors.size(), seen.size()) << words << " words, " << addresses << " round " << round;
+        for (int lane = 0; lane + addresses < 32; ++lane)
+          EXPECT_EQ(constant_word(c, round, lane), constant_word(c, round, lane + addresses));
       }
-      EXPECT_EQ(words.size(), static_cast<std::size_t>(addresses)) << addresses << " round " << round;
-      EXPECT_EQ(sectors.size(), words.size()) << addresses << " round " << round;
-      for (int lane = 0; lane + addresses < 32; ++lane)
-        EXPECT_EQ(constant_word(round, lane, addresses), constant_word(round, lane + addresses, addresses));
-    }
+  // The rounds walk the whole table: 97 is odd.
+  const ConstantConfig c{ConstantSpace::constant, 1, 256, 256};
+  std::set<std::size_t> walked;
+  for (int round = 0; round < 256; ++round) walked.insert(constant_word(c, round, 0));
+  EXPECT_EQ(walked.size(), 256u);
 }
 
 TEST(ConstantModel, SerialisationAndTheCeilingByAddresses) {
@@ -46,37 +53,41 @@ TEST(ConstantModel, SerialisationAndTheCeilingByAddresses) {
 }
 
 TEST(ConstantReference, AThreadSumsTheWordsOfItsLane) {
-  std::vector<float> table(kConstantFloats);
+  std::vector<float> table(4096);
   for (std::size_t i = 0; i < table.size(); ++i) table[i] = static_cast<float>(i);
-  const ConstantConfig c{ConstantSpace::constant, 4, 3};
-  // lane 6 reads as lane 2: words 258, 355, 452
-  EXPECT_EQ(constant_reference(c, 6, table.data()), 258.0f + 355.0f + 452.0f);
+  const ConstantConfig c{ConstantSpace::constant, 4, 3, 4096};
+  // lane 6 reads as lane 2: words 16, 113, 210
+  EXPECT_EQ(constant_reference(c, 6, table.data()), 16.0f + 113.0f + 210.0f);
   EXPECT_EQ(constant_reference(c, 256 + 6, table.data()), constant_reference(c, 6, table.data()));
   ConstantPlan p;
   EXPECT_EQ(plan({ConstantSpace::constant, 0}, &p), cudaErrorInvalidValue);
   EXPECT_EQ(plan({ConstantSpace::constant, 33}, &p), cudaErrorInvalidValue);
   EXPECT_EQ(plan({ConstantSpace::global, 1, 0}, &p), cudaErrorInvalidValue);
   EXPECT_EQ(plan({ConstantSpace::global, 1, kConstantMaxRounds + 1}, &p), cudaErrorInvalidValue);
+  for (std::size_t words : {std::size_t{0}, std::size_t{128}, std::size_t{1000}, 2 * kConstantMaxWords})
+    EXPECT_EQ(plan({ConstantSpace::constant, 1, 8, words}, &p), cudaErrorInvalidValue) << words;
 }
 
 TEST(ConstantKernels, BothSpacesSumWhatTheHostSums) {
   MEMBENCH_REQUIRE_GPU();
-  std::vector<float> table(kConstantFloats);
+  std::vector<float> table(kConstantMaxWords);
   for (std::size_t i = 0; i < table.size(); ++i) table[i] = pattern_value(i, 9);
   for (ConstantSpace space : kConstantSpaces.all())
-    for (int addresses : {1, 3, 32}) {
-      const ConstantConfig c{space, addresses, 200};
-      ConstantPlan p;
-      MEMBENCH_CUDA(plan(c, &p));
-      SCOPED_TRACE(std::string(kConstantSpaces(space)) + " addresses " + std::to_string(addresses));
-      test::expect_output(
-          kConstantFloats, p.threads, 9,
-          [&](const float* in, float* out) {
-            MEMBENCH_CUDA(bind_table(p, in));
-            return launch(p, in, out, nullptr);
-          },
-          [&](std::size_t t) { return constant_reference(c, t, table.data()); });
-    }
+    for (int addresses : {1, 3, 32})
+      for (std::size_t words : {kConstantMinWords, kConstantMaxWords}) {
+        const ConstantConfig c{space, addresses, 200, words};
+        ConstantPlan p;
+        MEMBENCH_CUDA(plan(c, &p));
+        SCOPED_TRACE(std::string(kConstantSpaces(space)) + " addresses " + std::to_string(addresses) + " words " +
+                     std::to_string(words));
+        test::expect_output(
+            words, p.threads, 9,
+            [&](const float* in, float* out) {
+              MEMBENCH_CUDA(bind_table(p, in));
+              return launch(p, in, out, nullptr);
+            },
+            [&](std::size_t t) { return constant_reference(c, t, table.data()); });
+      }
 }
 
 }  // namespace

@@ -88,26 +88,42 @@ TEST(IndirectModel, SectorsPerRequestFromTheIdentityToAWholeArray) {
                    (4 + indirect_lane_sectors(64)) / 2);
 }
 
-TEST(IndirectModel, DramBytesWithinTheL2AndFarPastIt) {
+TEST(IndirectModel, DramBytesAreExactWhereEachArrayMovesOnceAndABoundElsewhere) {
   const std::size_t n = std::size_t{1} << 26, l2 = std::size_t{60} << 20;
   const double a = 4.0 * n;
   for (const std::size_t window : {std::size_t{1}, std::size_t{1} << 20}) {
-    const DramTraffic g = indirect_dram_traffic({IndirectVariant::gather, n, window}, l2);
-    EXPECT_DOUBLE_EQ(g.read_bytes, 2 * a) << window;  // index and input, once each
-    EXPECT_DOUBLE_EQ(g.write_bytes, a) << window;
-    const DramTraffic s = indirect_dram_traffic({IndirectVariant::scatter, n, window}, l2);
-    EXPECT_DOUBLE_EQ(s.read_bytes, 2 * a) << window;
-    EXPECT_DOUBLE_EQ(s.write_bytes, a) << window;
+    const auto g = indirect_dram_traffic({IndirectVariant::gather, n, window}, l2);
+    ASSERT_TRUE(g) << window;
+    EXPECT_DOUBLE_EQ(g->read_bytes, 2 * a) << window;  // index and input, once each
+    EXPECT_DOUBLE_EQ(g->write_bytes, a) << window;
   }
-  // Random over 256 MiB with 60 MiB of L2: 196/256 of the accesses miss.
-  const double misses = n * (1 - 60.0 / 256);
-  const DramTraffic g = indirect_dram_traffic({IndirectVariant::gather, n, n}, l2);
-  EXPECT_DOUBLE_EQ(g.read_bytes, a + misses * 64);
+  // A scatter is exact only where one request writes each sector whole.
+  const auto identity = indirect_dram_traffic({IndirectVariant::scatter, n, 32}, l2);
+  ASSERT_TRUE(identity);
+  EXPECT_DOUBLE_EQ(identity->write_bytes, a);
+  EXPECT_FALSE(indirect_dram_traffic({IndirectVariant::scatter, n, 64}, l2));
+  // A gather's window that does not fit in half the L2 has no exact model.
+  EXPECT_TRUE(indirect_dram_traffic({IndirectVariant::gather, n, std::size_t{1} << 22}, l2));   // 16 MiB
+  EXPECT_FALSE(indirect_dram_traffic({IndirectVariant::gather, n, std::size_t{1} << 23}, l2));  // 32 MiB
+  // The bounds: every gathered float a 64-byte read; every scattered one a sector read and written.
+  const DramTraffic g = indirect_dram_bound({IndirectVariant::gather, n, n});
+  EXPECT_DOUBLE_EQ(g.read_bytes, a + n * 64.0);
   EXPECT_DOUBLE_EQ(g.write_bytes, a);
-  const DramTraffic s = indirect_dram_traffic({IndirectVariant::scatter, n, n}, l2);
-  EXPECT_DOUBLE_EQ(s.read_bytes, 2 * a + misses * 32);
-  EXPECT_DOUBLE_EQ(s.write_bytes, misses * 32);
+  const DramTraffic s = indirect_dram_bound({IndirectVariant::scatter, n, n});
+  EXPECT_DOUBLE_EQ(s.read_bytes, 2 * a + n * 32.0);
+  EXPECT_DOUBLE_EQ(s.write_bytes, n * 32.0);
   EXPECT_DOUBLE_EQ(indirect_bytes({IndirectVariant::scatter, 10, 1}), 120.0);
+}
+
+TEST(IndirectModel, TheL1AsksTheL2ForEverySectorAndWritesEveryScatteredLaneAlone) {
+  const std::size_t n = std::size_t{1} << 26;
+  const double a = 4.0 * n, warps = n / 32.0;
+  EXPECT_DOUBLE_EQ(indirect_l2_read_bytes({IndirectVariant::gather, n, 1}), 2 * a);
+  EXPECT_DOUBLE_EQ(indirect_l2_write_bytes({IndirectVariant::gather, n, n}), a);
+  EXPECT_DOUBLE_EQ(indirect_l2_read_bytes({IndirectVariant::gather, n, n}), a + warps * indirect_lane_sectors(n) * 32);
+  EXPECT_DOUBLE_EQ(indirect_l2_read_bytes({IndirectVariant::scatter, n, n}), 2 * a);
+  EXPECT_NEAR(indirect_l2_write_bytes({IndirectVariant::scatter, n, n}), 8 * a, 1e-3 * a);  // 32 bytes a float
+  EXPECT_DOUBLE_EQ(indirect_l2_write_bytes({IndirectVariant::scatter, n, 1}), a);
 }
 
 TEST(IndirectReference, AGatherReadsItsIndexAndAScatterItsSource) {

@@ -36,6 +36,7 @@ struct NcuMeasure {
   //                is 1% or more of the case's DRAM traffic
   //   beyond_l1    not where the case is served by the L1 (model_level 1:
   //                the model is each SM's first read, a bound)
+  //   at_most      the model is a bound: fails only where the counter passes it
   //   never        shown beside the model, not judged (a degree, not a count)
   std::string judged = "always";
 };

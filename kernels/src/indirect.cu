@@ -93,22 +93,42 @@ double indirect_store_sectors_per_request(const IndirectConfig& c) {
   return c.variant == IndirectVariant::scatter ? indirect_lane_sectors(window_size(c)) : kWarpSize * 4.0 / kSectorBytes;
 }
 
-DramTraffic indirect_dram_traffic(const IndirectConfig& c, std::size_t l2_bytes) {
+double indirect_l2_read_bytes(const IndirectConfig& c) {
+  const double floats = static_cast<double>(c.n), warps = floats / kWarpSize;
+  const double indirect =
+      c.variant == IndirectVariant::gather ? warps * indirect_lane_sectors(window_size(c)) * kSectorBytes : 4 * floats;
+  return 4 * floats + indirect;
+}
+
+double indirect_l2_write_bytes(const IndirectConfig& c) {
+  const double floats = static_cast<double>(c.n), warps = floats / kWarpSize;
+  return c.variant == IndirectVariant::scatter ? warps * indirect_lane_sectors(window_size(c)) * kSectorBytes
+                                               : 4 * floats;
+}
+
+std::optional<DramTraffic> indirect_dram_traffic(const IndirectConfig& c, std::size_t l2_bytes) {
+  const bool gather = c.variant == IndirectVariant::gather;
+  const double window_bytes = 4.0 * static_cast<double>(window_size(c));
+  const bool exact = gather ? window_bytes <= l2_bytes / 2.0 : window_size(c) <= static_cast<std::size_t>(kWarpSize);
+  if (!exact) return std::nullopt;
   const AccessPattern coalesced{c.n, 4, 4};
   DramTraffic t = dram_read(coalesced);  // the index
-  const bool gather = c.variant == IndirectVariant::gather;
-  t += gather ? dram_write(coalesced) : dram_read(coalesced);
-  const double window_bytes = 4.0 * static_cast<double>(window_size(c));
-  if (window_bytes <= l2_bytes / 2.0) {
-    t += gather ? dram_read(coalesced) : dram_write(coalesced);
-    return t;
-  }
-  const double misses = static_cast<double>(c.n) * (1.0 - std::min(1.0, l2_bytes / window_bytes));
-  if (gather) {
-    t.read_bytes += misses * kDramReadBytes;
+  t += dram_read(coalesced);             // the input
+  t += dram_write(coalesced);
+  return t;
+}
+
+DramTraffic indirect_dram_bound(const IndirectConfig& c) {
+  const AccessPattern coalesced{c.n, 4, 4};
+  const double accesses = static_cast<double>(c.n);
+  DramTraffic t = dram_read(coalesced);  // the index
+  if (c.variant == IndirectVariant::gather) {
+    t.read_bytes += accesses * kDramReadBytes;
+    t += dram_write(coalesced);
   } else {
-    t.read_bytes += misses * kSectorBytes;
-    t.write_bytes += misses * kSectorBytes;
+    t += dram_read(coalesced);
+    t.read_bytes += accesses * kSectorBytes;
+    t.write_bytes += accesses * kSectorBytes;
   }
   return t;
 }

@@ -92,9 +92,14 @@ cudaError_t plan_sized(const LocalConfig& c, LocalPlan* p) {
       return cudaSuccess;
     case LocalVariant::shared: {
       const std::size_t smem = local_shared_bytes(c);
-      const cudaError_t rc = cudaFuncSetAttribute(kernels::local_shared<K>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                                  static_cast<int>(smem));
-      if (rc != cudaSuccess) return cudaGetLastError(), cudaErrorInvalidConfiguration;
+      int device = 0, most = 0;
+      cudaError_t rc = cudaGetDevice(&device);
+      if (rc == cudaSuccess) rc = cudaDeviceGetAttribute(&most, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
+      if (rc != cudaSuccess) return rc;
+      if (smem > static_cast<std::size_t>(most)) return cudaErrorInvalidConfiguration;
+      rc = cudaFuncSetAttribute(kernels::local_shared<K>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                static_cast<int>(smem));
+      if (rc != cudaSuccess) return rc;
       p->shape = detail::shape_of(kernels::local_shared<K>, grid, kLocalBlock, smem);
       p->run = run_shared<K>;
       return cudaSuccess;

@@ -77,6 +77,7 @@ def strided_doc(strides: list[int]) -> dict:
                 "sectors_per_request": float(min(32, 4 * s)),
                 "dram_efficiency": 1.0 / min(8, s),
                 "bytes_per_second": 1e12,
+                "pct_of_peak": 20.0,
             }
         )
     return {"context": {"membench_version": "0.1.0", "gpu_name": "NVIDIA H200"}, "benchmarks": benchmarks}
@@ -1145,3 +1146,38 @@ def test_the_profile_passes_collect_the_metrics_the_file_declares():
         "a__y.sum",
     ]
     assert ncu_profile.pass_metrics(doc, "counters", ["b__q.sum"]) == ["b__q.sum"]
+
+
+def test_a_case_with_no_bandwidth_ceiling_has_its_time_shown_not_judged():
+    doc = strided_doc([1])
+    del doc["benchmarks"][0]["pct_of_peak"]  # the SMs' issue rate paces it, not a memory
+    checks = [c for c in ncu_check.evaluate(doc, strided_rows([1], time_ns=60_000), 5, 2) if c.quantity == "time_ns"]
+    assert [(c.model, c.measured, c.ok) for c in checks] == [(50_000.0, 60_000.0, None)]
+
+
+@pytest.mark.parametrize("measured, ok", [(90.0, True), (100.0, True), (105.0, True), (105.5, False)])
+def test_a_bound_fails_only_where_the_counter_passes_it_by_more_than_the_tolerance(measured, ok):
+    doc = strided_doc([1])
+    doc["benchmarks"][0]["toy_bound"] = 100.0
+    ncu = {"pass": "dram", "metrics": ["dram__bytes_read.sum"], "judged": "at_most"}
+    doc = declaring(doc, {"toy_bound": {"unit": "B", "better": "neither", "kind": "model", "ncu": ncu}})
+    dram = [{"kernel": "strided_scale", "dram__bytes_read.sum": measured}]
+    (check,) = ncu_check.evaluate(doc, strided_rows([1]), 5, 2, dram_rows=dram)[:1]
+    assert (check.quantity, check.ok) == ("toy_bound", ok)
+
+
+def test_the_array_size_that_makes_a_dram_model_judged_is_read_from_the_declared_units():
+    def doc_with(unit: str) -> dict:
+        name = "toy/v/entries:16777216/manual_time"
+        case = {"name": name, "run_name": name, "run_type": "iteration", "real_time": 1.0, "time_unit": "us"}
+        case.update(bytes=1e3, dram_read_bytes=1e8)
+        doc = {"context": {"membench_version": "0.1.0"}, "benchmarks": [case]}
+        ncu = {"pass": "dram", "metrics": ["dram__bytes_read.sum"], "judged": "large"}
+        doc = declaring(doc, {"dram_read_bytes": {"unit": "B", "better": "neither", "kind": "model", "ncu": ncu}})
+        doc["membench"]["families"] = {"toy": {"title": "t", "axes": [{"name": "entries", "unit": unit}]}}
+        return doc
+
+    dram = [{"kernel": "k", "dram__bytes_read.sum": 2e8}]
+    for unit, ok in (("floats", False), ("bytes", None)):  # 2^24 floats: judged; 2^24 of anything else: shown
+        (check,) = ncu_check.evaluate(doc_with(unit), [{"kernel": "k"}], 5, 2, dram_rows=dram)
+        assert check.ok is ok, unit

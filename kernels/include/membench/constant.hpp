@@ -1,14 +1,15 @@
 // Constant memory against global memory through the L1: every thread of a
-// GPU-filling grid reads a table of kConstantFloats floats `rounds` times,
-// the lanes of a warp reading `addresses` distinct words at once (lane l the
+// GPU-filling grid reads a table of `words` floats `rounds` times, the
+// lanes of a warp reading `addresses` distinct words at once (lane l the
 // word of lane l % addresses), and writes the sum of what it read.
 //
 //   constant  the table in __constant__ memory (the constant cache)
 //   global    the same table in global memory (ld.global through the L1)
 //
-// The word lane l reads in round r is (97 r + 129 (l % addresses)) mod the
-// table size: each distinct word in a sector of its own, so `addresses` is
-// also the sectors a global request touches. The constant cache serves one
+// The word lane l reads in round r is (97 r + 8 (l % addresses)) mod the
+// table's words: the distinct words a sector apart, so `addresses` is also
+// the sectors a global request touches; 97 is odd, so the rounds walk the
+// whole table. The constant cache serves one
 // address a request and serialises the rest; the L1 serves a request's
 // sectors 4 (128 bytes) a clock.
 #pragma once
@@ -26,25 +27,28 @@ namespace membench {
 enum class ConstantSpace { constant, global };
 inline constexpr auto kConstantSpaces = enum_names<ConstantSpace>("constant", "global");
 
-inline constexpr std::size_t kConstantFloats = 4096;  // 16 KiB: the table
+inline constexpr std::size_t kConstantMaxWords = 16384;  // 64 KiB: all constant memory a kernel may have
+inline constexpr std::size_t kConstantMinWords = 256;    // 32 sectors: a sector for each lane
 inline constexpr int kConstantBlock = 256;
 inline constexpr int kConstantMaxRounds = 8192;  // every partial sum stays exact in float
 
 struct ConstantConfig {
   ConstantSpace space = ConstantSpace::constant;
-  int addresses = 1;  // distinct words a warp reads at once: 1 .. 32
-  int rounds = 1024;  // reads per thread
+  int addresses = 1;         // distinct words a warp reads at once: 1 .. 32
+  int rounds = 1024;         // reads per thread
+  std::size_t words = 4096;  // the table's floats: a power of two from kConstantMinWords to kConstantMaxWords
 };
 
 // The word lane `lane` reads in round r.
-inline std::size_t constant_word(int round, int lane, int addresses) {
-  return (97u * static_cast<unsigned>(round) + 129u * static_cast<unsigned>(lane % addresses)) % kConstantFloats;
+inline std::size_t constant_word(const ConstantConfig& c, int round, int lane) {
+  return (97u * static_cast<unsigned>(round) + 8u * static_cast<unsigned>(lane % c.addresses)) % c.words;
 }
 
-// Its launch: the input (kConstantFloats floats) is the table; a constant
-// plan copies it into constant memory when bound (bind_table), before any
-// launch. plan() refuses addresses outside 1 .. 32 or rounds outside 1 ..
-// kConstantMaxRounds with cudaErrorInvalidValue, before any CUDA call.
+// Its launch: the input (`words` floats) is the table; a constant plan
+// copies it into constant memory when bound (bind_table), before any
+// launch. plan() refuses addresses outside 1 .. 32, rounds outside 1 ..
+// kConstantMaxRounds or a table size it does not take with
+// cudaErrorInvalidValue, before any CUDA call.
 struct ConstantPlan {
   ConstantConfig config;
   KernelShape shape;

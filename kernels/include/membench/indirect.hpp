@@ -18,6 +18,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 
 #include "membench/platform/int_list.hpp"
 #include "membench/platform/kernel_shape.hpp"
@@ -146,12 +147,20 @@ double indirect_lane_sectors(std::size_t size);
 double indirect_load_sectors_per_request(const IndirectConfig& c);
 double indirect_store_sectors_per_request(const IndirectConfig& c);
 
-// DRAM bytes per launch in steady state, on a GPU whose L2 holds `l2_bytes`:
-// the index and the coalesced side once; the indirect side once when a window
-// fits in half the L2, else (a window far past the L2) each access hits the
-// L2 with the chance that the L2 holds its line, l2_bytes / window bytes, and
-// a miss moves what a lone access costs (a 64-byte read; a partial sector
-// written back, read first to merge).
-DramTraffic indirect_dram_traffic(const IndirectConfig& c, std::size_t l2_bytes);
+// Sector bytes the L1 asks of the L2 per launch: reads (the index and the
+// coalesced side, 4 bytes a float; the gather's indirect read, its sectors
+// a request) and writes (the L1 keeps no store: a scattered lane's store is
+// a 32-byte sector write of its own).
+double indirect_l2_read_bytes(const IndirectConfig& c);
+double indirect_l2_write_bytes(const IndirectConfig& c);
+
+// DRAM bytes per launch in steady state, where the model is exact: every
+// array once, for a gather whose window fits in half the L2 (`l2_bytes`),
+// and for a scatter whose window lies within a warp's 32 stores (every
+// sector written whole by one request). Elsewhere nullopt, and the bound
+// holds: every indirect access moves what a lone access costs (a gather's
+// 64-byte read; a scatter's sector read to merge and written back).
+std::optional<DramTraffic> indirect_dram_traffic(const IndirectConfig& c, std::size_t l2_bytes);
+DramTraffic indirect_dram_bound(const IndirectConfig& c);
 
 }  // namespace membench

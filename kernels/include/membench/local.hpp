@@ -3,8 +3,10 @@
 // and the sum written.
 //
 //   dynamic    the index is known only at run time (j = 5 j + 1 mod elements,
-//              from a start the kernel is given): the array lives in local
-//              memory, whatever its size
+//              from a start the kernel is given): the array cannot be
+//              registers indexed by number, so it lives in local memory,
+//              unless the compiler picks the element among a few registers
+//              by comparisons (it does for 8 floats)
 //   unrolled   the same reads at indices the compiler knows (the loop over
 //              the array unrolled): the array lives in registers until it
 //              outgrows them, and the compiler spills the rest
@@ -56,8 +58,8 @@ cudaError_t local_bytes_per_thread(const LocalPlan& p, std::size_t* bytes);
 std::size_t local_shared_bytes(const LocalConfig& c);
 // Useful bytes: the array read from global memory, and the sums written.
 double local_bytes(const LocalConfig& c);
-// The dynamic variant's local-memory traffic through the L1: the array
-// stored once, and every read a load (a warp's 32 lanes at one index: 128
+// The traffic through the L1 of an array in local memory: the array stored
+// once, and every read a load (a warp's 32 lanes at one index: 128
 // contiguous bytes, 4 sectors).
 double local_store_bytes(const LocalConfig& c);
 double local_load_bytes(const LocalConfig& c);
