@@ -16,6 +16,16 @@
 // gcd(0, 32) would say 32), and the lanes are served together across phases:
 // one wavefront, two for 16-byte loads, so a wide broadcast delivers twice the
 // bytes of a conflict-free read of distinct words (wavefronts_per_request).
+//
+// shared/column_tile asks where padding does not help: the same column read
+// of a tile of side 16, 32 or 64 by blocks of 128 threads. One float of
+// padding turns the 32-way conflict of a 32- or 64-wide column into none; a
+// pad of 32 is a stride of 64, as bad as none. A 16-wide tile puts two rows
+// in a warp: its column read is 8-way, one float of padding leaves it
+// two-way and makes the row stores two-way (store_conflict_ways), two
+// floats fix the read but not the stores. And the pad is shared memory: a
+// 64-wide tile with a pad of 32 holds 24 KiB a block, which lowers the
+// blocks an SM holds (blocks_per_sm, beside every case).
 //==============================================================================
 #include <cstdint>
 #include <string>
@@ -49,6 +59,8 @@ CaseDefinition define(const SharedConfig& c, const DeviceInfo& gpu) {
   d.expected = [c](std::size_t i) { return shared_reference(c, i, kSeed); };
   d.work.bytes = shared_bytes(c, plan.shape.grid);
   d.work.model.insert(d.work.model.begin(), {"conflict_ways", static_cast<double>(shared_conflict_ways(c))});
+  if (c.variant == SharedVariant::column_tile)
+    d.work.model.push_back({"store_conflict_ways", static_cast<double>(tile_store_conflict_ways(c))});
   return d;
 }
 
@@ -66,6 +78,14 @@ void cases(Family& f) {
         [](const CaseArgs& a) { return define(matrix(SharedVariant::row, a), a.device()); });
   f.add("column", {"side", "pad"}, {"shared_column"},
         [](const CaseArgs& a) { return define(matrix(SharedVariant::column, a, a.integer("pad")), a.device()); });
+  f.add("column_tile", {"side", "tile_side", "pad"}, {"shared_column_tile"}, [](const CaseArgs& a) {
+    SharedConfig c = matrix(SharedVariant::column_tile, a, a.integer("pad"));
+    c.tile = a.integer("tile_side");
+    if ((c.n + c.tile - 1) / c.tile > 65535)
+      throw CaseSkipped("matrix side " + std::to_string(c.n) + " needs more than 65535 tiles of " +
+                        std::to_string(c.tile) + " a side");
+    return define(c, a.device());
+  });
   f.add("swizzle", {"side"}, {"shared_swizzle"},
         [](const CaseArgs& a) { return define(matrix(SharedVariant::swizzle, a), a.device()); });
   f.add("conflict_degree", {"shared_stride", "width"}, {"conflict_degree"}, [](const CaseArgs& a) {
@@ -88,7 +108,8 @@ const char* const kTable = "Shared memory, 4096 x 4096";
 const Registrar registrar{
     {"shared",
      {axis("side", "floats", "row, column, swizzle: side of the square matrix", {4096}),
-      axis_of<SharedPads>("pad", "floats", "column: padding per tile row", {0, 1}),
+      axis_of<SharedPads>("pad", "floats", "column, column_tile: padding per tile row", {0, 1}),
+      axis_of<SharedTiles>("tile_side", "floats", "column_tile: the tile's side", {16, 32, 64}),
       axis("shared_stride", "accesses",
            "conflict_degree: accesses of `width` bytes between lanes (0: every lane the same word)", zero_to(33), 0,
            1024),

@@ -69,6 +69,41 @@ TEST(ConflictModel, MatrixVariants) {
   EXPECT_EQ(shared_conflict_ways(degree), 4);  // gcd(12, 16)
 }
 
+SharedConfig tiled(int tile, int pad, int n = 4096) {
+  SharedConfig c{SharedVariant::column_tile, n, pad};
+  c.tile = tile;
+  return c;
+}
+
+// One float of padding fixes the column read of a 32- or 64-wide tile and
+// more gains nothing (a pad of 32 is a stride of 64, as bad as none); a
+// 16-wide tile puts two rows in a warp, and there one float leaves the read
+// two-way and makes the row stores two-way: no pad is conflict-free on both.
+TEST(ConflictModel, WherePaddingHelpsAndWhereItDoesNot) {
+  EXPECT_EQ(shared_conflict_ways(tiled(32, 0)), 32);
+  EXPECT_EQ(shared_conflict_ways(tiled(32, 1)), 1);
+  EXPECT_EQ(shared_conflict_ways(tiled(32, 32)), 32);
+  EXPECT_EQ(shared_conflict_ways(tiled(32, 2)), 2);
+  EXPECT_EQ(shared_conflict_ways(tiled(64, 0)), 32);
+  EXPECT_EQ(shared_conflict_ways(tiled(64, 1)), 1);
+  EXPECT_EQ(shared_conflict_ways(tiled(16, 0)), 8);  // 16 lanes a row on 2 banks, two rows: 4 banks of 8
+  EXPECT_EQ(shared_conflict_ways(tiled(16, 1)), 2);  // lanes (0, 0) and (15, 1): words 0 and 256
+  EXPECT_EQ(shared_conflict_ways(tiled(16, 2)), 1);
+  EXPECT_EQ(tile_store_conflict_ways(tiled(16, 0)), 1);
+  for (int pad : {1, 2, 4, 8, 16})
+    EXPECT_EQ(tile_store_conflict_ways(tiled(16, pad)), 2) << pad;  // the second row wraps onto the first's banks
+  for (int pad : SharedPads::values) {
+    EXPECT_EQ(tile_store_conflict_ways(tiled(32, pad)), 1) << pad;  // a warp stores one row
+    EXPECT_EQ(tile_store_conflict_ways(tiled(64, pad)), 1) << pad;
+  }
+  EXPECT_EQ(tile_smem_bytes(tiled(64, 32)), 64u * 96 * 4);
+  EXPECT_EQ(tile_smem_bytes(tiled(16, 0)), 16u * 16 * 4);
+  long long same_bank[32], spread[32];
+  for (int l = 0; l < 32; ++l) same_bank[l] = 32LL * l, spread[l] = l;
+  EXPECT_EQ(bank_ways(same_bank), 32);
+  EXPECT_EQ(bank_ways(spread), 1);
+}
+
 TEST(SharedBytes, MatrixAndConflictDegree) {
   EXPECT_DOUBLE_EQ(shared_bytes({SharedVariant::row, 4096}, 0), 2.0 * 4 * 4096.0 * 4096.0);
   SharedConfig degree{SharedVariant::conflict_degree};
@@ -159,6 +194,15 @@ TEST_F(SharedKernels, RowCopiesScaled) {
 TEST_F(SharedKernels, ColumnTransposesForEveryPad) {
   for (int pad : SharedPads::values)
     for (int n : sides_) check({SharedVariant::column, n, pad});
+}
+
+TEST_F(SharedKernels, ColumnTileTransposesForEveryTileAndPad) {
+  for (int tile : SharedTiles::values)
+    for (int pad : {0, 1, 32})
+      for (int n : {1000, 64, 31}) check(tiled(tile, pad, n));
+  SharedPlan p;
+  EXPECT_EQ(plan(tiled(48, 0), &p), cudaErrorInvalidValue);
+  EXPECT_EQ(plan(tiled(16, 0, 16 * 65536), &p), cudaErrorInvalidValue);  // past the grid's y limit
 }
 
 TEST_F(SharedKernels, SwizzleTransposes) {

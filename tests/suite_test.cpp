@@ -223,6 +223,8 @@ TEST(SweepFiles, CiIsASmallSetOfEveryFamily) {
             "shared/row/side:4096/manual_time\n"
             "shared/column/side:4096/pad:0/manual_time\n"
             "shared/column/side:4096/pad:1/manual_time\n"
+            "shared/column_tile/side:4096/tile_side:16/pad:0/manual_time\n"
+            "shared/column_tile/side:4096/tile_side:16/pad:1/manual_time\n"
             "shared/swizzle/side:4096/manual_time\n"
             "shared/conflict_degree/shared_stride:1/width:4/manual_time\n"
             "shared/conflict_degree/shared_stride:2/width:4/manual_time\n"

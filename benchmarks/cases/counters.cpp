@@ -86,6 +86,7 @@ const std::map<std::string, CounterMeaning>& catalog() {
       {"dram_write_bytes_bound",
        {"B", B::neither, K::model, "the most bytes DRAM should write per launch (no merging in the L2)"}},
       {"conflict_ways", {"ways", B::neither, K::model, "shared-memory bank conflict degree"}},
+      {"store_conflict_ways", {"ways", B::neither, K::model, "shared-memory bank conflict degree of the stores"}},
       {"wavefronts_per_request", {"wavefronts", B::neither, K::model, "shared-memory wavefronts per warp request"}},
       {"model_level",
        {"level", B::neither, K::model, "the memory level that serves the case (0 L1, 1 L2, 2 DRAM, ...)"}},

@@ -36,6 +36,25 @@ __global__ void shared_column(const float* __restrict__ in, float* __restrict__ 
   if (out_x < n && out_y < n) out[static_cast<std::size_t>(out_y) * n + out_x] = 2.0f * tile[threadIdx.x][threadIdx.y];
 }
 
+// A tile of side TILE with PAD floats a row, by blocks of kTileBlock threads:
+// tile x rows, each thread TILE / rows rows of the tile.
+template <int TILE, int PAD>
+__global__ void shared_column_tile(const float* __restrict__ in, float* __restrict__ out, int n) {
+  constexpr int kRows = kTileBlock / TILE;
+  __shared__ float tile[TILE][TILE + PAD];
+  const int x = blockIdx.x * TILE + threadIdx.x;
+  for (int r = threadIdx.y; r < TILE; r += kRows) {
+    const int y = blockIdx.y * TILE + r;
+    if (x < n && y < n) tile[r][threadIdx.x] = in[static_cast<std::size_t>(y) * n + x];
+  }
+  __syncthreads();
+  const int out_x = blockIdx.y * TILE + threadIdx.x;
+  for (int r = threadIdx.y; r < TILE; r += kRows) {
+    const int out_y = blockIdx.x * TILE + r;
+    if (out_x < n && out_y < n) out[static_cast<std::size_t>(out_y) * n + out_x] = 2.0f * tile[threadIdx.x][r];
+  }
+}
+
 // Element (r, c) of the tile is stored at column c ^ r: a row still spans all
 // 32 banks, and so does a column, without a word of padding.
 __global__ void shared_swizzle(const float* __restrict__ in, float* __restrict__ out, int n) {
@@ -121,6 +140,35 @@ cudaError_t run_column(const SharedPlan& p, const float* in, float* out, cudaStr
   return cudaGetLastError();
 }
 
+template <int TILE, int PAD>
+cudaError_t run_column_tile(const SharedPlan& p, const float* in, float* out, cudaStream_t s) {
+  const auto tiles = static_cast<unsigned>(detail::ceil_div(static_cast<std::size_t>(p.config.n), TILE));
+  kernels::shared_column_tile<TILE, PAD>
+      <<<dim3(tiles, tiles), dim3(TILE, kTileBlock / TILE), 0, s>>>(in, out, p.config.n);
+  return cudaGetLastError();
+}
+
+cudaError_t plan_column_tile(const SharedConfig& c, SharedPlan* p) {
+  if (c.n <= 0 || detail::ceil_div(static_cast<std::size_t>(c.n), std::max(c.tile, 1)) > 65535)
+    return cudaErrorInvalidValue;  // a 2-D grid's y limit
+  return SharedTiles::dispatch(
+      c.tile,
+      [&](auto tile) {
+        return SharedPads::dispatch(
+            c.pad,
+            [&](auto pad) {
+              constexpr int kTile = decltype(tile)::value, kPad = decltype(pad)::value;
+              const auto tiles = static_cast<unsigned>(detail::ceil_div(static_cast<std::size_t>(c.n), kTile));
+              p->shape = detail::shape_of(kernels::shared_column_tile<kTile, kPad>, dim3(tiles, tiles),
+                                          dim3(kTile, kTileBlock / kTile));
+              p->run = run_column_tile<kTile, kPad>;
+              return cudaSuccess;
+            },
+            cudaErrorInvalidValue);
+      },
+      cudaErrorInvalidValue);
+}
+
 template <int WIDTH>
 cudaError_t run_conflict(const SharedPlan& p, const float*, float* out, cudaStream_t s) {
   kernels::conflict_degree<WIDTH>
@@ -129,6 +177,7 @@ cudaError_t run_conflict(const SharedPlan& p, const float*, float* out, cudaStre
 }
 
 cudaError_t plan_matrix(const SharedConfig& c, SharedPlan* p) {
+  if (c.variant == SharedVariant::column_tile) return plan_column_tile(c, p);
   if (c.n <= 0 || c.n > kSharedMaxSide) return cudaErrorInvalidValue;
   const dim3 block(kSharedTile, kSharedTile);
   switch (c.variant) {
@@ -239,10 +288,41 @@ int conflict_ways(int stride_elems, int width_bytes) {
   return conflict_wavefronts(stride_elems, width_bytes) / phases;
 }
 
+int bank_ways(const long long (&words)[32]) {
+  std::set<long long> in_bank[kSharedBanks];
+  for (long long w : words) in_bank[w % kSharedBanks].insert(w);
+  std::size_t worst = 1;
+  for (const auto& bank : in_bank) worst = std::max(worst, bank.size());
+  return static_cast<int>(worst);
+}
+
+namespace {
+
+// The words of the first warp of a column_tile block: lane l is thread
+// (l % tile, l / tile) of the block; `column` reads tile[x][y], else the
+// row store tile[y][x].
+int tile_ways(const SharedConfig& c, bool column) {
+  long long words[32];
+  for (int lane = 0; lane < 32; ++lane) {
+    const long long x = lane % c.tile, y = lane / c.tile, row = c.tile + c.pad;
+    words[lane] = column ? x * row + y : y * row + x;
+  }
+  return bank_ways(words);
+}
+
+}  // namespace
+
+int tile_store_conflict_ways(const SharedConfig& c) { return tile_ways(c, false); }
+
+std::size_t tile_smem_bytes(const SharedConfig& c) {
+  return static_cast<std::size_t>(c.tile) * static_cast<std::size_t>(c.tile + c.pad) * sizeof(float);
+}
+
 int shared_conflict_ways(const SharedConfig& c) {
   switch (c.variant) {
     case SharedVariant::column: return conflict_ways(kSharedTile + c.pad, kBankBytes);
     case SharedVariant::conflict_degree: return conflict_ways(c.stride, c.width);
+    case SharedVariant::column_tile: return tile_ways(c, true);
     default: return 1;
   }
 }

@@ -16,11 +16,16 @@ namespace membench {
 //   column   tile[ty][tx] written, tile[tx][ty] read    -> out = 2 * transpose(in),
 //            through tile[32][32 + pad]
 //   swizzle  the column read through tile[r][c ^ r]     -> out = 2 * transpose(in)
+//   column_tile  the column read of a tile of side `tile` (16, 32, 64) with
+//            `pad` floats a row, by blocks of 128 threads (tile x 128 / tile,
+//            each thread tile / rows rows), so shared memory per block, and
+//            with it the blocks an SM holds, grows with the tile and the pad
 //   conflict_degree  every warp of a resident grid reads shared memory `reps`
 //            times, lane l at element l * stride of `width` bytes, and writes
 //            the sum of what it read to out[thread] (no input)
-enum class SharedVariant { row, column, swizzle, conflict_degree };
-inline constexpr auto kSharedVariants = enum_names<SharedVariant>("row", "column", "swizzle", "conflict_degree");
+enum class SharedVariant { row, column, swizzle, conflict_degree, column_tile };
+inline constexpr auto kSharedVariants =
+    enum_names<SharedVariant>("row", "column", "swizzle", "conflict_degree", "column_tile");
 
 inline constexpr int kSharedTile = 32;  // 32 x 32 tile, block dim3(32, 32)
 inline constexpr int kSharedBanks = 32;
@@ -28,13 +33,16 @@ inline constexpr int kBankBytes = 4;
 inline constexpr long long kSharedMaxSide = 65535LL * kSharedTile;  // a 2-D grid's y limit
 using SharedPads = IntList<0, 1, 2, 4, 8, 16, 32>;
 using ConflictWidths = IntList<4, 8, 16>;
+using SharedTiles = IntList<16, 32, 64>;  // column_tile: the tile's side
+inline constexpr int kTileBlock = 128;    // column_tile: threads per block
 inline constexpr int kConflictBlock = 256;
 inline constexpr int kConflictReps = 4096;
 
 struct SharedConfig {
   SharedVariant variant = SharedVariant::row;
   int n = 0;                 // matrix side (row, column, swizzle)
-  int pad = 0;               // column
+  int pad = 0;               // column, column_tile
+  int tile = kSharedTile;    // column_tile
   int stride = 1;            // conflict_degree: elements between lanes
   int width = 4;             // conflict_degree: bytes per access
   int reps = kConflictReps;  // conflict_degree
@@ -71,8 +79,17 @@ int conflict_ways(int stride_elems, int width_bytes);
 // Wavefronts of one warp request under the same model.
 int conflict_wavefronts(int stride_elems, int width_bytes);
 // conflict_ways of a case's shared reads (row: 1; column: that of a word
-// stride of 32 + pad; swizzle: 1; conflict_degree: of its stride and width).
+// stride of 32 + pad; swizzle: 1; conflict_degree: of its stride and width;
+// column_tile: of the words a warp's column read touches).
 int shared_conflict_ways(const SharedConfig& c);
+// The most distinct words one bank serves for 32 lanes' 4-byte words: the
+// wavefronts a warp request of them costs.
+int bank_ways(const long long (&words)[32]);
+// column_tile: the conflict of a warp's row store into the tile (a 16-wide
+// tile puts two rows in a warp, which a pad can set on the same banks).
+int tile_store_conflict_ways(const SharedConfig& c);
+// column_tile: shared memory per block.
+std::size_t tile_smem_bytes(const SharedConfig& c);
 
 std::size_t conflict_smem_bytes(int stride_elems, int width_bytes);
 // Host reference for out[thread] of conflict_degree.
