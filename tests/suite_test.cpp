@@ -9,6 +9,7 @@
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <sstream>
 #include <string>
 #include <tuple>
@@ -100,25 +101,40 @@ std::string listed(const std::string& sweep) {
   return r.output;
 }
 
-TEST(SweepFiles, SeedIsTheArticlesCasesAtItsSizes) {
-  EXPECT_EQ(listed("seed.json"),
-            "async/sync/n:67108864/tile:1024/flops:0/persistent:1/manual_time\n"
-            "async/memcpy_async/n:67108864/tile:1024/flops:0/persistent:1/manual_time\n"
-            "async/pipeline/n:67108864/tile:1024/stages:1/flops:0/persistent:1/manual_time\n"
-            "async/pipeline/n:67108864/tile:1024/stages:3/flops:0/persistent:1/manual_time\n"
-            "global/coalesced/n:16777216/manual_time\n"
-            "global/strided/n:16777216/stride:1/manual_time\n"
-            "global/strided/n:16777216/stride:2/manual_time\n"
-            "global/strided_full_grid/n:16777216/stride:1/manual_time\n"
-            "global/strided_full_grid/n:16777216/stride:2/manual_time\n"
-            "layout/aos/structs:16777216/fields:4/manual_time\n"
-            "layout/aos/structs:16777216/fields:1/manual_time\n"
-            "layout/soa/structs:16777216/fields:4/manual_time\n"
-            "layout/soa/structs:16777216/fields:1/manual_time\n"
-            "shared/row/side:4096/manual_time\n"
-            "shared/column/side:4096/pad:0/manual_time\n"
-            "shared/column/side:4096/pad:1/manual_time\n"
-            "shared/swizzle/side:4096/manual_time\n");
+// The article's cases at its sizes, and every claim it makes beside them:
+// strides through each read path, misaligned starts, the broadcasts, random
+// access, padding by tile, constant and local memory.
+TEST(SweepFiles, SeedIsTheArticlesCasesAtItsSizesAndItsClaims) {
+  std::map<std::string, int> by_variant;
+  std::set<std::string> names;
+  std::istringstream lines(listed("seed.json"));
+  for (std::string line; std::getline(lines, line);) {
+    names.insert(line);
+    const auto second = line.find('/', line.find('/') + 1);
+    ++by_variant[line.substr(0, second)];
+  }
+  for (const char* article :
+       {"async/sync/n:67108864/tile:1024/flops:0/persistent:1/manual_time",
+        "async/memcpy_async/n:67108864/tile:1024/flops:0/persistent:1/manual_time",
+        "async/pipeline/n:67108864/tile:1024/stages:1/flops:0/persistent:1/manual_time",
+        "async/pipeline/n:67108864/tile:1024/stages:3/flops:0/persistent:1/manual_time",
+        "global/coalesced/n:16777216/manual_time", "global/strided/n:16777216/stride:1/manual_time",
+        "global/strided/n:16777216/stride:2/manual_time", "global/strided_full_grid/n:16777216/stride:1/manual_time",
+        "global/strided_full_grid/n:16777216/stride:2/manual_time", "layout/aos/structs:16777216/fields:4/manual_time",
+        "layout/aos/structs:16777216/fields:1/manual_time", "layout/soa/structs:16777216/fields:4/manual_time",
+        "layout/soa/structs:16777216/fields:1/manual_time", "shared/row/side:4096/manual_time",
+        "shared/column/side:4096/pad:0/manual_time", "shared/column/side:4096/pad:1/manual_time",
+        "shared/swizzle/side:4096/manual_time"})
+    EXPECT_EQ(names.count(article), 1u) << article;
+  const std::map<std::string, int> claims = {{"global/strided", 6},         {"global/strided_readonly", 6},
+                                             {"global/strided_texture", 6}, {"global/misaligned", 11},
+                                             {"global/broadcast", 1},       {"shared/conflict_degree", 5 * 2},
+                                             {"shared/column_tile", 3 * 4}, {"indirect/gather", 4},
+                                             {"indirect/scatter", 4},       {"constant/constant", 3 * 6},
+                                             {"constant/global", 3 * 6},    {"local/dynamic", 6},
+                                             {"local/unrolled", 6},         {"local/shared", 6}};
+  for (const auto& [variant, count] : claims) EXPECT_EQ(by_variant[variant], count) << variant;
+  EXPECT_EQ(names.size(), 135u);
 }
 
 TEST(SweepFiles, NodeIsEveryNodeCaseAndThePeerChaseByWorkingSet) {
