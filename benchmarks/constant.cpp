@@ -95,8 +95,21 @@ const Registrar registrar{
            .log_x()
            .log_y()
            .model("model_bytes_per_second")},
-      "",
-      {}}}};
+      "the constant cache's broadcast, and its serialisation of distinct addresses",
+      {{kClaimsTable,
+        kClaimsTitle,
+        "constant memory, 32 distinct words a warp: serialised",
+        "constant/constant/words:256/addresses:32/rounds:1024",
+        0,
+        {"constant_serialization"},
+        "constant/constant/words:256/addresses:1/rounds:1024"},
+       {kClaimsTable,
+        kClaimsTitle,
+        "the same 32 words through the L1",
+        "constant/global/words:256/addresses:32/rounds:1024",
+        0,
+        {"sectors_per_request"},
+        "constant/global/words:256/addresses:1/rounds:1024"}}}}};
 
 }  // namespace
 

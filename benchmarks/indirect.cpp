@@ -105,7 +105,27 @@ const Registrar registrar{
      {"Indirect access: gather and scatter through a permutation",
       {figure("GB/s of index, input and output by the permutation's window", "window", "bytes_per_second").log_x()},
       "the article's random access: the transactions a warp request needs soar, whether or not DRAM is involved",
-      {}}}};
+      {{kClaimsTable,
+        kClaimsTitle,
+        "random reads within 4 MiB windows: 8x the L2 sectors, DRAM as the identity",
+        "indirect/gather/entries:67108864/window:1048576",
+        0,
+        {"sectors_per_request", "dram_read_bytes"},
+        "indirect/gather/entries:67108864/window:1"},
+       {kClaimsTable,
+        kClaimsTitle,
+        "random reads over 256 MiB: the sectors soar and DRAM moves 64 bytes a float",
+        "indirect/gather/entries:67108864/window:67108864",
+        0,
+        {"sectors_per_request", "dram_read_bytes_bound"},
+        "indirect/gather/entries:67108864/window:1"},
+       {kClaimsTable,
+        kClaimsTitle,
+        "random writes over 256 MiB: a 32-byte sector written for each float",
+        "indirect/scatter/entries:67108864/window:67108864",
+        0,
+        {"store_sectors_per_request", "l2_write_bytes"},
+        "indirect/scatter/entries:67108864/window:1"}}}}};
 
 }  // namespace
 

@@ -90,9 +90,15 @@ const Registrar registrar{
            kLocalMaxRounds)},
      cases,
      {"Local memory: a thread's array in registers, local memory or shared memory",
-      {figure("GB/s of the array's global reads by its size", "elements", "bytes_per_second").log_x().log_y()},
-      "",
-      {}}}};
+      {figure("GB/s of the array's global reads by its size", "array", "bytes_per_second").log_x().log_y()},
+      "a thread's array in registers, in local memory, or in shared memory",
+      {{kClaimsTable,
+        kClaimsTitle,
+        "a thread's array of 64 indexed at run time: local memory, against registers",
+        "local/dynamic/array:64/rounds:1024",
+        0,
+        {"local_load_bytes"},
+        "local/unrolled/array:64/rounds:1024"}}}}};
 
 }  // namespace
 

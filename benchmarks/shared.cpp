@@ -118,9 +118,30 @@ const Registrar registrar{
      {"Shared memory: bank conflicts",
       {},
       "the article's second table: a column read through shared memory, its 32-way conflict, and the [32][33] pad",
-      {{2, kTable, "row", "shared/row/side:4096", 879.49, {"conflict_ways"}},
-       {2, kTable, "column, 32-way conflict", "shared/column/side:4096/pad:0", 740.07, {"conflict_ways"}},
-       {2, kTable, "column, padded [32][33]", "shared/column/side:4096/pad:1", 826.01, {"conflict_ways"}}}}}};
+      {{2, kTable, "row", "shared/row/side:4096", 879.49, {"conflict_ways"}, ""},
+       {2, kTable, "column, 32-way conflict", "shared/column/side:4096/pad:0", 740.07, {"conflict_ways"}, ""},
+       {2, kTable, "column, padded [32][33]", "shared/column/side:4096/pad:1", 826.01, {"conflict_ways"}, ""},
+       {kClaimsTable,
+        kClaimsTitle,
+        "every lane the same shared word: a broadcast, no conflict",
+        "shared/conflict_degree/shared_stride:0/width:4",
+        0,
+        {"wavefronts_per_request"},
+        "shared/conflict_degree/shared_stride:1/width:4"},
+       {kClaimsTable,
+        kClaimsTitle,
+        "a pad of 1 float on a 32-wide tile: the 32-way conflict gone",
+        "shared/column_tile/side:4096/tile_side:32/pad:1",
+        0,
+        {"conflict_ways"},
+        "shared/column_tile/side:4096/tile_side:32/pad:0"},
+       {kClaimsTable,
+        kClaimsTitle,
+        "misconception: a little padding fixes any conflict (a 16-wide tile)",
+        "shared/column_tile/side:4096/tile_side:16/pad:1",
+        0,
+        {"conflict_ways", "store_conflict_ways"},
+        "shared/column_tile/side:4096/tile_side:16/pad:0"}}}}};
 
 }  // namespace
 

@@ -39,8 +39,9 @@ class StudyRow:
     table_title: str
     label: str
     case: str
-    article_gb_per_second: float
+    article_gb_per_second: float  # 0: a claim the article makes without a number
     counters: tuple[str, ...] = ()
+    baseline: str = ""  # the case this row is set beside ("": the table's first row)
 
 
 @dataclass(frozen=True)
@@ -99,6 +100,7 @@ def _study_row(entry: object, where: str) -> StudyRow:
             entry.get("case"),
             entry.get("article_gb_per_second"),
             entry.get("counters", []),
+            entry.get("baseline", ""),
         )
         if ok
         else ()
@@ -111,11 +113,12 @@ def _study_row(entry: object, where: str) -> StudyRow:
         or not isinstance(fields[4], (int, float))
         or not isinstance(fields[5], list)
         or not all(isinstance(c, str) for c in fields[5])
+        or not isinstance(fields[6], str)
     ):
         raise mr.InputError(
-            f"{where}: a study row needs table, table_title, label, case, article_gb_per_second, counters"
+            f"{where}: a study row needs table, table_title, label, case, article_gb_per_second, counters, baseline"
         )
-    return StudyRow(fields[0], fields[1], fields[2], fields[3], float(fields[4]), tuple(fields[5]))
+    return StudyRow(fields[0], fields[1], fields[2], fields[3], float(fields[4]), tuple(fields[5]), fields[6])
 
 
 def study_rows(doc: dict) -> list[StudyRow]:

@@ -85,7 +85,9 @@ class Check:
 
     @property
     def diff_pct(self) -> float:
-        return (self.measured - self.model) / self.model * 100.0 if self.model else float("inf")
+        if not self.model:
+            return 0.0 if self.measured == self.model else float("inf")
+        return (self.measured - self.model) / self.model * 100.0
 
     @property
     def ok(self) -> bool | None:

@@ -65,6 +65,35 @@ def gbps(case: mr.Case | None) -> float | None:
     return value / GB if value else None
 
 
+def claims(doc: dict, rows: list[md.StudyRow], cases: dict[str, mr.Case], gpu: str) -> Table:
+    """A table of claims the article makes without numbers: each row's case beside its baseline on this GPU,
+    and the model counters of both that say why."""
+    t = Table(
+        rows[0].table_title, ["claim", f"GB/s, {gpu}", "baseline GB/s", "ratio", "why: the model, case (baseline)"]
+    )
+    for r in rows:
+        case, base = cases.get(r.case), cases.get(r.baseline or rows[0].case)
+        here, there = gbps(case), gbps(base)
+        why = [
+            f"{c} {case.median(c):g} ({base.median(c):g})"
+            if base and base.median(c) is not None
+            else f"{c} {case.median(c):g}"
+            for c in r.counters
+            if case and case.median(c) is not None
+        ]
+        t.rows.append(
+            [
+                r.label,
+                f"{here:.0f}" if here else "not in this file",
+                f"{there:.0f}" if there else "",
+                f"{here / there:.2f}x" if here and there else "",
+                "; ".join(why),
+            ]
+        )
+    t.note = "Each claim's case beside the case it is compared with, both in this run."
+    return t
+
+
 def study(doc: dict) -> list[Table]:
     """The study's tables, from the rows the families declare: this GPU's GB/s and ratios beside the article's
     RTX 4090 numbers, and the counters each row declares as the why."""
@@ -75,6 +104,9 @@ def study(doc: dict) -> list[Table]:
         by_table.setdefault(row.table, []).append(row)
     tables = []
     for rows in by_table.values():
+        if not any(r.article_gb_per_second for r in rows):
+            tables.append(claims(doc, rows, cases, gpu))
+            continue
         counters = list(dict.fromkeys(c for r in rows for c in r.counters))
         first_here, first_there = gbps(cases.get(rows[0].case)), rows[0].article_gb_per_second
         header = ["case", f"GB/s, {gpu}", "vs first row", "GB/s, RTX 4090 (article)", "vs first row", *counters]

@@ -13,21 +13,22 @@ namespace {
 
 void toy_cases(Family&) {}
 
-const Registrar toy{{"toy",
-                     {axis("span", "bytes", "bytes the toy reads", {4096}),
-                      axis_named("order", "how it walks them", {"forward", "backward"}, {0, 1})},
-                     toy_cases,
-                     {"Toy: a family no script names",
-                      {figure("reads by span", "span", "bytes_per_second")
-                           .log_x()
-                           .model("model_bytes_per_second")
-                           .only({"read"})
-                           .across({"dram_peak_bytes_per_second"})
-                           .upright({"l2_bytes"})
-                           .best_over({"order"}),
-                       figure("by order", "order", "bytes_per_second").as_bars()},
-                      "none of the study's",
-                      {{2, "Toy table", "a toy row", "toy/read/span:4096", 123.5, {"sectors_per_request"}}}}}};
+const Registrar toy{
+    {"toy",
+     {axis("span", "bytes", "bytes the toy reads", {4096}),
+      axis_named("order", "how it walks them", {"forward", "backward"}, {0, 1})},
+     toy_cases,
+     {"Toy: a family no script names",
+      {figure("reads by span", "span", "bytes_per_second")
+           .log_x()
+           .model("model_bytes_per_second")
+           .only({"read"})
+           .across({"dram_peak_bytes_per_second"})
+           .upright({"l2_bytes"})
+           .best_over({"order"}),
+       figure("by order", "order", "bytes_per_second").as_bars()},
+      "none of the study's",
+      {{2, "Toy table", "a toy row", "toy/read/span:4096", 123.5, {"sectors_per_request"}, "toy/read/span:64"}}}}};
 
 const Registrar quiet{{"toy_quiet", {axis("n", "floats", "elements", {1})}, toy_cases, Downstream{}}};
 
@@ -52,6 +53,7 @@ TEST(Declarations, AFamilysTitleAxesAndFiguresAreInTheResultFile) {
   EXPECT_EQ(row.at("case"), "toy/read/span:4096");
   EXPECT_EQ(row.at("article_gb_per_second"), 123.5);
   EXPECT_EQ(row.at("counters"), (nlohmann::ordered_json{"sectors_per_request"}));
+  EXPECT_EQ(row.at("baseline"), "toy/read/span:64");
   ASSERT_EQ(toy_entry.at("axes").size(), 2u);
   EXPECT_EQ(toy_entry["axes"][0].at("unit"), "bytes");
   EXPECT_FALSE(toy_entry["axes"][0].contains("names"));

@@ -111,10 +111,17 @@ struct StudyRow {
   int table = 0;  // tables in this order, across families
   std::string table_title;
   std::string label;
-  std::string case_name;  // without the trailing /manual_time
-  double article_gb_per_second = 0;
+  std::string case_name;             // without the trailing /manual_time
+  double article_gb_per_second = 0;  // 0: a claim the article makes without a number
   std::vector<std::string> counters;
+  std::string baseline;  // the case this row's GB/s is set beside ("": the table's first row)
 };
+
+// The study's table of the claims the article makes without numbers (its
+// boundaries and misconceptions): each family that tests one adds its row,
+// its case beside a baseline case.
+inline constexpr int kClaimsTable = 4;
+inline constexpr const char* kClaimsTitle = "The article's other claims, on this GPU";
 
 struct Downstream {
   std::string title;

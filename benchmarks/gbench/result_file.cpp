@@ -35,7 +35,8 @@ nlohmann::ordered_json study_rows(const std::vector<cases::StudyRow>& rows) {
                    {"label", r.label},
                    {"case", r.case_name},
                    {"article_gb_per_second", r.article_gb_per_second},
-                   {"counters", r.counters}});
+                   {"counters", r.counters},
+                   {"baseline", r.baseline}});
   return out;
 }
 

@@ -1181,3 +1181,8 @@ def test_the_array_size_that_makes_a_dram_model_judged_is_read_from_the_declared
     for unit, ok in (("floats", False), ("bytes", None)):  # 2^24 floats: judged; 2^24 of anything else: shown
         (check,) = ncu_check.evaluate(doc_with(unit), [{"kernel": "k"}], 5, 2, dram_rows=dram)
         assert check.ok is ok, unit
+
+
+def test_a_model_of_nothing_that_ncu_confirms_differs_by_nothing():
+    assert ncu_check.Check("c", "local_load_bytes", 0.0, 0.0, 5.0).diff_pct == 0.0
+    assert ncu_check.Check("c", "local_load_bytes", 0.0, 32.0, 5.0).ok is False

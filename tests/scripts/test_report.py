@@ -409,3 +409,30 @@ def test_markdown_tables_become_html_without_their_separator_row():
     assert "<tr><td>1</td><td>2</td></tr>" in html_text and "<th>c</th>" in html_text
     assert html_text.startswith("<p>intro line</p>") and html_text.endswith("<p>after</p>")
     assert "<h3>" not in html_text
+
+
+def test_claims_without_the_article_s_numbers_set_each_case_beside_its_baseline(tmp_path, write_json, no_figures):
+    doc = a_run()
+    doc["benchmarks"] += [
+        entry("toy/rand/w:64", bytes_per_second=500e9, sectors_per_request=32.0),
+        entry("toy/rand/w:1", bytes_per_second=2000e9, sectors_per_request=4.0),
+        entry("toy/same/w:1", bytes_per_second=2100e9),
+    ]
+    claims = [
+        {"table": 4, "table_title": "Claims", "label": "random", "case": "toy/rand/w:64", "article_gb_per_second": 0,
+         "counters": ["sectors_per_request"], "baseline": "toy/rand/w:1"},
+        {"table": 4, "table_title": "Claims", "label": "the same, no baseline given", "case": "toy/same/w:1",
+         "article_gb_per_second": 0, "counters": ["sectors_per_request"]},
+        {"table": 4, "table_title": "Claims", "label": "absent", "case": "toy/gone/w:1", "article_gb_per_second": 0,
+         "counters": [], "baseline": "toy/rand/w:1"},
+    ]  # fmt: skip
+    families = {"toy": {"title": "Toy", "axes": [{"name": "w", "unit": "floats"}], "study_rows": claims}}
+    for name in ("global", "layout", "shared", "async"):
+        families[name] = report.md.compat.old_family(name)
+    doc["membench"] = {"schema_version": 1, "complete": True, "counters": {}, "families": families}
+    md, html = made(tmp_path, write_json, doc)
+    assert "| claim | GB/s, NVIDIA H200 | baseline GB/s | ratio | why: the model, case (baseline) |" in md
+    assert "| random | 500 | 2000 | 0.25x | sectors_per_request 32 (4) |" in md
+    assert "| the same, no baseline given | 2100 | 500 | 4.20x |  |" in md  # the table's first row is its baseline
+    assert "| absent | not in this file | 2000 |  |  |" in md
+    assert "random" in html and "0.25x" in html
