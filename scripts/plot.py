@@ -119,6 +119,8 @@ def plot_global(doc: dict, cases: list[mr.Case], fig: plt.Figure) -> None:
     )
 
     series: dict[str, list[tuple[int, float]]] = defaultdict(list)
+    offsets = sorted({c.params["offset"] for c in cases if isinstance(c.params.get("offset"), int)})
+    shown_offset = next((o for o in offsets if o), offsets[0] if offsets else None)
     for c in cases:
         if c.variant in geometries:
             continue
@@ -129,6 +131,10 @@ def plot_global(doc: dict, cases: list[mr.Case], fig: plt.Figure) -> None:
                 label += " grid-stride" if c.params["persistent"] else " one trip"
         if c.params.get("l2") == "cold":
             label += ", cold L2"
+        if "offset" in c.params:  # one offset past alignment stands for them all: no column of dots at one n
+            if c.params["offset"] != shown_offset:
+                continue
+            label += f" offset {shown_offset}"
         series[label].append((c.params["n"], bw(c)))
     for label, points in sorted(series.items()):
         points.sort()
@@ -197,16 +203,48 @@ def plot_layout(doc: dict, cases: list[mr.Case], fig: plt.Figure) -> None:
     )
 
 
+def plot_tiles(ax, tiles: list[mr.Case]) -> None:
+    """shared/column_tile: bars by pad at each tile side, each marked with its read conflict and the blocks an
+    SM holds."""
+    sides = sorted({c.params["tile_side"] for c in tiles})
+    pads = sorted({c.params["pad"] for c in tiles})
+    width = 0.8 / len(pads)
+    for k, pad in enumerate(pads):
+        row = {c.params["tile_side"]: c for c in tiles if c.params["pad"] == pad}
+        xs = [i + (k - (len(pads) - 1) / 2) * width for i, side in enumerate(sides) if side in row]
+        shown = [row[side] for side in sides if side in row]
+        bars = ax.bar(xs, [bw(c) for c in shown], width, label=f"pad {pad}")
+        for bar, c in zip(bars, shown):
+            ways, blocks = c.median("conflict_ways"), c.median("blocks_per_sm")
+            note = f"{ways:g}-way" + (f", {blocks:g}/SM" if blocks is not None else "")
+            ax.annotate(
+                note,
+                (bar.get_x() + bar.get_width() / 2, bar.get_height()),
+                ha="center",
+                va="bottom",
+                fontsize=6,
+                rotation=90,
+            )
+    ax.set_xticks(range(len(sides)))
+    ax.set_xticklabels([f"{s} x {s} tile" for s in sides], fontsize=8)
+    ax.set_ylabel("bandwidth (GB/s, global read + write)")
+    ax.set_title("shared/column_tile: the pad by tile side\n(read conflict, blocks an SM holds)")
+    ax.margins(y=0.2)
+    ax.grid(True, axis="y", alpha=0.3)
+    ax.legend(fontsize=7)
+
+
 def plot_shared(doc: dict, cases: list[mr.Case], fig: plt.Figure) -> None:
     matrix = [c for c in cases if c.variant in ("row", "column", "swizzle")]
     degree = [c for c in cases if c.variant == "conflict_degree"]
-    ax_bars, ax_curve = fig.subplots(1, 2)
+    tiles = [c for c in cases if c.variant == "column_tile"]
+    ax_bars, ax_curve, *ax_tiles = fig.subplots(1, 3 if tiles else 2)
     labels, values, ways = [], [], []
     for c in sorted(
         matrix,
         key=lambda c: (c.params.get("side", 0), ["row", "column", "swizzle"].index(c.variant), c.params.get("pad", 0)),
     ):
-        label = c.variant + (f" pad {c.params['pad']}" if "pad" in c.params else "")
+        label = c.variant + (f"\npad {c.params['pad']}" if "pad" in c.params else "")
         labels.append(f"{label}\nside {c.params.get('side')}")
         values.append(bw(c))
         ways.append(c.median("conflict_ways"))
@@ -248,6 +286,8 @@ def plot_shared(doc: dict, cases: list[mr.Case], fig: plt.Figure) -> None:
     ax_curve.grid(True, alpha=0.3)
     if degree:
         ax_curve.legend(fontsize=7)
+    if tiles:
+        plot_tiles(ax_tiles[0], tiles)
     fig.suptitle(title(doc, family_title(doc, "shared")))
 
 

@@ -241,6 +241,26 @@ def test_shared_bars_annotate_the_conflict_ways_and_the_curve_is_the_slowdown():
     plt.close(fig)
 
 
+def test_the_padding_panel_draws_every_tile_and_pad_with_its_conflict_and_occupancy():
+    doc = load("h200_shared.json")
+    assert len(draw(doc, "shared").axes) == 2  # no column_tile cases: no third panel
+    plt.close("all")
+    tiles = []
+    for side, pad, rate, ways, blocks in ((16, 0, 2135, 8, 16), (16, 1, 2152, 2, 16), (64, 32, 1347, 32, 9)):
+        name = f"shared/column_tile/side:4096/tile_side:{side}/pad:{pad}/manual_time"
+        tiles.append(
+            {"name": name, "run_name": name, "run_type": "iteration", "real_time": 1.0, "time_unit": "us",
+             "bytes_per_second": rate * 1e9, "conflict_ways": ways, "blocks_per_sm": blocks}
+        )  # fmt: skip
+    doc["benchmarks"] += tiles
+    fig = draw(doc, "shared")
+    ax = fig.axes[2]
+    assert sorted(round(p.get_height()) for p in ax.patches) == [1347, 2135, 2152]
+    assert sorted(t.get_text() for t in ax.texts) == ["2-way, 16/SM", "32-way, 9/SM", "8-way, 16/SM"]
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["16 x 16 tile", "64 x 64 tile"]
+    plt.close(fig)
+
+
 def test_hierarchy_and_dsmem_draw_every_working_set_and_cluster():
     doc = load("h200_hierarchy.json")
     fig = draw(doc, "hierarchy")
@@ -574,8 +594,8 @@ def test_tick_labels_name_each_bar():
     fig = draw(load("h200_shared.json"), "shared")
     assert [t.get_text() for t in fig.axes[0].get_xticklabels()] == [
         "row\nside 4096",
-        "column pad 0\nside 4096",
-        "column pad 1\nside 4096",
+        "column\npad 0\nside 4096",
+        "column\npad 1\nside 4096",
         "swizzle\nside 4096",
     ]
     plt.close(fig)
@@ -927,8 +947,8 @@ def test_each_mark_sits_where_its_number_is():
     ax_bars = fig.axes[0]
     assert [t.get_text() for t in ax_bars.get_xticklabels()] == [
         "row\nside 4096",
-        "column pad 0\nside 4096",
-        "column pad 1\nside 4096",
+        "column\npad 0\nside 4096",
+        "column\npad 1\nside 4096",
         "swizzle\nside 4096",
     ]
     for bar, note in zip(ax_bars.patches, ax_bars.texts):
