@@ -86,5 +86,17 @@ TEST(Declarations, AFamilyThatDeclaresNothingIsNamedByItsName) {
   EXPECT_TRUE(gbench::family_entries({}).empty());
 }
 
+// A figure along an axis the family lacks would draw nothing, silently: the
+// family is refused when it registers.
+TEST(Declarations, AFigureAlongAnAxisTheFamilyLacksIsRefused) {
+  const auto spec = [](FigureSpec f) {
+    return FamilySpec{"toy_bad", {axis("n", "floats", "elements", {1})}, toy_cases, Downstream{"t", {f}, "", {}}};
+  };
+  EXPECT_THROW(check_figures(spec(figure("h", "elements", "bytes_per_second"))), std::logic_error);
+  EXPECT_THROW(check_figures(spec(figure("h", "n", "bytes_per_second").best_over({"block"}))), std::logic_error);
+  EXPECT_NO_THROW(check_figures(spec(figure("h", "variant", "bytes_per_second").as_bars())));
+  EXPECT_NO_THROW(check_figures(spec(figure("h", "n", "bytes_per_second"))));
+}
+
 }  // namespace
 }  // namespace membench::cases

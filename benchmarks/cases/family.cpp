@@ -1,6 +1,7 @@
 #include "cases/family.hpp"
 
 #include <sstream>
+#include <stdexcept>
 
 namespace membench::cases {
 
@@ -11,7 +12,23 @@ std::vector<FamilySpec>& families() {
 }
 }  // namespace
 
+void check_figures(const FamilySpec& spec) {
+  const auto has = [&](const std::string& name) {
+    return std::any_of(spec.axes.begin(), spec.axes.end(), [&](const AxisSpec& a) { return a.name == name; });
+  };
+  for (const FigureSpec& f : spec.downstream.figures) {
+    if (f.x != "variant" && !has(f.x))
+      throw std::logic_error("family '" + spec.name + "': figure '" + f.heading + "' runs along '" + f.x +
+                             "', which is not one of its axes");
+    for (const std::string& axis : f.best_of)
+      if (!has(axis))
+        throw std::logic_error("family '" + spec.name + "': figure '" + f.heading + "' keeps the best over '" + axis +
+                               "', which is not one of its axes");
+  }
+}
+
 Registrar::Registrar(FamilySpec spec) {
+  check_figures(spec);
   auto& list = families();
   const auto at = std::upper_bound(list.begin(), list.end(), spec.name,
                                    [](const std::string& name, const FamilySpec& f) { return name < f.name; });

@@ -137,8 +137,13 @@ struct FamilySpec {
   Downstream downstream;
 };
 
-// Puts a family on the list (at static-initialisation time); the list is
-// kept sorted by name, so the run order does not depend on the build.
+// Throws std::logic_error where a figure runs along, or keeps the best
+// over, a name that is not one of the family's axes (it would draw nothing).
+void check_figures(const FamilySpec& spec);
+
+// Puts a family on the list (at static-initialisation time), once its
+// figures pass check_figures; the list is kept sorted by name, so the run
+// order does not depend on the build.
 struct Registrar {
   explicit Registrar(FamilySpec spec);
 };
