@@ -45,12 +45,13 @@ import statistics
 import sys
 from dataclasses import dataclass
 
+import membench_cli as cli
 import membench_results as mr
 
 try:
     from scipy.stats import mannwhitneyu
 except ModuleNotFoundError as error:
-    mr.missing_package("compare.py", error)
+    cli.missing_package("compare.py", error)
 
 
 @dataclass
@@ -65,8 +66,8 @@ class Row:
     untrusted: bool = False
 
 
-def create_parser() -> mr.Parser:
-    p = mr.Parser(prog="compare.py", description=__doc__.split("\n\n")[0])
+def create_parser() -> cli.Parser:
+    p = cli.Parser(prog="compare.py", description=__doc__.split("\n\n")[0])
     p.add_argument("baseline", help="Google Benchmark JSON written by membench")
     p.add_argument("contender", help="Google Benchmark JSON written by membench")
     p.add_argument(

@@ -46,6 +46,7 @@ import sys
 from datetime import datetime
 from pathlib import Path
 
+import membench_cli as cli
 import membench_results as mr
 
 FORMATS = ("bmf", "benchmark-action", "benchmark-action-latency", "prometheus")
@@ -66,8 +67,8 @@ UNIT_TOKENS = {"ns", "us", "pct", "mhz"}
 TRACKER_UNITS = {"B/s": ("GB/s", 1e9), "updates/s": ("Gupdates/s", 1e9), "GFLOP/s": ("GFLOP/s", 1.0)}
 
 
-def create_parser() -> mr.Parser:
-    p = mr.Parser(prog="export.py", description=__doc__.split("\n\n")[0])
+def create_parser() -> cli.Parser:
+    p = cli.Parser(prog="export.py", description=__doc__.split("\n\n")[0])
     p.add_argument("results", help="JSON written by membench")
     p.add_argument("--format", required=True, choices=FORMATS, help="the output format")
     p.add_argument("--out", help="file to write; without it, standard output")

@@ -18,6 +18,7 @@ from collections import defaultdict
 
 import levels
 import membench_declarations as md
+import membench_cli as cli
 import membench_results as mr
 
 try:
@@ -27,7 +28,7 @@ try:
     import matplotlib.pyplot as plt
     from matplotlib.ticker import FixedLocator, FuncFormatter, MaxNLocator, NullLocator
 except ModuleNotFoundError as error:
-    mr.missing_package("figures.py", error)
+    cli.missing_package("figures.py", error)
 
 LINESTYLES = ("-", "--", "-.", ":")
 MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")
@@ -44,7 +45,7 @@ def scale(unit: str, values: list[float]) -> tuple[float, str]:
         return 1.0, unit
     top = max(abs(v) for v in values)
     joined = (lambda p: p + unit) if unit.startswith("B") else (lambda p: f"{p} {unit}")
-    factor, p = mr.prefix(top)
+    factor, p = cli.prefix(top)
     return (factor, joined(p)) if p else (1.0, unit)
 
 

@@ -35,6 +35,7 @@ import sys
 from collections import defaultdict
 from dataclasses import dataclass
 
+import membench_cli as cli
 import membench_results as mr
 
 
@@ -50,8 +51,8 @@ class Gpu:
         return f"{self.host} device {self.ordinal} ({self.uuid})"
 
 
-def create_parser() -> mr.Parser:
-    p = mr.Parser(prog="fleet.py", description=__doc__.split("\n\n")[0])
+def create_parser() -> cli.Parser:
+    p = cli.Parser(prog="fleet.py", description=__doc__.split("\n\n")[0])
     p.add_argument("files", nargs="+", help="membench JSON files, one or more GPUs each")
     p.add_argument(
         "--threshold", type=float, default=10.0, help="percent worse than the median that flags a GPU (default 10)"

@@ -39,6 +39,7 @@ import statistics
 import sys
 from pathlib import Path
 
+import membench_cli as cli
 import membench_results as mr
 
 MAD_SCALE = 1.4826  # a normal distribution's standard deviation per median absolute deviation
@@ -69,10 +70,10 @@ CREATE INDEX IF NOT EXISTS runs_by_model ON runs (gpu_name, driver, started);
 """
 
 
-def create_parser() -> mr.Parser:
-    p = mr.Parser(prog="history.py", description=__doc__.split("\n\n")[0])
+def create_parser() -> cli.Parser:
+    p = cli.Parser(prog="history.py", description=__doc__.split("\n\n")[0])
     p.add_argument("--db", default="membench-history.sqlite", help="the history file (default membench-history.sqlite)")
-    sub = p.add_subparsers(dest="command", required=True, parser_class=mr.Parser)
+    sub = p.add_subparsers(dest="command", required=True, parser_class=cli.Parser)
     add = sub.add_parser("add", help="add runs (again: nothing changes)")
     add.add_argument("results", nargs="+", help="Google Benchmark JSON written by membench")
     sub.add_parser("list", help="the runs, oldest first")

@@ -24,6 +24,7 @@ import sys
 from dataclasses import dataclass
 from collections import defaultdict
 
+import membench_cli as cli
 import membench_results as mr
 
 
@@ -133,8 +134,8 @@ def report(doc: dict, tolerance_pct: float) -> tuple[str, bool]:
     return "\n".join(lines), all_agree
 
 
-def create_parser() -> mr.Parser:
-    p = mr.Parser(prog="levels.py", description=__doc__.split("\n\n")[0])
+def create_parser() -> cli.Parser:
+    p = cli.Parser(prog="levels.py", description=__doc__.split("\n\n")[0])
     p.add_argument("results", help="Google Benchmark JSON written by membench")
     p.add_argument("--tolerance", type=float, default=10.0, help="percent a plateau's points may differ (default 10)")
     return p

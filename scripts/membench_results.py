@@ -12,14 +12,11 @@ membench_compat, and only there.
 
 from __future__ import annotations
 
-import argparse
 import json
 import math
 import statistics
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import NoReturn
 
 import membench_compat as compat
 
@@ -50,14 +47,6 @@ POWER_CAP = 0x4  # sw_power_cap: the board's power limiter
 HOST_NOISE_WIDTHS = 3.0
 
 
-PREFIXES = ((1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k"))
-
-
-def prefix(value: float) -> tuple[float, str]:
-    """The SI prefix a person reads a value in, and its factor: 3.2e13 -> (1e12, "T"); under 1000: (1, "")."""
-    return next(((f, p) for f, p in PREFIXES if abs(value) >= f), (1.0, ""))
-
-
 def clock_event_names(reasons: int) -> str:
     """'sw_power_cap, hw_thermal_slowdown' for the bits set; unknown bits in hex."""
     names = [name for bit, name in CLOCK_EVENTS.items() if reasons & bit]
@@ -69,23 +58,6 @@ def clock_event_names(reasons: int) -> str:
 
 class InputError(Exception):
     """The input is not something these scripts can read."""
-
-
-def missing_package(script: str, error: ModuleNotFoundError) -> NoReturn:
-    """One line naming the package and how to install the pinned set; exit 2."""
-    print(
-        f"{script}: needs the Python package '{error.name}': " "python -m pip install -r scripts/requirements.txt",
-        file=sys.stderr,
-    )
-    sys.exit(2)
-
-
-class Parser(argparse.ArgumentParser):
-    """argparse, but a usage error is one line (and exit status 2)."""
-
-    def error(self, message: str) -> NoReturn:
-        print(f"{self.prog}: {message}", file=sys.stderr)
-        sys.exit(2)
 
 
 @dataclass(frozen=True)

@@ -41,6 +41,7 @@ from pathlib import Path
 
 import levels
 import membench_declarations as md
+import membench_cli as cli
 import membench_results as mr
 from ncu_profile import (  # noqa: F401  (the passes and their metrics, under the names the tests know)
     COUNTER_METRICS,
@@ -98,8 +99,8 @@ class Check:
         return abs(self.diff_pct) <= self.tolerance_pct or abs(self.measured - self.model) <= self.slack
 
 
-def create_parser() -> mr.Parser:
-    p = mr.Parser(prog="ncu_check.py", description=__doc__.split("\n\n")[0])
+def create_parser() -> cli.Parser:
+    p = cli.Parser(prog="ncu_check.py", description=__doc__.split("\n\n")[0])
     p.add_argument("--membench", help="the membench binary to profile")
     p.add_argument("--ncu", default="ncu", help="Nsight Compute command line (default: ncu on PATH)")
     p.add_argument(

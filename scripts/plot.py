@@ -16,6 +16,7 @@ from collections import defaultdict
 from pathlib import Path
 
 import membench_declarations as md
+import membench_cli as cli
 import membench_results as mr
 
 try:
@@ -25,7 +26,7 @@ try:
     import matplotlib.pyplot as plt
     from matplotlib.backend_bases import FigureCanvasBase
 except ModuleNotFoundError as error:
-    mr.missing_package("plot.py", error)
+    cli.missing_package("plot.py", error)
 
 import figures  # noqa: E402  (after matplotlib: a missing package is plot.py's one line)
 from figures import title  # noqa: E402
@@ -33,8 +34,8 @@ from figures import title  # noqa: E402
 GB = 1e9
 
 
-def create_parser() -> mr.Parser:
-    p = mr.Parser(prog="plot.py", description=__doc__.split("\n\n")[0])
+def create_parser() -> cli.Parser:
+    p = cli.Parser(prog="plot.py", description=__doc__.split("\n\n")[0])
     p.add_argument("results", help="Google Benchmark JSON written by membench")
     p.add_argument("--out", required=True, help="directory for the figures")
     p.add_argument("--formats", default="png,svg", help="comma-separated image formats (default png,svg)")

@@ -31,6 +31,7 @@ import tempfile
 from pathlib import Path
 
 import membench_declarations as md
+import membench_cli as cli
 import membench_results as mr
 from report_page import CHECK, STYLE, Table, fit, md_text, md_to_html, quantity, readable  # noqa: F401
 
@@ -39,13 +40,13 @@ try:
     import fleet
     import plot
 except ModuleNotFoundError as error:
-    mr.missing_package("report.py", error)
+    cli.missing_package("report.py", error)
 
 GB = 1e9
 
 
-def create_parser() -> mr.Parser:
-    p = mr.Parser(prog="report.py", description=__doc__.split("\n\n")[0])
+def create_parser() -> cli.Parser:
+    p = cli.Parser(prog="report.py", description=__doc__.split("\n\n")[0])
     p.add_argument("results", nargs="+", help="Google Benchmark JSON written by membench; the first is reported")
     p.add_argument("--out", required=True, help="directory for report.html and report.md")
     p.add_argument("--history", help="a history.py file: each study case's values over its runs on this GPU model")

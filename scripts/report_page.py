@@ -7,12 +7,12 @@ from __future__ import annotations
 import html
 from dataclasses import dataclass, field
 
-import membench_results as mr
+import membench_cli as cli
 
 
 def quantity(value: float, unit: str) -> str:
     """A number a person reads at a glance: a readable prefix, three or four digits, never an exponent."""
-    factor, prefix = mr.prefix(value)
+    factor, prefix = cli.prefix(value)
     scaled = value / factor
     digits = f"{scaled:,.0f}" if abs(scaled) >= 100 else f"{scaled:.3g}"
     return f"{digits} {prefix}{unit}" if unit.startswith("B") or not prefix else f"{digits} {prefix} {unit}"

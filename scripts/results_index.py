@@ -18,6 +18,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+import membench_cli as cli
 import membench_results as mr
 
 HEADER = [
@@ -65,8 +66,8 @@ class Row:
         ]
 
 
-def create_parser() -> mr.Parser:
-    p = mr.Parser(prog="results_index.py", description=__doc__.split("\n\n")[0])
+def create_parser() -> cli.Parser:
+    p = cli.Parser(prog="results_index.py", description=__doc__.split("\n\n")[0])
     p.add_argument("--root", default="benchmarks/results", help="the results store (default benchmarks/results)")
     p.add_argument("--check", action="store_true", help="only say whether ROOT/INDEX.md is up to date (exit 1 if not)")
     return p

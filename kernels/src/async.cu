@@ -128,53 +128,6 @@ __global__ void async_pipeline(const float* __restrict__ in, float* __restrict__
   }
 }
 
-// The schedule of the copy engines (bulk and tma): a producer warp, the
-// block's last (threads kAsyncBlock..+31), and kAsyncBlock consumer threads
-// share STAGES buffers. One producer thread issues tile j into buffer
-// j % STAGES once the consumers have released what it held (its `empty`
-// barrier), and the copy completes on the buffer's `full` barrier; the
-// consumers wait on `full`, compute the tile, and every consumer thread
-// releases the buffer by arriving on `empty` after its own last read of it
-// (each thread's release orders its reads, with no warp barrier standing in
-// between, which racecheck can follow). No block-wide barrier inside the
-// loop: the producer runs up to STAGES tiles ahead of the slowest consumer.
-// issue(j, s) announces the bytes on full[s] and starts the copy; consume(i,
-// s) computes.
-template <int STAGES, class Issue, class Consume>
-__device__ __forceinline__ void producer_consumer(std::size_t mine, std::uint64_t* full, std::uint64_t* empty,
-                                                  Issue issue, Consume consume) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  if (threadIdx.x == 0) {
-    for (int s = 0; s < STAGES; ++s) {
-      cuda::ptx::mbarrier_init(&full[s], 1);
-      cuda::ptx::mbarrier_init(&empty[s], kAsyncBlock);
-    }
-  }
-  __syncthreads();
-  auto wait = [](std::uint64_t* bar, std::uint32_t parity) {
-    while (!cuda::ptx::mbarrier_try_wait_parity(bar, parity)) {}
-  };
-  if (threadIdx.x >= kAsyncBlock) {  // the producer warp; one thread issues
-    if (threadIdx.x != kAsyncBlock) return;
-    for (std::size_t j = 0; j < mine; ++j) {
-      const int s = static_cast<int>(j % STAGES);
-      if (j >= STAGES) wait(&empty[s], static_cast<std::uint32_t>((j / STAGES - 1) & 1));
-      // Order the consumers' generic-proxy reads of the buffer (released to
-      // this thread by `empty`) before the async-proxy writes that overwrite it.
-      cuda::ptx::fence_proxy_async(cuda::ptx::space_shared);
-      issue(j, s);
-    }
-    return;
-  }
-  for (std::size_t i = 0; i < mine; ++i) {
-    const int s = static_cast<int>(i % STAGES);
-    wait(&full[s], static_cast<std::uint32_t>((i / STAGES) & 1));
-    consume(i, s);
-    (void)cuda::ptx::mbarrier_arrive(&empty[s]);
-  }
-#endif
-}
-
 // Hopper's bulk-copy engine: cp.async.bulk copies a whole tile (its
 // 16-byte-aligned part) into the buffer; the last (< 16-byte) part of a
 // ragged final tile is read straight from global memory.

@@ -46,6 +46,7 @@ OWN_TESTS = {
     "report_page": ["test_report.py"],
     "results_index": ["test_results_index.py"],
     "ncu_profile": ["test_ncu_check.py"],
+    "membench_cli": ["test_cli.py", "test_results.py", "test_report.py"],
 }
 # A string mutant on a line with one of these only changes what a person reads.
 MESSAGE_MARKS = (

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import membench_cli as cli
 import membench_results as mr
 import pytest
 
@@ -266,7 +267,7 @@ def test_clock_event_names():
 
 
 def test_a_usage_error_is_one_line_and_exit_2(capsys):
-    parser = mr.Parser(prog="x.py")
+    parser = cli.Parser(prog="x.py")
     parser.add_argument("--n", type=int)
     with pytest.raises(SystemExit) as e:
         parser.parse_args(["--n", "many"])

@@ -1,0 +1,32 @@
+"""How the scripts speak to a person: a command line whose usage error is one line and exit status 2, the
+one line a missing package gets, and the SI prefix a number is read in."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import NoReturn
+
+PREFIXES = ((1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k"))
+
+
+def prefix(value: float) -> tuple[float, str]:
+    """The SI prefix a person reads a value in, and its factor: 3.2e13 -> (1e12, "T"); under 1000: (1, "")."""
+    return next(((f, p) for f, p in PREFIXES if abs(value) >= f), (1.0, ""))
+
+
+def missing_package(script: str, error: ModuleNotFoundError) -> NoReturn:
+    """One line naming the package and how to install the pinned set; exit 2."""
+    print(
+        f"{script}: needs the Python package '{error.name}': " "python -m pip install -r scripts/requirements.txt",
+        file=sys.stderr,
+    )
+    sys.exit(2)
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse, but a usage error is one line (and exit status 2)."""
+
+    def error(self, message: str) -> NoReturn:
+        print(f"{self.prog}: {message}", file=sys.stderr)
+        sys.exit(2)
