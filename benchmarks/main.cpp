@@ -60,6 +60,12 @@ void add_context(const mb::cli::Options& options, const mb::cli::AxisTable& axes
     for (int ordinal : options.run_devices) facts.run_devices.push_back(mb::query_device(ordinal));
   facts.launcher = launcher;
   facts.health = mb::run::health_description(session.health());
+  facts.power_limit_w = session.power_limit_w();
+  const bool energy = options.measure.energy;
+  facts.energy = mb::run::energy_description(energy, energy && !session.energy_counter() ? session.energy_why() : "");
+  if (energy && session.energy_counter()) facts.idle_power_w = session.idle_power_w();
+  if (energy && !session.energy_counter())
+    std::cerr << "membench: --energy: " << session.energy_why() << "; cases report no power\n";
   facts.ecc_start = ecc;
   facts.resumed_from = options.resume_file;
   facts.sweep = mb::cli::describe_sweep(options, axes);

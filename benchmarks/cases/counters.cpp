@@ -57,6 +57,14 @@ const std::map<std::string, CounterMeaning>& catalog() {
       {"host_paced",
        {"flag", B::neither, K::configuration,
         "1: the host paces the case's time and noise (pageable staging, a small copy's round trip, page faults)"}},
+      // Energy (--energy): the board's power over whole updates of its energy counter.
+      {"power_w", {"W", B::neither, K::measured, "board power while the case runs back to back (NVML energy counter)"}},
+      {"energy_j", {"J", B::lower, K::measured, "board energy per launch: power_w times the GPU time per launch"}},
+      {"pj_per_byte", {"pJ/B", B::lower, K::measured, "board energy per useful byte: power_w over bytes_per_second"}},
+      {"pj_per_byte_above_idle",
+       {"pJ/B", B::lower, K::measured, "as pj_per_byte, less the board's idle power (the context's idle_power_w)"}},
+      {"energy_window_s",
+       {"s", B::neither, K::configuration, "time between the energy counter's updates the power rests on"}},
       // Health: how far the measurement can be trusted.
       {"noise_pct",
        {"%", B::lower, K::health, "relative spread of the per-launch time over the batches (-1: unknown)"}},

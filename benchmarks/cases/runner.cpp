@@ -15,6 +15,10 @@ namespace membench::cases {
 
 namespace {
 
+// The longest a case runs for its power: two updates of a 100 ms counter,
+// with time to spare for the first.
+constexpr double kEnergyMaxSeconds = 1.0;
+
 void require_device_memory(double bytes) {
   std::size_t free_bytes = 0, total_bytes = 0;
   MEMBENCH_CUDA(cudaMemGetInfo(&free_bytes, &total_bytes));
@@ -103,7 +107,7 @@ void verify(const engine::Session& s, const CaseDefinition& def, void* output) {
 // The counters of a measured case: the rates computed from its Work and the
 // GPU time kept, the model's predictions, the measurement and the GPU's health.
 void set_counters(Outcome& o, const DeviceInfo& device, const Work& w, const engine::Measurement& m,
-                  const std::optional<KernelFacts>& facts, const KernelShape& shape) {
+                  const std::optional<KernelFacts>& facts, const KernelShape& shape, std::optional<double> idle_w) {
   const engine::BatchSummary& s = m.summary;
   auto add = [&](const std::string& name, double value) { o.counters.emplace_back(name, value); };
   const double rate = s.clean_seconds > 0 ? w.bytes * static_cast<double>(s.clean_launches) / s.clean_seconds : 0;
@@ -129,6 +133,15 @@ void set_counters(Outcome& o, const DeviceInfo& device, const Work& w, const eng
         s.clean_seconds > 0 ? w.flops * static_cast<double>(s.clean_launches) / s.clean_seconds * 1e-9 : 0);
   }
   for (const auto& model : w.model) add(model.name, model.value);
+  if (m.power && s.clean_launches > 0) {
+    add("power_w", m.power->watts);
+    add("energy_j", m.power->watts * s.clean_seconds / static_cast<double>(s.clean_launches));  // per launch
+    if (rate > 0) {
+      add("pj_per_byte", m.power->watts / rate * 1e12);
+      if (idle_w) add("pj_per_byte_above_idle", (m.power->watts - *idle_w) / rate * 1e12);
+    }
+    add("energy_window_s", m.power->window_seconds);
+  }
   add("noise_pct", std::isfinite(s.noise_pct) ? s.noise_pct : -1);
   add("noisy", converged(s, m.rule) ? 0 : 1);
   add("batches", s.clean_batches);
@@ -258,7 +271,13 @@ Outcome Runner::run(const CaseSpec& c, std::int64_t target_launches) {
       note_failure(name, failure_);
       return outcome(Outcome::Kind::failed, failure_);
     }
-    const engine::Measurement m = prepared_->timer->measure(session_, target_launches);
+    // The board's idle power first (once per device), while nothing runs.
+    const bool energy = session_.options().energy && !c.cold && !prepared_->bound.before_each;
+    const std::optional<double> idle_w = energy ? session_.idle_power_w() : std::nullopt;
+    engine::Measurement m = prepared_->timer->measure(session_, target_launches);
+    if (energy && m.summary.clean_launches > 0)
+      if (const auto read = session_.energy_counter())
+        m.power = prepared_->timer->measure_power(session_, *read, engine::kEnergyIntervals, kEnergyMaxSeconds);
     if (m.summary.clean_launches == 0) {
       count_once(name, &RunSummary::skipped);
       return outcome(Outcome::Kind::skipped, describe_throttle(m.summary, m.rule) + "; no batch is left to report");
@@ -273,7 +292,7 @@ Outcome Runner::run(const CaseSpec& c, std::int64_t target_launches) {
     }
     o.launches = m.summary.clean_launches;
     o.seconds = m.summary.clean_seconds;
-    set_counters(o, session_.device(), prepared_->def.work, m, prepared_->facts, prepared_->bound.shape);
+    set_counters(o, session_.device(), prepared_->def.work, m, prepared_->facts, prepared_->bound.shape, idle_w);
     if (prepared_->def.after_timing)
       for (const ModelCounter& extra : prepared_->def.after_timing(session_.stream()))
         o.counters.emplace_back(extra.name, extra.value);

@@ -200,4 +200,34 @@ Measurement CaseTimer::measure(Session& s, std::int64_t target_launches) {
   return m;
 }
 
+// Two batches in flight, as when timing, so the GPU never waits for the
+// host; the poller's thread reads NVML meanwhile.
+std::optional<PowerEstimate> CaseTimer::measure_power(Session& s, const EnergyPoller::Read& read, int intervals,
+                                                      double max_seconds) {
+  prepare(s);
+  const auto before = [this](cudaStream_t stream) { before_each(stream); };
+  BatchTimer timer(s, mode_, batch_launches_, before, [this](cudaStream_t stream) {
+    if (graph_) {
+      MEMBENCH_CUDA(graph_->launch(stream));
+    } else {
+      for (int k = 0; k < batch_launches_; ++k) MEMBENCH_CUDA(timed_.launch(stream));
+    }
+  });
+  EnergyPoller poller(read);
+  const double until = steady_seconds() + max_seconds;
+  timer.enqueue(0);
+  timer.enqueue(1);
+  int slot = 0;
+  while (poller.readable() && poller.intervals() < intervals && steady_seconds() < until) {
+    if (const auto why = stop_reason()) throw Interrupted(*why);
+    timer.wait(slot);
+    timer.enqueue(slot);
+    slot ^= 1;
+  }
+  const std::vector<EnergyReading> readings = poller.stop();
+  timer.wait(slot);
+  timer.wait(slot ^ 1);
+  return average_power(readings, intervals);
+}
+
 }  // namespace membench::engine

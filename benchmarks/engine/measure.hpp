@@ -13,7 +13,9 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 
+#include "engine/energy.hpp"
 #include "engine/health.hpp"
 #include "engine/session.hpp"
 #include "engine/stopping.hpp"
@@ -53,7 +55,11 @@ struct Measurement {
   StopRule rule;
   int batch_launches = 0;
   CaseHealth health;
+  std::optional<PowerEstimate> power;  // with --energy, where the counter gave one
 };
+
+// Whole updates of the energy counter a case's power rests on.
+inline constexpr int kEnergyIntervals = 2;
 
 // The stopping rule of the session's options and device.
 StopRule stop_rule(const Session& session);
@@ -72,6 +78,13 @@ class CaseTimer {
   // is met. Throws Interrupted when a stop is requested, CudaError on a CUDA
   // failure.
   Measurement measure(Session& session, std::int64_t target_launches);
+
+  // After measure(): the launches again, back to back in the same batches,
+  // while a second thread reads the energy counter, until `intervals` whole
+  // updates have passed (or `max_seconds`). Empty where the counter could
+  // not be read or too few updates came.
+  std::optional<PowerEstimate> measure_power(Session& session, const EnergyPoller::Read& read, int intervals,
+                                             double max_seconds);
 
  private:
   class Graph;

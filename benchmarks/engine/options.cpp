@@ -44,6 +44,14 @@ const std::vector<OptionSpec>& measure_options() {
        0,
        0,
        {}},
+      {"energy",
+       "true|false",
+       "after its timing, run each case again for two updates of the board's energy counter (about 0.25 s a "
+       "case) and report its power and picojoules per byte",
+       &MeasureOptions::energy,
+       0,
+       0,
+       {}},
   };
   return specs;
 }

@@ -21,6 +21,7 @@ struct MeasureOptions {
   double throttle_pct = 90;    // batches below this % of the peak SM clock are discarded
   L2 l2 = L2::warm;
   bool exclusive = false;  // another process on the GPU fails the case and stops the run
+  bool energy = false;     // after its timing, each case's power over whole updates of the energy counter
   // Set from the environment, not by flags: test and profiling hooks.
   bool corrupt_for_test = false;           // corrupt one output element before verifying
   bool utilisation_view_for_test = false;  // see other processes through NVML's utilisation samples only

@@ -2,7 +2,9 @@
 
 #include <unistd.h>
 
+#include <chrono>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -29,6 +31,12 @@ void Session::start(int device) {
   auto probe = nvml_probe(device_.pci_bus_id, &why_no_nvml);
   health_ = HealthMonitor(std::move(probe), *own_pids_, options_.utilisation_view_for_test, first_use,
                           std::move(why_no_nvml));
+  energy_why_.clear();
+  nvml_ = nvml::device_by_bus_id(device_.pci_bus_id, &energy_why_);
+  if (nvml_ && !nvml::total_energy_mj(*nvml_)) {
+    energy_why_ = "this GPU keeps no total energy counter NVML can read";
+    nvml_.reset();
+  }
   stream_ = std::make_unique<Stream>();
   stamps_ = MappedBuffer<ClockStamp>(4);
   if (options_.l2 != L2::warm) {
@@ -38,6 +46,33 @@ void Session::start(int device) {
     MEMBENCH_CUDA(cudaMemset(flush_scratch_.get(), 0, flush_scratch_.bytes()));
     MEMBENCH_CUDA(plan_l2_flush(flush_scratch_.get(), flush_scratch_.size(), flush_sink_.get(), &flush_));
   }
+}
+
+std::optional<EnergyPoller::Read> Session::energy_counter() const {
+  if (!nvml_) return std::nullopt;
+  const nvml::Device d = *nvml_;
+  return EnergyPoller::Read([d] { return nvml::total_energy_mj(d); });
+}
+
+std::optional<double> Session::power_limit_w() const {
+  const auto device = nvml::device_by_bus_id(device_.pci_bus_id, nullptr);
+  if (!device) return std::nullopt;
+  const auto mw = nvml::power_limit_mw(*device);
+  return mw ? std::optional<double>(*mw / 1e3) : std::nullopt;
+}
+
+std::optional<double> Session::idle_power_w() {
+  if (const auto known = idle_power_w_.find(device_.ordinal); known != idle_power_w_.end()) return known->second;
+  std::optional<double> watts;
+  if (const auto read = energy_counter()) {
+    MEMBENCH_CUDA(cudaDeviceSynchronize());
+    EnergyPoller poller(*read);
+    const double until = steady_seconds() + 1.0;  // two updates come well within a second
+    while (poller.intervals() < 2 && poller.readable() && steady_seconds() < until)
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    if (const auto power = average_power(poller.stop(), 2)) watts = power->watts;
+  }
+  return idle_power_w_[device_.ordinal] = watts;
 }
 
 void Session::release() {

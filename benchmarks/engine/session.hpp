@@ -11,11 +11,13 @@
 #include <set>
 #include <string>
 
+#include "engine/energy.hpp"
 #include "engine/health.hpp"
 #include "engine/options.hpp"
 #include "membench/platform/cuda.hpp"
 #include "membench/platform/device_info.hpp"
 #include "membench/platform/fidelity.hpp"
+#include "membench/platform/nvml.hpp"
 
 namespace membench::engine {
 
@@ -40,6 +42,17 @@ class Session {
   ClockStamp* stamps_host() const { return stamps_.host(); }
   const FlushPlan& flush() const { return flush_; }
 
+  // The board's energy counter (NVML's total energy, millijoules): a reader,
+  // or empty where this GPU keeps none or NVML cannot reach it (energy_why()).
+  std::optional<EnergyPoller::Read> energy_counter() const;
+  const std::string& energy_why() const { return energy_why_; }
+  // The power limit the board enforces, in watts; empty when unknown.
+  std::optional<double> power_limit_w() const;
+  // The board's power while this process runs nothing on it, over two of
+  // the counter's updates (about 0.2 s), measured once per device when first
+  // asked; empty without the counter.
+  std::optional<double> idle_power_w();
+
   // Set once a CUDA error has left the context unusable: every later case
   // would fail for that one's reason.
   const std::string& lost() const { return lost_; }
@@ -61,6 +74,9 @@ class Session {
   std::optional<std::set<unsigned>> own_pids_;
   std::map<int, unsigned long long> first_use_us_;  // device -> when we first made its context (now_us)
   HealthMonitor health_;
+  std::optional<nvml::Device> nvml_;
+  std::string energy_why_;
+  std::map<int, std::optional<double>> idle_power_w_;  // device -> once measured
   std::string lost_;
 };
 

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "engine/measure.hpp"
 #include "membench/platform/cuda.hpp"
 
 namespace membench::run {
@@ -18,6 +19,13 @@ ContextKeys ecc_keys(const nvml::Ecc& e, const std::string& suffix) {
   if (e.remap_pending) keys.emplace_back("row_remap_pending" + suffix, std::to_string(*e.remap_pending));
   if (e.remap_failed) keys.emplace_back("row_remap_failed" + suffix, std::to_string(*e.remap_failed));
   return keys;
+}
+
+std::string energy_description(bool asked, const std::string& why_not) {
+  if (!asked) return "off (--energy reports each case's power and picojoules per byte)";
+  if (!why_not.empty()) return "none: " + why_not;
+  return "NVML total energy counter: each case run again after its timing, its power over " +
+         std::to_string(engine::kEnergyIntervals) + " whole updates of the counter";
 }
 
 ContextKeys context_keys(const RunFacts& f) {
@@ -58,6 +66,9 @@ ContextKeys context_keys(const RunFacts& f) {
   add("cuda_driver_version", f.identity.cuda_driver_version);
   add("runtime_version", cuda_version_string(d.runtime_version));
   add("gpu_health", f.health);
+  if (f.power_limit_w) add("power_limit_w", std::to_string(*f.power_limit_w));
+  if (f.idle_power_w) add("idle_power_w", std::to_string(*f.idle_power_w));
+  add("energy", f.energy);
   for (auto& key : ecc_keys(f.ecc_start, "_start")) keys.push_back(std::move(key));
   if (!f.resumed_from.empty()) add("resumed_from", f.resumed_from);
   add("sweep", f.sweep);

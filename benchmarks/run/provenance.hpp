@@ -5,6 +5,7 @@
 // of the executable, the ECC of several devices) are small functions apart.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -28,6 +29,9 @@ struct RunFacts {
   std::vector<DeviceInfo> run_devices;  // every device, in order, where the run has more than one
   cli::LauncherInfo launcher;
   std::string health;  // health_description()
+  std::optional<double> power_limit_w;
+  std::optional<double> idle_power_w;  // with --energy, where the board has an energy counter
+  std::string energy;                  // energy_description()
   nvml::Ecc ecc_start;
   std::string resumed_from;  // --resume's file, where given
   std::string sweep;         // cli::describe_sweep()
@@ -37,6 +41,9 @@ ContextKeys context_keys(const RunFacts& facts);
 
 // The ECC state as context keys with a suffix (_start, _end).
 ContextKeys ecc_keys(const nvml::Ecc& e, const std::string& suffix);
+
+// How the run measures energy, in a line: "off", the method, or why it cannot.
+std::string energy_description(bool asked, const std::string& why_not);
 
 // What the health monitor can see, in a line.
 std::string health_description(const engine::HealthMonitor& health);

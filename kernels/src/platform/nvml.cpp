@@ -60,6 +60,8 @@ void load(Api& n) {
   resolve(lib, n.total_ecc_errors, {"nvmlDeviceGetTotalEccErrors"});
   resolve(lib, n.remapped_rows, {"nvmlDeviceGetRemappedRows"});
   resolve(lib, n.driver_version, {"nvmlSystemGetDriverVersion"});
+  resolve(lib, n.total_energy, {"nvmlDeviceGetTotalEnergyConsumption"});
+  resolve(lib, n.power_limit, {"nvmlDeviceGetEnforcedPowerLimit"});
   if (n.init() != kSuccess) n.error = "nvmlInit failed";
 }
 
@@ -183,6 +185,20 @@ std::optional<std::uint64_t> clock_event_reasons(Device d) {
   unsigned long long reasons = 0;
   if (n.clock_event_reasons == nullptr || n.clock_event_reasons(d, &reasons) != kSuccess) return std::nullopt;
   return static_cast<std::uint64_t>(reasons);
+}
+
+std::optional<unsigned long long> total_energy_mj(Device d) {
+  const Api& n = api();
+  unsigned long long mj = 0;
+  if (n.total_energy == nullptr || n.total_energy(d, &mj) != kSuccess) return std::nullopt;
+  return mj;
+}
+
+std::optional<unsigned> power_limit_mw(Device d) {
+  const Api& n = api();
+  unsigned mw = 0;
+  if (n.power_limit == nullptr || n.power_limit(d, &mw) != kSuccess) return std::nullopt;
+  return mw;
 }
 
 Ecc ecc(Device d) {

@@ -39,6 +39,8 @@ struct Api {
   int (*total_ecc_errors)(Device, int, int, unsigned long long*) = nullptr;
   int (*remapped_rows)(Device, unsigned*, unsigned*, unsigned*, unsigned*) = nullptr;
   int (*driver_version)(char*, unsigned) = nullptr;
+  int (*total_energy)(Device, unsigned long long*) = nullptr;  // millijoules; Volta and later
+  int (*power_limit)(Device, unsigned*) = nullptr;             // the enforced limit, milliwatts
   std::string error;
 };
 
@@ -74,6 +76,15 @@ std::string process_name(unsigned pid);
 
 // The current clock event reasons (nvmlClocksEventReason* bits); empty when unknown.
 std::optional<std::uint64_t> clock_event_reasons(Device d);
+
+// The energy the board has drawn since the driver loaded, in millijoules;
+// empty where the GPU keeps no such counter (before Volta) or NVML cannot
+// read it. The driver updates it at intervals (100 ms seen on an H200), so
+// a shorter window reads 0 or one whole step: see engine/energy.hpp.
+std::optional<unsigned long long> total_energy_mj(Device d);
+
+// The power limit the GPU enforces now, in milliwatts; empty when unknown.
+std::optional<unsigned> power_limit_mw(Device d);
 
 // Volatile ECC counts (since the driver last loaded) and row remapping;
 // each field empty where the GPU does not report it (ECC off, no remapping).
