@@ -6,6 +6,7 @@
 // before anything touches the GPU), 128 + N after signal N (the JSON still
 // whole).
 #include <algorithm>
+#include <chrono>
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -27,6 +28,7 @@
 #include "membench/platform/cuda.hpp"
 #include "membench/platform/device_info.hpp"
 #include "membench/platform/nvml.hpp"
+#include "run/check_run.hpp"
 #include "run/output_file.hpp"
 #include "run/provenance.hpp"
 
@@ -40,6 +42,7 @@ namespace mb = membench;
 namespace engine = membench::engine;
 
 constexpr int kUsage = 2;
+const auto kStarted = std::chrono::steady_clock::now();
 constexpr int kFailed = 1;
 
 // A usage error: one line on stderr (control characters escaped, a long
@@ -127,6 +130,7 @@ int main(int argc, char** argv) {
   std::vector<mb::cases::CaseSpec> cases;
   std::string why;
   int visible = 0;
+  std::vector<mb::run::Reference> references = mb::run::built_in_references();
   try {
     // Google Benchmark's environment variables, checked and read as flags
     // that come before the command line's.
@@ -157,6 +161,21 @@ int main(int argc, char** argv) {
     if (!options.output_file.empty()) options.output_file = fill_in("benchmark_out", options.output_file);
     if (!options.resume_file.empty()) options.resume_file = fill_in("resume", options.resume_file);
     cases = mb::cases::enumerate_cases(options.selection());
+    if (options.check) {
+      if (!options.check_file.empty()) references = {mb::run::read_reference_file(options.check_file)};
+      if (!options.check_metrics.empty()) {
+        try {
+          mb::run::check_writable(options.check_metrics);
+        } catch (const mb::cli::UsageError&) {
+          throw mb::cli::UsageError("--check_metrics=" + options.check_metrics +
+                                    ": cannot write the file (does its folder exist?)");
+        }
+      }
+      if (options.list_cases) {
+        std::cout << mb::run::check_listing(cases) << '\n';
+        return 0;
+      }
+    }
   } catch (const mb::cli::UsageError& e) { return usage(e.what()); } catch (const mb::cases::TooManyCases& e) {
     return usage(e.what());
   }
@@ -173,6 +192,25 @@ int main(int argc, char** argv) {
     args.emplace_back("--help");  // Google Benchmark prints its own flags and exits 0
   }
   if (!mb::gbench::initialize(args)) return kUsage;
+  // --check: each GPU's model picks its reference, and the reference the cases.
+  std::optional<mb::run::CheckRun> check;
+  if (options.check) {
+    if (visible == 0) {
+      std::cerr << "membench: --check: no CUDA device visible: " << why << '\n';
+      return kFailed;
+    }
+    try {
+      mb::cli::resolve_devices(options.device, visible, launcher);
+      std::vector<mb::DeviceInfo> devices;
+      for (int ordinal : options.run_devices) devices.push_back(mb::query_device(ordinal));
+      check.emplace(references, devices);
+    } catch (const mb::cli::UsageError& e) { return usage(e.what()); } catch (const std::exception& e) {
+      std::cerr << "membench: --check: cannot query the devices: " << e.what() << '\n';
+      return kFailed;
+    }
+    if (!check->any_reference()) return check->finish(0, mb::run::host_name(), options.check_metrics, std::cout);
+    cases = check->cases(std::move(cases));
+  }
 
   // The filter as Google Benchmark will apply it (flag or environment).
   std::vector<const mb::cases::CaseSpec*> selected;
@@ -271,6 +309,7 @@ int main(int argc, char** argv) {
   bool ended = false;  // the result file asked how the run ended
   {
     mb::cases::Runner runner(*session);
+    if (check) runner.set_observer([&](const auto& c, const auto& o) { check->observe(c, o); });
     const auto ending = [&] {
       ecc_end = mb::run::run_ecc(options.run_devices);
       ended = true;
@@ -285,5 +324,9 @@ int main(int argc, char** argv) {
   if (!ended) ecc_end = mb::run::run_ecc(options.run_devices);
   mb::gbench::shutdown();
   if (!options.output_file.empty()) mb::run::finish_output(options.output_file);
-  return summarize(summary, selected.size(), options, ecc_start, ecc_end);
+  const int status = summarize(summary, selected.size(), options, ecc_start, ecc_end);
+  if (!check || status > kFailed) return status;  // a signal's status stands
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - kStarted).count();
+  const int verdict = check->finish(seconds, mb::run::host_name(), options.check_metrics, std::cout);
+  return status == kFailed ? kFailed : verdict;
 }

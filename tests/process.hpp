@@ -44,9 +44,9 @@ inline std::string read_file(const std::string& path) {
   return text.str();
 }
 
-// `env` ("NAME=value ...") and `args` are shell words.
-inline Outcome run(const std::string& args, const std::string& env = "") {
-  const std::string command = env + " '" MEMBENCH_EXE "' " + args + " 2>&1";
+// A shell command line, its stdout and stderr together.
+inline Outcome run_command(const std::string& line) {
+  const std::string command = line + " 2>&1";
   Outcome r;
   FILE* pipe = popen(command.c_str(), "r");
   if (pipe == nullptr) return r;
@@ -55,6 +55,11 @@ inline Outcome run(const std::string& args, const std::string& env = "") {
   while ((got = fread(buffer, 1, sizeof buffer, pipe)) > 0) r.output.append(buffer, got);
   r.exit_code = shell_status(pclose(pipe));
   return r;
+}
+
+// membench; `env` ("NAME=value ...") and `args` are shell words.
+inline Outcome run(const std::string& args, const std::string& env = "") {
+  return run_command(env + " '" MEMBENCH_EXE "' " + args);
 }
 
 // A process started in the background, its output in a file; signal it, then finish it.

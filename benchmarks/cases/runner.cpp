@@ -218,6 +218,12 @@ void Runner::note_health(const std::string& name, const engine::CaseHealth& h) {
 }
 
 Outcome Runner::run(const CaseSpec& c, std::int64_t target_launches) {
+  Outcome o = measure(c, target_launches);
+  if (observer_) observer_(c, o);
+  return o;
+}
+
+Outcome Runner::measure(const CaseSpec& c, std::int64_t target_launches) {
   const std::string name = c.id.name();
   Outcome o;
   if (const auto why = engine::stop_reason()) {

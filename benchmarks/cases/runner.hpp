@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <set>
 #include <string>
@@ -59,12 +60,16 @@ class Runner {
   Outcome run(const CaseSpec& c, std::int64_t target_launches);
   // Counts a case carried over from --resume.
   void note_resumed(const std::string& name);
+  // Called with every outcome run() returns (membench --check keeps them).
+  using Observer = std::function<void(const CaseSpec&, const Outcome&)>;
+  void set_observer(Observer observer) { observer_ = std::move(observer); }
 
   const RunSummary& summary() const { return summary_; }
   engine::Session& session() { return session_; }
 
  private:
   struct Prepared;
+  Outcome measure(const CaseSpec& c, std::int64_t target_launches);
   void start_case(const std::string& name);
   void count_once(const std::string& name, int RunSummary::*counter);
   void note_failure(const std::string& name, const std::string& message);
@@ -76,6 +81,7 @@ class Runner {
   std::string skip_, failure_;
   std::set<std::string> counted_;
   RunSummary summary_;
+  Observer observer_;
 };
 
 }  // namespace membench::cases

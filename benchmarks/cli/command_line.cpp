@@ -106,6 +106,13 @@ void apply(const Arg& a, const AxisTable& axes, Options& o, std::map<std::string
         o.device.ordinals.push_back(static_cast<int>(d));
       }
     }
+  } else if (name == "check") {
+    if (a.value && a.value->empty()) throw UsageError("--check: expects --check or --check=REFERENCE.json");
+    o.check = true;
+    o.check_file = a.value.value_or("");
+  } else if (name == "check_metrics") {
+    if (need_value().empty()) throw UsageError("--check_metrics: expects --check_metrics=FILE.prom");
+    o.check_metrics = *a.value;
   } else if (name == "resume") {
     if (need_value().empty()) throw UsageError("--resume: expects --resume=FILE.json");
     o.resume_file = *a.value;
@@ -171,6 +178,10 @@ Options parse_command_line(int argc, const char* const* argv, const AxisTable& a
       apply(a, axes, o, benchmark);
     } catch (const UsageError& e) { throw UsageError(a.origin + e.what()); }
   }
+  if (o.check && (!o.sweep.empty() || !o.scoped.empty() || !o.sweep_file.empty() || !o.resume_file.empty()))
+    throw UsageError("--check runs its reference's cases as they are: axis flags, --sweep and --resume do not apply");
+  if (!o.check_metrics.empty() && !o.check)
+    throw UsageError("--check_metrics=" + o.check_metrics + ": only with --check");
   if (argc > 0) o.passthrough.emplace_back(argv[0]);
   for (const auto& [name, value] : benchmark) o.passthrough.push_back("--" + name + "=" + value);
   o.list_only = benchmark.count("benchmark_list_tests") && benchmark["benchmark_list_tests"] == "true";
@@ -227,7 +238,14 @@ std::string usage(const AxisTable& axes) {
      << "  --sweep=FILE.json        any of these flags as a JSON object (Google Benchmark's too, e.g.\n"
      << "                           \"benchmark_filter\"); flags on the command line win, key by key\n"
      << "  --list_cases=json        print every selected case as data (name, family, variant, tags,\n"
-     << "                           axes with their units, kernels) and exit\n\n"
+     << "                           axes with their units, kernels) and exit\n"
+     << "  --check[=FILE]           the health check: run the short list of cases the reference for this\n"
+     << "                           GPU's model names (built in, or FILE) and judge each GPU by\n"
+     << "                           the bands it gives: exit 0 healthy, 1 a case below its band (or a\n"
+     << "                           failed one), 3 inconclusive (below while another process used the GPU\n"
+     << "                           or under a clock event, or not run), 4 no reference for this model\n"
+     << "  --check_metrics=FILE     with --check: the verdicts in Prometheus' text format, FILE replaced\n"
+     << "                           whole (for a node exporter's textfile collector)\n\n"
      << "Exit status: 0 every selected case ran and verified (cases this GPU cannot run are skipped\n"
      << "with their reason); 1 at least one case failed (wrong result, CUDA error), an uncorrected\n"
      << "ECC error, or --exclusive saw another process; 2 usage: a bad flag or value, an unreadable\n"

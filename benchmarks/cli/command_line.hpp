@@ -30,6 +30,9 @@ struct Options {
   std::string output_file;             // --benchmark_out (a pattern; main fills it in)
   std::string output_format = "json";  // --benchmark_out_format
   int repetitions = 1;                 // --benchmark_repetitions
+  bool check = false;                  // --check[=FILE]: the health check
+  std::string check_file;              // FILE: the reference to judge by (else the built-in one for the model)
+  std::string check_metrics;           // --check_metrics=FILE: the verdicts in Prometheus' text format
   bool help = false;
   bool list_only = false;                // --benchmark_list_tests
   bool list_cases = false;               // --list_cases=json

@@ -1,0 +1,290 @@
+#include "run/check.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <stdexcept>
+
+namespace membench::run {
+
+// Defined in the file the build makes from benchmarks/references/*.json: (file name, text).
+const std::vector<std::pair<std::string, std::string>>& built_in_reference_texts();
+
+namespace {
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+const char* word(CaseVerdict::Kind kind) {
+  switch (kind) {
+    case CaseVerdict::Kind::within: return "ok";
+    case CaseVerdict::Kind::better: return "better";
+    case CaseVerdict::Kind::slow: return "SLOW";
+    case CaseVerdict::Kind::contended: return "contended";
+    case CaseVerdict::Kind::clock_event: return "clock-event";
+    case CaseVerdict::Kind::failed: return "FAILED";
+    case CaseVerdict::Kind::not_run: return "not-run";
+  }
+  return "?";
+}
+
+// 0 within or better, 1 below or failed, 3 not judged.
+int case_status(CaseVerdict::Kind kind) {
+  using K = CaseVerdict::Kind;
+  if (kind == K::within || kind == K::better) return kCheckHealthy;
+  if (kind == K::slow || kind == K::failed) return kCheckUnhealthy;
+  return kCheckInconclusive;
+}
+
+// Unhealthy over inconclusive over no reference over healthy.
+int rank(int status) {
+  switch (status) {
+    case kCheckUnhealthy: return 3;
+    case kCheckInconclusive: return 2;
+    case kCheckNoReference: return 1;
+    default: return 0;
+  }
+}
+
+std::string label(const std::string& value) {
+  std::string out;
+  for (char c : value) {
+    if (c == '\\' || c == '"') out += '\\';
+    if (c == '\n') {
+      out += "\\n";
+      continue;
+    }
+    out += c;
+  }
+  return '"' + out + '"';
+}
+
+std::string number(double v) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.6g", v);
+  return buffer;
+}
+
+}  // namespace
+
+const std::vector<CheckCase>& check_cases() {
+  static const std::vector<CheckCase> cases = {
+      {"transfer/host_to_device_memcpy_ce/host:pinned/bytes:67108864", "host to device", "bytes_per_second"},
+      {"transfer/device_to_host_memcpy_ce/host:pinned/bytes:67108864", "device to host", "bytes_per_second"},
+      {"transfer/bidirectional_memcpy_ce/host:pinned/bytes:67108864", "host link both ways", "bytes_per_second"},
+      {"stream/read/type:float/elements:134217728/block:256", "DRAM read", "bytes_per_second"},
+      {"stream/write/type:float/elements:134217728/block:256", "DRAM write", "bytes_per_second"},
+      {"stream/copy/type:float/elements:134217728/block:256", "DRAM copy", "bytes_per_second"},
+      {"stream/triad/type:double/elements:134217728/block:256", "DRAM triad", "bytes_per_second"},
+      {"hierarchy/latency/working_set:1073741824/chase_stride:128", "DRAM latency", "latency_ns"},
+      {"hierarchy/bandwidth/working_set:16777216/width:16/persistent:1/through_l1:1", "L2 read", "bytes_per_second"},
+      {"hierarchy/latency/working_set:16777216/chase_stride:128", "L2 latency", "latency_ns"},
+      {"atomics/red/word:u32/space:global/shared_by:thread/updates:16", "L2 atomics", "updates_per_second"},
+      {"hierarchy/bandwidth/working_set:65536/width:16/persistent:1/through_l1:1", "L1 read", "bytes_per_second"},
+      {"hierarchy/latency/working_set:16384/chase_stride:128", "L1 latency", "latency_ns"},
+      {"shared/conflict_degree/shared_stride:1/width:16", "shared memory read", "bytes_per_second"},
+      {"atomics/add/word:u32/space:shared/shared_by:thread/updates:16", "shared-memory atomics", "updates_per_second"},
+  };
+  return cases;
+}
+
+Reference parse_reference(const std::string& text, const std::string& origin) {
+  nlohmann::json doc;
+  try {
+    doc = nlohmann::json::parse(text);
+  } catch (const nlohmann::json::exception& e) { throw std::invalid_argument("not JSON: " + std::string(e.what())); }
+  const auto need = [](const nlohmann::json& o, const char* key, const std::string& where) -> const nlohmann::json& {
+    if (!o.is_object() || !o.contains(key)) throw std::invalid_argument(where + " has no \"" + key + "\"");
+    return o.at(key);
+  };
+  Reference r;
+  r.origin = origin;
+  try {
+    if (need(doc, "schema", "the reference") != "membench.reference/1")
+      throw std::invalid_argument("schema is not membench.reference/1");
+    r.gpu_name = need(doc, "gpu_name", "the reference").get<std::string>();
+    r.margin_pct = need(doc, "margin_pct", "the reference").get<double>();
+    r.runs = static_cast<int>(need(doc, "runs", "the reference").size());
+    r.gpus = need(doc, "gpus", "the reference").get<int>();
+    for (const auto& c : need(doc, "cases", "the reference")) {
+      Band b;
+      const std::string where = "a case";
+      b.of.name = need(c, "case", where).get<std::string>();
+      const std::string in = "case " + b.of.name;
+      b.of.level = need(c, "level", in).get<std::string>();
+      b.of.metric = need(c, "metric", in).get<std::string>();
+      b.unit = need(c, "unit", in).get<std::string>();
+      const std::string better = need(c, "better", in).get<std::string>();
+      if (better != "higher" && better != "lower") throw std::invalid_argument(in + ": better is not higher or lower");
+      b.higher_better = better == "higher";
+      b.median = need(c, "median", in).get<double>();
+      b.low = need(c, "low", in).get<double>();
+      b.high = need(c, "high", in).get<double>();
+      b.runs = need(c, "runs", in).get<int>();
+      b.gpus = need(c, "gpus", in).get<int>();
+      if (!(b.low <= b.median && b.median <= b.high)) throw std::invalid_argument(in + ": low <= median <= high fails");
+      r.bands.push_back(std::move(b));
+    }
+  } catch (const nlohmann::json::exception& e) {
+    throw std::invalid_argument("a field of the wrong type: " + std::string(e.what()));
+  }
+  if (r.bands.empty()) throw std::invalid_argument("no cases");
+  return r;
+}
+
+const std::vector<Reference>& built_in_references() {
+  static const std::vector<Reference> references = [] {
+    std::vector<Reference> out;
+    for (const auto& [file, text] : built_in_reference_texts())
+      out.push_back(parse_reference(text, "built in (" + file + ")"));
+    return out;
+  }();
+  return references;
+}
+
+const Reference* reference_for(const std::vector<Reference>& references, const std::string& gpu_name) {
+  for (const Reference& r : references)
+    if (r.gpu_name == gpu_name) return &r;
+  return nullptr;
+}
+
+int GpuVerdict::status() const {
+  if (reference == nullptr) return kCheckNoReference;
+  int worst = kCheckHealthy;
+  for (const CaseVerdict& c : cases)
+    if (rank(case_status(c.kind)) > rank(worst)) worst = case_status(c.kind);
+  return worst;
+}
+
+GpuVerdict judge(int ordinal, const std::string& name, const std::string& uuid, const Reference* reference,
+                 const std::map<std::string, Observed>& observed) {
+  using K = CaseVerdict::Kind;
+  GpuVerdict v{ordinal, name, uuid, reference, {}};
+  if (reference == nullptr) return v;
+  for (const Band& band : reference->bands) {
+    CaseVerdict c;
+    c.band = &band;
+    const auto it = observed.find(band.of.name);
+    if (it == observed.end()) {
+      c.kind = K::not_run;
+      c.why = "this build has no such case";
+    } else if (const Observed& o = it->second; !o.failed.empty()) {
+      c.kind = K::failed;
+      c.why = o.failed;
+    } else if (o.values.empty()) {
+      c.kind = K::not_run;
+      c.why = o.not_run.empty() ? "no " + band.of.metric + " measured" : o.not_run;
+    } else {
+      c.value = median(o.values);
+      const double value = *c.value;
+      const bool worse = band.higher_better ? value < band.low : value > band.high;
+      const bool better = band.higher_better ? value > band.high : value < band.low;
+      if (worse && o.contended) {
+        c.kind = K::contended;
+        c.why = "another process used the GPU";
+      } else if (worse && !o.clock_event.empty()) {
+        c.kind = K::clock_event;
+        c.why = o.clock_event;
+      } else {
+        c.kind = worse ? K::slow : better ? K::better : K::within;
+      }
+    }
+    v.cases.push_back(std::move(c));
+  }
+  return v;
+}
+
+int check_status(const std::vector<GpuVerdict>& gpus) {
+  int worst = kCheckHealthy;
+  for (const GpuVerdict& g : gpus)
+    if (rank(g.status()) > rank(worst)) worst = g.status();
+  return worst;
+}
+
+std::string show_value(double value, const std::string& unit) {
+  char buffer[64];
+  if (unit == "B/s")
+    std::snprintf(buffer, sizeof buffer, "%.4g GB/s", value / 1e9);
+  else if (unit == "updates/s")
+    std::snprintf(buffer, sizeof buffer, "%.4g G updates/s", value / 1e9);
+  else
+    std::snprintf(buffer, sizeof buffer, "%.4g %s", value, unit.c_str());
+  return buffer;
+}
+
+std::vector<std::string> verdict_lines(const GpuVerdict& g) {
+  std::vector<std::string> lines;
+  const std::string gpu = "GPU " + std::to_string(g.ordinal);
+  const std::string who = gpu + " (" + g.name + (g.uuid.empty() ? "" : ", " + g.uuid) + ")";
+  if (g.reference == nullptr) {
+    std::string known;
+    for (const Reference& r : built_in_references()) known += (known.empty() ? "" : ", ") + r.gpu_name;
+    lines.push_back(who + ": no reference for the " + g.name + " (built in: " + (known.empty() ? "none" : known) +
+                    "; scripts/reference.py makes one from runs of this model, --check=FILE reads it)");
+    return lines;
+  }
+  int counts[7] = {};
+  for (const CaseVerdict& c : g.cases) {
+    ++counts[static_cast<int>(c.kind)];
+    const Band& b = *c.band;
+    std::string line = gpu + ": " + word(c.kind) + " " + b.of.level + ": " + b.of.name + ": ";
+    line += c.value ? show_value(*c.value, b.unit) : std::string("no value");
+    line += ", band " + show_value(b.low, b.unit) + " to " + show_value(b.high, b.unit);
+    if (!c.why.empty()) line += " (" + c.why + ")";
+    lines.push_back(line);
+  }
+  using K = CaseVerdict::Kind;
+  const auto n = [&](K k) { return counts[static_cast<int>(k)]; };
+  const int status = g.status();
+  std::ostringstream s;
+  s << who << ": "
+    << (status == kCheckHealthy     ? "healthy"
+        : status == kCheckUnhealthy ? "UNHEALTHY"
+                                    : "inconclusive")
+    << ": " << n(K::within) + n(K::better) << " of " << g.cases.size() << " cases within their bands";
+  if (n(K::slow)) s << ", " << n(K::slow) << " below";
+  if (n(K::failed)) s << ", " << n(K::failed) << " failed";
+  if (n(K::contended)) s << ", " << n(K::contended) << " below while another process used the GPU (not judged)";
+  if (n(K::clock_event)) s << ", " << n(K::clock_event) << " below under a clock event (not judged)";
+  if (n(K::not_run)) s << ", " << n(K::not_run) << " not run";
+  const Reference& r = *g.reference;
+  s << " (reference " << r.origin << ": " << r.runs << " runs on " << r.gpus << " GPUs, margin " << r.margin_pct
+    << "%)";
+  lines.push_back(s.str());
+  return lines;
+}
+
+std::string prometheus_text(const std::vector<GpuVerdict>& gpus, const std::string& host, double seconds) {
+  std::ostringstream os;
+  const std::string h = "host=" + label(host);
+  os << "# HELP membench_check_status membench --check per GPU: 0 healthy, 1 unhealthy, 3 inconclusive, 4 no "
+        "reference for its model\n# TYPE membench_check_status gauge\n";
+  for (const GpuVerdict& g : gpus)
+    os << "membench_check_status{" << h << ",gpu=" << label(std::to_string(g.ordinal)) << ",uuid=" << label(g.uuid)
+       << ",model=" << label(g.name) << "} " << g.status() << '\n';
+  os << "# HELP membench_check_case_status Each case: 0 within its band or better, 1 below it or failed, 3 not "
+        "judged (contended, clock event, not run)\n# TYPE membench_check_case_status gauge\n";
+  std::ostringstream ratios;
+  for (const GpuVerdict& g : gpus)
+    for (const CaseVerdict& c : g.cases) {
+      const std::string labels = "{" + h + ",gpu=" + label(std::to_string(g.ordinal)) + ",uuid=" + label(g.uuid) +
+                                 ",case=" + label(c.band->of.name) + ",level=" + label(c.band->of.level) + "}";
+      os << "membench_check_case_status" << labels << ' ' << case_status(c.kind) << '\n';
+      if (c.value && *c.value > 0 && c.band->median > 0)
+        ratios << "membench_check_case_ratio" << labels << ' '
+               << number(c.band->higher_better ? *c.value / c.band->median : c.band->median / *c.value) << '\n';
+    }
+  os << "# HELP membench_check_case_ratio Each case's value over its reference median, latencies inverted: below 1 "
+        "is worse\n# TYPE membench_check_case_ratio gauge\n"
+     << ratios.str();
+  os << "# HELP membench_check_duration_seconds How long the check ran\n# TYPE membench_check_duration_seconds "
+        "gauge\nmembench_check_duration_seconds{"
+     << h << "} " << number(seconds) << '\n';
+  return os.str();
+}
+
+}  // namespace membench::run

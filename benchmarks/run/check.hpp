@@ -1,0 +1,103 @@
+// membench --check: a health check a scheduler runs. A reference per GPU
+// model (benchmarks/references/, built into the binary, or --check=FILE)
+// names a short list of cases, each with the level of the hierarchy it
+// tests and a band that covers what healthy GPUs of that model measured;
+// the check runs those cases and judges each GPU by them. The judging, the
+// lines it prints and the Prometheus text it writes are pure functions,
+// tested on the CPU.
+//
+//   exit 0  healthy: every case within its band (or better)
+//   exit 1  unhealthy: a case below its band, a wrong result, ECC errors
+//   exit 2  usage: a bad flag or reference file (before any GPU work)
+//   exit 3  inconclusive: a case below its band while another process used
+//           the GPU or a clock event slowed it, or a case that could not run
+//   exit 4  no reference for this GPU's model
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace membench::run {
+
+inline constexpr int kCheckHealthy = 0, kCheckUnhealthy = 1, kCheckInconclusive = 3, kCheckNoReference = 4;
+
+// A case of the check sweep: what the reference builder measures bands for.
+struct CheckCase {
+  std::string name;    // without /manual_time and without a device tag
+  std::string level;   // "DRAM read", "L2 latency", "host to device", ...
+  std::string metric;  // the counter judged: bytes_per_second, latency_ns, updates_per_second
+};
+// The check sweep, in the order it runs: every level from the host link to the L1.
+const std::vector<CheckCase>& check_cases();
+
+struct Band {
+  CheckCase of;
+  std::string unit;  // the metric's, from the catalog
+  bool higher_better = true;
+  double median = 0, low = 0, high = 0;
+  int runs = 0, gpus = 0;  // what the band rests on
+};
+
+struct Reference {
+  std::string gpu_name;  // as CUDA names the model ("NVIDIA H200")
+  std::string origin;    // "built in" or the file's path
+  double margin_pct = 0;
+  int runs = 0, gpus = 0;
+  std::vector<Band> bands;
+};
+
+// A reference file's text; a std::invalid_argument naming what is wrong.
+Reference parse_reference(const std::string& text, const std::string& origin);
+// The built-in references (benchmarks/references/*.json at build time).
+const std::vector<Reference>& built_in_references();
+// The reference for this model among `references`; null where none.
+const Reference* reference_for(const std::vector<Reference>& references, const std::string& gpu_name);
+
+// What one GPU's run of a case came to.
+struct Observed {
+  std::vector<double> values;  // the metric, one per repetition
+  bool contended = false;      // another process used the GPU
+  std::string clock_event;     // the clock event reasons' names, where one slowed it
+  std::string failed;          // why it failed (a wrong result, a CUDA error)
+  std::string not_run;         // why it was skipped or interrupted
+};
+
+struct CaseVerdict {
+  enum class Kind { within, better, slow, contended, clock_event, failed, not_run };
+  Kind kind = Kind::not_run;
+  const Band* band = nullptr;
+  std::optional<double> value;  // the median of the values
+  std::string why;              // failed, not run, the clock event
+};
+
+struct GpuVerdict {
+  int ordinal = 0;
+  std::string name, uuid;
+  const Reference* reference = nullptr;  // null: none for this model
+  std::vector<CaseVerdict> cases;
+  int status() const;  // kCheck*
+};
+
+// Judges one GPU: each band of `reference` against what was observed
+// (keyed by the band's case name; a case absent was not run).
+GpuVerdict judge(int ordinal, const std::string& name, const std::string& uuid, const Reference* reference,
+                 const std::map<std::string, Observed>& observed);
+
+// The exit status of several GPUs' verdicts: unhealthy over inconclusive
+// over no reference over healthy.
+int check_status(const std::vector<GpuVerdict>& gpus);
+
+// A line per case and one per GPU, as printed.
+std::vector<std::string> verdict_lines(const GpuVerdict& gpu);
+
+// The verdicts in Prometheus' text format, for a node exporter's textfile
+// collector: per GPU its status, per case its status and its value over the
+// reference's median.
+std::string prometheus_text(const std::vector<GpuVerdict>& gpus, const std::string& host, double seconds);
+
+// "4478 GB/s", "612 ns", "75.3 G updates/s": a value in its metric's unit.
+std::string show_value(double value, const std::string& unit);
+
+}  // namespace membench::run

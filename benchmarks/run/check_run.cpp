@@ -1,0 +1,137 @@
+#include "run/check_run.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <sstream>
+
+#include "cli/grammar.hpp"
+#include "engine/health.hpp"
+#include "gbench/adapter.hpp"
+
+namespace membench::run {
+
+namespace {
+
+std::optional<double> counter(const cases::Outcome& o, const std::string& name) {
+  for (const auto& [key, value] : o.counters)
+    if (key == name) return value;
+  return std::nullopt;
+}
+
+// What the outcomes of one case came to, for the band's metric.
+Observed observed(const std::vector<cases::Outcome>& outcomes, const std::string& metric) {
+  Observed o;
+  for (const cases::Outcome& out : outcomes) {
+    using K = cases::Outcome::Kind;
+    if (out.kind == K::failed) o.failed = out.message;
+    if (out.kind == K::skipped || out.kind == K::interrupted) o.not_run = out.message;
+    if (out.kind != K::measured) continue;
+    if (const auto v = counter(out, metric)) o.values.push_back(*v);
+    if (counter(out, "contended").value_or(0) > 0) o.contended = true;
+    if (counter(out, "clock_event").value_or(0) > 0)
+      o.clock_event = engine::clock_event_names(
+          static_cast<std::uint64_t>(counter(out, "clock_event_reasons").value_or(0)) & engine::kClockEventMarks);
+  }
+  return o;
+}
+
+}  // namespace
+
+Reference read_reference_file(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw cli::UsageError("--check=" + path + ": cannot be read");
+  std::stringstream text;
+  text << in.rdbuf();
+  try {
+    return parse_reference(text.str(), path);
+  } catch (const std::invalid_argument& e) {
+    throw cli::UsageError("--check=" + path + ": not a membench reference: " + e.what());
+  }
+}
+
+std::string check_name(const cases::CaseSpec& c) {
+  cases::CaseId id = c.id;
+  id.tags.erase(
+      std::remove_if(id.tags.begin(), id.tags.end(), [](const auto& tag) { return tag.first == cases::kDeviceTag; }),
+      id.tags.end());
+  return id.name();
+}
+
+std::string check_listing(const std::vector<cases::CaseSpec>& all) {
+  std::map<std::string, const CheckCase*> wanted;
+  for (const CheckCase& c : check_cases()) wanted[c.name] = &c;
+  std::vector<const cases::CaseSpec*> listed;
+  for (const cases::CaseSpec& c : all)
+    if (wanted.count(check_name(c))) listed.push_back(&c);
+  nlohmann::ordered_json doc = nlohmann::ordered_json::parse(gbench::cases_json(listed));
+  for (std::size_t i = 0; i < listed.size(); ++i) {
+    const CheckCase& c = *wanted.at(check_name(*listed[i]));
+    doc[i]["check"] = {{"level", c.level}, {"metric", c.metric}};
+  }
+  return doc.dump(1);
+}
+
+CheckRun::CheckRun(const std::vector<Reference>& references, const std::vector<DeviceInfo>& devices)
+    : devices_(devices) {
+  for (const DeviceInfo& d : devices_) reference_[d.ordinal] = reference_for(references, d.name);
+}
+
+bool CheckRun::any_reference() const {
+  return std::any_of(reference_.begin(), reference_.end(), [](const auto& r) { return r.second != nullptr; });
+}
+
+std::vector<cases::CaseSpec> CheckRun::cases(std::vector<cases::CaseSpec> all) const {
+  std::vector<cases::CaseSpec> kept;
+  for (cases::CaseSpec& c : all) {
+    const Reference* r = reference_.count(c.device) ? reference_.at(c.device) : nullptr;
+    if (r == nullptr) continue;
+    const std::string name = check_name(c);
+    if (std::any_of(r->bands.begin(), r->bands.end(), [&](const Band& b) { return b.of.name == name; }))
+      kept.push_back(std::move(c));
+  }
+  return kept;
+}
+
+void CheckRun::observe(const cases::CaseSpec& c, const cases::Outcome& o) {
+  seen_[{c.device, check_name(c)}].push_back(o);
+}
+
+int CheckRun::finish(double seconds, const std::string& host, const std::string& metrics_file,
+                     std::ostream& out) const {
+  std::vector<GpuVerdict> verdicts;
+  for (const DeviceInfo& d : devices_) {
+    const Reference* r = reference_.at(d.ordinal);
+    std::map<std::string, Observed> by_name;
+    if (r != nullptr)
+      for (const Band& b : r->bands)
+        if (const auto it = seen_.find({d.ordinal, b.of.name}); it != seen_.end())
+          by_name[b.of.name] = observed(it->second, b.of.metric);
+    verdicts.push_back(judge(d.ordinal, d.name, d.uuid, r, by_name));
+  }
+  for (const GpuVerdict& v : verdicts)
+    for (const std::string& line : verdict_lines(v)) out << "membench --check: " << line << '\n';
+  char took[32];
+  std::snprintf(took, sizeof took, "%.1f", seconds);
+  out << "membench --check: " << verdicts.size() << (verdicts.size() == 1 ? " GPU" : " GPUs") << " checked in " << took
+      << " s\n";
+  if (!metrics_file.empty()) {
+    const std::string partial = metrics_file + ".tmp." + std::to_string(getpid());
+    {
+      std::ofstream f(partial);
+      f << prometheus_text(verdicts, host, seconds);
+    }
+    if (std::rename(partial.c_str(), metrics_file.c_str()) != 0) {
+      std::remove(partial.c_str());
+      std::cerr << "membench: --check_metrics=" << metrics_file << ": cannot be written\n";
+    }
+  }
+  return check_status(verdicts);
+}
+
+}  // namespace membench::run

@@ -1,0 +1,251 @@
+// membench --check: the reference files, the verdicts and their exit
+// statuses, the lines and the Prometheus text on the CPU; on a GPU, the
+// check run whole against references made to pass, fail and miss.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "gpu.hpp"
+#include "membench/platform/device_info.hpp"
+#include "process.hpp"
+#include "run/check.hpp"
+
+namespace membench::run {
+namespace {
+
+using test::run;
+
+nlohmann::json band_json(const std::string& name, double median, double low, double high,
+                         const std::string& better = "higher") {
+  return {{"case", name},
+          {"level", "DRAM read"},
+          {"metric", better == "higher" ? "bytes_per_second" : "latency_ns"},
+          {"unit", better == "higher" ? "B/s" : "ns"},
+          {"better", better},
+          {"median", median},
+          {"low", low},
+          {"high", high},
+          {"runs", 3},
+          {"gpus", 2}};
+}
+
+nlohmann::json reference_json(const std::string& gpu, const nlohmann::json& cases) {
+  return {{"schema", "membench.reference/1"},
+          {"gpu_name", gpu},
+          {"margin_pct", 5},
+          {"gpus", 2},
+          {"runs", nlohmann::json::array({{{"file", "a.json"}}, {{"file", "b.json"}}, {{"file", "c.json"}}})},
+          {"cases", cases}};
+}
+
+const std::string kRead = "stream/read/type:float/elements:134217728/block:256";
+const std::string kChase = "hierarchy/latency/working_set:16384/chase_stride:128";
+
+Reference two_cases() {
+  return parse_reference(reference_json("NVIDIA H200", {band_json(kRead, 4.4e12, 4.1e12, 4.8e12),
+                                                        band_json(kChase, 16.5, 15.6, 17.3, "lower")})
+                             .dump(),
+                         "test");
+}
+
+Observed seen(double value) {
+  Observed o;
+  o.values = {value};
+  return o;
+}
+
+TEST(CheckReference, ABadFileSaysWhatIsWrong) {
+  const auto refused = [](const std::string& text) {
+    try {
+      parse_reference(text, "t");
+    } catch (const std::invalid_argument& e) { return std::string(e.what()); }
+    return std::string();
+  };
+  EXPECT_NE(refused("{").find("not JSON"), std::string::npos);
+  EXPECT_NE(refused("{}").find("schema"), std::string::npos);
+  nlohmann::json doc = reference_json("X", nlohmann::json::array({band_json(kRead, 1, 2, 3)}));
+  EXPECT_NE(refused(doc.dump()).find("low <= median <= high"), std::string::npos);
+  doc = reference_json("X", nlohmann::json::array({band_json(kRead, 2, 1, 3, "sideways")}));
+  EXPECT_NE(refused(doc.dump()).find("better"), std::string::npos);
+  doc = reference_json("X", nlohmann::json::array());
+  EXPECT_NE(refused(doc.dump()).find("no cases"), std::string::npos);
+  doc = reference_json("X", nlohmann::json::array({band_json(kRead, 2, 1, 3)}));
+  doc["cases"][0]["median"] = "fast";
+  EXPECT_NE(refused(doc.dump()).find("wrong type"), std::string::npos);
+  doc["cases"][0].erase("median");
+  EXPECT_NE(refused(doc.dump()).find("\"median\""), std::string::npos);
+}
+
+TEST(CheckReference, TheBuiltInOnesParseAndNameOnlyCasesOfTheCheckSweep) {
+  ASSERT_FALSE(built_in_references().empty());
+  ASSERT_NE(reference_for(built_in_references(), "NVIDIA H200"), nullptr);
+  EXPECT_EQ(reference_for(built_in_references(), "NVIDIA H201"), nullptr);
+  std::set<std::string> sweep;
+  for (const CheckCase& c : check_cases()) sweep.insert(c.name);
+  for (const Reference& r : built_in_references()) {
+    EXPECT_GT(r.runs, 0);
+    for (const Band& b : r.bands) {
+      EXPECT_TRUE(sweep.count(b.of.name)) << b.of.name << " is not in the check sweep";
+      EXPECT_LE(b.low, b.median);
+      EXPECT_LE(b.median, b.high);
+    }
+  }
+}
+
+TEST(CheckSweep, EveryCaseIsOneThisBuildListsWithItsLevelAndMetric) {
+  const auto listed = run("--check --list_cases=json");
+  ASSERT_EQ(listed.exit_code, 0) << listed.output;
+  const auto doc = nlohmann::json::parse(listed.output);
+  ASSERT_EQ(doc.size(), check_cases().size());
+  std::map<std::string, std::string> levels;
+  for (const CheckCase& c : check_cases()) levels[c.name + "/manual_time"] = c.level;
+  for (const auto& c : doc) {
+    ASSERT_TRUE(levels.count(c["name"])) << c["name"];
+    EXPECT_EQ(c["check"]["level"], levels[c["name"]]);
+  }
+}
+
+TEST(CheckVerdict, EachCaseByItsBandAndDirection) {
+  const Reference r = two_cases();
+  using K = CaseVerdict::Kind;
+  const auto kinds = [&](double read, double chase) {
+    const GpuVerdict v = judge(0, "NVIDIA H200", "GPU-1", &r, {{kRead, seen(read)}, {kChase, seen(chase)}});
+    return std::make_pair(v.cases.at(0).kind, v.cases.at(1).kind);
+  };
+  EXPECT_EQ(kinds(4.4e12, 16.5), std::make_pair(K::within, K::within));
+  EXPECT_EQ(kinds(3.0e12, 16.5), std::make_pair(K::slow, K::within));    // a rate below its band
+  EXPECT_EQ(kinds(4.4e12, 33.0), std::make_pair(K::within, K::slow));    // a latency above its band
+  EXPECT_EQ(kinds(5.0e12, 12.0), std::make_pair(K::better, K::better));  // better than any seen
+}
+
+TEST(CheckVerdict, AContendedOrClockEventCaseIsNeverSlow) {
+  const Reference r = two_cases();
+  Observed contended = seen(2.0e12);
+  contended.contended = true;
+  Observed clocked = seen(30.0);
+  clocked.clock_event = "hw_thermal_slowdown";
+  const GpuVerdict v = judge(0, "NVIDIA H200", "GPU-1", &r, {{kRead, contended}, {kChase, clocked}});
+  EXPECT_EQ(v.cases[0].kind, CaseVerdict::Kind::contended);
+  EXPECT_EQ(v.cases[1].kind, CaseVerdict::Kind::clock_event);
+  EXPECT_EQ(v.status(), kCheckInconclusive);
+  Observed quiet_neighbour = seen(4.4e12);  // within its band: judged as it is
+  quiet_neighbour.contended = true;
+  EXPECT_EQ(judge(0, "g", "u", &r, {{kRead, quiet_neighbour}, {kChase, seen(16)}}).status(), kCheckHealthy);
+}
+
+TEST(CheckVerdict, StatusesRankUnhealthyOverInconclusiveOverNoReference) {
+  const Reference r = two_cases();
+  Observed failed;
+  failed.failed = "out[7]: 0 where 3.5 was expected";
+  const GpuVerdict healthy = judge(0, "g", "u", &r, {{kRead, seen(4.4e12)}, {kChase, seen(16)}});
+  const GpuVerdict slow = judge(1, "g", "u", &r, {{kRead, seen(1e12)}, {kChase, seen(16)}});
+  const GpuVerdict wrong = judge(2, "g", "u", &r, {{kRead, failed}, {kChase, seen(16)}});
+  const GpuVerdict missing = judge(3, "g", "u", &r, {{kRead, seen(4.4e12)}});
+  const GpuVerdict none = judge(4, "NVIDIA X", "u", nullptr, {});
+  EXPECT_EQ(healthy.status(), kCheckHealthy);
+  EXPECT_EQ(slow.status(), kCheckUnhealthy);
+  EXPECT_EQ(wrong.status(), kCheckUnhealthy);
+  EXPECT_EQ(missing.status(), kCheckInconclusive);
+  EXPECT_EQ(none.status(), kCheckNoReference);
+  EXPECT_EQ(check_status({healthy, none}), kCheckNoReference);
+  EXPECT_EQ(check_status({none, missing, healthy}), kCheckInconclusive);
+  EXPECT_EQ(check_status({missing, slow, none}), kCheckUnhealthy);
+  EXPECT_EQ(check_status({healthy, healthy}), kCheckHealthy);
+}
+
+TEST(CheckVerdict, ASlowCaseIsOneLineNamingItsLevelValueAndBand) {
+  const Reference r = two_cases();
+  const GpuVerdict v = judge(0, "NVIDIA H200", "GPU-1", &r, {{kRead, seen(3.1e12)}, {kChase, seen(16.5)}});
+  const auto lines = verdict_lines(v);
+  ASSERT_EQ(lines.size(), 3u);
+  EXPECT_EQ(lines[0], "GPU 0: SLOW DRAM read: " + kRead + ": 3100 GB/s, band 4100 GB/s to 4800 GB/s");
+  EXPECT_EQ(lines[1].rfind("GPU 0: ok ", 0), 0u) << lines[1];
+  EXPECT_NE(lines[2].find("UNHEALTHY: 1 of 2 cases within their bands, 1 below"), std::string::npos) << lines[2];
+  EXPECT_NE(lines[2].find("3 runs on 2 GPUs"), std::string::npos) << lines[2];
+  const auto none = verdict_lines(judge(1, "NVIDIA X", "GPU-2", nullptr, {}));
+  ASSERT_EQ(none.size(), 1u);
+  EXPECT_NE(none[0].find("no reference for the NVIDIA X"), std::string::npos) << none[0];
+}
+
+TEST(CheckPrometheus, TheTextIsWhatPromtoolAccepts) {
+  const Reference r = two_cases();
+  const GpuVerdict v = judge(0, "NVIDIA \"H200\"", "GPU-1", &r, {{kRead, seen(3.1e12)}, {kChase, seen(16.5)}});
+  const std::string text = prometheus_text({v, judge(1, "NVIDIA X", "GPU-2", nullptr, {})}, "node\\7", 12.5);
+  EXPECT_NE(text.find("membench_check_status{host=\"node\\\\7\",gpu=\"0\",uuid=\"GPU-1\",model=\"NVIDIA "
+                      "\\\"H200\\\"\"} 1\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("gpu=\"1\",uuid=\"GPU-2\",model=\"NVIDIA X\"} 4\n"), std::string::npos);
+  EXPECT_NE(text.find("level=\"DRAM read\"} 0.704545\n"), std::string::npos) << text;  // 3.1 / 4.4
+  EXPECT_NE(text.find("membench_check_case_ratio{host=\"node\\\\7\",gpu=\"0\",uuid=\"GPU-1\",case=\"" + kChase +
+                      "\",level=\"DRAM read\"} 1\n"),
+            std::string::npos);
+  if (std::system("command -v promtool > /dev/null 2>&1") != 0) GTEST_SKIP() << "promtool is not installed";
+  const std::string path = test::temp_path(".prom");
+  std::ofstream(path) << text;
+  const auto checked = test::run_command("promtool check metrics < '" + path + "'");
+  EXPECT_EQ(checked.exit_code, 0) << checked.output;
+}
+
+TEST(CheckCli, BadInputIsOneLineAndStatusTwo) {
+  const std::string bad = test::temp_path(".json");
+  std::ofstream(bad) << "{\"schema\": \"membench.reference/1\"}";
+  const std::vector<std::string> refused = {"--check=/no/such.json",
+                                            "--check=" + bad,
+                                            "--check --stride=2",
+                                            "--check_metrics=x.prom",
+                                            "--check --sweep=sweeps/ci.json",
+                                            "--check --check_metrics=/no/such/dir/x.prom"};
+  for (const std::string& args : refused) {
+    const auto r = run(args);
+    EXPECT_EQ(r.exit_code, 2) << args << ": " << r.output;
+    EXPECT_EQ(r.lines(), 1) << args << ": " << r.output;
+  }
+}
+
+TEST(CheckCli, WithoutAGpuTheCheckFails) {
+  if (test::gpu_available()) GTEST_SKIP() << "a GPU is visible";
+  const auto r = run("--check");
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("--check: no CUDA device visible"), std::string::npos) << r.output;
+}
+
+// On a GPU: references made for this GPU that must pass, fail and miss.
+TEST(CheckGpu, TheExitStatusIsTheVerdict) {
+  if (!test::gpu_available()) GTEST_SKIP() << "no GPU";
+  const std::string name = query_device(0).name;
+  const auto write = [&](const nlohmann::json& doc) {
+    static int n = 0;
+    const std::string path = test::temp_path("." + std::to_string(n++) + ".json");
+    std::ofstream(path) << doc.dump();
+    return path;
+  };
+  const std::string prom = test::temp_path(".prom");
+  // Bands no GPU misses: healthy, with its Prometheus file.
+  const auto pass =
+      run("--check=" + write(reference_json(name, nlohmann::json::array({band_json(kChase, 50, 1e-3, 1e6, "lower")}))) +
+          " --check_metrics=" + prom);
+  EXPECT_EQ(pass.exit_code, 0) << pass.output;
+  EXPECT_NE(pass.output.find("healthy: 1 of 1 cases"), std::string::npos) << pass.output;
+  EXPECT_NE(test::read_file(prom).find("membench_check_status{"), std::string::npos);
+  // A band above any GPU: unhealthy, one line naming the case.
+  const auto slow = run(
+      "--check=" + write(reference_json(name, nlohmann::json::array({band_json(kChase, 1e-3, 1e-4, 1e-2, "lower")}))));
+  EXPECT_EQ(slow.exit_code, 1) << slow.output;
+  EXPECT_NE(slow.output.find("GPU 0: SLOW DRAM read: " + kChase), std::string::npos) << slow.output;
+  // Another model's reference: none for this one.
+  const auto none =
+      run("--check=" +
+          write(reference_json("NVIDIA H201", nlohmann::json::array({band_json(kChase, 16, 15, 17, "lower")}))));
+  EXPECT_EQ(none.exit_code, 4) << none.output;
+  EXPECT_NE(none.output.find("no reference for the " + name), std::string::npos) << none.output;
+}
+
+}  // namespace
+}  // namespace membench::run
