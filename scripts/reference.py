@@ -45,8 +45,12 @@ ROOT = Path(__file__).resolve().parent.parent
 def create_parser() -> cli.Parser:
     p = cli.Parser(prog="reference.py", description=__doc__.split("\n\n")[0])
     p.add_argument("runs", nargs="+", help="Google Benchmark JSON written by membench, all of one GPU model")
-    p.add_argument("--membench", help="the binary whose check sweep to cover (default $MEMBENCH_EXE, else build/release/membench)")
-    p.add_argument("--margin", type=float, default=5.0, help="percent beyond the lowest and highest value seen (default 5)")
+    p.add_argument(
+        "--membench", help="the binary whose check sweep to cover (default $MEMBENCH_EXE, else build/release/membench)"
+    )
+    p.add_argument(
+        "--margin", type=float, default=5.0, help="percent beyond the lowest and highest value seen (default 5)"
+    )
     p.add_argument("--out", help="the reference file (default benchmarks/references/<model>.json)")
     return p
 

@@ -137,6 +137,20 @@ TEST(SweepFiles, SeedIsTheArticlesCasesAtItsSizesAndItsClaims) {
   EXPECT_EQ(names.size(), 135u);
 }
 
+TEST(SweepFiles, EnergyIsEachLevelOnceWithTheEnergyCounterOn) {
+  EXPECT_EQ(listed("energy.json"),
+            "hierarchy/bandwidth/working_set:65536/width:16/persistent:1/through_l1:1/manual_time\n"
+            "hierarchy/bandwidth/working_set:16777216/width:16/persistent:1/through_l1:1/manual_time\n"
+            "hierarchy/bandwidth/working_set:1073741824/width:16/persistent:1/through_l1:1/manual_time\n"
+            "shared/conflict_degree/shared_stride:1/width:16/manual_time\n"
+            "stream/read/type:float/elements:134217728/block:256/manual_time\n"
+            "stream/copy/type:float/elements:134217728/block:256/manual_time\n"
+            "transfer/host_to_device_memcpy_ce/host:pinned/bytes:67108864/manual_time\n"
+            "transfer/device_to_host_memcpy_ce/host:pinned/bytes:67108864/manual_time\n");
+  std::ifstream file(MEMBENCH_SOURCE_DIR "/sweeps/energy.json");
+  EXPECT_EQ(nlohmann::json::parse(file).at("energy"), true);
+}
+
 TEST(SweepFiles, NodeIsEveryNodeCaseAndThePeerChaseByWorkingSet) {
   std::string expected;
   for (const char* v : {"all_to_host_memcpy_ce", "host_to_all_memcpy_ce", "all_to_all_memcpy_write_ce",

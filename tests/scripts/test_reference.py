@@ -1,0 +1,129 @@
+"""reference.py: the bands of one GPU model from its runs, for membench --check; the committed H200 reference
+is what the script makes from the runs it names."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+import reference
+
+ROOT = Path(__file__).resolve().parents[2]
+READ = "stream/read/type:float/elements:134217728/block:256/manual_time"
+CHASE = "hierarchy/latency/working_set:16384/chase_stride:128/manual_time"
+
+
+@pytest.fixture
+def exe() -> str:
+    path = os.environ.get("MEMBENCH_EXE") or str(ROOT / "build" / "test" / "membench")
+    if not Path(path).is_file():
+        pytest.skip(f"no membench binary at {path} (ctest sets MEMBENCH_EXE)")
+    return path
+
+
+def a_run(uuid: str, read: float, chase: float, gpu: str = "NVIDIA H200", **read_counters) -> dict:
+    def entry(name, **counters):
+        return {
+            "name": name,
+            "run_name": name,
+            "run_type": "iteration",
+            "real_time": 1.0,
+            "time_unit": "us",
+            **counters,
+        }
+
+    return {
+        "context": {
+            "date": "2026-12-02T00:00:00+00:00",
+            "host_name": "n1",
+            "gpu_uuid": uuid,
+            "gpu_name": gpu,
+            "membench_version": "0.1.0",
+        },
+        "benchmarks": [entry(READ, bytes_per_second=read, **read_counters), entry(CHASE, latency_ns=chase)],
+    }
+
+
+def no_check_case() -> dict:
+    doc = a_run("GPU-1", 4.4e12, 16.0)
+    for entry in doc["benchmarks"]:
+        entry["name"] = entry["run_name"] = entry["name"].replace("elements:134217728", "elements:1024")
+        entry["name"] = entry["run_name"] = entry["name"].replace("working_set:16384", "working_set:32768")
+    return doc
+
+
+def made(tmp_path, write_json, exe, docs, *flags) -> tuple[int, dict]:
+    out = tmp_path / "ref.json"
+    code = reference.main([*map(write_json, docs), "--membench", exe, "--out", str(out), *flags])
+    return code, json.loads(out.read_text()) if out.exists() else {}
+
+
+def test_a_band_runs_from_the_lowest_less_the_margin_to_the_highest_plus_it(tmp_path, write_json, exe, capsys):
+    docs = [a_run("GPU-1", 4.40e12, 16.0), a_run("GPU-1", 4.50e12, 16.4), a_run("GPU-2", 4.30e12, 17.0)]
+    code, ref = made(tmp_path, write_json, exe, docs, "--margin", "4")
+    assert code == 0
+    assert ref["gpu_name"] == "NVIDIA H200" and ref["gpus"] == 2 and len(ref["runs"]) == 3
+    read = next(c for c in ref["cases"] if c["case"] + "/manual_time" == READ)
+    chase = next(c for c in ref["cases"] if c["case"] + "/manual_time" == CHASE)
+    assert read["median"] == 4.40e12 and read["seen"] == [4.30e12, 4.50e12]
+    assert read["low"] == pytest.approx(4.30e12 * 0.96) and read["high"] == pytest.approx(4.50e12 * 1.04)
+    assert (read["better"], read["unit"], read["level"]) == ("higher", "B/s", "DRAM read")
+    assert (chase["better"], chase["unit"], chase["level"]) == ("lower", "ns", "L1 latency")
+    assert chase["high"] == pytest.approx(17.0 * 1.04)
+    assert (read["runs"], read["gpus"]) == (3, 2)
+    assert len(ref["cases"]) == 2  # only the check cases the runs hold
+    assert "| DRAM read | stream/read/" in capsys.readouterr().out
+
+
+def test_contended_or_clock_event_values_stay_out_of_the_band(tmp_path, write_json, exe):
+    docs = [a_run("GPU-1", 4.4e12, 16.0), a_run("GPU-2", 2.0e12, 16.0, contended=1, other_processes=1)]
+    code, ref = made(tmp_path, write_json, exe, docs)
+    assert code == 0
+    read = next(c for c in ref["cases"] if c["case"] + "/manual_time" == READ)
+    assert read["seen"] == [4.4e12, 4.4e12] and read["gpus"] == 1
+
+
+def test_one_gpu_is_marked_in_the_table(tmp_path, write_json, exe, capsys):
+    assert made(tmp_path, write_json, exe, [a_run("GPU-1", 4.4e12, 16.0)])[0] == 0
+    assert "| 1 | 1 (one GPU) |" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    "docs, expected",
+    [
+        ([a_run("GPU-1", 4.4e12, 16), a_run("GPU-2", 3e12, 20, gpu="NVIDIA H100")], "several GPU models"),
+        ([{**a_run("GPU-1", 1, 1), "benchmarks": a_run("GPU-1", 1, 1)["benchmarks"][:0]}], "no cases"),
+        ([no_check_case()], "no run holds"),
+    ],
+)
+def test_bad_runs_are_one_line_and_status_two(tmp_path, write_json, exe, capsys, docs, expected):
+    code, _ = made(tmp_path, write_json, exe, docs)
+    err = capsys.readouterr().err
+    assert code == 2 and expected in err and err.count("\n") == 1
+
+
+def test_a_binary_that_cannot_list_the_check_is_status_two(tmp_path, write_json, capsys):
+    assert reference.main([write_json(a_run("GPU-1", 4.4e12, 16)), "--membench", "/no/membench"]) == 2
+    assert "cannot run it" in capsys.readouterr().err
+
+
+def test_membench_reads_the_file_the_script_writes(tmp_path, write_json, exe):
+    code, _ = made(tmp_path, write_json, exe, [a_run("GPU-1", 4.4e12, 16.0)])
+    assert code == 0
+    checked = subprocess.run([exe, f"--check={tmp_path / 'ref.json'}"], capture_output=True, text=True)
+    # Read and accepted (a bad file is status 2 before any GPU is looked for); then 1 where no GPU is visible.
+    assert checked.returncode != 2, checked.stderr
+
+
+def test_the_committed_h200_reference_is_what_its_runs_make(tmp_path, exe):
+    committed = json.loads((ROOT / "benchmarks" / "references" / "nvidia-h200.json").read_text())
+    runs = [str(ROOT / r["file"]) for r in committed["runs"]]
+    out = tmp_path / "again.json"
+    margin = f"{committed['margin_pct']:g}"
+    assert reference.main([*runs, "--membench", exe, "--margin", margin, "--out", str(out)]) == 0
+    again = json.loads(out.read_text())
+    assert again["cases"] == committed["cases"] and again["gpus"] == committed["gpus"]
