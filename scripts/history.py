@@ -1,9 +1,15 @@
-"""A history of membench runs in one SQLite file: add runs, list them, draw a case's trend, gate a new run.
+"""A history of membench runs, in SQLite or PostgreSQL: add runs, list them, draw a case's trend, gate a new run.
 
-    python scripts/history.py [--db FILE] add RUN.json...
+    python scripts/history.py [--db FILE|URL] add RUN.json...
     python scripts/history.py [--db FILE] list
     python scripts/history.py [--db FILE] trend CASE-REGEX --out DIR [--metric M]
     python scripts/history.py [--db FILE] check RUN.json [--metric M] [--last N] [--width K] [--allow-untrusted]
+
+--db: a SQLite file (default membench-history.sqlite: one machine's
+history), or a PostgreSQL URL (postgresql://user@host/db: a fleet's, which
+many nodes add to at once; psycopg from scripts/requirements.txt). Both
+hold the same schema and give the same answers; each run is added in one
+transaction, so processes adding at once never see half of another's.
 
 add: each GPU of each file becomes one run, known by its host, GPU UUID,
 start time and membench version, kept with its build, CUDA driver and
@@ -34,45 +40,25 @@ from __future__ import annotations
 import csv
 import math
 import re
-import sqlite3
 import statistics
 import sys
 from pathlib import Path
 
+import history_store
 import membench_cli as cli
 import membench_results as mr
 
 MAD_SCALE = 1.4826  # a normal distribution's standard deviation per median absolute deviation
 MIN_HISTORY = 3
 
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS runs (id INTEGER PRIMARY KEY, host TEXT, gpu_uuid TEXT, gpu_name TEXT, driver TEXT,
-                                 started TEXT, version TEXT, source TEXT, UNIQUE (host, gpu_uuid, started, version));
-CREATE TABLE IF NOT EXISTS measurements (run INTEGER REFERENCES runs(id), name TEXT, metric TEXT, value REAL,
-                                         trusted INTEGER, PRIMARY KEY (run, name, metric));
-"""
-# Columns added since the first schema (a history made before gets them, empty).
-ADDED_COLUMNS = {
-    "runs": {
-        "build": "TEXT",
-        "cuda_driver": "TEXT",
-        "runtime": "TEXT",
-        "sm_clock_peak_mhz": "TEXT",
-        "sweep": "TEXT",
-        "repetitions": "INTEGER",
-    },
-    "measurements": {"why": "TEXT", "better": "TEXT"},
-}
-# The check's query: a case's trusted values on one GPU model and driver, newest first.
-INDEXES = """
-CREATE INDEX IF NOT EXISTS measurements_by_case ON measurements (name, metric, trusted);
-CREATE INDEX IF NOT EXISTS runs_by_model ON runs (gpu_name, driver, started);
-"""
-
 
 def create_parser() -> cli.Parser:
     p = cli.Parser(prog="history.py", description=__doc__.split("\n\n")[0])
-    p.add_argument("--db", default="membench-history.sqlite", help="the history file (default membench-history.sqlite)")
+    p.add_argument(
+        "--db",
+        default="membench-history.sqlite",
+        help="a SQLite file or a postgresql:// URL (default membench-history.sqlite)",
+    )
     sub = p.add_subparsers(dest="command", required=True, parser_class=cli.Parser)
     add = sub.add_parser("add", help="add runs (again: nothing changes)")
     add.add_argument("results", nargs="+", help="Google Benchmark JSON written by membench")
@@ -96,22 +82,9 @@ def create_parser() -> cli.Parser:
     return p
 
 
-def connect(db: str, create: bool = False) -> sqlite3.Connection:
-    """The history in `db`; only `create` (add) may make a new one."""
-    if not create and not Path(db).is_file():
-        raise mr.InputError(f"--db {db}: no such history (history.py add makes one)")
-    try:
-        con = sqlite3.connect(db)
-        con.executescript(SCHEMA)
-        for table, columns in ADDED_COLUMNS.items():
-            have = {row[1] for row in con.execute(f"PRAGMA table_info({table})")}
-            for column, kind in columns.items():
-                if column not in have:
-                    con.execute(f"ALTER TABLE {table} ADD COLUMN {column} {kind}")
-        con.executescript(INDEXES)
-    except sqlite3.Error as e:
-        raise mr.InputError(f"--db {db}: not a history file ({e})") from e
-    return con
+def connect(db: str, create: bool = False) -> history_store.Store:
+    """The history in `db` (a file or a URL); only `create` (add) may make a new one."""
+    return history_store.Store(db, create)
 
 
 def runs_of(doc: dict, path: str) -> list[tuple[dict, dict[str, mr.Case]]]:
@@ -166,22 +139,13 @@ def kept(doc: dict) -> list[str]:
     ]
 
 
-def add(con: sqlite3.Connection, paths: list[str]) -> int:
+def add(con: history_store.Store, paths: list[str]) -> int:
     added = 0
     for path in paths:
         doc = mr.load(path)
         metrics = {m: mr.better(doc, m) for m in kept(doc)}
         for key, cases in runs_of(doc, path):
-            cur = con.execute(
-                "INSERT OR IGNORE INTO runs (host, gpu_uuid, gpu_name, driver, started, version, source, "
-                "build, cuda_driver, runtime, sm_clock_peak_mhz, sweep, repetitions) "
-                "VALUES (:host, :gpu_uuid, :gpu_name, :driver, :started, :version, :source, :build, "
-                ":cuda_driver, :runtime, :sm_clock_peak_mhz, :sweep, :repetitions)",
-                key,
-            )
-            if cur.rowcount == 0:
-                continue  # this run is already there
-            added += 1
+            rows = []
             for name, case in cases.items():
                 if case.error or case.skipped:
                     continue
@@ -189,16 +153,12 @@ def add(con: sqlite3.Connection, paths: list[str]) -> int:
                 for metric, better in metrics.items():
                     value = case.median(metric)
                     if value is not None:
-                        con.execute(
-                            "INSERT INTO measurements (run, name, metric, value, trusted, why, better) "
-                            "VALUES (?, ?, ?, ?, ?, ?, ?)",
-                            (cur.lastrowid, name, metric, value, int(not why), why or None, better),
-                        )
-    con.commit()
+                        rows.append((name, metric, value, int(not why), why or None, better))
+            added += con.add_run(key, rows)  # False: this run is already there
     return added
 
 
-def list_runs(con: sqlite3.Connection) -> str:
+def list_runs(con: history_store.Store) -> str:
     lines = [
         "| run | started | host | GPU | UUID | driver | membench | cases |",
         "| ---: | --- | --- | --- | --- | --- | --- | ---: |",
@@ -212,7 +172,7 @@ def list_runs(con: sqlite3.Connection) -> str:
     return "\n".join(lines)
 
 
-def trend(con: sqlite3.Connection, pattern: str, metric: str, out: Path) -> tuple[Path, Path]:
+def trend(con: history_store.Store, pattern: str, metric: str, out: Path) -> tuple[Path, Path]:
     try:
         regex = re.compile(pattern)
     except re.error as e:
@@ -261,7 +221,7 @@ def draw_trend(rows: list[tuple], metric: str):
     return fig
 
 
-def check(con: sqlite3.Connection, path: str, metric: str, last: int, width: float) -> tuple[str, int, int, int]:
+def check(con: history_store.Store, path: str, metric: str, last: int, width: float) -> tuple[str, int, int, int]:
     """The table, and how many cases regressed, were untrusted in this run, and were judged
     (trusted, with enough history) at all."""
     doc = mr.load(path)
@@ -339,6 +299,9 @@ def main(argv: list[str] | None = None) -> int:
             return 1 if regressed else 0
     except mr.InputError as e:
         print(f"history.py: {e}", file=sys.stderr)
+        return 2
+    except history_store.DatabaseError as e:
+        print(f"history.py: --db {history_store.shown(args.db)}: {e}", file=sys.stderr)
         return 2
     except OSError as e:
         print(f"history.py: {e.filename}: {e.strerror}", file=sys.stderr)

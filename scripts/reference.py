@@ -46,12 +46,13 @@ def create_parser() -> cli.Parser:
     p = cli.Parser(prog="reference.py", description=__doc__.split("\n\n")[0])
     p.add_argument("runs", nargs="+", help="Google Benchmark JSON written by membench, all of one GPU model")
     p.add_argument(
-        "--membench", help="the binary whose check sweep to cover (default $MEMBENCH_EXE, else build/release/membench)"
+        "--membench",
+        help="the binary whose check sweep to cover; where not given, $MEMBENCH_EXE, else build/release/membench",
     )
     p.add_argument(
         "--margin", type=float, default=5.0, help="percent beyond the lowest and highest value seen (default 5)"
     )
-    p.add_argument("--out", help="the reference file (default benchmarks/references/<model>.json)")
+    p.add_argument("--out", help="the reference file; where not given, benchmarks/references/<model>.json")
     return p
 
 
@@ -78,8 +79,9 @@ def slug(model: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", model.lower()).strip("-")
 
 
-def make(paths: list[str], sweep: list[dict], margin: float) -> dict:
-    docs = {path: mr.load(path) for path in paths}
+def make(paths: list[str], exe: str | None, margin: float) -> dict:
+    docs = {path: mr.load(path) for path in paths}  # every file read before the binary is asked
+    sweep = check_sweep(exe)
     wanted = {c["case"]: c for c in sweep}
     values: dict[str, list[tuple[float, str, str]]] = {name: [] for name in wanted}  # (value, run, uuid)
     meanings: dict[str, mr.Meaning] = {}
@@ -180,7 +182,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if not 0 <= args.margin < 100:
             raise mr.InputError("--margin must be at least 0 and under 100")
-        ref = make(args.runs, check_sweep(args.membench), args.margin)
+        ref = make(args.runs, args.membench, args.margin)
         out = Path(args.out) if args.out else ROOT / "benchmarks" / "references" / f"{slug(ref['gpu_name'])}.json"
         out.write_text(json.dumps(ref, indent=1) + "\n")
     except mr.InputError as e:

@@ -24,12 +24,12 @@ from __future__ import annotations
 
 import base64
 import html
-import sqlite3
 import statistics
 import sys
 import tempfile
 from pathlib import Path
 
+import history_store
 import membench_declarations as md
 import membench_cli as cli
 import membench_results as mr
@@ -49,7 +49,9 @@ def create_parser() -> cli.Parser:
     p = cli.Parser(prog="report.py", description=__doc__.split("\n\n")[0])
     p.add_argument("results", nargs="+", help="Google Benchmark JSON written by membench; the first is reported")
     p.add_argument("--out", required=True, help="directory for report.html and report.md")
-    p.add_argument("--history", help="a history.py file: each study case's values over its runs on this GPU model")
+    p.add_argument(
+        "--history", help="a history.py history (file or URL): each study case's values over its runs on this GPU model"
+    )
     return p
 
 
@@ -139,10 +141,11 @@ def study(doc: dict) -> list[Table]:
 
 def study_history(db: str, doc: dict) -> Table:
     """Each study case's bytes per second over the runs of this GPU model in a history.py file, oldest first."""
-    if not Path(db).is_file():
-        raise mr.InputError(f"--history {db}: no such file")
     try:
-        con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+        con = history_store.Store(db, read_only=True)
+    except mr.InputError as e:
+        raise mr.InputError(f"--history: {str(e).removeprefix('--db ')}") from e
+    try:
         t = Table("The study's cases in the history", ["case", "runs", "min", "median", "max", "last five (GB/s)"])
         for row in md.study_rows(doc):
             label, name = row.label, row.case
@@ -167,8 +170,8 @@ def study_history(db: str, doc: dict) -> Table:
                     else ["", "", "", ""]
                 )
             )
-    except sqlite3.Error as e:
-        raise mr.InputError(f"--history {db}: not a history file ({e})") from e
+    except history_store.DatabaseError as e:
+        raise mr.InputError(f"--history {history_store.shown(db)}: not a history ({e})") from e
     return t
 
 

@@ -92,3 +92,77 @@ def with_aggregates(doc: dict) -> dict:
             entries.append(entry)
     out["benchmarks"] = entries
     return out
+
+
+def _postgres_binaries() -> Path | None:
+    """The folder of Debian's PostgreSQL server programs (initdb, pg_ctl), the newest one."""
+    found = sorted(Path("/usr/lib/postgresql").glob("*/bin/initdb"), key=lambda p: int(p.parent.parent.name))
+    return found[-1].parent if found else None
+
+
+@pytest.fixture(scope="session")
+def postgres_server():
+    """A PostgreSQL server of its own for the session, on a Unix socket in a fresh folder (trust
+    authentication, user postgres); skipped, saying why, where the server or psycopg is missing."""
+    import os
+    import shutil
+    import socket
+    import subprocess
+    import tempfile
+
+    try:
+        import psycopg  # noqa: F401
+    except ModuleNotFoundError:
+        pytest.skip("psycopg is not installed (pip install -r scripts/requirements.txt)")
+    bin_dir = _postgres_binaries()
+    if bin_dir is None:
+        pytest.skip("no PostgreSQL server (Debian's postgresql package: apt-get install postgresql)")
+    root = Path(tempfile.mkdtemp(prefix="membench-pg-"))
+    root.chmod(0o755)
+    data = root / "data"
+    as_user: list[str] = []
+    if os.geteuid() == 0:  # the server refuses to run as root: as the package's postgres user
+        if shutil.which("runuser") is None:
+            pytest.skip("running as root without runuser to start PostgreSQL as its own user")
+        shutil.chown(root, "postgres")
+        as_user = ["runuser", "-u", "postgres", "--"]
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+
+    def run(*argv: str) -> subprocess.CompletedProcess:
+        return subprocess.run([*as_user, *argv], capture_output=True, text=True, timeout=120)
+
+    made = run(str(bin_dir / "initdb"), "-D", str(data), "-U", "postgres", "--auth=trust", "-E", "UTF8")
+    if made.returncode != 0:
+        pytest.skip(f"initdb failed: {made.stderr.strip().splitlines()[-1:]}")
+    options = f"-k {root} -p {port} -c listen_addresses='' -c max_connections=100 -c fsync=off"
+    started = run(str(bin_dir / "pg_ctl"), "-D", str(data), "-o", options, "-l", str(root / "log"), "-w", "start")
+    if started.returncode != 0:
+        pytest.skip(f"PostgreSQL did not start: {(root / 'log').read_text()[-300:] if (root / 'log').exists() else ''}")
+    try:
+        yield f"postgresql://postgres@/{{db}}?host={root}&port={port}"
+    finally:
+        run(str(bin_dir / "pg_ctl"), "-D", str(data), "-m", "immediate", "stop")
+        shutil.rmtree(root, ignore_errors=True)
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def new_db(request, tmp_path):
+    """new_db() -> a fresh, not yet created history: a SQLite file, or a PostgreSQL database of its own."""
+    counter = iter(range(1000))
+    if request.param == "sqlite":
+        return lambda: str(tmp_path / f"h{next(counter)}.sqlite")
+    import uuid
+
+    import psycopg
+
+    server = request.getfixturevalue("postgres_server")
+
+    def make() -> str:
+        name = f"h{uuid.uuid4().hex[:12]}"
+        with psycopg.connect(server.format(db="postgres"), autocommit=True) as con:
+            con.execute(f"CREATE DATABASE {name}")
+        return server.format(db=name)
+
+    return make

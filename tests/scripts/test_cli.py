@@ -20,7 +20,8 @@ SUMMARIES = {
     "plot": "Figures for every experiment present in a membench JSON file.",
     "export": "Export a membench run to the formats regression trackers and monitoring read.",
     "report": "A report of membench runs to look at: one self-contained HTML page and a markdown summary.",
-    "history": "A history of membench runs in one SQLite file: add runs, list them, draw a case's trend, gate a new run.",
+    "history": "A history of membench runs, in SQLite or PostgreSQL: add runs, list them, draw a case's trend, gate a new run.",
+    "reference": "The expected results of one GPU model, for membench --check: a band per case of the check sweep.",
 }
 WITH_DEFAULTS = [name for name in SUMMARIES if name not in ("export", "report")]  # their flags have no default
 
@@ -87,6 +88,7 @@ INVOCATIONS = {
     "export-prometheus": ["{f}", "--format", "prometheus"],
     "fleet": ["{f}"],
     "history-add": ["--db", "{tmp}/h.sqlite", "add", "{f}"],
+    "reference": ["{f}", "--out", "{tmp}/ref.json"],
     "levels": ["{f}"],
     "plot": ["{f}", "--out", "{tmp}/p"],
 }

@@ -1,14 +1,19 @@
-"""history.py: runs added once, listed, drawn over time, and a new run gated against the band of its GPU model."""
+"""history.py: runs added once, listed, drawn over time, and a new run gated against the band of its GPU model;
+every test on SQLite and on a PostgreSQL server of its own, and runs added by several processes at once."""
 
 from __future__ import annotations
 
 import csv
 import json
 import sqlite3
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
 import history
+import history_store
 import report
 
 TRIAD = "stream/triad/type:float/elements:1024/block:256/manual_time"
@@ -40,10 +45,15 @@ def a_run(day: int, triad: float = 4.36e12, chase: float = 16.5, uuid: str = "GP
     }
 
 
+def rows(db: str, sql: str, params: tuple = ()) -> list[tuple]:
+    """A query on the history, whichever database holds it."""
+    return [tuple(r) for r in history.connect(db).execute(sql, params)]
+
+
 @pytest.fixture
-def db(tmp_path, write_json):
+def db(new_db, write_json):
     """A history of three days of the same GPU, the triad within 0.5% of 4.36 TB/s."""
-    path = str(tmp_path / "h.sqlite")
+    path = new_db()
     files = [write_json(a_run(day, triad)) for day, triad in ((1, 4.36e12), (2, 4.35e12), (3, 4.37e12))]
     assert history.main(["--db", path, "add", *files]) == 0
     return path
@@ -59,7 +69,7 @@ def test_add_is_idempotent_and_list_shows_each_run(db, write_json, capsys):
     assert all(line.endswith("| 2 |") for line in listed)  # two cases each
 
 
-def test_each_gpu_of_a_run_over_several_is_a_run_of_its_own(tmp_path, write_json, capsys):
+def test_each_gpu_of_a_run_over_several_is_a_run_of_its_own(new_db, write_json, capsys):
     doc = a_run(4)
     doc["context"]["devices"] = json.dumps([{"ordinal": k, "name": "NVIDIA H200", "uuid": f"GPU-{k}"} for k in (0, 1)])
     doc["benchmarks"] = [
@@ -71,12 +81,11 @@ def test_each_gpu_of_a_run_over_several_is_a_run_of_its_own(tmp_path, write_json
         for k in (0, 1)
         for b in doc["benchmarks"][:1]
     ]
-    path = str(tmp_path / "h.sqlite")
+    path = new_db()
     assert history.main(["--db", path, "add", write_json(doc)]) == 0
-    con = sqlite3.connect(path)
     assert sorted(
-        con.execute(
-            "SELECT gpu_uuid, name FROM runs JOIN measurements ON run = runs.id " "WHERE metric = 'bytes_per_second'"
+        rows(
+            path, "SELECT gpu_uuid, name FROM runs JOIN measurements ON run = runs.id WHERE metric = 'bytes_per_second'"
         )
     ) == [("GPU-0", TRIAD), ("GPU-1", TRIAD)]
 
@@ -103,8 +112,8 @@ def test_check_passes_a_run_inside_the_band_and_catches_a_15_percent_slowdown(db
     assert history.main(["--db", db, "check", "--metric", "latency_ns", write_json(a_run(6, chase=16.5 * 1.15))]) == 1
 
 
-def test_untrusted_values_never_enter_the_band_and_the_gate_fails_closed(tmp_path, write_json, capsys):
-    path = str(tmp_path / "h.sqlite")
+def test_untrusted_values_never_enter_the_band_and_the_gate_fails_closed(new_db, write_json, capsys):
+    path = new_db()
     files = [write_json(a_run(d, 4.36e12)) for d in (1, 2)]
     files.append(write_json(a_run(3, 2.0e12, contended=1, other_processes=1)))  # a shared GPU: kept, not trusted
     assert history.main(["--db", path, "add", *files]) == 0
@@ -164,9 +173,9 @@ def test_a_file_that_is_not_a_history_is_refused(tmp_path, write_json, capsys):
     assert err.startswith(f"history.py: --db {bad}: not a history file") and len(err.splitlines()) == 1
 
 
-def test_the_report_shows_the_study_cases_over_the_history(tmp_path, write_json, monkeypatch):
+def test_the_report_shows_the_study_cases_over_the_history(new_db, tmp_path, write_json, monkeypatch):
     monkeypatch.setattr(report, "figures", lambda doc: [])  # the tables are what this test reads
-    path = str(tmp_path / "h.sqlite")
+    path = new_db()
     name = "global/coalesced/n:16777216/manual_time"
     runs = []
     for day, rate in ((1, 2.6e12), (2, 2.7e12)):
@@ -182,8 +191,8 @@ def test_the_report_shows_the_study_cases_over_the_history(tmp_path, write_json,
     assert report.main([runs[-1], "--out", str(out), "--history", str(tmp_path / "none.sqlite")]) == 2
 
 
-def test_a_run_keeps_its_key_metrics_and_its_context(tmp_path, write_json, capsys):
-    path = str(tmp_path / "h.sqlite")
+def test_a_run_keeps_its_key_metrics_and_its_context(new_db, write_json, capsys):
+    path = new_db()
     doc = a_run(1)
     doc["benchmarks"][0].update(latency_cycles=1.0, pct_of_peak=90.0, noise_pct=0.1, updates_per_second=2.0)
     skipped = {
@@ -204,8 +213,7 @@ def test_a_run_keeps_its_key_metrics_and_its_context(tmp_path, write_json, capsy
         == 0
     )
     assert capsys.readouterr().out == f"3 run(s) added to {path}\n"  # doc repeats a_run(1)'s key
-    con = sqlite3.connect(path)
-    assert sorted(m for (m,) in con.execute("SELECT DISTINCT metric FROM measurements WHERE name = ?", (TRIAD,))) == [
+    assert sorted(m for (m,) in rows(path, "SELECT DISTINCT metric FROM measurements WHERE name = ?", (TRIAD,))) == [
         "bytes_per_second",
         "real_time",
     ]
@@ -220,10 +228,9 @@ def test_a_run_keeps_its_key_metrics_and_its_context(tmp_path, write_json, capsy
         "| 2 | 2026-12-01T00:00:00+00:00 | n1 | NVIDIA H200 | GPU-1 | 580.159.04 | 0.2.0 | 2 |",
         "| 3 | 2026-12-02T00:00:00+00:00 |  | NVIDIA H200 | GPU-1 |  | 0.1.0 | 2 |",
     ]
-    path2 = str(tmp_path / "h2.sqlite")
+    path2 = new_db()
     assert history.main(["--db", path2, "add", write_json(doc)]) == 0
-    con = sqlite3.connect(path2)
-    assert sorted(m for (m,) in con.execute("SELECT metric FROM measurements WHERE name = ?", (TRIAD,))) == [
+    assert sorted(m for (m,) in rows(path2, "SELECT metric FROM measurements WHERE name = ?", (TRIAD,))) == [
         "bytes_per_second",
         "latency_cycles",
         "pct_of_peak",
@@ -232,46 +239,42 @@ def test_a_run_keeps_its_key_metrics_and_its_context(tmp_path, write_json, capsy
     ]
 
 
-def test_trend_draws_a_line_per_gpu_and_case_over_the_runs_in_order(tmp_path, write_json, capsys):
-    path = str(tmp_path / "h.sqlite")
+def test_trend_draws_a_line_per_gpu_and_case_over_the_runs_in_order(new_db, tmp_path, write_json, capsys):
+    path = new_db()
     runs = [a_run(3, 4.3e12), a_run(1, 4.1e12), a_run(2, 4.2e12), a_run(2, 3.0e12, uuid="GPU-2")]
     assert history.main(["--db", path, "add", *map(write_json, runs)]) == 0
     capsys.readouterr()
     out = tmp_path / "deep" / "trend"
     assert history.main(["--db", path, "trend", "triad", "--out", str(out)]) == 0
     assert capsys.readouterr().out.splitlines() == [str(out / "trend.csv"), str(out / "trend.png")]
-    con = sqlite3.connect(path)
-    rows = [
-        r
-        for r in con.execute(
-            "SELECT started, host, gpu_uuid, gpu_name, name, value, trusted FROM measurements m "
-            "JOIN runs r ON r.id = m.run WHERE metric = 'bytes_per_second' AND name = ?",
-            (TRIAD,),
-        )
-    ]
-    fig = history.draw_trend(rows, "bytes_per_second")
+    found = rows(
+        path,
+        "SELECT started, host, gpu_uuid, gpu_name, name, value, trusted FROM measurements m "
+        "JOIN runs r ON r.id = m.run WHERE metric = 'bytes_per_second' AND name = ? ORDER BY started, r.id",
+        (TRIAD,),
+    )
+    fig = history.draw_trend(found, "bytes_per_second")
     drawn = {l.get_label(): (list(l.get_xdata()), list(l.get_ydata())) for l in fig.axes[0].get_lines()}
     assert drawn == {f"n1 GPU-1: {TRIAD}": ([0, 1, 2], [4.1e12, 4.2e12, 4.3e12]), f"n1 GPU-2: {TRIAD}": ([1], [3.0e12])}
     assert [t.get_text() for t in fig.axes[0].get_xticklabels()] == [f"2026-12-0{d}T00:00:00" for d in (1, 2, 3)]
     assert fig.axes[0].get_title() == "bytes_per_second over 3 runs"
 
 
-def history_of(tmp_path, write_json, triads, **run_kwargs) -> str:
-    path = str(tmp_path / "h.sqlite")
+def history_of(new_db, write_json, triads, **run_kwargs) -> str:
+    path = new_db()
     files = [write_json(a_run(day + 1, t, **run_kwargs)) for day, t in enumerate(triads)]
     assert history.main(["--db", path, "add", *files]) == 0
     return path
 
 
-def test_the_band_is_the_last_n_values_and_at_least_one_percent(tmp_path, write_json, capsys):
+def test_the_band_is_the_last_n_values_and_at_least_one_percent(new_db, write_json, capsys):
     # Ten recent values 4.00 .. 4.09e12 and an older 9e12: the last ten have median 4.045e12, eleven 4.05e12.
-    path = history_of(tmp_path, write_json, [9e12] + [4.0e12 + k * 1e10 for k in range(10)])
+    path = history_of(new_db, write_json, [9e12] + [4.0e12 + k * 1e10 for k in range(10)])
     capsys.readouterr()
     assert history.main(["--db", path, "check", write_json(a_run(20, 4.045e12))]) == 0
     assert "| 4.045e+12 | 4.045e+12 |" in capsys.readouterr().out
     # Identical values: no spread, so the band is +-1%: 4.0e12 -> 3.96e12 .. 4.04e12, its edge inside.
-    (tmp_path / "b").mkdir()
-    path = history_of(tmp_path / "b", write_json, [4.0e12] * 3)
+    path = history_of(new_db, write_json, [4.0e12] * 3)
     capsys.readouterr()
     assert history.main(["--db", path, "check", write_json(a_run(20, 3.96e12))]) == 0
     assert history.main(["--db", path, "check", write_json(a_run(21, 3.95e12))]) == 1
@@ -281,8 +284,8 @@ def test_the_band_is_the_last_n_values_and_at_least_one_percent(tmp_path, write_
 @pytest.mark.parametrize(
     "metric, worse", [("real_time", 1.2), ("latency_cycles", 1.2), ("latency_ns", 1.2), ("bytes_per_second", 0.8)]
 )
-def test_each_metric_is_judged_the_way_it_gets_worse(tmp_path, write_json, capsys, metric, worse):
-    path = str(tmp_path / "h.sqlite")
+def test_each_metric_is_judged_the_way_it_gets_worse(new_db, write_json, capsys, metric, worse):
+    path = new_db()
     files = []
     for day in (1, 2, 3):
         doc = a_run(day)
@@ -297,10 +300,8 @@ def test_each_metric_is_judged_the_way_it_gets_worse(tmp_path, write_json, capsy
     assert history.main(["--db", path, "check", "--metric", metric, write_json(new)]) == 0
 
 
-def test_one_regression_among_many_fails_and_a_case_without_history_does_not_stop_the_rest(
-    tmp_path, write_json, capsys
-):
-    path = history_of(tmp_path, write_json, [4.36e12] * 3)
+def test_one_regression_among_many_fails_and_a_case_without_history_does_not_stop_the_rest(new_db, write_json, capsys):
+    path = history_of(new_db, write_json, [4.36e12] * 3)
     new = a_run(9, 4.36e12 * 0.8)
     fresh = {**new["benchmarks"][0], "name": "stream/new/x:1/manual_time", "run_name": "stream/new/x:1/manual_time"}
     late = {**new["benchmarks"][0], "name": "stream/zz/x:1/manual_time", "run_name": "stream/zz/x:1/manual_time"}
@@ -316,13 +317,13 @@ def test_one_regression_among_many_fails_and_a_case_without_history_does_not_sto
     ]
 
 
-def test_usage_errors_are_one_line_and_exit_2(tmp_path, write_json, capsys):
+def test_usage_errors_are_one_line_and_exit_2(new_db, tmp_path, write_json, capsys):
     for argv in (["--db", str(tmp_path / "h.sqlite")], ["--db", str(tmp_path / "h.sqlite"), "trend", "triad"]):
         with pytest.raises(SystemExit) as e:
             history.main(argv)
         assert e.value.code == 2
         assert len(capsys.readouterr().err.splitlines()) == 1
-    path = history_of(tmp_path, write_json, [4.36e12] * 3)
+    path = history_of(new_db, write_json, [4.36e12] * 3)
     blocker = tmp_path / "file"
     blocker.write_text("x")
     capsys.readouterr()
@@ -341,8 +342,8 @@ def test_a_mistyped_history_is_refused_and_only_add_makes_one(tmp_path, write_js
     assert missing.exists()
 
 
-def test_a_run_keeps_its_build_and_why_a_value_is_untrusted_and_the_check_uses_an_index(tmp_path, write_json):
-    path = str(tmp_path / "h.sqlite")
+def test_a_run_keeps_its_build_and_why_a_value_is_untrusted_and_the_check_uses_an_index(new_db, write_json):
+    path = new_db()
     doc = a_run(1, 2.0e12, contended=1, other_processes=2)
     doc["context"].update(
         membench_build="00ff00ff00ff00ff",
@@ -352,14 +353,15 @@ def test_a_run_keeps_its_build_and_why_a_value_is_untrusted_and_the_check_uses_a
         sweep="--sweep=sweeps/ci.json",
     )
     assert history.main(["--db", path, "add", write_json(doc)]) == 0
+    assert rows(path, "SELECT build, cuda_driver, runtime, sm_clock_peak_mhz, sweep, repetitions FROM runs") == [
+        ("00ff00ff00ff00ff", "13.0", "13.0", "1980", "--sweep=sweeps/ci.json", 1)
+    ]
+    assert rows(path, "SELECT trusted, why FROM measurements WHERE metric = 'bytes_per_second'") == [
+        (0, "contended (2 other processes on the GPU)")
+    ]
+    if history_store.is_url(path):
+        return  # the query plan below is SQLite's
     con = sqlite3.connect(path)
-    assert con.execute(
-        "SELECT build, cuda_driver, runtime, sm_clock_peak_mhz, sweep, repetitions FROM runs"
-    ).fetchone() == ("00ff00ff00ff00ff", "13.0", "13.0", "1980", "--sweep=sweeps/ci.json", 1)
-    assert con.execute("SELECT trusted, why FROM measurements WHERE metric = 'bytes_per_second'").fetchone() == (
-        0,
-        "contended (2 other processes on the GPU)",
-    )
     plan = " ".join(
         str(row)
         for row in con.execute(
@@ -371,8 +373,8 @@ def test_a_run_keeps_its_build_and_why_a_value_is_untrusted_and_the_check_uses_a
     assert "USING INDEX" in plan and "SCAN m" not in plan and "SCAN measurements" not in plan, plan
 
 
-def test_a_host_paced_case_s_band_is_at_least_three_times_its_noise(tmp_path, write_json, capsys):
-    path = str(tmp_path / "h.sqlite")
+def test_a_host_paced_case_s_band_is_at_least_three_times_its_noise(new_db, write_json, capsys):
+    path = new_db()
     assert (
         history.main(
             ["--db", path, "add", *[write_json(a_run(d, 4.36e12, host_paced=1, noise_pct=2.0)) for d in (1, 2, 3)]]
@@ -385,3 +387,48 @@ def test_a_host_paced_case_s_band_is_at_least_three_times_its_noise(tmp_path, wr
     capsys.readouterr()
     assert history.main(["--db", path, "check", write_json(a_run(5, 4.23e12, noise_pct=2.0))]) == 1
     assert "| REGRESSION |" in capsys.readouterr().out
+
+
+def test_only_add_makes_a_history_on_either_database(new_db, write_json, capsys):
+    db = new_db()
+    assert history.main(["--db", db, "list"]) == 2
+    assert capsys.readouterr().err == (
+        f"history.py: --db {history_store.shown(db)}: no such history (history.py add makes one)\n"
+    )
+    assert history.main(["--db", db, "add", write_json(a_run(1))]) == 0
+    assert history.main(["--db", db, "list"]) == 0
+
+
+def test_a_server_that_cannot_be_reached_is_one_line_without_its_password(capsys):
+    pytest.importorskip("psycopg", reason="psycopg is not installed (pip install -r scripts/requirements.txt)")
+    url = "postgresql://fleet:s3cret@/membench?host=/no/such/socket/dir&port=1"
+    assert history.main(["--db", url, "list"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("history.py: --db postgresql://fleet@/membench?host=/no/such/socket/dir&port=1: cannot use")
+    assert "s3cret" not in err and len(err.splitlines()) == 1
+
+
+def test_many_processes_add_at_once_and_each_run_is_there_once(new_db, write_json):
+    """Eight nodes add their four runs each at the same moment, and four of them also add one shared file: 33
+    runs, each whole, and the shared one added by exactly one of them."""
+    db = new_db()
+    script = str(Path(history.__file__))
+    shared = write_json(a_run(28, uuid="GPU-shared"))
+    nodes = [[write_json(a_run(day, uuid=f"GPU-{node}")) for day in range(1, 5)] for node in range(8)]
+    assert history.main(["--db", db, "add", nodes[0][0]]) == 1 - 1  # the schema first, as a fleet's first node
+    procs = [
+        subprocess.Popen(
+            [sys.executable, script, "--db", db, "add", *files, *([shared] if node < 4 else [])],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for node, files in enumerate(nodes)
+    ]
+    outputs = [p.communicate(timeout=300) for p in procs]
+    assert all(p.returncode == 0 for p in procs), [o[1] for o in outputs]
+    added = sum(int(out.split(" run(s) added")[0]) for out, _ in outputs)
+    assert added == 8 * 4 - 1 + 1  # nodes[0][0] was there already; the shared file once
+    assert rows(db, "SELECT COUNT(*) FROM runs") == [(33,)]
+    counts = rows(db, "SELECT run, COUNT(*) FROM measurements GROUP BY run")
+    assert len(counts) == 33 and {c for _, c in counts} == {4}  # two cases, two metrics each: none half-written
