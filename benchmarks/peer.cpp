@@ -22,6 +22,7 @@
 #include <cstdint>
 #include <memory>
 
+#include "cases/chase_case.hpp"
 #include "cases/copy_case.hpp"
 #include "cases/family.hpp"
 #include "membench/hierarchy.hpp"
@@ -89,24 +90,8 @@ CaseDefinition define_latency(const LatencyConfig& c, const DeviceInfo& gpu) {
     MEMBENCH_CUDA(fill_chain(c, chain->get(), nullptr));
     MEMBENCH_CUDA(cudaDeviceSynchronize());
   }
-  LatencyPlan plan;
-  MEMBENCH_CUDA(membench::plan(c, &plan));
-  CaseDefinition d;
-  d.output_elements = 1;
-  d.output_type = Element::f64;
-  d.bind = [plan, chain](const void*, void* out, BoundLaunch* bound) {
-    bound->shape = plan.shape;
-    bound->run = [plan, chain, state = static_cast<double*>(out)](cudaStream_t s) {
-      return launch(plan, chain->get(), state, s);
-    };
-    return cudaSuccess;
-  };
-  const double end = latency_expected(c);
-  d.expected_f64 = [end](std::size_t) { return end; };
-  d.warm_up_launches = latency_warm_up_launches(c, far.l2_bytes);
-  d.work.dependent_loads = static_cast<double>(c.steps);
+  CaseDefinition d = chase_case(c, chain, chain->get(), far.l2_bytes);
   d.work.model.push_back({"peer_device", static_cast<double>(peer)});
-  d.work.model.push_back({"chain_nodes", static_cast<double>(latency_nodes(c))});
   // Where the chain lies on the peer: its L2 or its DRAM (1 would be an L1, never here).
   d.work.model.push_back({"model_level", static_cast<double>(c.working_set <= far.l2_bytes ? Level::l2 : Level::dram)});
   return d;

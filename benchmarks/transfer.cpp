@@ -37,6 +37,7 @@
 #include <cstdint>
 #include <memory>
 
+#include "cases/chase_case.hpp"
 #include "cases/copy_case.hpp"
 #include "cases/family.hpp"
 #include "membench/hierarchy.hpp"
@@ -88,24 +89,8 @@ CaseDefinition define_latency(const LatencyConfig& c, const DeviceInfo& gpu) {
   } catch (const CudaError& e) { throw CaseSkipped(std::string("cannot allocate the host memory: ") + e.what()); }
   MEMBENCH_CUDA(fill_chain(c, chain->device(), nullptr));
   MEMBENCH_CUDA(cudaDeviceSynchronize());
-  LatencyPlan plan;
-  MEMBENCH_CUDA(membench::plan(c, &plan));
-  CaseDefinition d;
-  d.output_elements = 1;
-  d.output_type = Element::f64;
-  d.bind = [plan, chain](const void*, void* out, BoundLaunch* bound) {
-    bound->shape = plan.shape;
-    bound->run = [plan, chain, state = static_cast<double*>(out)](cudaStream_t s) {
-      return launch(plan, chain->device(), state, s);
-    };
-    return cudaSuccess;
-  };
-  const double end = latency_expected(c);
-  d.expected_f64 = [end](std::size_t) { return end; };
-  d.warm_up_launches = latency_warm_up_launches(c, gpu.l2_bytes);
-  d.work.dependent_loads = static_cast<double>(c.steps);
+  CaseDefinition d = chase_case(c, chain, chain->device(), gpu.l2_bytes);
   d.work.host_paced = true;  // a round trip to the host's memory controller
-  d.work.model.push_back({"chain_nodes", static_cast<double>(latency_nodes(c))});
   if (const auto link = pcie_link(gpu.pci_bus_id, &why)) {
     d.work.model.push_back({"link_generation", static_cast<double>(link->generation)});
     d.work.model.push_back({"link_width", static_cast<double>(link->width)});
