@@ -1,6 +1,6 @@
 """Model vs hardware counters: every model membench reports, checked with Nsight Compute.
 
-    python scripts/ncu_check.py --membench build/test/membench [--out DIR] [-- MEMBENCH ARGS...]
+    python scripts/ncu_check.py --membench build/release/membench [--out DIR] [-- MEMBENCH ARGS...]
     python scripts/ncu_check.py --json run.json --csv profile.csv --cases cases.json [--dram-csv dram.csv]
                                 [--timing-json timing.json --time-csv time.csv]   (check recorded files)
 

@@ -41,6 +41,7 @@ OWN_TESTS = {
     "history": ["test_history.py", "test_cli.py"],
     "history_store": ["test_history.py"],
     "reference": ["test_reference.py", "test_cli.py"],
+    "headline": ["test_headline.py", "test_cli.py"],
     # The shared reader: its own tests and the gates' (the figures' tests add time, not kills).
     "membench_results": ["test_results.py", "test_compare.py", "test_fleet.py", "test_levels.py", "test_names.py"],
     "membench_declarations": ["test_figures.py", "test_report.py"],

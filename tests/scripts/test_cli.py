@@ -21,6 +21,7 @@ SUMMARIES = {
     "export": "Export a membench run to the formats regression trackers and monitoring read.",
     "report": "A report of membench runs to look at: one self-contained HTML page and a markdown summary.",
     "history": "A history of membench runs, in SQLite or PostgreSQL: add runs, list them, draw a case's trend, gate a new run.",
+    "headline": "The README's table of results, made from the committed runs each cell names.",
     "reference": "The expected results of one GPU model, for membench --check: a band per case of the check sweep.",
 }
 WITH_DEFAULTS = [name for name in SUMMARIES if name not in ("export", "report")]  # their flags have no default

@@ -122,7 +122,7 @@ def test_the_textfile_is_whole_and_promtool_accepts_it(slurm, status):
 
 
 def test_the_real_binary_on_a_node_without_a_gpu_drains_it(slurm):
-    exe = os.environ.get("MEMBENCH_EXE") or str(ROOT / "build" / "test" / "membench")
+    exe = os.environ.get("MEMBENCH_EXE") or str(ROOT / "build" / "release" / "membench")
     if not Path(exe).is_file():
         pytest.skip(f"no membench binary at {exe}")
     done, drained = slurm("0", "--drain", membench=exe)

@@ -19,7 +19,7 @@ CHASE = "hierarchy/latency/working_set:16384/chase_stride:128/manual_time"
 
 @pytest.fixture
 def exe() -> str:
-    path = os.environ.get("MEMBENCH_EXE") or str(ROOT / "build" / "test" / "membench")
+    path = os.environ.get("MEMBENCH_EXE") or str(ROOT / "build" / "release" / "membench")
     if not Path(path).is_file():
         pytest.skip(f"no membench binary at {path} (ctest sets MEMBENCH_EXE)")
     return path

@@ -1,0 +1,138 @@
+"""The README's table of results, made from the committed runs each cell names.
+
+    python scripts/headline.py [--spec benchmarks/results/headline.json] [--readme README.md] [--check]
+
+The spec lists the rows: what a row shows, its unit, its cells (a result
+file under benchmarks/results/ and a case in it, the metric
+bytes_per_second unless named), whether the cases' pct_of_peak goes beside
+them, and the peers beside it, as text in which {FILE CASE} stands for
+that case's bytes per second in the row's unit. Each value is the case's
+median over its repetitions, read through the same reader as every script
+(old names under today's). The table replaces what stands between
+<!-- headline --> and <!-- /headline --> in the README; with --check, exit
+1 when the README's table is not what the files give (a test runs this), 0
+when it is, 2 on bad input (a file or case the spec names is not there).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import sys
+from pathlib import Path
+
+import membench_cli as cli
+import membench_results as mr
+
+ROOT = Path(__file__).resolve().parent.parent
+RESULTS = ROOT / "benchmarks" / "results"
+UNITS = {"GB/s": 1e9, "TB/s": 1e12, "ns": 1.0, "G updates/s": 1e9}
+BEGIN, END = "<!-- headline -->\n", "<!-- /headline -->"
+
+
+def create_parser() -> cli.Parser:
+    p = cli.Parser(prog="headline.py", description=__doc__.split("\n\n")[0])
+    p.add_argument(
+        "--spec", default="benchmarks/results/headline.json", help="the rows (default benchmarks/results/headline.json)"
+    )
+    p.add_argument("--readme", default="README.md", help="the page the table goes into (default README.md)")
+    p.add_argument("--check", action="store_true", help="only say whether the README's table is up to date")
+    return p
+
+
+def four(value: float) -> str:
+    """Four significant digits, trailing zeros kept: 4552.3 -> 4552, 32.599 -> 32.60, 9.8908 -> 9.891."""
+    if value == 0:
+        return "0"
+    return f"{value:.{max(0, 3 - math.floor(math.log10(abs(value))))}f}"
+
+
+class Files:
+    """The committed files, each read once, and a case's median by name."""
+
+    def __init__(self) -> None:
+        self.cases: dict[str, dict[str, mr.Case]] = {}
+
+    def value(self, file: str, case: str, metric: str) -> float:
+        if file not in self.cases:
+            self.cases[file] = mr.cases(mr.load(RESULTS / file))
+        name = case if case.endswith("/manual_time") else case + "/manual_time"
+        found = self.cases[file].get(mr.current_name(name)[0])
+        value = found.median(metric) if found else None
+        if value is None:
+            raise mr.InputError(f"{file}: no {metric} of {case}")
+        return value
+
+
+def row(files: Files, spec: dict) -> str:
+    unit = spec["unit"]
+    if unit not in UNITS:
+        raise mr.InputError(f"{spec['what']}: unit {unit!r} is not one of {', '.join(UNITS)}")
+    cells = spec["cells"]
+    values = [files.value(c["file"], c["case"], c.get("metric", "bytes_per_second")) / UNITS[unit] for c in cells]
+    pcts = [files.value(c["file"], c["case"], "pct_of_peak") for c in cells] if spec.get("pct") else []
+
+    def own(match: re.Match) -> str:
+        return four(files.value(match.group(1), match.group(2), "bytes_per_second") / UNITS[unit])
+
+    beside = re.sub(r"\{(\S+) (\S+)\}", own, spec.get("beside", ""))
+    measured = " / ".join(four(v) for v in values) + f" {unit}"
+    return f"| {spec['what']} | {measured} | {' / '.join(f'{p:.1f}' for p in pcts)} | {beside} |"
+
+
+def table(spec_path: Path) -> str:
+    try:
+        spec = json.loads(spec_path.read_text())
+        rows = spec["rows"]
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        raise mr.InputError(f"{spec_path}: not a headline spec ({e})") from e
+    files = Files()
+    lines = ["| what | measured | % of peak | beside it |", "| --- | ---: | ---: | --- |"]
+    try:
+        lines += [row(files, r) for r in rows]
+    except (KeyError, TypeError) as e:
+        raise mr.InputError(f"{spec_path}: a row lacks {e}") from e
+    return "\n".join(lines) + "\n"
+
+
+def replaced(readme: str, text: str) -> str:
+    start, end = readme.find(BEGIN), readme.find(END)
+    if start < 0 or end < start:
+        raise mr.InputError(f"the README has no {BEGIN.strip()} ... {END} block")
+    return readme[: start + len(BEGIN)] + text + readme[end:]
+
+
+def located(path: str) -> Path:
+    """A path as given, or, relative and not there, in the repository (a default from any folder)."""
+    given = Path(path)
+    return given if given.is_absolute() or given.exists() else ROOT / given
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = create_parser().parse_args(argv)
+    try:
+        readme_path = located(args.readme)
+        readme = readme_path.read_text()
+        new = replaced(readme, table(located(args.spec)))
+    except mr.InputError as e:
+        print(f"headline.py: {e}", file=sys.stderr)
+        return 2
+    except OSError as e:
+        print(f"headline.py: {e.filename}: {e.strerror}", file=sys.stderr)
+        return 2
+    if args.check:
+        if new != readme:
+            print(
+                f"headline.py: the table in {readme_path} is not what the files give; run scripts/headline.py",
+                file=sys.stderr,
+            )
+            return 1
+        return 0
+    readme_path.write_text(new)
+    print(readme_path)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

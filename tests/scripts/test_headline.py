@@ -1,0 +1,74 @@
+"""headline.py: the README's results table is what the committed files it names give, and bad specs are refused."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+import headline
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_the_readme_table_is_what_the_committed_files_give(capsys):
+    assert headline.main(["--check"]) == 0, capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "value, shown", [(4552.3, "4552"), (32.599, "32.60"), (9.8908, "9.891"), (0.5, "0.5000"), (1197.07, "1197")]
+)
+def test_four_significant_digits_keep_their_zeros(value, shown):
+    assert headline.four(value) == shown
+
+
+def spec_with(tmp_path, cells, beside="") -> str:
+    path = tmp_path / "spec.json"
+    path.write_text(
+        json.dumps({"rows": [{"what": "x", "unit": "GB/s", "pct": False, "cells": cells, "beside": beside}]})
+    )
+    return str(path)
+
+
+def test_a_changed_number_in_the_readme_is_caught(tmp_path, capsys):
+    readme = tmp_path / "README.md"
+    text = (ROOT / "README.md").read_text()
+    readme.write_text(text.replace("| 32.60 TB/s |", "| 33.60 TB/s |"))
+    assert headline.main(["--readme", str(readme), "--check"]) == 1
+    assert "is not what the files give" in capsys.readouterr().err
+    assert headline.main(["--readme", str(readme)]) == 0  # written again from the files
+    assert readme.read_text() == text
+
+
+def test_a_cell_and_a_beside_are_read_from_their_files(tmp_path):
+    readme = tmp_path / "README.md"
+    readme.write_text("a\n<!-- headline -->\nold\n<!-- /headline -->\nb\n")
+    cell = {"file": "h200-2026-12-01/limits/limits.json", "case": "stream/copy/type:double/elements:67108864/block:256"}
+    memcpy = "{h200-2026-12-01/limits/limits.json global/memcpy/n:67108864}"
+    assert headline.main(["--readme", str(readme), "--spec", spec_with(tmp_path, [cell], f"memcpy {memcpy}")]) == 0
+    assert readme.read_text().splitlines()[4] == "| x | 4247 GB/s |  | memcpy 4173 |"
+
+
+@pytest.mark.parametrize(
+    "cells, expected",
+    [
+        (
+            [{"file": "h200-2026-12-01/limits/limits.json", "case": "stream/none/x:1"}],
+            "no bytes_per_second of stream/none",
+        ),
+        ([{"file": "no/such.json", "case": "stream/copy/x:1"}], "no/such.json"),
+        ([{"case": "stream/copy/x:1"}], "a row lacks 'file'"),
+    ],
+)
+def test_a_spec_naming_what_is_not_there_is_one_line_and_status_two(tmp_path, capsys, cells, expected):
+    assert headline.main(["--spec", spec_with(tmp_path, cells), "--check"]) == 2
+    err = capsys.readouterr().err
+    assert expected in err and err.count("\n") == 1
+
+
+def test_a_readme_without_the_block_is_refused(tmp_path, capsys):
+    readme = tmp_path / "README.md"
+    readme.write_text("no table here\n")
+    assert headline.main(["--readme", str(readme)]) == 2
+    assert "no <!-- headline --> ... <!-- /headline --> block" in capsys.readouterr().err
