@@ -4,7 +4,9 @@ database (a postgresql:// URL, for a fleet whose nodes add runs at once). The sa
 
 from __future__ import annotations
 
+import contextlib
 import sqlite3
+from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
@@ -172,30 +174,28 @@ class Store:
         # conflict, and the two databases would number runs apart); the conflict clause covers a race.
         there = "SELECT id FROM runs WHERE host = ? AND gpu_uuid = ? AND started = ? AND version = ?"
         unique = [key["host"], key["gpu_uuid"], key["started"], key["version"]]
-        if self.postgres:
-            with self.con.transaction():
-                got = [] if self.execute(there, unique) else self.execute(insert, values)
-                if got:
-                    with self.con.cursor() as cur:
-                        cur.executemany(rows_sql.replace("?", "%s"), [(got[0][0], *m) for m in measurements])
-            return bool(got)
-        self.execute("BEGIN IMMEDIATE")
-        try:
+        with self._transaction():
             got = [] if self.execute(there, unique) else self.execute(insert, values)
             if got:
-                self.con.executemany(rows_sql, [(got[0][0], *m) for m in measurements])
-            self.execute("COMMIT")
-        except BaseException:
-            self.execute("ROLLBACK")
-            raise
+                rows = [(got[0][0], *m) for m in measurements]
+                if self.postgres:
+                    with self.con.cursor() as cur:
+                        cur.executemany(rows_sql.replace("?", "%s"), rows)
+                else:
+                    self.con.executemany(rows_sql, rows)
         return bool(got)
+
+    @contextlib.contextmanager
+    def _transaction(self) -> Iterator[None]:
+        """One transaction: PostgreSQL's own; on SQLite, the file's write lock taken at its start."""
+        if self.postgres:
+            with self.con.transaction():
+                yield
+            return
         self.execute("BEGIN IMMEDIATE")
         try:
-            got = self.execute(insert, values)
-            if got:
-                self.con.executemany(rows_sql, [(got[0][0], *m) for m in measurements])
-            self.execute("COMMIT")
+            yield
         except BaseException:
             self.execute("ROLLBACK")
             raise
-        return bool(got)
+        self.execute("COMMIT")

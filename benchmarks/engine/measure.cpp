@@ -91,6 +91,15 @@ CaseTimer::CaseTimer(Timed timed, const TimingMode& mode) : timed_(std::move(tim
 
 CaseTimer::~CaseTimer() = default;
 
+// One batch: the graph of its launches where there is one, else the launches.
+void CaseTimer::launch_batch(cudaStream_t stream) const {
+  if (graph_) {
+    MEMBENCH_CUDA(graph_->launch(stream));
+  } else {
+    for (int k = 0; k < batch_launches_; ++k) MEMBENCH_CUDA(timed_.launch(stream));
+  }
+}
+
 // The case's own step before a launch, where it has one.
 void CaseTimer::before_each(cudaStream_t stream) const {
   if (timed_.before_each) MEMBENCH_CUDA(timed_.before_each(stream));
@@ -179,14 +188,9 @@ Measurement CaseTimer::measure(Session& s, std::int64_t target_launches) {
   Measurement m;
   m.rule = stop_rule(s);
   m.batch_launches = batch_launches_;
-  const auto before = [this](cudaStream_t stream) { before_each(stream); };
-  BatchTimer timer(s, mode_, batch_launches_, before, [this](cudaStream_t stream) {
-    if (graph_) {
-      MEMBENCH_CUDA(graph_->launch(stream));
-    } else {
-      for (int k = 0; k < batch_launches_; ++k) MEMBENCH_CUDA(timed_.launch(stream));
-    }
-  });
+  BatchTimer timer(
+      s, mode_, batch_launches_, [this](cudaStream_t stream) { before_each(stream); },
+      [this](cudaStream_t stream) { launch_batch(stream); });
   const auto began = std::chrono::steady_clock::now();
   LoopHooks hooks;
   hooks.elapsed_seconds = [&] {
@@ -205,14 +209,9 @@ Measurement CaseTimer::measure(Session& s, std::int64_t target_launches) {
 std::optional<PowerEstimate> CaseTimer::measure_power(Session& s, const EnergyPoller::Read& read, int intervals,
                                                       double max_seconds) {
   prepare(s);
-  const auto before = [this](cudaStream_t stream) { before_each(stream); };
-  BatchTimer timer(s, mode_, batch_launches_, before, [this](cudaStream_t stream) {
-    if (graph_) {
-      MEMBENCH_CUDA(graph_->launch(stream));
-    } else {
-      for (int k = 0; k < batch_launches_; ++k) MEMBENCH_CUDA(timed_.launch(stream));
-    }
-  });
+  BatchTimer timer(
+      s, mode_, batch_launches_, [this](cudaStream_t stream) { before_each(stream); },
+      [this](cudaStream_t stream) { launch_batch(stream); });
   EnergyPoller poller(read);
   const double until = steady_seconds() + max_seconds;
   timer.enqueue(0);

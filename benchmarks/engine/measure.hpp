@@ -90,6 +90,7 @@ class CaseTimer {
   class Graph;
   void prepare(Session& session);
   void before_each(cudaStream_t stream) const;
+  void launch_batch(cudaStream_t stream) const;
 
   Timed timed_;
   const TimingMode& mode_;
