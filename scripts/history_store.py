@@ -54,9 +54,10 @@ def shown(db: str) -> str:
     if not is_url(db):
         return db
     parts = urlsplit(db)
+    if parts.password is None:
+        return db
     host = parts.netloc.rsplit("@", 1)[-1]
-    user = parts.username or ""
-    return urlunsplit(parts._replace(netloc=f"{user}@{host}" if user else host))
+    return urlunsplit(parts._replace(netloc=f"{parts.username}@{host}" if parts.username else host))
 
 
 class Store:

@@ -406,6 +406,7 @@ def test_a_server_that_cannot_be_reached_is_one_line_without_its_password(capsys
     err = capsys.readouterr().err
     assert err.startswith("history.py: --db postgresql://fleet@/membench?host=/no/such/socket/dir&port=1: cannot use")
     assert "s3cret" not in err and len(err.splitlines()) == 1
+    assert "/no/such/socket/dir" in err.split(": cannot use it as a history (", 1)[1]  # the driver's own first line
 
 
 def test_many_processes_add_at_once_and_each_run_is_there_once(new_db, write_json):
@@ -432,3 +433,66 @@ def test_many_processes_add_at_once_and_each_run_is_there_once(new_db, write_jso
     assert rows(db, "SELECT COUNT(*) FROM runs") == [(33,)]
     counts = rows(db, "SELECT run, COUNT(*) FROM measurements GROUP BY run")
     assert len(counts) == 33 and {c for _, c in counts} == {4}  # two cases, two metrics each: none half-written
+
+
+@pytest.mark.parametrize(
+    "db, shown",
+    [
+        ("postgresql://fleet:s3cret@db.example.org:5432/membench", "postgresql://fleet@db.example.org:5432/membench"),
+        ("postgres://db.example.org/membench", "postgres://db.example.org/membench"),
+        ("postgresql:///membench?host=/run/pg", "postgresql:///membench?host=/run/pg"),
+        ("membench-history.sqlite", "membench-history.sqlite"),
+    ],
+)
+def test_a_url_is_named_without_its_password_and_both_schemes_are_postgresql(db, shown):
+    assert history_store.shown(db) == shown
+    assert history_store.is_url(db) == db.startswith("postgres")
+
+
+def test_a_history_is_only_made_where_asked_and_read_only_leaves_it_as_it_was(new_db, write_json):
+    db = new_db()
+    with pytest.raises(history.mr.InputError, match="no such history"):
+        history_store.Store(db)
+    assert history.main(["--db", db, "add", write_json(a_run(1))]) == 0
+    reader = history_store.Store(db, read_only=True)
+    assert reader.execute("SELECT COUNT(*) FROM runs") == [(1,)]
+    if not history_store.is_url(db):
+        before = Path(db).stat().st_mtime_ns
+        history_store.Store(db, read_only=True).execute("SELECT * FROM measurements")
+        assert Path(db).stat().st_mtime_ns == before
+
+
+def test_a_statement_the_database_refuses_is_a_database_error_with_its_first_line(new_db, write_json):
+    db = new_db()
+    assert history.main(["--db", db, "add", write_json(a_run(1))]) == 0
+    with pytest.raises(history_store.DatabaseError, match="no_such_column"):
+        history.connect(db).execute("SELECT no_such_column FROM runs")
+
+
+def test_an_older_schema_gets_its_added_columns_on_either_database(new_db, write_json):
+    """A history made before the build, sweep and why columns (its indexes there already): adding to it adds them."""
+    db = new_db()
+    old = history_store.TABLES
+    if history_store.is_url(db):
+        import psycopg
+
+        with psycopg.connect(db, autocommit=True) as con:
+            for table, columns in old.items():
+                con.execute(
+                    f"CREATE TABLE {table} ({columns.format(id='BIGSERIAL PRIMARY KEY', real='DOUBLE PRECISION')})"
+                )
+            for index in history_store.INDEXES:
+                con.execute(index)
+    else:
+        con = sqlite3.connect(db)
+        for table, columns in old.items():
+            con.execute(f"CREATE TABLE {table} ({columns.format(id='INTEGER PRIMARY KEY', real='REAL')})")
+        for index in history_store.INDEXES:
+            con.execute(index)
+        con.commit()
+        con.close()
+    doc = a_run(1)
+    doc["context"]["membench_build"] = "abc"
+    assert history.main(["--db", db, "add", write_json(doc)]) == 0
+    assert rows(db, "SELECT build, repetitions FROM runs") == [("abc", 1)]
+    assert rows(db, "SELECT DISTINCT better FROM measurements ORDER BY better") == [("higher",), ("lower",)]

@@ -120,7 +120,10 @@ def test_membench_reads_the_file_the_script_writes(tmp_path, write_json, exe):
 
 
 def test_the_committed_h200_reference_is_what_its_runs_make(tmp_path, exe):
-    committed = json.loads((ROOT / "benchmarks" / "references" / "nvidia-h200.json").read_text())
+    path = ROOT / "benchmarks" / "references" / "nvidia-h200.json"
+    if not path.exists():
+        pytest.skip("no committed reference beside these tests (a copy of scripts/ and tests/ alone)")
+    committed = json.loads(path.read_text())
     runs = [str(ROOT / r["file"]) for r in committed["runs"]]
     out = tmp_path / "again.json"
     margin = f"{committed['margin_pct']:g}"
