@@ -175,6 +175,8 @@ int main(int argc, char** argv) {
         std::cout << mb::run::check_listing(cases) << '\n';
         return 0;
       }
+      if (!options.judge_file.empty())
+        return mb::run::judge_recorded(options.judge_file, references, options.check_metrics, std::cout);
     }
   } catch (const mb::cli::UsageError& e) { return usage(e.what()); } catch (const mb::cases::TooManyCases& e) {
     return usage(e.what());

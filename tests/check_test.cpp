@@ -5,6 +5,7 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -245,6 +246,95 @@ TEST(CheckGpu, TheExitStatusIsTheVerdict) {
           write(reference_json("NVIDIA H201", nlohmann::json::array({band_json(kChase, 16, 15, 17, "lower")}))));
   EXPECT_EQ(none.exit_code, 4) << none.output;
   EXPECT_NE(none.output.find("no reference for the " + name), std::string::npos) << none.output;
+}
+
+}  // namespace
+}  // namespace membench::run
+
+namespace membench::run {
+namespace {
+
+// A committed default run of an H200, as recorded; `edit` changes it first.
+std::string recorded(const std::string& name, const std::function<void(nlohmann::json&)>& edit = {}) {
+  std::ifstream in(MEMBENCH_SOURCE_DIR "/benchmarks/results/h200/2026-12-02-memory-spaces/default.json");
+  nlohmann::json doc = nlohmann::json::parse(in);
+  if (edit) edit(doc);
+  const std::string path = test::temp_path("." + name + ".json");
+  std::ofstream(path) << doc.dump();
+  return path;
+}
+
+void for_case(nlohmann::json& doc, const std::string& prefix, const std::function<void(nlohmann::json&)>& f) {
+  for (auto& e : doc["benchmarks"])
+    if (e["name"].get<std::string>().rfind(prefix, 0) == 0) f(e);
+}
+
+TEST(CheckRecorded, ACommittedH200RunIsHealthyByTheBuiltInReference) {
+  const auto r = test::run("--check --judge=" + recorded("as_is"));
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("healthy: 15 of 15 cases within their bands"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("1 GPU judged from a recorded run"), std::string::npos);
+}
+
+TEST(CheckRecorded, ItsDramReadAFifthSlowerIsUnhealthyNamingTheCase) {
+  const auto r = test::run("--check --judge=" + recorded("slow", [](nlohmann::json& doc) {
+                             for_case(doc, "stream/read/type:float/", [](nlohmann::json& e) {
+                               e["bytes_per_second"] = 0.8 * e["bytes_per_second"].get<double>();
+                             });
+                           }));
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("GPU 0: SLOW DRAM read: stream/read/type:float/elements:134217728/block:256: 3582 GB/s, "
+                          "band 4089 GB/s to 4785 GB/s"),
+            std::string::npos)
+      << r.output;
+  EXPECT_NE(r.output.find("UNHEALTHY: 14 of 15 cases within their bands, 1 below"), std::string::npos) << r.output;
+}
+
+TEST(CheckRecorded, SlowBesideAnotherProcessIsContendedNotSlow) {
+  const auto r = test::run("--check --judge=" + recorded("contended", [](nlohmann::json& doc) {
+                             for_case(doc, "stream/", [](nlohmann::json& e) {
+                               e["bytes_per_second"] = 0.5 * e["bytes_per_second"].get<double>();
+                               e["contended"] = 1;
+                               e["other_processes"] = 1;
+                             });
+                           }));
+  EXPECT_EQ(r.exit_code, 3) << r.output;
+  EXPECT_EQ(r.output.find("SLOW"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("GPU 0: contended DRAM read:"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("4 below while another process used the GPU (not judged)"), std::string::npos) << r.output;
+}
+
+TEST(CheckRecorded, AnotherModelHasNoReferenceAndAFailedCaseIsUnhealthy) {
+  const auto other = test::run("--check --judge=" + recorded("h100", [](nlohmann::json& doc) {
+                                 doc["context"]["gpu_name"] = "NVIDIA H100 80GB HBM3";
+                               }));
+  EXPECT_EQ(other.exit_code, 4) << other.output;
+  EXPECT_NE(other.output.find("no reference for the NVIDIA H100 80GB HBM3"), std::string::npos) << other.output;
+  const auto wrong = test::run("--check --judge=" + recorded("wrong", [](nlohmann::json& doc) {
+                                 for_case(doc, "hierarchy/latency/working_set:16384/", [](nlohmann::json& e) {
+                                   e["error_occurred"] = true;
+                                   e["error_message"] = "out[3]: 0 where 17 was expected";
+                                 });
+                               }));
+  EXPECT_EQ(wrong.exit_code, 1) << wrong.output;
+  EXPECT_NE(wrong.output.find("GPU 0: FAILED L1 latency:"), std::string::npos) << wrong.output;
+}
+
+TEST(CheckRecorded, ARunOfTwoGpusGetsAVerdictEach) {
+  const auto r =
+      test::run("--check --judge='" MEMBENCH_SOURCE_DIR "/benchmarks/results/h200x2-2026-12-01/all_devices.json'");
+  EXPECT_NE(r.output.find("membench --check: GPU 0 (NVIDIA H200, GPU-4c26c570"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("membench --check: GPU 1 (NVIDIA H200, GPU-2235e1fc"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("2 GPUs judged from a recorded run"), std::string::npos) << r.output;
+}
+
+TEST(CheckRecorded, AFileThatIsNotARunIsOneLineAndStatusTwo) {
+  for (const std::string& args : {std::string("--check --judge=" MEMBENCH_SOURCE_DIR "/README.md"),
+                                  std::string("--check --judge=/no/such.json"), std::string("--judge=x.json")}) {
+    const auto r = test::run(args);
+    EXPECT_EQ(r.exit_code, 2) << args << ": " << r.output;
+    EXPECT_EQ(r.lines(), 1) << args << ": " << r.output;
+  }
 }
 
 }  // namespace

@@ -110,6 +110,9 @@ void apply(const Arg& a, const AxisTable& axes, Options& o, std::map<std::string
     if (a.value && a.value->empty()) throw UsageError("--check: expects --check or --check=REFERENCE.json");
     o.check = true;
     o.check_file = a.value.value_or("");
+  } else if (name == "judge") {
+    if (need_value().empty()) throw UsageError("--judge: expects --judge=RUN.json");
+    o.judge_file = *a.value;
   } else if (name == "check_metrics") {
     if (need_value().empty()) throw UsageError("--check_metrics: expects --check_metrics=FILE.prom");
     o.check_metrics = *a.value;
@@ -182,6 +185,7 @@ Options parse_command_line(int argc, const char* const* argv, const AxisTable& a
     throw UsageError("--check runs its reference's cases as they are: axis flags, --sweep and --resume do not apply");
   if (!o.check_metrics.empty() && !o.check)
     throw UsageError("--check_metrics=" + o.check_metrics + ": only with --check");
+  if (!o.judge_file.empty() && !o.check) throw UsageError("--judge=" + o.judge_file + ": only with --check");
   if (argc > 0) o.passthrough.emplace_back(argv[0]);
   for (const auto& [name, value] : benchmark) o.passthrough.push_back("--" + name + "=" + value);
   o.list_only = benchmark.count("benchmark_list_tests") && benchmark["benchmark_list_tests"] == "true";
@@ -245,7 +249,9 @@ std::string usage(const AxisTable& axes) {
      << "                           failed one), 3 inconclusive (below while another process used the GPU\n"
      << "                           or under a clock event, or not run), 4 no reference for this model\n"
      << "  --check_metrics=FILE     with --check: the verdicts in Prometheus' text format, FILE replaced\n"
-     << "                           whole (for a node exporter's textfile collector)\n\n"
+     << "                           whole (for a node exporter's textfile collector)\n"
+     << "  --judge=RUN.json         with --check: judge a run recorded earlier (default runs hold the\n"
+     << "                           check's cases) instead of measuring; no GPU needed\n\n"
      << "Exit status: 0 every selected case ran and verified (cases this GPU cannot run are skipped\n"
      << "with their reason); 1 at least one case failed (wrong result, CUDA error), an uncorrected\n"
      << "ECC error, or --exclusive saw another process; 2 usage: a bad flag or value, an unreadable\n"

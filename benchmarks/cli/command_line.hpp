@@ -33,6 +33,7 @@ struct Options {
   bool check = false;                  // --check[=FILE]: the health check
   std::string check_file;              // FILE: the reference to judge by (else the built-in one for the model)
   std::string check_metrics;           // --check_metrics=FILE: the verdicts in Prometheus' text format
+  std::string judge_file;              // --judge=RUN.json: judge a recorded run instead of measuring
   bool help = false;
   bool list_only = false;                // --benchmark_list_tests
   bool list_cases = false;               // --list_cases=json

@@ -171,7 +171,7 @@ GpuVerdict judge(int ordinal, const std::string& name, const std::string& uuid, 
     const auto it = observed.find(band.of.name);
     if (it == observed.end()) {
       c.kind = K::not_run;
-      c.why = "this build has no such case";
+      c.why = "not in this run";
     } else if (const Observed& o = it->second; !o.failed.empty()) {
       c.kind = K::failed;
       c.why = o.failed;
@@ -205,12 +205,14 @@ int check_status(const std::vector<GpuVerdict>& gpus) {
   return worst;
 }
 
-std::string show_value(double value, const std::string& unit) {
+std::string show_value(double value, const std::string& unit, double scale) {
   char buffer[64];
+  // One prefix for a line (the band's median sets it): GB/s up to 10 TB/s, as a person reads DRAM and links.
+  const bool tera = (scale > 0 ? scale : value) >= (unit == "B/s" ? 1e13 : 1e12);
   if (unit == "B/s")
-    std::snprintf(buffer, sizeof buffer, "%.4g GB/s", value / 1e9);
+    std::snprintf(buffer, sizeof buffer, tera ? "%.4g TB/s" : "%.4g GB/s", value / (tera ? 1e12 : 1e9));
   else if (unit == "updates/s")
-    std::snprintf(buffer, sizeof buffer, "%.4g G updates/s", value / 1e9);
+    std::snprintf(buffer, sizeof buffer, tera ? "%.4g T updates/s" : "%.4g G updates/s", value / (tera ? 1e12 : 1e9));
   else
     std::snprintf(buffer, sizeof buffer, "%.4g %s", value, unit.c_str());
   return buffer;
@@ -232,8 +234,8 @@ std::vector<std::string> verdict_lines(const GpuVerdict& g) {
     ++counts[static_cast<int>(c.kind)];
     const Band& b = *c.band;
     std::string line = gpu + ": " + word(c.kind) + " " + b.of.level + ": " + b.of.name + ": ";
-    line += c.value ? show_value(*c.value, b.unit) : std::string("no value");
-    line += ", band " + show_value(b.low, b.unit) + " to " + show_value(b.high, b.unit);
+    line += c.value ? show_value(*c.value, b.unit, b.median) : std::string("no value");
+    line += ", band " + show_value(b.low, b.unit, b.median) + " to " + show_value(b.high, b.unit, b.median);
     if (!c.why.empty()) line += " (" + c.why + ")";
     lines.push_back(line);
   }

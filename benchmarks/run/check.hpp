@@ -97,7 +97,8 @@ std::vector<std::string> verdict_lines(const GpuVerdict& gpu);
 // reference's median.
 std::string prometheus_text(const std::vector<GpuVerdict>& gpus, const std::string& host, double seconds);
 
-// "4478 GB/s", "612 ns", "75.3 G updates/s": a value in its metric's unit.
-std::string show_value(double value, const std::string& unit);
+// "4478 GB/s", "32.26 TB/s", "612 ns", "75.3 G updates/s": a value in its
+// metric's unit, with the prefix `scale` (0: the value itself) calls for.
+std::string show_value(double value, const std::string& unit, double scale = 0);
 
 }  // namespace membench::run

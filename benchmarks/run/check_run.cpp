@@ -77,6 +77,84 @@ std::string check_listing(const std::vector<cases::CaseSpec>& all) {
   return doc.dump(1);
 }
 
+namespace {
+
+// The GPUs a recorded run names: its context's device list, else its one GPU.
+std::vector<DeviceInfo> recorded_devices(const nlohmann::json& context) {
+  std::vector<DeviceInfo> out;
+  const auto text = [&](const char* key) { return context.value(key, std::string()); };
+  if (context.contains("devices")) {
+    for (const auto& d : nlohmann::json::parse(text("devices"))) {
+      DeviceInfo info;
+      info.ordinal = d.at("ordinal").get<int>();
+      info.name = d.at("name").get<std::string>();
+      info.uuid = d.at("uuid").get<std::string>();
+      out.push_back(info);
+    }
+    return out;
+  }
+  DeviceInfo info;
+  info.ordinal = std::stoi(context.value("gpu_ordinal", std::string("0")));
+  info.name = text("gpu_name");
+  info.uuid = text("gpu_uuid");
+  out.push_back(info);
+  return out;
+}
+
+// What one entry of the file says of its case, for the band's metric, added to `o`.
+void add_entry(const nlohmann::json& e, const std::string& metric, Observed& o) {
+  const auto number = [&](const char* key) { return e.contains(key) && e[key].is_number() ? e[key].get<double>() : 0; };
+  const std::string message = e.value("error_message", e.value("skip_message", std::string()));
+  if (e.value("skipped", false) || message.rfind("skipped: ", 0) == 0) {
+    o.not_run = message;
+  } else if (e.value("error_occurred", false)) {
+    o.failed = message;
+  } else {
+    if (e.contains(metric) && e[metric].is_number()) o.values.push_back(e[metric].get<double>());
+    if (number("contended") > 0) o.contended = true;
+    if (number("clock_event") > 0)
+      o.clock_event = engine::clock_event_names(static_cast<std::uint64_t>(number("clock_event_reasons")) &
+                                                engine::kClockEventMarks);
+  }
+}
+
+}  // namespace
+
+int judge_recorded(const std::string& path, const std::vector<Reference>& references, const std::string& metrics_file,
+                   std::ostream& out) {
+  std::ifstream in(path);
+  if (!in) throw cli::UsageError("--judge=" + path + ": cannot be read");
+  std::vector<DeviceInfo> devices;
+  std::map<std::pair<int, std::string>, Observed> observed;
+  std::string host;
+  try {
+    const nlohmann::json doc = nlohmann::json::parse(in);
+    const nlohmann::json& context = doc.at("context");
+    if (!context.contains("membench_version")) throw std::invalid_argument("its context has no membench_version");
+    devices = recorded_devices(context);
+    host = context.value("host_name", std::string());
+    std::map<std::string, std::string> metric_of;  // check name -> the metric judged
+    for (const Reference& r : references)
+      for (const Band& b : r.bands) metric_of[b.of.name] = b.of.metric;
+    for (const auto& e : doc.at("benchmarks")) {
+      if (e.value("run_type", std::string("iteration")) != "iteration") continue;
+      const auto id = cases::CaseId::parse(e.value("run_name", e.at("name").get<std::string>()));
+      if (!id) continue;
+      const auto device = id->tag(cases::kDeviceTag);
+      cases::CaseSpec spec;
+      spec.id = *id;
+      const std::string name = check_name(spec);
+      if (const auto m = metric_of.find(name); m != metric_of.end())
+        add_entry(e, m->second, observed[{device ? std::stoi(*device) : devices.front().ordinal, name}]);
+    }
+  } catch (const std::exception& e) {
+    throw cli::UsageError("--judge=" + path + ": not a membench result file (" + e.what() + ")");
+  }
+  CheckRun check(references, devices);
+  check.set_observed(std::move(observed));
+  return check.finish(-1, host, metrics_file, out);
+}
+
 CheckRun::CheckRun(const std::vector<Reference>& references, const std::vector<DeviceInfo>& devices)
     : devices_(devices) {
   for (const DeviceInfo& d : devices_) reference_[d.ordinal] = reference_for(references, d.name);
@@ -108,23 +186,25 @@ int CheckRun::finish(double seconds, const std::string& host, const std::string&
   for (const DeviceInfo& d : devices_) {
     const Reference* r = reference_.at(d.ordinal);
     std::map<std::string, Observed> by_name;
-    if (r != nullptr)
-      for (const Band& b : r->bands)
-        if (const auto it = seen_.find({d.ordinal, b.of.name}); it != seen_.end())
-          by_name[b.of.name] = observed(it->second, b.of.metric);
+    for (const Band& b : r != nullptr ? r->bands : std::vector<Band>{}) {
+      if (const auto it = seen_.find({d.ordinal, b.of.name}); it != seen_.end())
+        by_name[b.of.name] = observed(it->second, b.of.metric);
+      else if (const auto got = recorded_.find({d.ordinal, b.of.name}); got != recorded_.end())
+        by_name[b.of.name] = got->second;
+    }
     verdicts.push_back(judge(d.ordinal, d.name, d.uuid, r, by_name));
   }
   for (const GpuVerdict& v : verdicts)
     for (const std::string& line : verdict_lines(v)) out << "membench --check: " << line << '\n';
   char took[32];
   std::snprintf(took, sizeof took, "%.1f", seconds);
-  out << "membench --check: " << verdicts.size() << (verdicts.size() == 1 ? " GPU" : " GPUs") << " checked in " << took
-      << " s\n";
+  out << "membench --check: " << verdicts.size() << (verdicts.size() == 1 ? " GPU" : " GPUs")
+      << (seconds < 0 ? std::string(" judged from a recorded run") : " checked in " + std::string(took) + " s") << '\n';
   if (!metrics_file.empty()) {
     const std::string partial = metrics_file + ".tmp." + std::to_string(getpid());
     {
       std::ofstream f(partial);
-      f << prometheus_text(verdicts, host, seconds);
+      f << prometheus_text(verdicts, host, std::max(seconds, 0.0));
     }
     if (std::rename(partial.c_str(), metrics_file.c_str()) != 0) {
       std::remove(partial.c_str());

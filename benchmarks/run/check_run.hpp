@@ -27,6 +27,13 @@ std::string check_name(const cases::CaseSpec& c);
 // listed as --list_cases lists it, with its level and the metric judged.
 std::string check_listing(const std::vector<cases::CaseSpec>& cases);
 
+// --check --judge=RUN.json: the verdicts of a run recorded earlier, judged
+// by the references for its GPUs' models (its context names them), with no
+// GPU; a cli::UsageError where the file cannot be read or is not
+// membench's. The status is the check's.
+int judge_recorded(const std::string& path, const std::vector<Reference>& references, const std::string& metrics_file,
+                   std::ostream& out);
+
 class CheckRun {
  public:
   // Each device judged by the reference for its model among `references`.
@@ -39,12 +46,16 @@ class CheckRun {
   void observe(const cases::CaseSpec& c, const cases::Outcome& o);
   // The verdicts, a line each on `out`, the Prometheus text into
   // `metrics_file` (when given, replaced whole by a rename); the status.
+  // `seconds` < 0: judged from a recorded run.
   int finish(double seconds, const std::string& host, const std::string& metrics_file, std::ostream& out) const;
+  // What a recorded run observed, by (ordinal, check name), in place of observe().
+  void set_observed(std::map<std::pair<int, std::string>, Observed> observed) { recorded_ = std::move(observed); }
 
  private:
   std::vector<DeviceInfo> devices_;
   std::map<int, const Reference*> reference_;                                // by ordinal
   std::map<std::pair<int, std::string>, std::vector<cases::Outcome>> seen_;  // (ordinal, check name)
+  std::map<std::pair<int, std::string>, Observed> recorded_;                 // judge_recorded's
 };
 
 }  // namespace membench::run
