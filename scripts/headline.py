@@ -6,10 +6,13 @@ The spec lists the rows: what a row shows, its unit, its cells (a result
 file under benchmarks/results/ and a case in it, the metric
 bytes_per_second unless named), whether the cases' pct_of_peak goes beside
 them, and the peers beside it, as text in which {FILE CASE} stands for
-that case's bytes per second in the row's unit. Each value is the case's
+that case's bytes per second in the row's unit; and, under "energy", a
+level per row with the file and case of a --energy run (its bandwidth,
+the board's power, picojoules per byte, and above the idle board). Each value is the case's
 median over its repetitions, read through the same reader as every script
-(old names under today's). The table replaces what stands between
-<!-- headline --> and <!-- /headline --> in the README; with --check, exit
+(old names under today's). The tables replace what stands between
+<!-- headline --> and <!-- /headline -->, and <!-- energy --> and
+<!-- /energy -->, in the README; with --check, exit
 1 when the README's table is not what the files give (a test runs this), 0
 when it is, 2 on bad input (a file or case the spec names is not there).
 """
@@ -28,7 +31,7 @@ import membench_results as mr
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "benchmarks" / "results"
 UNITS = {"GB/s": 1e9, "TB/s": 1e12, "ns": 1.0, "G updates/s": 1e9}
-BEGIN, END = "<!-- headline -->\n", "<!-- /headline -->"
+BLOCKS = {"rows": ("<!-- headline -->\n", "<!-- /headline -->"), "energy": ("<!-- energy -->\n", "<!-- /energy -->")}
 
 
 def create_parser() -> cli.Parser:
@@ -81,26 +84,48 @@ def row(files: Files, spec: dict) -> str:
     return f"| {spec['what']} | {measured} | {' / '.join(f'{p:.1f}' for p in pcts)} | {beside} |"
 
 
-def table(spec_path: Path) -> str:
+def energy_row(files: Files, spec: dict) -> str:
+    """A level's energy: its bandwidth, the board's power, picojoules per byte, and above the idle board."""
+    file, case = spec["file"], spec["case"]
+    got = [files.value(file, case, m) for m in ("bytes_per_second", "power_w", "pj_per_byte", "pj_per_byte_above_idle")]
+    return f"| {spec['level']} | `{case}` | {four(got[0] / 1e9)} | {got[1]:.0f} | {four(got[2])} | {four(got[3])} |"
+
+
+def tables(spec_path: Path) -> dict[str, str]:
+    """Each block's table: the results (rows) and, where the spec has them, the energy per level."""
     try:
         spec = json.loads(spec_path.read_text())
         rows = spec["rows"]
     except (OSError, ValueError, KeyError, TypeError) as e:
         raise mr.InputError(f"{spec_path}: not a headline spec ({e})") from e
     files = Files()
-    lines = ["| what | measured | % of peak | beside it |", "| --- | ---: | ---: | --- |"]
+    out = {}
     try:
-        lines += [row(files, r) for r in rows]
+        lines = ["| what | measured | % of peak | beside it |", "| --- | ---: | ---: | --- |"]
+        out["rows"] = "\n".join(lines + [row(files, r) for r in rows]) + "\n"
+        if "energy" in spec:
+            lines = [
+                "| level | case | GB/s | board W | pJ/B | pJ/B above idle |",
+                "| --- | --- | ---: | ---: | ---: | ---: |",
+            ]
+            out["energy"] = "\n".join(lines + [energy_row(files, r) for r in spec["energy"]]) + "\n"
     except (KeyError, TypeError) as e:
         raise mr.InputError(f"{spec_path}: a row lacks {e}") from e
-    return "\n".join(lines) + "\n"
+    return out
 
 
-def replaced(readme: str, text: str) -> str:
-    start, end = readme.find(BEGIN), readme.find(END)
-    if start < 0 or end < start:
-        raise mr.InputError(f"the README has no {BEGIN.strip()} ... {END} block")
-    return readme[: start + len(BEGIN)] + text + readme[end:]
+def table(spec_path: Path) -> str:
+    return tables(spec_path)["rows"]
+
+
+def replaced(readme: str, made: dict[str, str] | str) -> str:
+    for block, text in ({"rows": made} if isinstance(made, str) else made).items():
+        begin, end = BLOCKS[block]
+        start, stop = readme.find(begin), readme.find(end)
+        if start < 0 or stop < start:
+            raise mr.InputError(f"the README has no {begin.strip()} ... {end} block")
+        readme = readme[: start + len(begin)] + text + readme[stop:]
+    return readme
 
 
 def located(path: str) -> Path:
@@ -114,7 +139,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         readme_path = located(args.readme)
         readme = readme_path.read_text()
-        new = replaced(readme, table(located(args.spec)))
+        new = replaced(readme, tables(located(args.spec)))
     except mr.InputError as e:
         print(f"headline.py: {e}", file=sys.stderr)
         return 2

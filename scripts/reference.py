@@ -167,7 +167,7 @@ def table(ref: dict) -> str:
         unit = c["unit"]
 
         def show(v: float, factor: float = factor, prefix: str = prefix, unit: str = unit) -> str:
-            return f"{v / factor:.4g} {prefix}{unit}"
+            return f"{v / factor:.4g} {prefix}{' ' if unit[0].isalpha() and unit[0] != 'B' and prefix else ''}{unit}"
 
         one = " (one GPU)" if c["gpus"] == 1 else ""
         lines.append(
