@@ -94,14 +94,22 @@ def test_bad_usage_is_status_two_and_drains_nothing(slurm):
     assert done.returncode == 2 and drained == ""
 
 
-def test_flags_after_the_separator_reach_membench(slurm):
-    done, _ = slurm("0", "--", "--check=/etc/membench/h200.json")
-    assert done.returncode == 0
-    assert (slurm.tmp / "bin" / "membench.args").read_text().split() == [
-        "--check",
-        "--device=all",
-        "--check=/etc/membench/h200.json",
-    ]
+def test_flags_after_the_separator_reach_membench_once_each(slurm):
+    """membench refuses a flag given twice: a reference or GPUs named after -- stand in for the script's own."""
+    args = slurm.tmp / "bin" / "membench.args"
+    assert slurm("0", "--", "--check=/etc/membench/h200.json")[0].returncode == 0
+    assert args.read_text().split() == ["--device=all", "--check=/etc/membench/h200.json"]
+    assert slurm("0", "--", "--device=0,1", "--max_time=1")[0].returncode == 0
+    assert args.read_text().split() == ["--check", "--device=0,1", "--max_time=1"]
+
+
+def test_a_reference_named_after_the_separator_is_what_the_real_binary_judges_by(slurm, tmp_path):
+    exe = os.environ.get("MEMBENCH_EXE") or str(ROOT / "build" / "release" / "membench")
+    if not Path(exe).is_file():
+        pytest.skip(f"no membench binary at {exe}")
+    reference = ROOT / "benchmarks" / "references" / "nvidia-h200.json"
+    done, _ = slurm("0", "--", f"--check={reference}", membench=exe)
+    assert "given twice" not in done.stdout and done.returncode in (0, 1), done.stdout  # 1: no GPU here
 
 
 @pytest.mark.parametrize("status", ["0", "1", "hang"])
