@@ -339,3 +339,19 @@ TEST(CheckRecorded, AFileThatIsNotARunIsOneLineAndStatusTwo) {
 
 }  // namespace
 }  // namespace membench::run
+
+namespace membench::run {
+namespace {
+
+TEST(CheckVerdict, ValuesShowFourDigitsOnePrefixAndNoExponent) {
+  EXPECT_EQ(show_value(4.462e12, "B/s", 9.5e12), "4462 GB/s");
+  EXPECT_EQ(show_value(1e13, "B/s", 9.5e12), "10000 GB/s");
+  EXPECT_EQ(show_value(3.226e13, "B/s", 3.2e13), "32.26 TB/s");
+  EXPECT_EQ(show_value(54.88e9, "B/s"), "54.88 GB/s");
+  EXPECT_EQ(show_value(1.671e12, "updates/s", 1.6e12), "1.671 T updates/s");
+  EXPECT_EQ(show_value(565.6e9, "updates/s", 5.8e11), "565.6 G updates/s");
+  EXPECT_EQ(show_value(16.47, "ns"), "16.47 ns");
+}
+
+}  // namespace
+}  // namespace membench::run

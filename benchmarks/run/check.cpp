@@ -209,12 +209,13 @@ std::string show_value(double value, const std::string& unit, double scale) {
   char buffer[64];
   // One prefix for a line (the band's median sets it): GB/s up to 10 TB/s, as a person reads DRAM and links.
   const bool tera = (scale > 0 ? scale : value) >= (unit == "B/s" ? 1e13 : 1e12);
-  if (unit == "B/s")
-    std::snprintf(buffer, sizeof buffer, tera ? "%.4g TB/s" : "%.4g GB/s", value / (tera ? 1e12 : 1e9));
-  else if (unit == "updates/s")
-    std::snprintf(buffer, sizeof buffer, tera ? "%.4g T updates/s" : "%.4g G updates/s", value / (tera ? 1e12 : 1e9));
-  else
-    std::snprintf(buffer, sizeof buffer, "%.4g %s", value, unit.c_str());
+  const bool rate = unit == "B/s" || unit == "updates/s";
+  const double shown = rate ? value / (tera ? 1e12 : 1e9) : value;
+  const std::string suffix = unit == "B/s"         ? (tera ? "TB/s" : "GB/s")
+                             : unit == "updates/s" ? (tera ? "T updates/s" : "G updates/s")
+                                                   : unit;
+  // Four significant digits, and no exponent: 10000 GB/s, not 1e+04.
+  std::snprintf(buffer, sizeof buffer, shown >= 1000 ? "%.0f %s" : "%.4g %s", shown, suffix.c_str());
   return buffer;
 }
 

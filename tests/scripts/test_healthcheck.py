@@ -15,12 +15,14 @@ ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "scripts" / "membench-healthcheck"
 SLOW = "membench --check: GPU 0: SLOW DRAM read: stream/read/type:float/elements:134217728/block:256: 3100 GB/s"
 
-# A stand-in for membench: prints what the real one prints for the verdict it is told to give, writes
+# A stand-in for membench: prints what the real one prints for the verdict it is told to give (Google
+# Benchmark's context first, whose gpu_health line names ECC), writes
 # --check_metrics' file as it does, and exits with that verdict's status (or sleeps past the timeout).
 FAKE = """#!/bin/sh
 for a in "$@"; do case "$a" in --check_metrics=*) f=${a#--check_metrics=};; esac; done
 echo "$@" > "$(dirname "$0")/membench.args"
 [ "$FAKE_STATUS" = hang ] && exec sleep 30
+echo "gpu_health: NVML: other processes, clock event reasons, ECC"
 [ "$FAKE_STATUS" = 1 ] && echo "SLOW_LINE"
 [ -n "$f" ] && printf '# HELP membench_check_status verdict\\n# TYPE membench_check_status gauge\\nmembench_check_status{host="node7",gpu="0"} %s\\n' "$FAKE_STATUS" > "$f"
 exit "$FAKE_STATUS"
