@@ -2,7 +2,9 @@
 
     python tests/mutation/scripts_mutants.py [--modules compare fleet ...] [--jobs N]
 
-Copies scripts/ and tests/scripts/ into a scratch folder per module, runs
+Copies scripts/ and tests/scripts/ (and what the tests read: the README,
+the committed results and references, the sweeps) into a scratch folder
+per module, runs
 mutmut there against the module's own tests (every test for the shared
 modules), and prints, per module and in all, the mutants killed. A mutant
 that only changes the text of a message (help, an error line, a docstring)
@@ -40,8 +42,8 @@ OWN_TESTS = {
     "report": ["test_report.py", "test_history.py", "test_cli.py"],
     "history": ["test_history.py", "test_cli.py"],
     "history_store": ["test_history.py"],
-    "reference": ["test_reference.py", "test_cli.py"],
-    "headline": ["test_headline.py", "test_cli.py"],
+    "reference": ["test_reference.py"],
+    "headline": ["test_headline.py"],
     # The shared reader: its own tests and the gates' (the figures' tests add time, not kills).
     "membench_results": ["test_results.py", "test_compare.py", "test_fleet.py", "test_levels.py", "test_names.py"],
     "membench_declarations": ["test_figures.py", "test_report.py"],
@@ -146,6 +148,11 @@ def run_module(module: str, scratch: Path, repo: Path) -> Outcome:
     shutil.copytree(
         repo / "tests" / "scripts", folder / "tests" / "scripts", ignore=shutil.ignore_patterns("__pycache__")
     )
+    # What the tests read of the repository (the README's tables, the committed results and references), copied:
+    # a mutant that writes where it should read must not reach the checkout.
+    shutil.copy2(repo / "README.md", folder / "README.md")
+    for data in ("benchmarks/results", "benchmarks/references", "sweeps"):
+        shutil.copytree(repo / data, folder / data)
     present = [t for t in OWN_TESTS.get(module, []) if (folder / "tests" / "scripts" / t).exists()]
     tests = " ".join(f"tests/scripts/{t}" for t in present) or "tests/scripts"
     # mutmut counts only exit status 1 as a kill; a mutant that breaks the import makes pytest
