@@ -9,7 +9,10 @@
 // times their per-direction rate (NVLink), else the PCIe link,
 // model_bytes_per_second (doubled for both directions). The hypothesis: with
 // peer access both engines approach the NVLink rate for large copies;
-// without it the copy engine falls to what the host path allows.
+// without it the copy engine falls to what the host path allows. An SM case
+// may copy its bytes `passes` times in one launch, as nvbandwidth's kernels
+// do (transfer's passes): a small copy's launch and its first round trip
+// over the link are then shared out.
 //
 // device_to_device_latency_sm: one thread of the local GPU chases a random
 // cyclic chain of pointers that lies in the next GPU's memory, as
@@ -62,7 +65,7 @@ CaseDefinition define(const PeerConfig& c, const DeviceInfo& gpu) {
   MEMBENCH_CUDA(set_peer_access(local, peer, c.access));
   const auto side = std::make_shared<const PeerSide>(c, local, peer, kSeed);
   const CopyOperation op = peer_operation(c.variant);
-  CaseDefinition d = copy_case(op, c.bytes, kSeed, side, side->engine_copy());
+  CaseDefinition d = copy_case(op, c.bytes, kSeed, side, side->engine_copy(), c.passes);
   d.work.model.push_back({"peer_device", static_cast<double>(peer)});
   add_link_model(d.work, peer, op.directions(), gpu);
   return d;
@@ -101,8 +104,8 @@ void cases(Family& f) {
   for (PeerVariant v : kPeerVariants.all()) {
     const std::string name(kPeerVariants(v));
     if (peer_operation(v).uses_sm())
-      f.add(name, {"bytes"}, {"copy_words"}, [v](const CaseArgs& a) {
-        return define({v, true, a.size("bytes")}, a.device());
+      f.add(name, {"bytes", "passes"}, {"copy_words"}, [v](const CaseArgs& a) {
+        return define({v, true, a.size("bytes"), a.integer("passes")}, a.device());
       });
     else
       f.add(name, {"peer_access", "bytes"}, {}, [v](const CaseArgs& a) {
@@ -119,6 +122,7 @@ const Registrar registrar{
      {axis("peer_access", "switch", "copy-engine cases: 1 = peer access enabled, 0 = disabled", {1, 0}, 0, 1),
       axis("bytes", "bytes", "per direction (a multiple of 16)", {std::int64_t{64} << 20}, 16, std::int64_t{1} << 36,
            16),
+      axis("passes", "copies", "SM cases: times one launch copies the bytes", {1}, 1, kCopyMaxPasses),
       axis("working_set", "bytes", "latency: spanned by the chain in the peer's memory", {std::int64_t{2} << 20}, 16,
            std::int64_t{1} << 36),
       axis("chase_stride", "bytes", "latency: between the chain's nodes (a multiple of 8)", {128}, 8,

@@ -78,6 +78,9 @@ ADDED_AXES = {
     ("transfer", "host_to_device_memcpy_sm"): (("passes", 1),),
     ("transfer", "device_to_host_memcpy_sm"): (("passes", 1),),
     ("transfer", "bidirectional_memcpy_sm"): (("passes", 1),),
+    ("peer", "device_to_device_memcpy_read_sm"): (("passes", 1),),
+    ("peer", "device_to_device_memcpy_write_sm"): (("passes", 1),),
+    ("peer", "device_to_device_bidirectional_memcpy_sm"): (("passes", 1),),
 }
 
 

@@ -27,6 +27,7 @@ struct PeerConfig {
   PeerVariant variant = PeerVariant::read_ce;
   bool access = true;     // peer access enabled (the SM variants need it)
   std::size_t bytes = 0;  // per direction, a multiple of 16
+  int passes = 1;         // SM variants: times one launch copies the bytes (1..kCopyMaxPasses)
 };
 
 // The copy operation of a variant: a read comes in from the peer, a write goes out to it.
