@@ -166,3 +166,8 @@ def new_db(request, tmp_path):
         return server.format(db=name)
 
     return make
+
+
+def entry(name: str, **counters) -> dict:
+    """One case's iteration as membench writes it: one launch of 1 us, with these counters."""
+    return {"name": name, "run_name": name, "run_type": "iteration", "real_time": 1.0, "time_unit": "us", **counters}

@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import entry
 
 import history
 import history_store
@@ -21,17 +22,6 @@ CHASE = "hierarchy/latency/working_set:16384/chase_stride:128/manual_time"
 
 
 def a_run(day: int, triad: float = 4.36e12, chase: float = 16.5, uuid: str = "GPU-1", **triad_counters) -> dict:
-    def entry(name, **counters):
-        return {
-            "name": name,
-            "run_name": name,
-            "run_type": "iteration",
-            "real_time": 1.0,
-            "time_unit": "us",
-            "noisy": 0,
-            **counters,
-        }
-
     return {
         "context": {
             "date": f"2026-12-{day:02d}T00:00:00+00:00",
@@ -41,7 +31,10 @@ def a_run(day: int, triad: float = 4.36e12, chase: float = 16.5, uuid: str = "GP
             "driver_version": "580.159.04",
             "membench_version": "0.1.0",
         },
-        "benchmarks": [entry(TRIAD, bytes_per_second=triad, **triad_counters), entry(CHASE, latency_ns=chase)],
+        "benchmarks": [
+            entry(TRIAD, **{"noisy": 0, "bytes_per_second": triad, **triad_counters}),
+            entry(CHASE, noisy=0, latency_ns=chase),
+        ],
     }
 
 

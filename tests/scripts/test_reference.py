@@ -9,6 +9,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from conftest import entry
 
 import reference
 
@@ -26,16 +27,6 @@ def exe() -> str:
 
 
 def a_run(uuid: str, read: float, chase: float, gpu: str = "NVIDIA H200", **read_counters) -> dict:
-    def entry(name, **counters):
-        return {
-            "name": name,
-            "run_name": name,
-            "run_type": "iteration",
-            "real_time": 1.0,
-            "time_unit": "us",
-            **counters,
-        }
-
     return {
         "context": {
             "date": "2026-12-02T00:00:00+00:00",
@@ -50,9 +41,9 @@ def a_run(uuid: str, read: float, chase: float, gpu: str = "NVIDIA H200", **read
 
 def no_check_case() -> dict:
     doc = a_run("GPU-1", 4.4e12, 16.0)
-    for entry in doc["benchmarks"]:
-        entry["name"] = entry["run_name"] = entry["name"].replace("elements:134217728", "elements:1024")
-        entry["name"] = entry["run_name"] = entry["name"].replace("working_set:16384", "working_set:32768")
+    for case in doc["benchmarks"]:
+        case["name"] = case["run_name"] = case["name"].replace("elements:134217728", "elements:1024")
+        case["name"] = case["run_name"] = case["name"].replace("working_set:16384", "working_set:32768")
     return doc
 
 

@@ -137,7 +137,10 @@ def test_the_run_and_every_family_with_their_marks(tmp_path, write_json, no_figu
     # case | measured | noise | repetitions | model (in the measurement's unit) | % of peak | marks
     assert "| latency/working_set:16384/chase_stride:128 | 16.5 ns |  | 1 |  |  | noisy |" in md
     # named before the passes axis, shown under today's name
-    assert "| device_to_device_memcpy_read_sm/bytes:64/passes:1 |  |  |  |  |  | skipped: needs two GPUs; 1 visible |" in md
+    assert (
+        "| device_to_device_memcpy_read_sm/bytes:64/passes:1 |  |  |  |  |  | skipped: needs two GPUs; 1 visible |"
+        in md
+    )
     assert (
         "| read/type:float/elements:1024/block:256 | 4.4 TB/s |  | 1 |  |  | contended (1 other process on the GPU) |"
         in md
