@@ -114,12 +114,8 @@ def tables(spec_path: Path) -> dict[str, str]:
     return out
 
 
-def table(spec_path: Path) -> str:
-    return tables(spec_path)["rows"]
-
-
-def replaced(readme: str, made: dict[str, str] | str) -> str:
-    for block, text in ({"rows": made} if isinstance(made, str) else made).items():
+def replaced(readme: str, made: dict[str, str]) -> str:
+    for block, text in made.items():
         begin, end = BLOCKS[block]
         start, stop = readme.find(begin), readme.find(end)
         if start < 0 or stop < start:

@@ -72,3 +72,40 @@ def test_a_readme_without_the_block_is_refused(tmp_path, capsys):
     readme.write_text("no table here\n")
     assert headline.main(["--readme", str(readme)]) == 2
     assert "no <!-- headline --> ... <!-- /headline --> block" in capsys.readouterr().err
+
+
+def test_zero_is_zero():
+    assert headline.four(0) == "0"
+
+
+def test_a_block_at_the_very_start_and_an_energy_table_are_written(tmp_path):
+    readme = tmp_path / "README.md"
+    readme.write_text("<!-- headline -->\n<!-- /headline -->\n<!-- energy -->\nold\n<!-- /energy -->\n")
+    cell = {
+        "file": "h200-2026-12-01/limits/limits.json",
+        "case": "stream/copy/type:double/elements:67108864/block:256/manual_time",
+    }
+    spec = tmp_path / "spec.json"
+    level = {
+        "level": "DRAM",
+        "file": "h200/2026-12-02-fleet-check/energy.json",
+        "case": "stream/read/type:float/elements:134217728/block:256",
+    }
+    spec.write_text(json.dumps({"rows": [{"what": "x", "unit": "GB/s", "cells": [cell]}], "energy": [level]}))
+    assert headline.main(["--readme", str(readme), "--spec", str(spec)]) == 0
+    lines = readme.read_text().splitlines()
+    assert lines[3] == "| x | 4247 GB/s |  |  |"  # no beside given: an empty cell
+    assert lines[7].startswith(
+        "| DRAM | `stream/read/type:float/elements:134217728/block:256` | 4568 | 540 | 118.2 | 90.4"
+    )
+
+
+def test_relative_paths_are_read_where_they_are_given(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    Path("README.md").write_text("here\n")  # a README of this folder, not the repository's
+    assert headline.main(["--readme", "README.md"]) == 2  # it has no block: refused, so it was the one read
+
+
+def test_a_readme_that_cannot_be_read_is_status_two(capsys):
+    assert headline.main(["--readme", "/no/such/README.md"]) == 2
+    assert "/no/such/README.md" in capsys.readouterr().err

@@ -121,3 +121,15 @@ def test_the_committed_h200_reference_is_what_its_runs_make(tmp_path, exe):
     assert reference.main([*runs, "--membench", exe, "--margin", margin, "--out", str(out)]) == 0
     again = json.loads(out.read_text())
     assert again["cases"] == committed["cases"] and again["gpus"] == committed["gpus"]
+
+
+def test_the_binary_comes_from_the_environment_then_the_release_build(tmp_path, write_json, exe, monkeypatch, capsys):
+    run = write_json(a_run("GPU-1", 4.4e12, 16.0))
+    monkeypatch.setenv("MEMBENCH_EXE", exe)
+    assert reference.main([run, "--out", str(tmp_path / "r.json")]) == 0
+    ref = json.loads((tmp_path / "r.json").read_text())
+    assert ref["margin_pct"] == 5 and ref["cases"][0]["low"] == pytest.approx(ref["cases"][0]["seen"][0] * 0.95)
+    monkeypatch.delenv("MEMBENCH_EXE")
+    monkeypatch.setattr(reference, "ROOT", tmp_path)  # a checkout without a build
+    assert reference.main([run, "--out", str(tmp_path / "r2.json")]) == 2
+    assert f"--membench {tmp_path}/build/release/membench: cannot run it" in capsys.readouterr().err
