@@ -95,7 +95,7 @@ def test_a_block_at_the_very_start_and_an_energy_table_are_written(tmp_path):
     assert headline.main(["--readme", str(readme), "--spec", str(spec)]) == 0
     lines = readme.read_text().splitlines()
     assert lines[3] == "| x | 4247 GB/s |  |  |"  # no beside given: an empty cell
-    assert lines[7].startswith(
+    assert lines[8].startswith(
         "| DRAM | `stream/read/type:float/elements:134217728/block:256` | 4568 | 540 | 118.2 | 90.4"
     )
 
