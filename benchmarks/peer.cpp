@@ -25,9 +25,9 @@
 #include <cstdint>
 #include <memory>
 
-#include "cases/chase_case.hpp"
 #include "cases/copy_case.hpp"
 #include "cases/family.hpp"
+#include "chase_case.hpp"
 #include "membench/hierarchy.hpp"
 #include "membench/peer.hpp"
 #include "membench/platform/cuda.hpp"

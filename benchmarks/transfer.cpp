@@ -37,9 +37,9 @@
 #include <cstdint>
 #include <memory>
 
-#include "cases/chase_case.hpp"
 #include "cases/copy_case.hpp"
 #include "cases/family.hpp"
+#include "chase_case.hpp"
 #include "membench/hierarchy.hpp"
 #include "membench/platform/cuda.hpp"
 #include "membench/platform/links.hpp"

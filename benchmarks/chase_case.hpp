@@ -4,7 +4,9 @@
 // hierarchy/latency does in its own memory. `owner` keeps the chain's
 // memory alive for as long as the case is bound; `nodes` is the address the
 // kernel reads; `far_l2_bytes`, the cache in front of the memory, decides
-// how many launches warm the chain up.
+// how many launches warm the chain up. It stands beside the two families
+// that share it, not in cases/: it launches hierarchy's chase kernel, and
+// the floor below the families knows none of theirs.
 #pragma once
 
 #include <cstddef>
