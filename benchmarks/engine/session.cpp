@@ -33,10 +33,8 @@ void Session::start(int device) {
                           std::move(why_no_nvml));
   energy_why_.clear();
   nvml_ = nvml::device_by_bus_id(device_.pci_bus_id, &energy_why_);
-  if (nvml_ && !nvml::total_energy_mj(*nvml_)) {
-    energy_why_ = "this GPU keeps no total energy counter NVML can read";
-    nvml_.reset();
-  }
+  energy_counter_ = nvml_ && nvml::total_energy_mj(*nvml_);
+  if (nvml_ && !energy_counter_) energy_why_ = "this GPU keeps no total energy counter NVML can read";
   stream_ = std::make_unique<Stream>();
   stamps_ = MappedBuffer<ClockStamp>(4);
   if (options_.l2 != L2::warm) {
@@ -49,15 +47,14 @@ void Session::start(int device) {
 }
 
 std::optional<EnergyPoller::Read> Session::energy_counter() const {
-  if (!nvml_) return std::nullopt;
+  if (!energy_counter_) return std::nullopt;
   const nvml::Device d = *nvml_;
   return EnergyPoller::Read([d] { return nvml::total_energy_mj(d); });
 }
 
 std::optional<double> Session::power_limit_w() const {
-  const auto device = nvml::device_by_bus_id(device_.pci_bus_id, nullptr);
-  if (!device) return std::nullopt;
-  const auto mw = nvml::power_limit_mw(*device);
+  if (!nvml_) return std::nullopt;
+  const auto mw = nvml::power_limit_mw(*nvml_);
   return mw ? std::optional<double>(*mw / 1e3) : std::nullopt;
 }
 

@@ -74,7 +74,8 @@ class Session {
   std::optional<std::set<unsigned>> own_pids_;
   std::map<int, unsigned long long> first_use_us_;  // device -> when we first made its context (now_us)
   HealthMonitor health_;
-  std::optional<nvml::Device> nvml_;
+  std::optional<nvml::Device> nvml_;  // this GPU through NVML, where NVML has it
+  bool energy_counter_ = false;       // and it keeps a total energy counter
   std::string energy_why_;
   std::map<int, std::optional<double>> idle_power_w_;  // device -> once measured
   std::string lost_;

@@ -24,6 +24,13 @@ std::optional<double> counter(const cases::Outcome& o, const std::string& name) 
   return std::nullopt;
 }
 
+// A measured case's health marks, from its counters (a run's or a file's).
+void add_marks(Observed& o, double contended, double clock_event, double reasons) {
+  if (contended > 0) o.contended = true;
+  if (clock_event > 0)
+    o.clock_event = engine::clock_event_names(static_cast<std::uint64_t>(reasons) & engine::kClockEventMarks);
+}
+
 // What the outcomes of one case came to, for the band's metric.
 Observed observed(const std::vector<cases::Outcome>& outcomes, const std::string& metric) {
   Observed o;
@@ -33,10 +40,8 @@ Observed observed(const std::vector<cases::Outcome>& outcomes, const std::string
     if (out.kind == K::skipped || out.kind == K::interrupted) o.not_run = out.message;
     if (out.kind != K::measured) continue;
     if (const auto v = counter(out, metric)) o.values.push_back(*v);
-    if (counter(out, "contended").value_or(0) > 0) o.contended = true;
-    if (counter(out, "clock_event").value_or(0) > 0)
-      o.clock_event = engine::clock_event_names(
-          static_cast<std::uint64_t>(counter(out, "clock_event_reasons").value_or(0)) & engine::kClockEventMarks);
+    add_marks(o, counter(out, "contended").value_or(0), counter(out, "clock_event").value_or(0),
+              counter(out, "clock_event_reasons").value_or(0));
   }
   return o;
 }
@@ -111,10 +116,7 @@ void add_entry(const nlohmann::json& e, const std::string& metric, Observed& o) 
     o.failed = message;
   } else {
     if (e.contains(metric) && e[metric].is_number()) o.values.push_back(e[metric].get<double>());
-    if (number("contended") > 0) o.contended = true;
-    if (number("clock_event") > 0)
-      o.clock_event = engine::clock_event_names(static_cast<std::uint64_t>(number("clock_event_reasons")) &
-                                                engine::kClockEventMarks);
+    add_marks(o, number("contended"), number("clock_event"), number("clock_event_reasons"));
   }
 }
 
@@ -186,7 +188,8 @@ int CheckRun::finish(double seconds, const std::string& host, const std::string&
   for (const DeviceInfo& d : devices_) {
     const Reference* r = reference_.at(d.ordinal);
     std::map<std::string, Observed> by_name;
-    for (const Band& b : r != nullptr ? r->bands : std::vector<Band>{}) {
+    static const std::vector<Band> kNone;
+    for (const Band& b : r != nullptr ? r->bands : kNone) {
       if (const auto it = seen_.find({d.ordinal, b.of.name}); it != seen_.end())
         by_name[b.of.name] = observed(it->second, b.of.metric);
       else if (const auto got = recorded_.find({d.ordinal, b.of.name}); got != recorded_.end())
