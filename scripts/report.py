@@ -197,10 +197,14 @@ MEASURES = (
 
 def families(doc: dict) -> list[Table]:
     """Every family's cases: the measurement with its noise and repetitions, the model in the same unit, the
-    share of the peak and the marks."""
+    share of the peak, the board's energy per byte where the run measured it (--energy), and the marks."""
     tables: dict[str, Table] = {}
-    header = ["case", "measured", "noise", "repetitions", "model", "% of peak", "marks"]
-    for case in mr.cases(doc).values():
+    cases = mr.cases(doc).values()
+    energy = any(c.median("pj_per_byte") is not None for c in cases)
+    header = (
+        ["case", "measured", "noise", "repetitions", "model", "% of peak"] + (["pJ/B"] if energy else []) + ["marks"]
+    )
+    for case in cases:
         t = tables.setdefault(case.family, Table(case.family, header))
         measured = model = noise = ""
         if not case.error and not case.skipped:
@@ -222,6 +226,7 @@ def families(doc: dict) -> list[Table]:
                 str(len(case.runs)) if measured else "",
                 model,
                 f"{pct:.1f}" if pct is not None and measured else "",
+                *([f"{pj:.4g}" if (pj := case.median("pj_per_byte")) is not None else ""] if energy else []),
                 marks(case),
             ]
         )

@@ -440,3 +440,15 @@ def test_claims_without_the_article_s_numbers_set_each_case_beside_its_baseline(
     assert "| the same, no baseline given | 2100 | 500 | 4.20x |  |" in md  # the table's first row is its baseline
     assert "| absent | not in this file | 2000 |  |  |" in md
     assert "random" in html and "0.25x" in html
+
+
+def test_a_run_with_energy_shows_its_picojoules_per_byte_and_one_without_does_not(write_json, tmp_path):
+    name = "stream/read/type:float/elements:1024/block:256/manual_time"
+    entry = {"name": name, "run_name": name, "run_type": "iteration", "real_time": 1.0, "time_unit": "us"}
+    doc = {"context": {"membench_version": "0.1.0", "gpu_name": "NVIDIA H200"}, "benchmarks": []}
+    with_energy = {**doc, "benchmarks": [{**entry, "bytes_per_second": 4.5e12, "pj_per_byte": 118.2}]}
+    without = {**doc, "benchmarks": [{**entry, "bytes_per_second": 4.5e12}]}
+    (table,) = [t for t in report.families(with_energy) if t.title == "stream"]
+    assert table.header[6] == "pJ/B" and table.rows[0][6] == "118.2"
+    (table,) = [t for t in report.families(without) if t.title == "stream"]
+    assert "pJ/B" not in table.header and len(table.rows[0]) == len(table.header)
