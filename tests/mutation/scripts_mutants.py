@@ -45,13 +45,13 @@ OWN_TESTS = {
     "reference": ["test_reference.py"],
     "headline": ["test_headline.py"],
     # The shared reader: its own tests and the gates' (the figures' tests add time, not kills).
-    "membench_results": ["test_results.py", "test_compare.py", "test_fleet.py", "test_levels.py", "test_names.py"],
-    "membench_declarations": ["test_figures.py", "test_report.py"],
+    "results": ["test_results.py", "test_compare.py", "test_fleet.py", "test_levels.py", "test_names.py"],
+    "declarations": ["test_figures.py", "test_report.py"],
     "figures": ["test_figures.py", "test_plot.py"],
     "report_page": ["test_report.py"],
     "results_index": ["test_results_index.py"],
     "ncu_profile": ["test_ncu_check.py"],
-    "membench_cli": ["test_cli.py", "test_results.py", "test_report.py"],
+    "cli": ["test_cli.py", "test_results.py", "test_report.py"],
 }
 # A string mutant on a line with one of these only changes what a person reads.
 MESSAGE_MARKS = (
@@ -82,7 +82,7 @@ class Outcome:
 
 def create_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="scripts_mutants.py", description=__doc__.split("\n\n")[0])
-    p.add_argument("--modules", nargs="*", help="modules of scripts/ to mutate (default: every one)")
+    p.add_argument("--modules", nargs="*", help="modules of scripts/membench/ to mutate (default: every one)")
     p.add_argument("--jobs", type=int, default=2, help="modules mutated at once")
     p.add_argument("--keep", type=Path, help="keep the scratch folders here")
     p.add_argument(
@@ -168,7 +168,7 @@ def run_module(module: str, scratch: Path, repo: Path) -> Outcome:
             "mutmut",
             "run",
             "--paths-to-mutate",
-            f"scripts/{module}.py",
+            f"scripts/membench/{module}.py",
             "--tests-dir",
             "tests/scripts",
             "--runner",
@@ -182,7 +182,7 @@ def run_module(module: str, scratch: Path, repo: Path) -> Outcome:
         # otherwise run the first one's stale .pyc.
         env={**os.environ, "MPLBACKEND": "Agg", "PYTHONDONTWRITEBYTECODE": "1"},
     )
-    source = (repo / "scripts" / f"{module}.py").read_text()
+    source = (repo / "scripts" / "membench" / f"{module}.py").read_text()
     source_lines = source.splitlines()
     docstrings = docstring_lines(source)
     outcome = Outcome(module)
@@ -224,7 +224,9 @@ def main(argv: list[str] | None = None) -> int:
             file=sys.stderr,
         )
         return 2
-    modules = args.modules or sorted(p.stem for p in (args.repo / "scripts").glob("*.py"))
+    modules = args.modules or sorted(
+        p.stem for p in (args.repo / "scripts" / "membench").glob("*.py") if p.stem != "__init__"
+    )
     scratch = Path(tempfile.mkdtemp(prefix="membench-mutmut-"))
     with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
         outcomes = list(pool.map(lambda m: run_module(m, scratch, args.repo), modules))

@@ -49,7 +49,7 @@ def test_a_bad_flag_from_the_command_line_is_one_line_and_exit_2(name):
 
 @pytest.mark.parametrize("name", WITH_DEFAULTS)
 def test_each_default_is_the_one_the_help_names(name):
-    parser = importlib.import_module(name).create_parser()
+    parser = importlib.import_module(f"membench.{name}").create_parser()
     named = 0
     for action in parser._actions:
         said = re.search(r"\(default:? ([^;)]+)", action.help or "")

@@ -9,7 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-import compare
+from membench import compare
 import pytest
 from conftest import load, scaled, with_aggregates, with_repetitions
 
@@ -299,7 +299,7 @@ def test_a_missing_package_is_one_line_and_exit_2(tmp_path, script, package):
     fake = tmp_path / package
     fake.mkdir()
     (fake / "__init__.py").write_text(f"raise ModuleNotFoundError(\"No module named '{package}'\", name='{package}')\n")
-    scripts = Path(compare.__file__).parent
+    scripts = Path(compare.__file__).parents[1]
     done = subprocess.run(
         [sys.executable, str(scripts / script), "a.json", "b.json"],
         capture_output=True,

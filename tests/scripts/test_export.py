@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-import export
+from membench import export
 
 CASE_BW = "stream/triad/type:float/elements:1024/block:256/manual_time"
 CASE_LAT = "hierarchy/latency/working_set:16384/chase_stride:128/manual_time"

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import copy
 
-import figures
+from membench import figures
 import matplotlib.pyplot as plt
-import membench_declarations as md
-import membench_results as mr
-import plot
+from membench import declarations as md
+from membench import results as mr
+from membench import plot
 import pytest
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-import fleet
+from membench import fleet
 import pytest
 
 CASES = (

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-import headline
+from membench import headline
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 from conftest import entry
 
-import history
-import history_store
-import report
+from membench import history
+from membench import history_store
+from membench import report
 
 TRIAD = "stream/triad/type:float/elements:1024/block:256/manual_time"
 CHASE = "hierarchy/latency/working_set:16384/chase_stride:128/manual_time"
@@ -406,7 +406,7 @@ def test_many_processes_add_at_once_and_each_run_is_there_once(new_db, write_jso
     """Eight nodes add their four runs each at the same moment, and four of them also add one shared file: 33
     runs, each whole, and the shared one added by exactly one of them."""
     db = new_db()
-    script = str(Path(history.__file__))
+    script = str(Path(history.__file__).parents[1] / "history.py")
     shared = write_json(a_run(28, uuid="GPU-shared"))
     nodes = [[write_json(a_run(day, uuid=f"GPU-{node}")) for day in range(1, 5)] for node in range(8)]
     assert history.main(["--db", db, "add", nodes[0][0]]) == 1 - 1  # the schema first, as a fleet's first node

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import copy
 
-import levels
+from membench import levels
 import pytest
 from conftest import load
 

@@ -1,4 +1,4 @@
-"""The one name parser of the scripts (membench_results.parse_name) against the binary's
+"""The one name parser of the scripts (membench.results.parse_name) against the binary's
 --list_cases=json, for every case of the default run and of every sweep file."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import os
 import subprocess
 from pathlib import Path
 
-import membench_results as mr
+from membench import results as mr
 import pytest
 
 EXE = os.environ.get("MEMBENCH_EXE")

@@ -9,7 +9,7 @@ import json
 import sys
 from pathlib import Path
 
-import ncu_check
+from membench import ncu_check
 import pytest
 from conftest import FIXTURES, load
 
@@ -1134,7 +1134,7 @@ def test_a_declaration_that_names_no_measure_is_one_line_and_exit_2(tmp_path, ca
 
 
 def test_the_profile_passes_collect_the_metrics_the_file_declares():
-    import ncu_profile
+    from membench import ncu_profile
 
     doc = strided_doc([1])
     doc["benchmarks"][0]["toy"] = 1.0

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import copy
 
-import plot
+from membench import plot
 import pytest
 from conftest import load
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from conftest import entry
 
-import reference
+from membench import reference
 
 ROOT = Path(__file__).resolve().parents[2]
 READ = "stream/read/type:float/elements:134217728/block:256/manual_time"

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-import report
-import report_page
+from membench import report
+from membench import report_page
 
 STUDY_RATES = {  # GB/s, and the counters the notes read
     "global/coalesced/n:16777216": (2600.0, {"sectors_per_request": 4, "dram_efficiency": 1.0}),

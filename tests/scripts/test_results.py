@@ -1,11 +1,11 @@
-"""membench_results.py: reading membench's JSON the way every script does."""
+"""membench/results.py: reading membench's JSON the way every script does."""
 
 from __future__ import annotations
 
 import json
 
-import membench_cli as cli
-import membench_results as mr
+from membench import cli
+from membench import results as mr
 import pytest
 
 

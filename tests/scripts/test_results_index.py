@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import results_index
+from membench import results_index
 
 REPO = Path(__file__).resolve().parents[2]
 

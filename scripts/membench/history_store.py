@@ -10,8 +10,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
-import membench_cli as cli
-import membench_results as mr
+from membench import cli
+from membench import results as mr
 
 # The columns of the first schema; {id} and {real} are the dialect's.
 TABLES = {

@@ -3,7 +3,7 @@
 A result file carries, in its "membench" object, what every counter means
 (unit, which way is better, kind). Files written before that object existed,
 and names written before an axis was renamed or added, are read here and
-nowhere else: the rest of the scripts ask membench_results, which asks this
+nowhere else: the rest of the scripts ask membench.results, which asks this
 module only for such files.
 """
 
@@ -275,7 +275,7 @@ _STUDY_KEYS = ("table", "table_title", "label", "case", "article_gb_per_second",
 
 def old_family(name: str) -> dict:
     """A family's declarations (title, axes, figures) as the files without them would have carried them, in the
-    file's own form (membench_results reads them as it reads a file's)."""
+    file's own form (membench.results reads them as it reads a file's)."""
     axes = [*OLD_NAMED_AXES.get(name, []), *({"name": a, "unit": "bytes"} for a in OLD_BYTE_AXES.get(name, ()))]
     rows = [dict(zip(_STUDY_KEYS, row)) for row in OLD_STUDY.get(name, [])]
     return {"title": OLD_TITLES.get(name, name), "axes": axes, "figures": OLD_FIGURES.get(name, []), "study_rows": rows}

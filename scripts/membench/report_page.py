@@ -7,7 +7,7 @@ from __future__ import annotations
 import html
 from dataclasses import dataclass, field
 
-import membench_cli as cli
+from membench import cli
 
 
 def quantity(value: float, unit: str) -> str:

@@ -8,8 +8,8 @@ import shutil
 import subprocess
 from pathlib import Path
 
-import membench_declarations as md
-import membench_results as mr
+from membench import declarations as md
+from membench import results as mr
 
 COUNTER_METRICS = [
     "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",

@@ -1,4 +1,4 @@
-"""Figures drawn from what a family declares (membench_results.Family): no
+"""Figures drawn from what a family declares (membench.results.Family): no
 family is named here, so a new family gets its figure without a change.
 
 One panel per declared figure. Along x the declared axis; up y the declared
@@ -16,10 +16,10 @@ from __future__ import annotations
 import statistics
 from collections import defaultdict
 
-import levels
-import membench_declarations as md
-import membench_cli as cli
-import membench_results as mr
+from membench import levels
+from membench import declarations as md
+from membench import cli
+from membench import results as mr
 
 try:
     import matplotlib

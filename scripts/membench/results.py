@@ -7,7 +7,7 @@ What a number means (its unit, which way is better, whether it is a
 measurement, a model's prediction, configuration or a health mark) is read
 from the file's "membench" object, written by the binary: meaning() and
 better(). Files written before that object existed are read through
-membench_compat, and only there.
+membench.compat, and only there.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import statistics
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import membench_compat as compat
+from membench import compat
 
 TIME_UNIT_NS = {"ns": 1.0, "us": 1e3, "ms": 1e6, "s": 1e9}
 TIMES = ("real_time", "cpu_time")
@@ -247,7 +247,7 @@ class Meaning:
 
 
 def meaning(doc: dict, metric: str) -> Meaning:
-    """The meaning the file gives a counter (or real_time, cpu_time); an older file's through membench_compat."""
+    """The meaning the file gives a counter (or real_time, cpu_time); an older file's through membench.compat."""
     counters = doc.get("membench", {}).get("counters") if isinstance(doc.get("membench"), dict) else None
     if counters is None:
         return Meaning(*compat.old_meaning(metric))

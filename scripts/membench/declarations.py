@@ -1,14 +1,14 @@
 """What the families declare downstream of them, as the result file carries it (membench.families): each
 family's title, axes, figures and rows in the study's tables. Files written before the declarations travelled
-get them from membench_compat. plot.py, figures.py and report.py read them here; none names a family.
+get them from membench.compat. plot.py, figures.py and report.py read them here; none names a family.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-import membench_compat as compat
-import membench_results as mr
+from membench import compat
+from membench import results as mr
 
 
 @dataclass(frozen=True)
@@ -128,7 +128,7 @@ def study_rows(doc: dict) -> list[StudyRow]:
 
 
 def families(doc: dict) -> dict[str, Family]:
-    """What each family in the file declares, by name; an older file's through membench_compat."""
+    """What each family in the file declares, by name; an older file's through membench.compat."""
     membench = doc.get("membench")
     declared = membench.get("families") if isinstance(membench, dict) else None
     if declared is None:
@@ -209,7 +209,7 @@ def _measure(counter: str, entry: object) -> NcuMeasure:
 
 def ncu_measures(doc: dict) -> dict[str, NcuMeasure]:
     """The ncu measure of every model counter that declares one, by counter; a file written before the catalog
-    carried them gets them from membench_compat."""
+    carried them gets them from membench.compat."""
     membench = doc.get("membench")
     counters = membench.get("counters") if isinstance(membench, dict) else None
     declared = (

@@ -1,0 +1,263 @@
+"""Regression gate: compare two membench JSON files case by case.
+
+    python scripts/compare.py BASELINE.json CONTENDER.json [--metric bytes_per_second]
+                              [--threshold 5] [--alpha 0.05] [--ignore-missing] [--allow-untrusted]
+
+Matches cases by name and compares the median of a metric (bytes_per_second
+by default; any measured counter the files carry, or real_time per launch).
+Which way is better is what the files' catalog says of the metric (latency_ns
+and real_time: lower; bandwidths and update rates: higher); a metric the
+catalog gives no direction (a model's prediction, configuration) is refused.
+A case regresses when its median moves the wrong way by more than
+--threshold percent and, where the repetitions allow, a two-sided exact
+Mann-Whitney U test calls the difference significant at --alpha. With few
+repetitions the test cannot reach --alpha at all (3 vs 3: the smallest
+possible p is 0.1); the verdict then rests on the threshold alone and the
+output says so, so the gate never passes a regression for want of samples.
+
+A case is no evidence either way, and gets an UNTRUSTED verdict naming the
+side and the reason, when on either side it failed or was skipped (in the
+baseline), another process held the GPU (contended), a power, thermal or
+hardware clock event slowed it (clock_event), batches were dropped for a low
+clock (throttled_batches), or, where too few repetitions allow the
+Mann-Whitney test, its noise_pct is at or above --threshold (a change the
+size of the noise cannot be judged; where the test runs, it judges the
+repetitions' spread itself). A baseline recorded on a bad day would
+otherwise lower the bar for good. A case the host paces (its
+host_paced counter: pageable copies, small copies' round trips, page faults)
+is noisy on a quiet GPU: it is not distrusted, but judged only where the
+repetitions allow the Mann-Whitney test (its spread from run to run is the
+host's, which only repetitions measure), and a change counts only beyond
+three times its noise (or --threshold, if larger); with fewer it is listed,
+not judged. A clock event of the power limiter alone that dropped no batch
+is the case's own power draw, and is judged as usual.
+
+Exit status: 1 when a case regresses, fails in the contender, is missing or
+skipped there (unless --ignore-missing), or is untrusted (unless
+--allow-untrusted); 0 otherwise; 2 on bad input (an unreadable or malformed
+file, a file without cases or without the metric, an unknown metric).
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+import sys
+from dataclasses import dataclass
+
+from membench import cli
+from membench import results as mr
+
+try:
+    from scipy.stats import mannwhitneyu
+except ModuleNotFoundError as error:
+    cli.missing_package("compare.py", error)
+
+
+@dataclass
+class Row:
+    name: str
+    baseline: float | None
+    contender: float | None
+    change_pct: float | None
+    p_value: float | None
+    verdict: str
+    tested: bool = True  # False: the samples cannot reach alpha; the threshold alone decided
+    untrusted: bool = False
+
+
+def create_parser() -> cli.Parser:
+    p = cli.Parser(prog="compare.py", description=__doc__.split("\n\n")[0])
+    p.add_argument("baseline", help="Google Benchmark JSON written by membench")
+    p.add_argument("contender", help="Google Benchmark JSON written by membench")
+    p.add_argument(
+        "--metric", default="bytes_per_second", help="counter, or real_time / cpu_time (default bytes_per_second)"
+    )
+    p.add_argument("--threshold", type=float, default=5.0, help="percent change that counts (default 5)")
+    p.add_argument("--alpha", type=float, default=0.05, help="significance level (default 0.05)")
+    p.add_argument(
+        "--ignore-missing", action="store_true", help="cases missing or skipped in the contender do not fail"
+    )
+    p.add_argument(
+        "--allow-untrusted",
+        action="store_true",
+        help="untrusted cases (contended, clock event, throttled, too noisy, failed in the baseline) do not fail",
+    )
+    return p
+
+
+def smallest_p(n1: int, n2: int) -> float:
+    """The smallest two-sided p-value the exact Mann-Whitney U test can give
+    for samples of n1 and n2: 2 / C(n1 + n2, n1), when the samples do not overlap."""
+    return min(1.0, 2.0 / math.comb(n1 + n2, n1))
+
+
+def testable_sizes(n1: int, n2: int, alpha: float) -> bool:
+    """Whether samples of n1 and n2 can reach significance at alpha at all."""
+    return min(n1, n2) >= 2 and smallest_p(n1, n2) < alpha
+
+
+def judge(base: list[float], cont: list[float], better: str, threshold: float, alpha: float) -> Row:
+    """Compares two samples of one case's metric, of which `better` ('higher' or 'lower') is better."""
+    b, c = statistics.median(base), statistics.median(cont)
+    change = (c - b) / b * 100.0 if b else math.inf
+    worse = change > 0 if better == "lower" else change < 0
+    tested = testable_sizes(len(base), len(cont), alpha)
+    p_value = float(mannwhitneyu(base, cont, alternative="two-sided").pvalue) if tested else None
+    if abs(change) <= threshold:
+        verdict = "same"
+    elif tested and p_value >= alpha:
+        verdict = "noise"
+    else:
+        verdict = "REGRESSION" if worse else "improvement"
+    return Row("", b, c, change, p_value, verdict, tested)
+
+
+def compare(baseline: dict, contender: dict, metric: str, threshold: float, alpha: float) -> list[Row]:
+    """Rows for every case of either file, in the baseline's order, then new ones. Which way
+    is better comes from the files' catalog; a metric without a direction is an InputError."""
+    better = mr.require_direction([baseline, contender], metric)
+    base_cases, cont_cases = mr.cases(baseline), mr.cases(contender)
+    rows = []
+    for name, base in base_cases.items():
+        cont = cont_cases.get(name)
+        if cont is None:
+            rows.append(Row(name, base.median(metric), None, None, None, "missing in contender"))
+        elif cont.error:
+            rows.append(Row(name, base.median(metric), None, None, None, f"ERROR in contender: {cont.error}"))
+        elif cont.skipped and base.skipped:
+            rows.append(Row(name, None, None, None, None, f"skipped in both: {cont.skipped}"))
+        elif cont.skipped:
+            rows.append(Row(name, base.median(metric), None, None, None, f"SKIPPED in contender: {cont.skipped}"))
+        elif base.error or base.skipped:
+            why = f"baseline failed: {base.error}" if base.error else f"baseline skipped: {base.skipped}"
+            rows.append(Row(name, None, cont.median(metric), None, None, f"UNTRUSTED: {why}", untrusted=True))
+        elif not base.values(metric) and not cont.values(metric):
+            rows.append(Row(name, None, None, None, None, f"no '{metric}' (not compared)"))  # e.g. a latency case
+        else:
+            rows.append(judge_case(name, base, cont, metric, better, threshold, alpha))
+    for name, cont in cont_cases.items():
+        if name not in base_cases:
+            rows.append(Row(name, None, cont.median(metric), None, None, "new in contender"))
+    return rows
+
+
+def judge_case(
+    name: str, base: mr.Case, cont: mr.Case, metric: str, better: str, threshold: float, alpha: float
+) -> Row:
+    """A case measured on both sides: judged, or untrusted with every reason. A host-paced
+    case is judged against its own noise (Case.gate_threshold), not as untrusted."""
+    # Where the repetitions allow the Mann-Whitney test, it judges their spread, within-run noise included:
+    # noise is then no doubt. With fewer, noise at or above the threshold is.
+    testable = testable_sizes(len(base.values(metric)), len(cont.values(metric)), alpha)
+    noise = math.inf if testable else threshold
+    doubts = [f"baseline {d}" for d in base.doubts(noise)] + [f"contender {d}" for d in cont.doubts(noise)]
+    doubts += [
+        f"no '{metric}' in {side}"
+        for side, case in (("baseline", base), ("contender", cont))
+        if not case.values(metric)
+    ]
+    b, c = base.median(metric), cont.median(metric)
+    if doubts:
+        change = (c - b) / b * 100.0 if b and c is not None else None
+        return Row(name, b, c, change, None, "UNTRUSTED: " + "; ".join(doubts), untrusted=True)
+    if (base.host_paced or cont.host_paced) and not testable:
+        # Its spread from run to run is the host's, and only repetitions measure it.
+        return Row(
+            name,
+            b,
+            c,
+            (c - b) / b * 100.0 if b and c is not None else None,
+            None,
+            f"not judged: host-paced, {len(base.values(metric))} against {len(cont.values(metric))} "
+            "repetitions (5 or more judge it)",
+            tested=False,
+        )
+    gate = base.gate_threshold(cont, threshold)
+    row = judge(base.values(metric), cont.values(metric), better, gate, alpha)
+    row.name = name
+    if gate > threshold:
+        row.verdict += f" (host-paced: {gate:.3g}% needed)"
+    return row
+
+
+def not_judged(row: Row) -> bool:
+    return row.verdict.startswith("not judged")
+
+
+def _fmt(x: float | None, spec: str) -> str:
+    return "" if x is None else format(x, spec)
+
+
+def render(rows: list[Row], metric: str, alpha: float) -> str:
+    lines = [
+        f"| case | baseline {metric} | contender {metric} | change % | p-value | verdict |",
+        "| --- | ---: | ---: | ---: | ---: | --- |",
+    ]
+    for r in rows:
+        p_value = _fmt(r.p_value, ".3g") if r.tested else "untestable"
+        verdict = r.verdict + (
+            "" if r.tested or r.change_pct is None or r.untrusted or not_judged(r) else " (threshold only)"
+        )
+        lines.append(
+            f"| {r.name} | {_fmt(r.baseline, '.4g')} | {_fmt(r.contender, '.4g')} | "
+            f"{_fmt(r.change_pct, '+.2f')} | {p_value if r.change_pct is not None else ''} | {verdict} |"
+        )
+    untested = [r for r in rows if not r.tested and r.change_pct is not None and not r.untrusted and not not_judged(r)]
+    if untested:
+        lines.append("")
+        lines.append(
+            f"Note: {len(untested)} case(s) have too few repetitions for the Mann-Whitney test to reach "
+            f"p < {alpha:g} (3 vs 3 cannot go below 0.1; 4 vs 4 can); their verdicts rest on the "
+            "threshold alone. Use --benchmark_repetitions=5 or more for a significance test."
+        )
+    untrusted = [r for r in rows if r.untrusted]
+    if untrusted:
+        lines.append("")
+        lines.append(
+            f"Untrusted: {len(untrusted)} case(s) are no evidence either way (another process on the GPU, a "
+            "clock event, throttling, noise at or above the threshold, or a failed baseline); measure them "
+            "again on a quiet GPU, or pass --allow-untrusted."
+        )
+    return "\n".join(lines)
+
+
+def failed(rows: list[Row], ignore_missing: bool, allow_untrusted: bool) -> bool:
+    for r in rows:
+        if r.verdict.startswith("REGRESSION") or r.verdict.startswith("ERROR"):
+            return True
+        if (r.verdict == "missing in contender" or r.verdict.startswith("SKIPPED")) and not ignore_missing:
+            return True
+        if r.untrusted and not allow_untrusted:
+            return True
+    return False
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = create_parser().parse_args(argv)
+    try:
+        if not (args.threshold >= 0 and math.isfinite(args.threshold)) or not 0 < args.alpha < 1:
+            raise mr.InputError("--threshold must be >= 0 and --alpha within (0, 1)")
+        baseline, contender = mr.load(args.baseline), mr.load(args.contender)
+        present = set(mr.metrics(baseline)) | set(mr.metrics(contender))
+        if args.metric not in present and present:
+            raise mr.InputError(f"--metric {args.metric}: not in these files; they have: {', '.join(sorted(present))}")
+        mr.require_metric(baseline, args.baseline, args.metric)
+        mr.require_metric(contender, args.contender, args.metric)
+        if not set(mr.cases(baseline)) & set(mr.cases(contender)):
+            raise mr.InputError("the two files have no case in common")
+        rows = compare(baseline, contender, args.metric, args.threshold, args.alpha)
+    except mr.InputError as e:
+        print(f"compare.py: {e}", file=sys.stderr)
+        return 2
+    if mr.gpu_name(baseline) != mr.gpu_name(contender):
+        print(
+            f"compare.py: warning: different GPUs: '{mr.gpu_name(baseline)}' vs '{mr.gpu_name(contender)}'",
+            file=sys.stderr,
+        )
+    print(render(rows, args.metric, args.alpha))
+    return 1 if failed(rows, args.ignore_missing, args.allow_untrusted) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

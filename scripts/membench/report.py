@@ -1,0 +1,379 @@
+"""A report of membench runs to look at: one self-contained HTML page and a markdown summary.
+
+    python scripts/report.py RUN.json [MORE.json ...] --out DIR
+
+Writes DIR/report.html (opens offline from the file: its style and figures
+are inside it) and DIR/report.md (for a CI log or a pull request; its
+figures are DIR/figures/*.png). Both hold, for the first file:
+
+- the study on this GPU: the article's three tables (coalesced vs strided,
+  shared memory, async copies) at its sizes, this GPU's ratios next to the
+  RTX 4090's, and what the counters say of each (the default run and
+  sweeps/seed.json carry these cases);
+- the run: the GPU, driver, clocks, UUID, and its health (cases failed,
+  skipped, noisy, contended, throttled, under a clock event);
+- every family: each case measured against its model and the peak, with its
+  marks, and the figures plot.py draws.
+
+With two files of the same GPU, a comparison of the second against the first
+(compare.py's verdicts); with files of different GPUs, the fleet view
+(fleet.py's). Exit status: 0 written, 2 unreadable input or a bad flag.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import statistics
+import sys
+import tempfile
+from pathlib import Path
+
+from membench import history_store
+from membench import declarations as md
+from membench import cli
+from membench import results as mr
+from membench.report_page import CHECK, STYLE, Table, fit, md_text, md_to_html, quantity, readable  # noqa: F401
+
+try:
+    from membench import compare
+    from membench import fleet
+    from membench import plot
+except ModuleNotFoundError as error:
+    cli.missing_package("report.py", error)
+
+GB = 1e9
+
+
+def create_parser() -> cli.Parser:
+    p = cli.Parser(prog="report.py", description=__doc__.split("\n\n")[0])
+    p.add_argument("results", nargs="+", help="Google Benchmark JSON written by membench; the first is reported")
+    p.add_argument("--out", required=True, help="directory for report.html and report.md")
+    p.add_argument(
+        "--history", help="a history.py history (file or URL): each study case's values over its runs on this GPU model"
+    )
+    return p
+
+
+def by_plain_name(doc: dict) -> dict[str, mr.Case]:
+    """Cases by name without the device tag and /manual_time (the first device's, in a run over several)."""
+    out: dict[str, mr.Case] = {}
+    for case in mr.cases(doc).values():
+        out.setdefault(mr.parse_name(case.name).without("device").format(""), case)
+    return out
+
+
+def gbps(case: mr.Case | None) -> float | None:
+    value = case.median("bytes_per_second") if case and not case.error and not case.skipped else None
+    return value / GB if value else None
+
+
+def claims(doc: dict, rows: list[md.StudyRow], cases: dict[str, mr.Case], gpu: str) -> Table:
+    """A table of claims the article makes without numbers: each row's case beside its baseline on this GPU,
+    and the model counters of both that say why."""
+    t = Table(
+        rows[0].table_title, ["claim", f"GB/s, {gpu}", "baseline GB/s", "ratio", "why: the model, case (baseline)"]
+    )
+    for r in rows:
+        case, base = cases.get(r.case), cases.get(r.baseline or rows[0].case)
+        here, there = gbps(case), gbps(base)
+        why = [
+            f"{c} {case.median(c):g} ({base.median(c):g})"
+            if base and base.median(c) is not None
+            else f"{c} {case.median(c):g}"
+            for c in r.counters
+            if case and case.median(c) is not None
+        ]
+        t.rows.append(
+            [
+                r.label,
+                f"{here:.0f}" if here else "not in this file",
+                f"{there:.0f}" if there else "",
+                f"{here / there:.2f}x" if here and there else "",
+                "; ".join(why),
+            ]
+        )
+    t.note = "Each claim's case beside the case it is compared with, both in this run."
+    return t
+
+
+def study(doc: dict) -> list[Table]:
+    """The study's tables, from the rows the families declare: this GPU's GB/s and ratios beside the article's
+    RTX 4090 numbers, and the counters each row declares as the why."""
+    cases = by_plain_name(doc)
+    gpu = mr.gpu_name(doc)
+    by_table: dict[int, list[md.StudyRow]] = {}
+    for row in md.study_rows(doc):
+        by_table.setdefault(row.table, []).append(row)
+    tables = []
+    for rows in by_table.values():
+        if not any(r.article_gb_per_second for r in rows):
+            tables.append(claims(doc, rows, cases, gpu))
+            continue
+        counters = list(dict.fromkeys(c for r in rows for c in r.counters))
+        first_here, first_there = gbps(cases.get(rows[0].case)), rows[0].article_gb_per_second
+        header = ["case", f"GB/s, {gpu}", "vs first row", "GB/s, RTX 4090 (article)", "vs first row", *counters]
+        t = Table(rows[0].table_title, header)
+        seen = False
+        for r in rows:
+            here, case = gbps(cases.get(r.case)), cases.get(r.case)
+            values = [case.median(c) if case else None for c in counters]
+            seen = seen or any(v is not None for v in values)
+            t.rows.append(
+                [
+                    r.label,
+                    f"{here:.0f}" if here else "not in this file",
+                    f"{here / first_here:.2f}x" if here and first_here else "",
+                    f"{r.article_gb_per_second:.2f}",
+                    f"{r.article_gb_per_second / first_there:.2f}x",
+                    *(f"{v:g}" if v is not None else "" for v in values),
+                ]
+            )
+        described = [f"{c} ({d})" if (d := mr.meaning(doc, c).description) else c for c in counters]
+        t.note = (
+            f"Why, from the counters: {'; '.join(described)}."
+            if seen
+            else "The counters for this table are not in this file."
+        )
+        tables.append(t)
+    return tables
+
+
+def study_history(db: str, doc: dict) -> Table:
+    """Each study case's bytes per second over the runs of this GPU model in a history.py file, oldest first."""
+    try:
+        con = history_store.Store(db, read_only=True)
+    except mr.InputError as e:
+        raise mr.InputError(f"--history: {str(e).removeprefix('--db ')}") from e
+    try:
+        t = Table("The study's cases in the history", ["case", "runs", "min", "median", "max", "last five (GB/s)"])
+        for row in md.study_rows(doc):
+            label, name = row.label, row.case
+            values = [
+                v / GB
+                for (v,) in con.execute(
+                    "SELECT value FROM measurements m JOIN runs r ON r.id = m.run WHERE m.name = ? AND "
+                    "metric = 'bytes_per_second' AND trusted = 1 AND gpu_name = ? ORDER BY started, r.id",
+                    (name + "/manual_time", mr.gpu_name(doc)),
+                )
+            ]
+            t.rows.append(
+                [label, str(len(values))]
+                + (
+                    [
+                        f"{min(values):.0f}",
+                        f"{statistics.median(values):.0f}",
+                        f"{max(values):.0f}",
+                        ", ".join(f"{v:.0f}" for v in values[-5:]),
+                    ]
+                    if values
+                    else ["", "", "", ""]
+                )
+            )
+    except history_store.DatabaseError as e:
+        raise mr.InputError(f"--history {history_store.shown(db)}: not a history ({e})") from e
+    return t
+
+
+def marks(case: mr.Case) -> str:
+    if case.error:
+        return f"FAILED: {case.error}"
+    if case.skipped:
+        return f"skipped: {case.skipped}"
+    found = []
+    if (case.median("noisy") or 0) >= 1:
+        found.append("noisy")
+    found += case.doubts(float("inf"))  # contended, clock event, throttled (noise is marked above)
+    return "; ".join(found)
+
+
+# What a case measured, the model in the same unit beside it, and the unit.
+MEASURES = (
+    ("bytes_per_second", "model_bytes_per_second", "B/s"),
+    ("latency_ns", "", "ns"),
+    ("updates_per_second", "model_updates_per_second", "updates/s"),
+)
+
+
+def families(doc: dict) -> list[Table]:
+    """Every family's cases: the measurement with its noise and repetitions, the model in the same unit, the
+    share of the peak, the board's energy per byte where the run measured it (--energy), and the marks."""
+    tables: dict[str, Table] = {}
+    cases = mr.cases(doc).values()
+    energy = any(c.median("pj_per_byte") is not None for c in cases)
+    header = (
+        ["case", "measured", "noise", "repetitions", "model", "% of peak"] + (["pJ/B"] if energy else []) + ["marks"]
+    )
+    for case in cases:
+        t = tables.setdefault(case.family, Table(case.family, header))
+        measured = model = noise = ""
+        if not case.error and not case.skipped:
+            for metric, model_metric, unit in MEASURES:
+                if (value := case.median(metric)) is not None:
+                    measured = quantity(value, unit)
+                    if model_metric and (predicted := case.median(model_metric)):
+                        model = quantity(predicted, unit)
+                    break
+            if (pct_noise := case.median("noise_pct")) is not None and pct_noise >= 0:
+                noise = f"{pct_noise:.2g}%"
+        pct = case.median("pct_of_peak")
+        name = mr.parse_name(case.name).format("")
+        t.rows.append(
+            [
+                name[len(case.family) + 1 :],
+                measured,
+                noise,
+                str(len(case.runs)) if measured else "",
+                model,
+                f"{pct:.1f}" if pct is not None and measured else "",
+                *([f"{pj:.4g}" if (pj := case.median("pj_per_byte")) is not None else ""] if energy else []),
+                marks(case),
+            ]
+        )
+    for t in tables.values():
+        if any(r[5] and float(r[5]) > 100 for r in t.rows):
+            t.note = (
+                "% of peak over 100: the peak is the DRAM's (unless the case names another), and these cases "
+                "are served from a cache that is faster than DRAM."
+            )
+    return list(tables.values())
+
+
+def the_run(doc: dict, path: str) -> Table:
+    ctx = doc.get("context", {})
+    cases = list(mr.cases(doc).values())
+    count = lambda test: sum(1 for c in cases if test(c))  # noqa: E731
+    ran = [c for c in cases if not c.error and not c.skipped]
+    memory = mr.context_number(doc, "memory_clock_khz")
+    rows = [
+        ("file", path),
+        ("GPU", mr.gpu_name(doc)),
+        ("UUID", str(ctx.get("gpu_uuid", ""))),
+        ("host", str(ctx.get("host_name", ""))),
+        ("date", str(ctx.get("date", ""))),
+        ("driver", str(ctx.get("driver_version", ""))),
+        ("CUDA (driver API, runtime)", f"{ctx.get('cuda_driver_version', '')}, {ctx.get('runtime_version', '')}"),
+        ("peak SM clock", f"{ctx.get('sm_clock_peak_mhz', '')} MHz"),
+        ("memory clock", f"{memory / 1000:.0f} MHz" if memory else ""),
+        ("membench", f"{ctx.get('membench_version', '')} ({ctx.get('membench_build', '')})"),
+        (
+            "cases",
+            f"{len(cases)}: {len(ran)} measured, {count(lambda c: c.error)} failed, "
+            f"{count(lambda c: c.skipped)} skipped",
+        ),
+        (
+            "health",
+            f"{sum(1 for c in ran if (c.median('noisy') or 0) >= 1)} noisy, "
+            f"{sum(1 for c in ran if (c.median('contended') or 0) >= 1)} contended, "
+            f"{sum(1 for c in ran if (c.median('throttled_batches') or 0) > 0)} throttled, "
+            f"{sum(1 for c in ran if (c.median('clock_event') or 0) >= 1)} under a clock event",
+        ),
+    ]
+    return Table("", ["what", "value"], [[k, v] for k, v in rows])
+
+
+def several(paths: list[str], docs: list[dict]) -> str:
+    """Markdown: the comparison of two runs of one GPU, or the fleet view of several GPUs."""
+    if len(paths) < 2:
+        return ""
+    uuids = [set(uuid for uuid, _ in mr.devices(doc, path).values()) for path, doc in zip(paths, docs)]
+    if len(paths) == 2 and uuids[0] == uuids[1]:
+        rows = compare.compare(docs[0], docs[1], "bytes_per_second", 5.0, 0.05)
+        return (
+            f"## {paths[1]} against {paths[0]}\n\ncompare.py's verdicts (bytes_per_second, 5% threshold):\n\n"
+            + compare.render(rows, "bytes_per_second", 0.05)
+        )
+    table, better = fleet.collect(paths, "bytes_per_second", 10.0)
+    text, flagged, untrusted, warnings = fleet.judge(table, 10.0, better)
+    summary = [f"FLAGGED: {g}" for g in sorted(flagged, key=lambda g: (g.host, g.ordinal))]
+    summary += [f"UNTRUSTED: {g}" for g in sorted(untrusted, key=lambda g: (g.host, g.ordinal))]
+    return (
+        "## The fleet\n\nfleet.py's view (bytes_per_second, 10% threshold):\n\n"
+        + text
+        + "\n".join(["", *summary, *(f"warning: {w}" for w in warnings)])
+    )
+
+
+def figures(doc: dict) -> list[tuple[str, str]]:
+    """(family, base64 PNG) for every figure plot.py draws of this run."""
+    with tempfile.TemporaryDirectory() as tmp:
+        return [
+            (path.stem, base64.b64encode(path.read_bytes()).decode("ascii"))
+            for path in plot.make_figures(doc, Path(tmp), ["png"])
+        ]
+
+
+def write(paths: list[str], out: Path, history: str | None = None) -> tuple[Path, Path]:
+    docs = [mr.load(p) for p in paths]
+    doc = docs[0]
+    head = f"membench report: {mr.gpu_name(doc)}"
+    study_tables, run, family_tables = study(doc), the_run(doc, paths[0]), families(doc)
+    if history:
+        study_tables.append(study_history(history, doc))
+    extra = several(paths, docs)
+    sections = ["The study on this GPU", "The run", "Every family"] + (["Beside the others"] if extra else [])
+    md = [f"# {md_text(head)}", "", "Contents: " + ", ".join(sections) + ".", "", "## The study on this GPU", ""]
+    md += [t.markdown() + "\n" for t in study_tables]
+    pictures = figures(doc)
+    md += ["## The run", "", run.markdown(), "", "## Every family", ""]
+    for t in family_tables:
+        md.append(f"### {md_text(t.title)}\n")
+        md += [f"![{f}](figures/{f}.png)\n" for f, _ in pictures if f == t.title]
+        md.append(Table("", t.header, t.rows, t.note).markdown() + "\n")
+    if extra:
+        md += [extra, ""]
+    page = [
+        f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>{html.escape(head)}</title>'
+        f"<style>{STYLE}</style></head><body><h1>{html.escape(head)}</h1>",
+        '<nav><b>Contents:</b> <a href="#study">the study</a> · <a href="#run">the run</a> · '
+        + " · ".join(f'<a href="#family-{html.escape(t.title)}">{html.escape(t.title)}</a>' for t in family_tables)
+        + (' · <a href="#others">beside the others</a>' if extra else "")
+        + "</nav>",
+        '<h2 id="study">The study on this GPU</h2>',
+        *(t.html() for t in study_tables),
+        '<h2 id="run">The run</h2>',
+        run.html(),
+        "<h2>Every family</h2>",
+    ]
+    for t in family_tables:
+        page.append(f'<h3 id="family-{html.escape(t.title)}">{html.escape(t.title)}</h3>')
+        page += [
+            f'<img alt="{html.escape(f)} figure" src="data:image/png;base64,{data}">'
+            for f, data in pictures
+            if f == t.title
+        ]
+        page.append(Table("", t.header, t.rows, t.note).html())
+    if extra:
+        page.append(md_to_html(extra))
+    page.append(f"<script>{CHECK}</script></body></html>")
+    (out / "figures").mkdir(parents=True, exist_ok=True)
+    for f, data in pictures:  # the markdown's figures, beside it (the page holds its own)
+        (out / "figures" / f"{f}.png").write_bytes(base64.b64decode(data))
+    (out / "report.md").write_text(fit("\n".join(md)))
+    (out / "report.html").write_text("\n".join(page))
+    return out / "report.html", out / "report.md"
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = create_parser().parse_args(argv)
+    out = Path(args.out)
+    try:
+        if out.exists() and not out.is_dir():
+            raise mr.InputError(f"--out {out}: exists and is not a directory")
+        written = write(args.results, out, args.history)
+    except mr.InputError as e:
+        print(f"report.py: {e}", file=sys.stderr)
+        return 2
+    except OSError as e:
+        print(f"report.py: --out {out}: cannot write ({e.strerror})", file=sys.stderr)
+        return 2
+    except (KeyError, TypeError, ValueError) as e:  # a file whose cases lack what a table or figure needs
+        print(f"report.py: {args.results[0]}: cannot report it ({type(e).__name__}: {e})", file=sys.stderr)
+        return 2
+    for path in written:
+        print(path)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
