@@ -47,13 +47,12 @@ CaseDefinition define(const AsyncConfig& c, const DeviceInfo& gpu) {
   d.input_elements = d.output_elements = c.n;
   d.seed = kSeed;
   // Planned for the buffers: tma's tensor map points at the input.
-  d.bind = [c](const void* in, void* out, BoundLaunch* bound) {
+  d.bind = [c](const CaseBuffers& buffers, BoundLaunch* bound) {
+    const float* in = buffers.input<float>();
     AsyncPlan plan;
-    if (const cudaError_t rc = membench::plan(c, static_cast<const float*>(in), &plan); rc != cudaSuccess) return rc;
+    if (const cudaError_t rc = membench::plan(c, in, &plan); rc != cudaSuccess) return rc;
     bound->shape = plan.shape;
-    bound->run = [plan, in = static_cast<const float*>(in), out = static_cast<float*>(out)](cudaStream_t s) {
-      return launch(plan, in, out, s);
-    };
+    bound->run = [plan, in, out = buffers.output<float>()](cudaStream_t s) { return launch(plan, in, out, s); };
     return cudaSuccess;
   };
   d.expected = [c](std::size_t i) { return async_reference(pattern_value(i, kSeed), c.flops); };

@@ -62,7 +62,7 @@ CaseDefinition define(const AtomicsConfig& c, const DeviceInfo& gpu) {
   MEMBENCH_CUDA(cudaDeviceSynchronize());
 
   CaseDefinition d;
-  d.bind = [plan, buffers](const void*, void*, BoundLaunch* bound) {
+  d.bind = [plan, buffers](const CaseBuffers&, BoundLaunch* bound) {
     bound->shape = plan.shape;
     bound->run = [plan, buffers](cudaStream_t s) {
       return launch(plan, buffers->target.get(), buffers->tickets.as<double>(), s);

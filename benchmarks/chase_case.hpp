@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 
 #include "cases/case.hpp"
@@ -18,16 +19,16 @@
 
 namespace membench::cases {
 
-inline CaseDefinition chase_case(const LatencyConfig& c, std::shared_ptr<const void> owner, const void* nodes,
+inline CaseDefinition chase_case(const LatencyConfig& c, std::shared_ptr<const void> owner, const std::uint64_t* nodes,
                                  std::size_t far_l2_bytes) {
   LatencyPlan plan;
   MEMBENCH_CUDA(membench::plan(c, &plan));
   CaseDefinition d;
   d.output_elements = 1;
   d.output_type = Element::f64;
-  d.bind = [plan, owner, nodes](const void*, void* out, BoundLaunch* bound) {
+  d.bind = [plan, owner, nodes](const CaseBuffers& buffers, BoundLaunch* bound) {
     bound->shape = plan.shape;
-    bound->run = [plan, owner, nodes, state = static_cast<double*>(out)](cudaStream_t s) {
+    bound->run = [plan, owner, nodes, state = buffers.output<double>()](cudaStream_t s) {
       return launch(plan, nodes, state, s);
     };
     return cudaSuccess;

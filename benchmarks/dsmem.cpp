@@ -38,16 +38,17 @@ CaseDefinition define(const DsmemConfig& c, const DeviceInfo& gpu) {
   d.seed = kSeed;
   if (dsmem_chases(c.variant)) {
     d.input_type = Element::u32;
-    d.fill = [](void* in, cudaStream_t s) { return dsmem_fill_chain(in, s); };
+    d.fill = [](const CaseBuffers& b, cudaStream_t s) { return dsmem_fill_chain(b.input_to_fill<std::uint32_t>(), s); };
+    d.bind = bind_plan<std::uint32_t, double>(plan);
     d.work.dependent_loads = static_cast<double>(kDsmemChaseSteps);
     d.work.model.push_back({"chain_nodes", static_cast<double>(dsmem_chain_nodes())});
   } else {
     d.work.bytes = dsmem_bytes(c, grid);
     d.work.peak_bytes_per_second = gpu.smem_peak_bytes_per_second;
     d.work.model.push_back({"model_bytes_per_second", gpu.smem_peak_bytes_per_second});
+    d.bind = bind_plan<float, double>(plan);
   }
   d.work.model.push_back({"remote", dsmem_remote(c.variant) ? 1.0 : 0.0});
-  d.bind = bind_plan<void, double>(plan);
   d.expected_f64 = [c](std::size_t b) { return dsmem_expected(c, static_cast<unsigned>(b), kSeed); };
   return d;
 }

@@ -58,10 +58,10 @@ bool is_strided_read(GlobalVariant v) {
 
 // A texture case's launch: its texture object, made once over the case's input.
 auto bind_texture(const GlobalPlan& plan) {
-  return [plan](const void* in, void* out, BoundLaunch* bound) {
-    auto texture = std::make_shared<const FloatTexture>(static_cast<const float*>(in), plan.config.n);
+  return [plan](const CaseBuffers& buffers, BoundLaunch* bound) {
+    auto texture = std::make_shared<const FloatTexture>(buffers.input<float>(), plan.config.n);
     bound->shape = plan.shape;
-    bound->run = [plan, texture, out = static_cast<float*>(out)](cudaStream_t s) {
+    bound->run = [plan, texture, out = buffers.output<float>()](cudaStream_t s) {
       return launch(plan, *texture, out, s);
     };
     return cudaSuccess;

@@ -82,10 +82,10 @@ CaseDefinition define_latency(const LatencyConfig& c, const DeviceInfo& gpu) {
   MEMBENCH_CUDA(membench::plan(c, &plan));
   d.input_elements = c.working_set / sizeof(std::uint64_t);
   d.input_type = Element::u64;
-  d.fill = [c](void* in, cudaStream_t s) { return fill_chain(c, in, s); };
+  d.fill = [c](const CaseBuffers& b, cudaStream_t s) { return fill_chain(c, b.input_to_fill<std::uint64_t>(), s); };
   d.output_elements = 1;
   d.output_type = Element::f64;
-  d.bind = bind_plan<void, double>(plan);
+  d.bind = bind_plan<std::uint64_t, double>(plan);
   const double end = latency_expected(c);
   d.expected_f64 = [end](std::size_t) { return end; };
   d.warm_up_launches = latency_warm_up_launches(c, gpu.l2_bytes);

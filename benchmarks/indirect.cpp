@@ -49,13 +49,7 @@ CaseDefinition define(const IndirectConfig& c, const DeviceInfo& gpu) {
   CaseDefinition d;
   d.input_elements = d.output_elements = c.n;
   d.seed = kSeed;
-  d.bind = [plan, index](const void* in, void* out, BoundLaunch* bound) {
-    bound->shape = plan.shape;
-    bound->run = [plan, index, in = static_cast<const float*>(in), out = static_cast<float*>(out)](cudaStream_t s) {
-      return launch(plan, in, out, s);
-    };
-    return cudaSuccess;
-  };
+  d.bind = bind_plan<float, float>(plan, index);
   d.expected = [c](std::size_t i) { return indirect_reference(c, i, kSeed); };
   d.work.bytes = indirect_bytes(c);
   d.work.model.push_back({"sectors_per_request", indirect_load_sectors_per_request(c)});

@@ -48,13 +48,7 @@ CaseDefinition define(const L2PersistConfig& c, const DeviceInfo& gpu) {
   d.output_elements = plan.shape.grid;
   d.output_type = Element::f64;
   d.seed = kSeed;
-  d.bind = [plan, scope](const void* in, void* out, BoundLaunch* bound) {
-    bound->shape = plan.shape;
-    bound->run = [plan, scope, in = static_cast<const float*>(in), out = static_cast<double*>(out)](cudaStream_t s) {
-      return launch(plan, in, out, s);
-    };
-    return cudaSuccess;
-  };
+  d.bind = bind_plan<float, double>(plan, scope);
   auto sums = std::make_shared<const std::vector<double>>(l2persist_chunk_sums(c, kSeed));
   d.expected_f64 = [plan, sums](std::size_t b) { return l2persist_expected(plan, *sums, static_cast<unsigned>(b)); };
   d.graphable = false;     // the window is a launch attribute; launched as it is, never captured

@@ -73,9 +73,9 @@ CaseDefinition define(const ManagedConfig& c, const DeviceInfo& gpu) {
   CaseDefinition d;
   d.output_elements = plan.shape.grid;
   d.output_type = Element::f64;
-  d.bind = [plan, buffer](const void*, void* out, BoundLaunch* bound) {
+  d.bind = [plan, buffer](const CaseBuffers& buffers, BoundLaunch* bound) {
     bound->shape = plan.shape;
-    bound->run = [plan, buffer, partial = static_cast<double*>(out)](cudaStream_t s) {
+    bound->run = [plan, buffer, partial = buffers.output<double>()](cudaStream_t s) {
       if (const cudaError_t rc = buffer->before_kernel(s); rc != cudaSuccess) return rc;
       return launch(plan, buffer->data(), partial, s);
     };

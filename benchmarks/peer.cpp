@@ -90,10 +90,10 @@ CaseDefinition define_latency(const LatencyConfig& c, const DeviceInfo& gpu) {
     } catch (const CudaError& e) {
       throw CaseSkipped(std::string("cannot allocate the chain on the peer: ") + e.what());
     }
-    MEMBENCH_CUDA(fill_chain(c, chain->get(), nullptr));
+    MEMBENCH_CUDA(fill_chain(c, chain->as<std::uint64_t>(), nullptr));
     MEMBENCH_CUDA(cudaDeviceSynchronize());
   }
-  CaseDefinition d = chase_case(c, chain, chain->get(), far.l2_bytes);
+  CaseDefinition d = chase_case(c, chain, chain->as<std::uint64_t>(), far.l2_bytes);
   d.work.model.push_back({"peer_device", static_cast<double>(peer)});
   // Where the chain lies on the peer: its L2 or its DRAM (1 would be an L1, never here).
   d.work.model.push_back({"model_level", static_cast<double>(c.working_set <= far.l2_bytes ? Level::l2 : Level::dram)});

@@ -36,7 +36,12 @@ CaseDefinition define(const StreamConfig& c) {
   d.output_elements = stream_reduces(c.kernel) ? grid : c.n;
   d.output_type = stream_reduces(c.kernel) ? Element::f64 : type;
   d.seed = kSeed;
-  d.bind = bind_plan<void, void>(plan);
+  if (type == Element::f64)
+    d.bind = bind_plan<double, double>(plan);
+  else if (stream_reduces(c.kernel))
+    d.bind = bind_plan<float, double>(plan);
+  else
+    d.bind = bind_plan<float, float>(plan);
   d.expected = [c](std::size_t i) { return static_cast<float>(stream_expected(c, i, kSeed)); };
   d.expected_f64 = [c, grid](std::size_t i) { return stream_expected(c, i, kSeed, grid); };
   d.work.bytes = stream_bytes(c);

@@ -87,9 +87,9 @@ CaseDefinition define_latency(const LatencyConfig& c, const DeviceInfo& gpu) {
   try {
     chain = std::make_shared<HostBuffer>(HostMemory::mapped, c.working_set);
   } catch (const CudaError& e) { throw CaseSkipped(std::string("cannot allocate the host memory: ") + e.what()); }
-  MEMBENCH_CUDA(fill_chain(c, chain->device(), nullptr));
+  MEMBENCH_CUDA(fill_chain(c, chain->device_as<std::uint64_t>(), nullptr));
   MEMBENCH_CUDA(cudaDeviceSynchronize());
-  CaseDefinition d = chase_case(c, chain, chain->device(), gpu.l2_bytes);
+  CaseDefinition d = chase_case(c, chain, chain->device_as<std::uint64_t>(), gpu.l2_bytes);
   d.work.host_paced = true;  // a round trip to the host's memory controller
   if (const auto link = pcie_link(gpu.pci_bus_id, &why)) {
     d.work.model.push_back({"link_generation", static_cast<double>(link->generation)});

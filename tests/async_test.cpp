@@ -74,7 +74,8 @@ class AsyncKernels : public ::testing::Test {
     SCOPED_TRACE(std::string(kAsyncVariants(c.variant)) + " tile=" + std::to_string(c.tile) + " stages=" +
                  std::to_string(c.stages) + " flops=" + std::to_string(c.flops) + " n=" + std::to_string(c.n));
     test::expect_output(
-        c.n, c.n, 9, [&](const float* in, float* out) { return launch(c, in, out, nullptr); },
+        c.n, c.n, 9,
+        [&](const float* in, float* out) { return launch(test::planned<AsyncPlan>(c, in), in, out, nullptr); },
         [&](std::size_t i) { return async_reference(pattern_value(i, 9), c.flops); });
   }
 

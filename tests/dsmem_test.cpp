@@ -56,14 +56,19 @@ void check(const DsmemConfig& c) {
   const KernelShape shape = planned.shape;
   ASSERT_EQ(shape.grid % static_cast<unsigned>(c.cluster), 0u);
   const std::size_t inputs = dsmem_input_elements(c, shape.grid);
-  DeviceBuffer<float> in(inputs);
   DeviceBuffer<double> out(shape.grid);
-  if (dsmem_chases(c.variant))
-    MEMBENCH_CUDA(dsmem_fill_chain(in.get(), nullptr));
-  else
-    MEMBENCH_CUDA(launch_fill_pattern(in.get(), inputs, 6, nullptr));
   MEMBENCH_CUDA(launch_poison(out.get(), out.bytes(), nullptr));
-  MEMBENCH_CUDA(launch(c, in.get(), out.get(), nullptr));
+  if (dsmem_chases(c.variant)) {
+    DeviceBuffer<std::uint32_t> chain(inputs);
+    MEMBENCH_CUDA(dsmem_fill_chain(chain.get(), nullptr));
+    EXPECT_EQ(launch(planned, static_cast<const float*>(nullptr), out.get(), nullptr), cudaErrorInvalidValue);
+    MEMBENCH_CUDA(launch(planned, chain.get(), out.get(), nullptr));
+  } else {
+    DeviceBuffer<float> in(inputs);
+    MEMBENCH_CUDA(launch_fill_pattern(in.get(), inputs, 6, nullptr));
+    EXPECT_EQ(launch(planned, static_cast<const std::uint32_t*>(nullptr), out.get(), nullptr), cudaErrorInvalidValue);
+    MEMBENCH_CUDA(launch(planned, in.get(), out.get(), nullptr));
+  }
   MEMBENCH_CUDA(cudaDeviceSynchronize());
   const auto bad = first_mismatch(copy_to_host(out.get(), out.size()),
                                   [&](std::size_t b) { return dsmem_expected(c, static_cast<unsigned>(b), 6); });

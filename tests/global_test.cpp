@@ -159,16 +159,17 @@ TEST(GlobalLaunch, RefusesBadArgumentsBeforeAnyCudaCall) {
   // Runs without a GPU: the refusal comes first.
   for (GlobalVariant v : {GlobalVariant::strided, GlobalVariant::strided_full_grid}) {
     GlobalPlan planned;
-    EXPECT_EQ(launch(strided(1024, 0, v), nullptr, nullptr, nullptr), cudaErrorInvalidValue);
     EXPECT_EQ(plan(strided(1024, 0, v), &planned), cudaErrorInvalidValue);
     EXPECT_EQ(planned.run, nullptr);
   }
   GlobalConfig c{GlobalVariant::vectorized, 1024};
+  GlobalPlan refused;
   c.vec = 3;
-  EXPECT_EQ(launch(c, nullptr, nullptr, nullptr), cudaErrorInvalidValue);
+  EXPECT_EQ(plan(c, &refused), cudaErrorInvalidValue);
   c.vec = 4;
   c.ilp = 3;
-  EXPECT_EQ(launch(c, nullptr, nullptr, nullptr), cudaErrorInvalidValue);
+  EXPECT_EQ(plan(c, &refused), cudaErrorInvalidValue);
+  EXPECT_EQ(launch(refused, nullptr, nullptr, nullptr), cudaErrorInvalidValue);
   EXPECT_EQ(global_elements_touched(strided(1024, 0)), 0u);
 }
 
@@ -236,9 +237,8 @@ class GlobalKernels : public ::testing::Test {
     test::expect_output(
         global_input_floats(c), c.n, 7,
         [&](const float* in, float* out) {
-          if (c.variant != GlobalVariant::strided_texture) return launch(c, in, out, nullptr);
-          GlobalPlan p;
-          MEMBENCH_CUDA(plan(c, &p));
+          const auto p = test::planned<GlobalPlan>(c);
+          if (c.variant != GlobalVariant::strided_texture) return launch(p, in, out, nullptr);
           const FloatTexture texture(in, c.n);
           const cudaError_t rc = launch(p, texture, out, nullptr);
           MEMBENCH_CUDA(cudaDeviceSynchronize());  // before the texture goes
@@ -314,16 +314,9 @@ TEST_F(GlobalKernels, ShapesMatchTheGeometry) {
 
 TEST_F(GlobalKernels, LauncherRefusesBadArguments) {
   DeviceBuffer<float> buf(64);
-  EXPECT_EQ(launch(strided(64, 0), buf.get(), buf.get(), nullptr), cudaErrorInvalidValue);
-  GlobalConfig c{GlobalVariant::vectorized, 64};
-  c.vec = 3;
-  EXPECT_EQ(launch(c, buf.get(), buf.get(), nullptr), cudaErrorInvalidValue);
+  GlobalConfig c{GlobalVariant::vectorized, 60};
   c.vec = 4;
-  c.ilp = 3;
-  EXPECT_EQ(launch(c, buf.get(), buf.get(), nullptr), cudaErrorInvalidValue);
-  c.ilp = 1;
-  c.n = 60;
-  EXPECT_EQ(launch(c, buf.get() + 1, buf.get(), nullptr), cudaErrorMisalignedAddress);
+  EXPECT_EQ(launch(test::planned<GlobalPlan>(c), buf.get() + 1, buf.get(), nullptr), cudaErrorMisalignedAddress);
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 
+#include "cases/case.hpp"
 #include "membench/platform/cuda.hpp"
 #include "membench/platform/pattern.hpp"
 #include "membench/platform/verify.hpp"
@@ -17,6 +18,29 @@ inline bool gpu_available(std::string* why = nullptr) {
   static const bool available = visible_devices(&reason) > 0;
   if (why != nullptr) *why = reason;
   return available;
+}
+
+// A family's config planned as its define plans it: tests launch a kernel
+// through launch(planned<Plan>(config), ...), the typed launch the suite
+// times, never through a launch of their own. `extra` are what the family's
+// plan() takes between the config and the plan (async's input). A config
+// that cannot be planned throws, and fails the test with CUDA's reason.
+template <class Plan, class Config, class... Extra>
+Plan planned(const Config& c, const Extra&... extra) {
+  Plan p;
+  MEMBENCH_CUDA(plan(c, extra..., &p));
+  return p;
+}
+
+// A case's launch as its define binds it, on buffers of the test's own of the
+// types the case declares: what a family's test runs where the suite times a
+// case rather than a plan (the copies: copy_case).
+inline cudaError_t launch_case(const cases::CaseDefinition& d, const cases::CaseBuffers& buffers, cudaStream_t stream) {
+  cases::BoundLaunch bound;
+  if (const cudaError_t rc = d.bind(buffers, &bound); rc != cudaSuccess) return rc;
+  if (bound.before_each)
+    if (const cudaError_t rc = bound.before_each(stream); rc != cudaSuccess) return rc;
+  return bound.run(stream);
 }
 
 // Fills `inputs` floats with pattern_value(i, seed), poisons `outputs`,
@@ -32,18 +56,21 @@ void expect_output(std::size_t inputs, std::size_t outputs, std::uint32_t seed, 
   EXPECT_FALSE(bad) << describe(*bad, "out");
 }
 
-// A copy between two ends: fills `in` with the pattern and poisons `out`
-// (`floats` each), waits, runs launch(in, out, stream) on a stream of its
-// own and waits for it; then out must hold the pattern where `out_written`,
-// and the far end (a host buffer, another GPU) must pass `far_end()`.
-template <class Launch, class FarEnd>
-void expect_copied(std::size_t floats, std::uint32_t seed, bool out_written, Launch&& launch, FarEnd&& far_end) {
+// A copy case between two ends: fills `in` with the pattern and poisons
+// `out` (`floats` each), waits, launches the case as its define binds it on
+// a stream of its own and waits for it; then out must hold the pattern where
+// `out_written`, and the far end (a host buffer, another GPU) must pass
+// `far_end()`.
+template <class FarEnd>
+void expect_copied(std::size_t floats, std::uint32_t seed, bool out_written, const cases::CaseDefinition& copy,
+                   FarEnd&& far_end) {
   DeviceBuffer<float> in(floats), out(floats);
   MEMBENCH_CUDA(launch_fill_pattern(in.get(), floats, seed, nullptr));
   MEMBENCH_CUDA(launch_poison(out.get(), out.bytes(), nullptr));
   MEMBENCH_CUDA(cudaDeviceSynchronize());  // the copy runs on another stream
   Stream stream;
-  MEMBENCH_CUDA(launch(static_cast<const void*>(in.get()), static_cast<void*>(out.get()), stream.get()));
+  const cases::CaseBuffers buffers(in.get(), cases::Element::f32, out.get(), cases::Element::f32);
+  MEMBENCH_CUDA(launch_case(copy, buffers, stream.get()));
   MEMBENCH_CUDA(cudaStreamSynchronize(stream.get()));
   if (out_written) {
     const auto bad =

@@ -219,7 +219,7 @@ TEST_F(HierarchyKernels, ReadSumsWhatEachBlockReadAtEveryWidth) {
           DeviceBuffer<double> out(plan.grid);
           MEMBENCH_CUDA(launch_fill_pattern(in.get(), in.size(), 5, nullptr));
           MEMBENCH_CUDA(launch_poison(out.get(), out.bytes(), nullptr));
-          MEMBENCH_CUDA(launch(c, in.get(), out.get(), nullptr));
+          MEMBENCH_CUDA(launch(planned, in.get(), out.get(), nullptr));
           MEMBENCH_CUDA(cudaDeviceSynchronize());
           const auto sums = bandwidth_chunk_sums(c, 5);
           const auto bad = first_mismatch(copy_to_host(out.get(), out.size()), [&](std::size_t b) {
@@ -285,7 +285,7 @@ TEST_F(HierarchyKernels, ChaseEndsWhereTheCycleSaysAndTheNextLaunchGoesOn) {
     MEMBENCH_CUDA(fill_chain(c, chain.get(), nullptr));
     MEMBENCH_CUDA(launch_poison(state.get(), state.bytes(), nullptr));
     for (std::uint64_t launches = 1; launches <= 3; ++launches) {
-      MEMBENCH_CUDA(launch(c, chain.get(), state.get(), nullptr));
+      MEMBENCH_CUDA(launch(test::planned<LatencyPlan>(c), chain.get(), state.get(), nullptr));
       MEMBENCH_CUDA(cudaDeviceSynchronize());
       const double got = copy_to_host(state.get(), 1)[0];
       if (launches == 1) { EXPECT_EQ(got, latency_expected(c)); }

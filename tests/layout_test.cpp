@@ -60,7 +60,7 @@ TEST(LayoutKernels, EveryLayoutAndFieldCount) {
         const LayoutConfig c{v, n, fields};
         SCOPED_TRACE(std::string(kLayoutVariants(v)) + " n=" + std::to_string(n) + " fields=" + std::to_string(fields));
         MEMBENCH_CUDA(launch_poison(out.get(), out.bytes(), nullptr));
-        MEMBENCH_CUDA(launch(c, in.get(), out.get(), nullptr));
+        MEMBENCH_CUDA(launch(test::planned<LayoutPlan>(c), in.get(), out.get(), nullptr));
         MEMBENCH_CUDA(cudaDeviceSynchronize());
         const auto bad = first_mismatch(copy_to_host(out.get(), 4 * n), [&](std::size_t j) {
           return layout_field_of(c, j) < fields ? 2.0f * pattern_value(j, 3) : poison_value();
@@ -72,10 +72,10 @@ TEST(LayoutKernels, EveryLayoutAndFieldCount) {
 }
 
 TEST(LayoutLaunch, RefusesFieldCountsOutsideTheStructBeforeAnyCudaCall) {
-  EXPECT_EQ(launch({LayoutVariant::aos, 4, 5}, nullptr, nullptr, nullptr), cudaErrorInvalidValue);
-  EXPECT_EQ(launch({LayoutVariant::soa, 4, 0}, nullptr, nullptr, nullptr), cudaErrorInvalidValue);
   LayoutPlan planned;
   EXPECT_EQ(plan({LayoutVariant::aos, 4, 5}, &planned), cudaErrorInvalidValue);
+  EXPECT_EQ(plan({LayoutVariant::soa, 4, 0}, &planned), cudaErrorInvalidValue);
+  EXPECT_EQ(launch(planned, nullptr, nullptr, nullptr), cudaErrorInvalidValue);  // never planned
 }
 
 }  // namespace

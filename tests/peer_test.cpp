@@ -2,6 +2,9 @@
 // two GPUs every variant, with and without peer access, both ends checked.
 #include <gtest/gtest.h>
 
+#include <memory>
+
+#include "cases/copy_case.hpp"
 #include "gpu.hpp"
 #include "membench/peer.hpp"
 #include "membench/platform/pattern.hpp"
@@ -45,11 +48,9 @@ TEST(PeerKernels, EveryVariantWithAndWithoutPeerAccess) {
         std::string why;
         if (!peer_supported(c, 0, 1, visible, &why)) continue;
         MEMBENCH_CUDA(set_peer_access(0, 1, access));
-        const PeerSide side(c, 0, 1, 4);
-        test::expect_copied(
-            bytes / 4, 4, peer_operation(v).comes_in(),
-            [&](const void* in, void* out, cudaStream_t s) { return launch(c, side, in, out, s); },
-            [&] { return side.check(4); });
+        const auto side = std::make_shared<const PeerSide>(c, 0, 1, 4);
+        const auto copy = cases::copy_case(peer_operation(v), bytes, 4, side, side->engine_copy());
+        test::expect_copied(bytes / 4, 4, peer_operation(v).comes_in(), copy, [&] { return side->check(4); });
       }
   MEMBENCH_CUDA(set_peer_access(0, 1, false));
 }

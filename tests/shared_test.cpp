@@ -140,7 +140,9 @@ TEST(SharedLaunch, RefusesBadShapesBeforeAnyCudaCall) {
   degree.stride = 1;
   degree.reps = 0;
   EXPECT_EQ(plan(degree, &planned), cudaErrorInvalidValue);
-  EXPECT_EQ(launch({SharedVariant::row, 0}, nullptr, nullptr, nullptr), cudaErrorInvalidValue);
+  SharedPlan unplanned;
+  EXPECT_EQ(plan({SharedVariant::row, 0}, &unplanned), cudaErrorInvalidValue);
+  EXPECT_EQ(launch(unplanned, nullptr, nullptr, nullptr), cudaErrorInvalidValue);
 }
 
 TEST(ConflictPattern, NoShortPeriodSoAWrongLaneCannotVerifyByLuck) {
@@ -179,7 +181,8 @@ class SharedKernels : public ::testing::Test {
     MEMBENCH_CUDA(shared_output_floats(c, &outputs));
     ASSERT_GT(outputs, 0u);
     test::expect_output(
-        shared_input_floats(c), outputs, 11, [&](const float* in, float* out) { return launch(c, in, out, nullptr); },
+        shared_input_floats(c), outputs, 11,
+        [&](const float* in, float* out) { return launch(test::planned<SharedPlan>(c), in, out, nullptr); },
         [&](std::size_t i) { return shared_reference(c, i, 11); });
   }
 
@@ -209,10 +212,10 @@ TEST_F(SharedKernels, SwizzleTransposes) {
   for (int n : sides_) check({SharedVariant::swizzle, n});
 }
 
-TEST_F(SharedKernels, RefusesUnsupportedPadAndSide) {
-  DeviceBuffer<float> buf(4);
-  EXPECT_EQ(launch({SharedVariant::column, 2, 3}, buf.get(), buf.get(), nullptr), cudaErrorInvalidValue);
-  EXPECT_EQ(launch({SharedVariant::row, 0}, buf.get(), buf.get(), nullptr), cudaErrorInvalidValue);
+TEST(SharedLaunch, RefusesUnsupportedPadAndSide) {
+  SharedPlan refused;
+  EXPECT_EQ(plan({SharedVariant::column, 2, 3}, &refused), cudaErrorInvalidValue);
+  EXPECT_EQ(plan({SharedVariant::row, 0}, &refused), cudaErrorInvalidValue);
 }
 
 TEST_F(SharedKernels, ConflictDegreeSumsMatchTheReference) {

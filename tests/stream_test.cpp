@@ -92,7 +92,7 @@ TEST(StreamKernels, EveryKernelTypeAndBlockSize) {
             DeviceBuffer<Out> out(outputs);
             MEMBENCH_CUDA(launch_fill_pattern(in.get(), inputs, 5, nullptr));
             MEMBENCH_CUDA(launch_poison(out.get(), out.bytes(), nullptr));
-            MEMBENCH_CUDA(launch(c, in.get(), out.get(), nullptr));
+            MEMBENCH_CUDA(launch(planned, in.get(), out.get(), nullptr));
             MEMBENCH_CUDA(cudaDeviceSynchronize());
             const auto bad = first_mismatch(copy_to_host(out.get(), outputs), [&](std::size_t i) {
               return static_cast<Out>(stream_expected(c, i, 5, shape.grid));
@@ -119,7 +119,7 @@ TEST(StreamKernels, FloatReadFoldsItsSumsExactly) {
     DeviceBuffer<double> out(shape.grid);
     MEMBENCH_CUDA(launch_fill_pattern(in.get(), in.size(), 5, nullptr));
     MEMBENCH_CUDA(launch_poison(out.get(), out.bytes(), nullptr));
-    MEMBENCH_CUDA(launch(c, in.get(), out.get(), nullptr));
+    MEMBENCH_CUDA(launch(planned, in.get(), out.get(), nullptr));
     MEMBENCH_CUDA(cudaDeviceSynchronize());
     const auto bad = all_mismatches(copy_to_host(out.get(), out.size()),
                                     [&](std::size_t i) { return stream_expected(c, i, 5, shape.grid); });
@@ -128,10 +128,26 @@ TEST(StreamKernels, FloatReadFoldsItsSumsExactly) {
 }
 
 TEST(StreamLaunch, RefusesBlockSizesItDoesNotBuildBeforeAnyCudaCall) {
-  EXPECT_EQ(launch(config(StreamKernel::copy, StreamType::f64, 32, 96), nullptr, nullptr, nullptr),
+  StreamPlan unbuilt;
+  EXPECT_EQ(plan(config(StreamKernel::copy, StreamType::f64, 32, 96), &unbuilt), cudaErrorInvalidValue);
+  EXPECT_EQ(launch(unbuilt, static_cast<const double*>(nullptr), static_cast<double*>(nullptr), nullptr),
             cudaErrorInvalidValue);
   std::size_t elements = 0;
   EXPECT_EQ(stream_output_elements(config(StreamKernel::copy, StreamType::f32, 32, 96), &elements),
+            cudaErrorInvalidValue);
+}
+
+TEST(StreamLaunch, RefusesArraysOfAnotherTypeThanThePlansBeforeAnyCudaCall) {
+  // The elementwise kernels plan without the device: the refusal needs no GPU.
+  StreamPlan floats;
+  ASSERT_EQ(plan(config(StreamKernel::copy, StreamType::f32, 32), &floats), cudaSuccess);
+  EXPECT_EQ(launch(floats, static_cast<const double*>(nullptr), static_cast<double*>(nullptr), nullptr),
+            cudaErrorInvalidValue);
+  EXPECT_EQ(launch(floats, static_cast<const float*>(nullptr), static_cast<double*>(nullptr), nullptr),
+            cudaErrorInvalidValue);
+  StreamPlan doubles;
+  ASSERT_EQ(plan(config(StreamKernel::triad, StreamType::f64, 32), &doubles), cudaSuccess);
+  EXPECT_EQ(launch(doubles, static_cast<const float*>(nullptr), static_cast<float*>(nullptr), nullptr),
             cudaErrorInvalidValue);
 }
 

@@ -3,6 +3,9 @@
 // against the pattern, both ends checked.
 #include <gtest/gtest.h>
 
+#include <memory>
+
+#include "cases/copy_case.hpp"
 #include "gpu.hpp"
 #include "membench/chain.hpp"
 #include "membench/hierarchy.hpp"
@@ -86,11 +89,9 @@ TEST(TransferKernels, EveryVariantAndHostMemoryBothEnds) {
         const TransferConfig c{v, h, bytes};
         SCOPED_TRACE(std::string(kTransferVariants(v)) + " " + std::string(kTransferHosts(h)) + " " +
                      std::to_string(bytes));
-        const TransferHostSide host(c, 3);
-        test::expect_copied(
-            bytes / 4, 3, transfer_operation(v).comes_in(),
-            [&](const void* in, void* out, cudaStream_t s) { return launch(c, host, in, out, s); },
-            [&] { return host.check(3); });
+        const auto host = std::make_shared<const TransferHostSide>(c, 3);
+        const auto copy = cases::copy_case(transfer_operation(v), bytes, 3, host, host_engine_copy(bytes));
+        test::expect_copied(bytes / 4, 3, transfer_operation(v).comes_in(), copy, [&] { return host->check(3); });
       }
     }
 }
@@ -102,11 +103,9 @@ TEST(TransferKernels, SmCopiesOfSeveralPassesLeaveBothEndsRight) {
       TransferConfig c{v, TransferHost::pinned, (std::size_t{1} << 20) + 32};
       c.passes = passes;
       SCOPED_TRACE(std::string(kTransferVariants(v)) + " passes " + std::to_string(passes));
-      const TransferHostSide host(c, 5);
-      test::expect_copied(
-          c.bytes / 4, 5, transfer_operation(v).comes_in(),
-          [&](const void* in, void* out, cudaStream_t s) { return launch(c, host, in, out, s); },
-          [&] { return host.check(5); });
+      const auto host = std::make_shared<const TransferHostSide>(c, 5);
+      const auto copy = cases::copy_case(transfer_operation(v), c.bytes, 5, host, host_engine_copy(c.bytes), passes);
+      test::expect_copied(c.bytes / 4, 5, transfer_operation(v).comes_in(), copy, [&] { return host->check(5); });
     }
 }
 
@@ -125,7 +124,7 @@ TEST(TransferKernels, HostLatencyChaseInMappedMemoryEndsWhereTheCycleSays) {
   // mapping, every load past the L1, over the link.
   const LatencyConfig c{std::size_t{1} << 20, 128, false, kLinkChaseSteps};
   const HostBuffer chain(HostMemory::mapped, c.working_set);
-  MEMBENCH_CUDA(fill_chain(c, chain.device(), nullptr));
+  MEMBENCH_CUDA(fill_chain(c, chain.device_as<std::uint64_t>(), nullptr));
   DeviceBuffer<double> state(1);
   MEMBENCH_CUDA(launch_poison(state.get(), state.bytes(), nullptr));
   MEMBENCH_CUDA(cudaDeviceSynchronize());
@@ -135,7 +134,7 @@ TEST(TransferKernels, HostLatencyChaseInMappedMemoryEndsWhereTheCycleSays) {
   const auto base = reinterpret_cast<std::uint64_t>(chain.device());
   for (std::uint64_t j : {std::uint64_t{0}, std::uint64_t{1}, latency_nodes(c) - 1})
     EXPECT_EQ(words[order.node(j) * 16], base + order.node((j + 1) % latency_nodes(c)) * 128) << j;
-  MEMBENCH_CUDA(launch(c, chain.device(), state.get(), nullptr));
+  MEMBENCH_CUDA(launch(test::planned<LatencyPlan>(c), chain.device_as<std::uint64_t>(), state.get(), nullptr));
   MEMBENCH_CUDA(cudaDeviceSynchronize());
   EXPECT_EQ(copy_to_host(state.get(), 1)[0], latency_expected(c));
   EXPECT_EQ(latency_expected(c), static_cast<double>(order.node(kLinkChaseSteps % latency_nodes(c))));

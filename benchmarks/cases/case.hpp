@@ -9,9 +9,11 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "cases/case_id.hpp"
@@ -58,6 +60,59 @@ struct Work {
 enum class Element { f32, f64, u32, u64 };
 inline std::size_t element_bytes(Element e) { return e == Element::f32 || e == Element::u32 ? 4 : 8; }
 
+// The element a C++ type is (std::byte: none, the bytes of any buffer).
+template <class T>
+constexpr bool is_element(Element e) {
+  using U = std::remove_const_t<T>;
+  if constexpr (std::is_same_v<U, std::byte>)
+    return true;
+  else if constexpr (std::is_same_v<U, float>)
+    return e == Element::f32;
+  else if constexpr (std::is_same_v<U, double>)
+    return e == Element::f64;
+  else if constexpr (std::is_same_v<U, std::uint32_t>)
+    return e == Element::u32;
+  else if constexpr (std::is_same_v<U, std::uint64_t>)
+    return e == Element::u64;
+  else
+    static_assert(sizeof(U) == 0, "a case's buffers hold float, double, std::uint32_t or std::uint64_t");
+}
+
+// A case's two buffers as the runner made them for it: handed out by the
+// types the case declared (input_type, output_type) and refused, a bug in the
+// family (std::logic_error), by any other. std::byte sees any buffer as its
+// bytes, as a copy does. The pointers are on the GPU being measured.
+class CaseBuffers {
+ public:
+  CaseBuffers(void* in, Element in_type, void* out, Element out_type)
+      : in_(in), out_(out), in_type_(in_type), out_type_(out_type) {}
+  template <class T>
+  const T* input() const {
+    return as<T>(in_, in_type_, "input");
+  }
+  template <class T>
+  T* output() const {
+    return as<T>(out_, out_type_, "output");
+  }
+  // For a case's own fill, the only code that writes the input.
+  template <class T>
+  T* input_to_fill() const {
+    return as<T>(in_, in_type_, "input");
+  }
+
+ private:
+  template <class T>
+  static T* as(void* p, Element declared, const char* which) {
+    if (!is_element<T>(declared))
+      throw std::logic_error(std::string("a case asked for its ") + which + " as another type than it declared");
+    return static_cast<T*>(p);
+  }
+  void* in_;
+  void* out_;
+  Element in_type_;
+  Element out_type_;
+};
+
 // A case's launch once its buffers exist: the kernel it runs (for the
 // occupancy counters; function == nullptr when none of ours) and the launch,
 // its grid and arguments fixed, so that running it is nothing but the launch.
@@ -71,25 +126,24 @@ struct BoundLaunch {
 };
 
 // Everything the runner needs for one case. `bind` works out the launch once,
-// for the case's buffers: the launch reads `in` (input_elements values of the
-// input type, filled with pattern_value(i, seed)) and writes `out`
+// for the case's buffers: the launch reads the input (input_elements values
+// of the input type, filled with pattern_value(i, seed)) and writes the output
 // (output_elements of the output type, poisoned first); out[i] must then
 // equal expected(i) (float outputs) or expected_f64(i) (double outputs) bit
 // for bit, poison for elements that must stay unwritten. The expectation must
 // be a pure function: it is called from several threads. A family whose
 // input is not the pattern (a pointer chain) supplies `fill`, which writes
-// the whole input; its input type is then u32 or u64, which only size the
-// buffer.
+// the whole input, of the type it declares (u32 or u64).
 struct CaseDefinition {
   std::size_t input_elements = 0;
   std::size_t output_elements = 0;
   Element input_type = Element::f32;
   Element output_type = Element::f32;
   std::uint32_t seed = 1;
-  std::function<cudaError_t(const void* in, void* out, BoundLaunch* launch)> bind;
+  std::function<cudaError_t(const CaseBuffers& buffers, BoundLaunch* launch)> bind;
   std::function<float(std::size_t i)> expected;
   std::function<double(std::size_t i)> expected_f64;
-  std::function<cudaError_t(void* in, cudaStream_t)> fill;  // empty: the pattern
+  std::function<cudaError_t(const CaseBuffers& buffers, cudaStream_t)> fill;  // empty: the pattern
   // What the case wrote outside `out` (a host buffer, another GPU's memory),
   // checked after `out`: an empty result, or what is wrong. The case poisons
   // that memory itself, in its define.
@@ -105,12 +159,13 @@ struct CaseDefinition {
 
 // The bind of a family whose plan is launched as launch(plan, const In* in,
 // Out* out, stream) (found by the plan's namespace): the plan, made once in
-// the case's define, with the case's buffers.
+// the case's define, with the case's buffers. `keep` is what the launch needs
+// alive beside them (an index buffer, a scope), held as long as the launch.
 template <class In = float, class Out = float, class Plan>
-auto bind_plan(const Plan& plan) {
-  return [plan](const void* in, void* out, BoundLaunch* bound) {
+auto bind_plan(const Plan& plan, std::shared_ptr<const void> keep = nullptr) {
+  return [plan, keep](const CaseBuffers& buffers, BoundLaunch* bound) {
     bound->shape = plan.shape;
-    bound->run = [plan, in = static_cast<const In*>(in), out = static_cast<Out*>(out)](cudaStream_t s) {
+    bound->run = [plan, keep, in = buffers.input<In>(), out = buffers.output<Out>()](cudaStream_t s) {
       return launch(plan, in, out, s);
     };
     return cudaSuccess;

@@ -6,6 +6,7 @@
 // move the bytes several times a launch (`passes`).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 
@@ -26,9 +27,10 @@ CaseDefinition copy_case(const CopyOperation& op, std::size_t bytes, std::uint32
   d.seed = seed;
   CopyPlan sm;
   if (op.uses_sm()) MEMBENCH_CUDA(plan(op.direction == CopyDirection::both, &sm, passes));
-  d.bind = [op, bytes, far, engine, sm](const void* in, void* out, BoundLaunch* bound) {
+  d.bind = [op, bytes, far, engine, sm](const CaseBuffers& buffers, BoundLaunch* bound) {
     bound->shape = sm.shape;  // no kernel of ours for the copy engine
-    bound->run = [op, bytes, far, engine, sm, ends = far->ends(in, out)](cudaStream_t s) {
+    const CopyEnds ends = far->ends(buffers.input<std::byte>(), buffers.output<std::byte>());
+    bound->run = [op, bytes, far, engine, sm, ends](cudaStream_t s) {
       return launch(op, bytes, ends, sm, far->side(), engine, s);
     };
     return cudaSuccess;

@@ -77,14 +77,14 @@ void corrupt_for_test(const engine::Session& s, void* device, std::size_t count,
     MEMBENCH_CUDA(cudaMemset(static_cast<char*>(device) + count / 2 * bytes_each, 0, bytes_each));
 }
 
-void fill_input(const CaseDefinition& def, void* input, cudaStream_t stream) {
+void fill_input(const CaseDefinition& def, const CaseBuffers& buffers, cudaStream_t stream) {
   if (def.input_elements == 0) return;
   if (def.fill)
-    MEMBENCH_CUDA(def.fill(input, stream));
+    MEMBENCH_CUDA(def.fill(buffers, stream));
   else if (def.input_type == Element::f32)
-    MEMBENCH_CUDA(launch_fill_pattern(static_cast<float*>(input), def.input_elements, def.seed, stream));
+    MEMBENCH_CUDA(launch_fill_pattern(buffers.input_to_fill<float>(), def.input_elements, def.seed, stream));
   else if (def.input_type == Element::f64)
-    MEMBENCH_CUDA(launch_fill_pattern(static_cast<double*>(input), def.input_elements, def.seed, stream));
+    MEMBENCH_CUDA(launch_fill_pattern(buffers.input_to_fill<double>(), def.input_elements, def.seed, stream));
   else
     throw std::logic_error("an integer input needs the case's own fill");
 }
@@ -248,9 +248,10 @@ Outcome Runner::measure(const CaseSpec& c, std::int64_t target_launches) {
           p->input = DeviceAllocation(in_bytes);
           p->output = DeviceAllocation(out_bytes);
           const cudaStream_t stream = session_.stream();
-          fill_input(def, p->input.get(), stream);
+          const CaseBuffers buffers(p->input.get(), def.input_type, p->output.get(), def.output_type);
+          fill_input(def, buffers, stream);
           if (out_bytes > 0) MEMBENCH_CUDA(launch_poison(p->output.get(), out_bytes, stream));
-          MEMBENCH_CUDA(def.bind(p->input.get(), p->output.get(), &p->bound));
+          MEMBENCH_CUDA(def.bind(buffers, &p->bound));
           if (p->bound.before_each) MEMBENCH_CUDA(p->bound.before_each(stream));
           MEMBENCH_CUDA(p->bound.run(stream));
           MEMBENCH_CUDA(cudaStreamSynchronize(stream));

@@ -350,10 +350,4 @@ cudaError_t launch(const AsyncPlan& p, const float* in, float* out, cudaStream_t
   return p.run == nullptr ? cudaErrorInvalidValue : p.run(p, in, out, stream);
 }
 
-cudaError_t launch(const AsyncConfig& c, const float* in, float* out, cudaStream_t stream) {
-  AsyncPlan p;
-  if (const cudaError_t rc = plan(c, in, &p); rc != cudaSuccess) return rc;
-  return launch(p, in, out, stream);
-}
-
 }  // namespace membench

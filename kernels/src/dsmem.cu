@@ -168,36 +168,35 @@ std::size_t dsmem_input_elements(const DsmemConfig& c, unsigned grid) {
 
 std::uint64_t dsmem_chain_nodes() { return kDsmemBytes / 4; }
 
-cudaError_t dsmem_fill_chain(void* chain, cudaStream_t stream) {
-  return launch_fill_offset_chain(static_cast<std::uint32_t*>(chain), dsmem_chain_nodes(), 4, kDsmemChaseKey, stream);
+cudaError_t dsmem_fill_chain(std::uint32_t* chain, cudaStream_t stream) {
+  return launch_fill_offset_chain(chain, dsmem_chain_nodes(), 4, kDsmemChaseKey, stream);
 }
 
 namespace {
 
 template <bool REMOTE>
-cudaError_t run_read(const DsmemPlan& p, const void* in, double* out, cudaStream_t s) {
+cudaError_t run_read(const DsmemPlan& p, const float* in, double* out, cudaStream_t s) {
   const detail::ClusterLaunch launch(p.shape.grid, p.shape.block, p.shape.dynamic_smem,
                                      static_cast<unsigned>(p.config.cluster), s);
-  return cudaLaunchKernelEx(launch.config(), kernels::dsmem_read<REMOTE>, static_cast<const float4*>(in), out,
+  return cudaLaunchKernelEx(launch.config(), kernels::dsmem_read<REMOTE>, reinterpret_cast<const float4*>(in), out,
                             p.config.reps);
 }
 
 template <bool REMOTE>
-cudaError_t run_chase(const DsmemPlan& p, const void* in, double* out, cudaStream_t s) {
+cudaError_t run_chase(const DsmemPlan& p, const std::uint32_t* in, double* out, cudaStream_t s) {
   const detail::ClusterLaunch launch(p.shape.grid, p.shape.block, p.shape.dynamic_smem,
                                      static_cast<unsigned>(p.config.cluster), s);
-  return cudaLaunchKernelEx(launch.config(), kernels::dsmem_chase<REMOTE>, static_cast<const std::uint32_t*>(in), out,
-                            p.head, std::uint64_t{kDsmemChaseSteps});
+  return cudaLaunchKernelEx(launch.config(), kernels::dsmem_chase<REMOTE>, in, out, p.head,
+                            std::uint64_t{kDsmemChaseSteps});
 }
 
-DsmemPlan::Run run_of(DsmemVariant v) {
+void set_run(DsmemVariant v, DsmemPlan* p) {
   switch (v) {
-    case DsmemVariant::read_local: return run_read<false>;
-    case DsmemVariant::read_remote: return run_read<true>;
-    case DsmemVariant::chase_local: return run_chase<false>;
-    case DsmemVariant::chase_remote: return run_chase<true>;
+    case DsmemVariant::read_local: p->read = run_read<false>; break;
+    case DsmemVariant::read_remote: p->read = run_read<true>; break;
+    case DsmemVariant::chase_local: p->chase = run_chase<false>; break;
+    case DsmemVariant::chase_remote: p->chase = run_chase<true>; break;
   }
-  return nullptr;
 }
 
 }  // namespace
@@ -220,18 +219,18 @@ cudaError_t plan(const DsmemConfig& c, DsmemPlan* p) {
   p->config = c;
   p->shape = KernelShape{kernel, grid, kDsmemBlock, smem};
   p->head = static_cast<std::uint32_t>(CycleOrder(dsmem_chain_nodes(), kDsmemChaseKey).node(0) * 4);
-  p->run = run_of(c.variant);
+  p->read = nullptr;
+  p->chase = nullptr;
+  set_run(c.variant, p);
   return cudaSuccess;
 }
 
-cudaError_t launch(const DsmemPlan& p, const void* in, double* out, cudaStream_t stream) {
-  return p.run == nullptr ? cudaErrorInvalidValue : p.run(p, in, out, stream);
+cudaError_t launch(const DsmemPlan& p, const float* in, double* out, cudaStream_t stream) {
+  return p.read == nullptr ? cudaErrorInvalidValue : p.read(p, in, out, stream);
 }
 
-cudaError_t launch(const DsmemConfig& c, const void* in, double* out, cudaStream_t stream) {
-  DsmemPlan p;
-  if (const cudaError_t rc = plan(c, &p); rc != cudaSuccess) return rc;
-  return launch(p, in, out, stream);
+cudaError_t launch(const DsmemPlan& p, const std::uint32_t* chain, double* out, cudaStream_t stream) {
+  return p.chase == nullptr ? cudaErrorInvalidValue : p.chase(p, chain, out, stream);
 }
 
 double dsmem_expected(const DsmemConfig& c, unsigned block, std::uint32_t seed) {

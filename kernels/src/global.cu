@@ -207,12 +207,6 @@ cudaError_t plan(const GlobalConfig& c, GlobalPlan* p) {
   return cudaErrorInvalidValue;
 }
 
-cudaError_t launch(const GlobalConfig& c, const float* in, float* out, cudaStream_t stream) {
-  GlobalPlan p;
-  if (const cudaError_t rc = plan(c, &p); rc != cudaSuccess) return rc;
-  return launch(p, in, out, stream);
-}
-
 FloatTexture::FloatTexture(const float* in, std::size_t n) {
   cudaResourceDesc resource{};
   resource.resType = cudaResourceTypeLinear;

@@ -143,12 +143,6 @@ cudaError_t launch(const BandwidthPlan& p, const float* in, double* partial, cud
       cudaErrorInvalidValue);
 }
 
-cudaError_t launch(const BandwidthConfig& c, const float* in, double* partial, cudaStream_t stream) {
-  BandwidthPlan p;
-  if (const cudaError_t rc = plan(c, &p); rc != cudaSuccess) return rc;
-  return launch(p, in, partial, stream);
-}
-
 std::vector<double> bandwidth_chunk_sums(const BandwidthConfig& c, std::uint32_t seed) {
   return pattern_chunk_sums(c.working_set / kHierarchyChunkBytes, kHierarchyChunkBytes / sizeof(float), seed);
 }
@@ -178,9 +172,9 @@ bool latency_config_supported(const LatencyConfig& c, std::string* why) {
 
 std::uint64_t latency_nodes(const LatencyConfig& c) { return c.stride == 0 ? 0 : c.working_set / c.stride; }
 
-cudaError_t fill_chain(const LatencyConfig& c, void* chain, cudaStream_t stream) {
+cudaError_t fill_chain(const LatencyConfig& c, std::uint64_t* chain, cudaStream_t stream) {
   if (!latency_config_supported(c, nullptr)) return cudaErrorInvalidValue;
-  return launch_fill_pointer_chain(static_cast<std::uint64_t*>(chain), latency_nodes(c), c.stride, kChaseKey, stream);
+  return launch_fill_pointer_chain(chain, latency_nodes(c), c.stride, kChaseKey, stream);
 }
 
 cudaError_t plan(const LatencyConfig& c, LatencyPlan* p) {
@@ -193,17 +187,11 @@ cudaError_t plan(const LatencyConfig& c, LatencyPlan* p) {
   return cudaSuccess;
 }
 
-cudaError_t launch(const LatencyPlan& p, const void* chain, double* state, cudaStream_t stream) {
+cudaError_t launch(const LatencyPlan& p, const std::uint64_t* chain, double* state, cudaStream_t stream) {
+  if (p.nodes == 0) return cudaErrorInvalidValue;  // not planned
   const auto chase = p.config.through_l1 ? kernels::hierarchy_chase<true> : kernels::hierarchy_chase<false>;
-  chase<<<1, 1, 0, stream>>>(static_cast<const std::uint64_t*>(chain), state, p.nodes, p.config.stride, p.head,
-                             p.config.steps);
+  chase<<<1, 1, 0, stream>>>(chain, state, p.nodes, p.config.stride, p.head, p.config.steps);
   return cudaGetLastError();
-}
-
-cudaError_t launch(const LatencyConfig& c, const void* chain, double* state, cudaStream_t stream) {
-  LatencyPlan p;
-  if (const cudaError_t rc = plan(c, &p); rc != cudaSuccess) return rc;
-  return launch(p, chain, state, stream);
 }
 
 double latency_expected(const LatencyConfig& c) {

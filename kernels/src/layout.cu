@@ -68,12 +68,6 @@ cudaError_t plan(const LayoutConfig& c, LayoutPlan* p) {
       cudaErrorInvalidValue);
 }
 
-cudaError_t launch(const LayoutConfig& c, const float* in, float* out, cudaStream_t stream) {
-  LayoutPlan p;
-  if (const cudaError_t rc = plan(c, &p); rc != cudaSuccess) return rc;
-  return launch(p, in, out, stream);
-}
-
 double layout_bytes(const LayoutConfig& c) { return 2.0 * sizeof(float) * static_cast<double>(c.n) * c.fields; }
 
 int layout_sectors_per_request(const LayoutConfig& c) {

@@ -77,12 +77,4 @@ EngineCopy PeerSide::engine_copy() const {
   };
 }
 
-cudaError_t launch(const PeerConfig& c, const PeerSide& p, const void* in, void* out, cudaStream_t stream) {
-  const CopyOperation op = peer_operation(c.variant);
-  CopyPlan sm;
-  if (op.uses_sm())
-    if (const cudaError_t rc = plan(op.direction == CopyDirection::both, &sm); rc != cudaSuccess) return rc;
-  return launch(op, c.bytes, p.ends(in, out), sm, p.side(), p.engine_copy(), stream);
-}
-
 }  // namespace membench

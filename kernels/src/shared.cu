@@ -228,12 +228,6 @@ cudaError_t plan(const SharedConfig& c, SharedPlan* p) {
   return is_matrix(c.variant) ? plan_matrix(c, p) : plan_conflict(c, p);
 }
 
-cudaError_t launch(const SharedConfig& c, const float* in, float* out, cudaStream_t stream) {
-  SharedPlan p;
-  if (const cudaError_t rc = plan(c, &p); rc != cudaSuccess) return rc;
-  return launch(p, in, out, stream);
-}
-
 std::size_t shared_input_floats(const SharedConfig& c) {
   return is_matrix(c.variant) ? static_cast<std::size_t>(c.n) * static_cast<std::size_t>(c.n) : 0;
 }

@@ -164,40 +164,62 @@ std::size_t chunk_count(const StreamConfig& c) {
   return std::max<std::size_t>(1, detail::ceil_div(slot_count(c), slots_per_block(c)));
 }
 
-// The typed launch of one kernel, type and block size.
-template <class T, int BLOCK, StreamKernel K>
-cudaError_t run_stream(const StreamPlan& p, const void* in, void* out, cudaStream_t s) {
-  if (p.config.n == 0) return cudaSuccess;
-  const T* a = static_cast<const T*>(in);
-  if constexpr (K == StreamKernel::read || K == StreamKernel::dot) {
-    kernels::stream_reduce<T, BLOCK, K><<<p.shape.grid, BLOCK, 0, s>>>(a, static_cast<double*>(out), p.config.n);
+// The launch of one kernel, type and block size, on arrays of types In and
+// Out: cudaErrorInvalidValue where they are not the kernel's.
+template <class T, int BLOCK, StreamKernel K, class In, class Out>
+cudaError_t run_stream(const StreamPlan& p, const In* in, Out* out, cudaStream_t s) {
+  constexpr bool kReduces = K == StreamKernel::read || K == StreamKernel::dot;
+  if constexpr (!std::is_same_v<In, T> || !std::is_same_v<Out, std::conditional_t<kReduces, double, T>>) {
+    return cudaErrorInvalidValue;
   } else {
-    kernels::stream_elementwise<T, BLOCK, K><<<p.shape.grid, BLOCK, 0, s>>>(
-        a, static_cast<T*>(out), p.config.n, static_cast<T>(kStreamScalar), static_cast<T>(kStreamFill));
+    if (p.config.n == 0) return cudaSuccess;
+    if constexpr (kReduces)
+      kernels::stream_reduce<T, BLOCK, K><<<p.shape.grid, BLOCK, 0, s>>>(in, out, p.config.n);
+    else
+      kernels::stream_elementwise<T, BLOCK, K><<<p.shape.grid, BLOCK, 0, s>>>(
+          in, out, p.config.n, static_cast<T>(kStreamScalar), static_cast<T>(kStreamFill));
+    return cudaGetLastError();
   }
-  return cudaGetLastError();
 }
 
 template <class T, int BLOCK, StreamKernel K>
-std::pair<const void*, StreamPlan::Run> entry() {
+const void* kernel_entry() {
   if constexpr (K == StreamKernel::read || K == StreamKernel::dot)
-    return {reinterpret_cast<const void*>(kernels::stream_reduce<T, BLOCK, K>), run_stream<T, BLOCK, K>};
+    return reinterpret_cast<const void*>(kernels::stream_reduce<T, BLOCK, K>);
   else
-    return {reinterpret_cast<const void*>(kernels::stream_elementwise<T, BLOCK, K>), run_stream<T, BLOCK, K>};
+    return reinterpret_cast<const void*>(kernels::stream_elementwise<T, BLOCK, K>);
 }
 
-template <class T, int BLOCK>
-std::pair<const void*, StreamPlan::Run> kernel_of(StreamKernel k) {
+// Calls f(std::integral_constant<StreamKernel, K>{}) for the run-time kernel k.
+template <class F>
+auto with_kernel(StreamKernel k, F&& f) {
+  using C = std::integral_constant<StreamKernel, StreamKernel::read>;
   switch (k) {
-    case StreamKernel::read: return entry<T, BLOCK, StreamKernel::read>();
-    case StreamKernel::dot: return entry<T, BLOCK, StreamKernel::dot>();
-    case StreamKernel::write: return entry<T, BLOCK, StreamKernel::write>();
-    case StreamKernel::copy: return entry<T, BLOCK, StreamKernel::copy>();
-    case StreamKernel::scale: return entry<T, BLOCK, StreamKernel::scale>();
-    case StreamKernel::add: return entry<T, BLOCK, StreamKernel::add>();
-    case StreamKernel::triad: return entry<T, BLOCK, StreamKernel::triad>();
+    case StreamKernel::read: return f(C{});
+    case StreamKernel::dot: return f(std::integral_constant<StreamKernel, StreamKernel::dot>{});
+    case StreamKernel::write: return f(std::integral_constant<StreamKernel, StreamKernel::write>{});
+    case StreamKernel::copy: return f(std::integral_constant<StreamKernel, StreamKernel::copy>{});
+    case StreamKernel::scale: return f(std::integral_constant<StreamKernel, StreamKernel::scale>{});
+    case StreamKernel::add: return f(std::integral_constant<StreamKernel, StreamKernel::add>{});
+    case StreamKernel::triad: return f(std::integral_constant<StreamKernel, StreamKernel::triad>{});
   }
-  return {nullptr, nullptr};
+  return f(C{});
+}
+
+template <class In, class Out>
+cudaError_t launch_typed(const StreamPlan& p, const In* in, Out* out, cudaStream_t s) {
+  if (p.shape.function == nullptr) return cudaErrorInvalidValue;  // not planned
+  return StreamBlocks::dispatch(
+      p.config.block,
+      [&](auto block) {
+        constexpr int B = decltype(block)::value;
+        return with_kernel(p.config.kernel, [&](auto kernel) {
+          constexpr StreamKernel K = decltype(kernel)::value;
+          return p.config.type == StreamType::f32 ? run_stream<float, B, K>(p, in, out, s)
+                                                  : run_stream<double, B, K>(p, in, out, s);
+        });
+      },
+      cudaErrorInvalidValue);
 }
 
 }  // namespace
@@ -239,9 +261,10 @@ cudaError_t plan(const StreamConfig& c, StreamPlan* p) {
       c.block,
       [&](auto block) {
         constexpr int B = decltype(block)::value;
-        const auto [kernel, run] =
-            c.type == StreamType::f32 ? kernel_of<float, B>(c.kernel) : kernel_of<double, B>(c.kernel);
-        if (kernel == nullptr) return cudaErrorInvalidValue;
+        const void* kernel = with_kernel(c.kernel, [&](auto k) {
+          constexpr StreamKernel K = decltype(k)::value;
+          return c.type == StreamType::f32 ? kernel_entry<float, B, K>() : kernel_entry<double, B, K>();
+        });
         std::size_t grid = chunk_count(c);
         if (stream_reduces(c.kernel)) {
           unsigned resident = 0;
@@ -250,16 +273,19 @@ cudaError_t plan(const StreamConfig& c, StreamPlan* p) {
         }
         p->config = c;
         p->shape = KernelShape{kernel, static_cast<unsigned>(grid), static_cast<unsigned>(B), 0};
-        p->run = run;
         return cudaSuccess;
       },
       cudaErrorInvalidValue);
 }
 
-cudaError_t launch(const StreamConfig& c, const void* in, void* out, cudaStream_t stream) {
-  StreamPlan p;
-  if (const cudaError_t rc = plan(c, &p); rc != cudaSuccess) return rc;
-  return launch(p, in, out, stream);
+cudaError_t launch(const StreamPlan& p, const float* in, float* out, cudaStream_t stream) {
+  return launch_typed(p, in, out, stream);
+}
+cudaError_t launch(const StreamPlan& p, const float* in, double* partial, cudaStream_t stream) {
+  return launch_typed(p, in, partial, stream);
+}
+cudaError_t launch(const StreamPlan& p, const double* in, double* out, cudaStream_t stream) {
+  return launch_typed(p, in, out, stream);
 }
 
 namespace {

@@ -83,13 +83,4 @@ std::optional<std::string> TransferHostSide::check(std::uint32_t seed) const {
   return describe(*bad, "host destination");
 }
 
-cudaError_t launch(const TransferConfig& c, const TransferHostSide& host, const void* in, void* out,
-                   cudaStream_t stream) {
-  const CopyOperation op = transfer_operation(c.variant);
-  CopyPlan sm;
-  if (op.uses_sm())
-    if (const cudaError_t rc = plan(op.direction == CopyDirection::both, &sm, c.passes); rc != cudaSuccess) return rc;
-  return launch(op, c.bytes, host.ends(in, out), sm, host.side(), host_engine_copy(c.bytes), stream);
-}
-
 }  // namespace membench

@@ -100,8 +100,6 @@ cudaError_t plan(const AsyncConfig& c, const float* in, AsyncPlan* plan);
 // the pointer the plan was made for; `in` and `out` 16-byte aligned (as
 // cudaMalloc's are: threads move 16-byte groups, the copy engines 16-byte units).
 cudaError_t launch(const AsyncPlan& p, const float* in, float* out, cudaStream_t stream);
-// Planned for this launch alone.
-cudaError_t launch(const AsyncConfig& c, const float* in, float* out, cudaStream_t stream);
 
 // Host reference (closed form) and the literal FMA chain it stands for.
 float async_reference(float x, int flops);

@@ -53,25 +53,29 @@ unsigned dsmem_target(const DsmemConfig& c, unsigned block);
 // cannot hoist the repeated reads out of their loop.
 std::size_t dsmem_input_elements(const DsmemConfig& c, unsigned grid);
 std::uint64_t dsmem_chain_nodes();
-cudaError_t dsmem_fill_chain(void* chain, cudaStream_t stream);
+cudaError_t dsmem_fill_chain(std::uint32_t* chain, cudaStream_t stream);
 
 // Output: one double per block. read: the exact sum of what it read. chase:
 // (thread 0 of each block) the node where kDsmemChaseSteps steps from the
 // head ended.
-cudaError_t launch(const DsmemConfig& c, const void* in, double* out, cudaStream_t stream);
 // The launch worked out once: read on as many clusters as fit on the GPU at
 // once, chase on one; launched as clusters through cudaLaunchKernelEx.
 // cudaErrorInvalidValue, before any CUDA call, for a cluster size or
 // repetition count not allowed; cudaErrorNotSupported where clusters cannot run.
 struct DsmemPlan {
-  using Run = cudaError_t (*)(const DsmemPlan&, const void*, double*, cudaStream_t);
+  using Read = cudaError_t (*)(const DsmemPlan&, const float*, double*, cudaStream_t);
+  using Chase = cudaError_t (*)(const DsmemPlan&, const std::uint32_t*, double*, cudaStream_t);
   DsmemConfig config;
   KernelShape shape;
   std::uint32_t head = 0;  // chase: the byte offset of the chain's first node
-  Run run = nullptr;
+  Read read = nullptr;     // the read variants
+  Chase chase = nullptr;   // the chase variants
 };
 cudaError_t plan(const DsmemConfig& c, DsmemPlan* plan);
-cudaError_t launch(const DsmemPlan& p, const void* in, double* out, cudaStream_t stream);
+// A read variant reads floats, a chase variant its chain; the other is
+// cudaErrorInvalidValue, before any CUDA call.
+cudaError_t launch(const DsmemPlan& p, const float* in, double* out, cudaStream_t stream);
+cudaError_t launch(const DsmemPlan& p, const std::uint32_t* chain, double* out, cudaStream_t stream);
 
 // Host references, from the input as described above.
 double dsmem_expected(const DsmemConfig& c, unsigned block, std::uint32_t seed);

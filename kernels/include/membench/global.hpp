@@ -64,8 +64,6 @@ inline constexpr std::size_t kGlobalMaxOffset = 32;  // floats
 // depth) with cudaErrorInvalidValue, before any CUDA call.
 using GlobalPlan = Plan<GlobalConfig, const float*, float*>;
 cudaError_t plan(const GlobalConfig& c, GlobalPlan* plan);
-// Planned for this launch alone.
-cudaError_t launch(const GlobalConfig& c, const float* in, float* out, cudaStream_t stream);
 
 // strided_texture reads through a texture object over the input, made once
 // for the case's buffer (a launch of the plan alone is refused).

@@ -95,7 +95,6 @@ struct BandwidthPlan {
 cudaError_t plan(const BandwidthConfig& c, BandwidthPlan* plan);
 // partial[b] = the exact sum of everything block b read (input: the float pattern).
 cudaError_t launch(const BandwidthPlan& p, const float* in, double* partial, cudaStream_t stream);
-cudaError_t launch(const BandwidthConfig& c, const float* in, double* partial, cudaStream_t stream);
 
 // Host reference: each chunk's sum (computed on all host cores), then block b's partial sum.
 std::vector<double> bandwidth_chunk_sums(const BandwidthConfig& c, std::uint32_t seed);
@@ -121,7 +120,7 @@ bool latency_config_supported(const LatencyConfig& c, std::string* why);
 std::uint64_t latency_nodes(const LatencyConfig& c);
 // The input: node k at byte k x stride holds the address of the next node
 // of the cycle (CycleOrder(nodes, kChaseKey)).
-cudaError_t fill_chain(const LatencyConfig& c, void* chain, cudaStream_t stream);
+cudaError_t fill_chain(const LatencyConfig& c, std::uint64_t* chain, cudaStream_t stream);
 // One thread takes c.steps dependent 8-byte loads (ld.global.ca, so an L1
 // hit is possible; ld.global.cg, past the L1, when !through_l1). It starts where the previous launch stopped, kept as a
 // node index in state[0] (anything else, such as the poison before the
@@ -134,8 +133,7 @@ struct LatencyPlan {
   std::uint64_t head = 0;  // the node a chase starts from when state[0] holds none
 };
 cudaError_t plan(const LatencyConfig& c, LatencyPlan* plan);
-cudaError_t launch(const LatencyPlan& p, const void* chain, double* state, cudaStream_t stream);
-cudaError_t launch(const LatencyConfig& c, const void* chain, double* state, cudaStream_t stream);
+cudaError_t launch(const LatencyPlan& p, const std::uint64_t* chain, double* state, cudaStream_t stream);
 // Where the first launch stops: the index of node (c.steps mod nodes).
 double latency_expected(const LatencyConfig& c);
 // Launches that walk the whole cycle once before timing, when it can fit in

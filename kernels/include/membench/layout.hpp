@@ -35,10 +35,9 @@ struct LayoutConfig {
 // Both layouts live in one buffer of 4n floats:
 //   AoS: field f of element i at 4i + f;   SoA: field f of element i at f*n + i.
 // The kernels write field = 2 * field for the first `fields` fields (1..4) and
-// leave the others untouched.
-cudaError_t launch(const LayoutConfig& c, const float* in, float* out, cudaStream_t stream);
-// The same launch worked out once (cudaErrorInvalidValue, before any CUDA
-// call, for a field count outside the struct).
+// leave the others untouched. The launch is worked out once
+// (cudaErrorInvalidValue, before any CUDA call, for a field count outside the
+// struct).
 using LayoutPlan = Plan<LayoutConfig, const float*, float*>;
 cudaError_t plan(const LayoutConfig& c, LayoutPlan* plan);
 

@@ -65,9 +65,4 @@ class PeerSide {
   std::size_t bytes_;
 };
 
-// Moves c.bytes: peer source -> `out`, `in` -> peer destination, or both at
-// once; on the local GPU's stream (and its side stream); planned for this
-// launch alone.
-cudaError_t launch(const PeerConfig& c, const PeerSide& peer, const void* in, void* out, cudaStream_t stream);
-
 }  // namespace membench

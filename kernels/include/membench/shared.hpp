@@ -50,9 +50,8 @@ struct SharedConfig {
 
 // in/out are n x n floats for the matrix variants; conflict_degree reads no
 // input and writes one float per thread of its grid (shared_output_floats).
-cudaError_t launch(const SharedConfig& c, const float* in, float* out, cudaStream_t stream);
-// The same launch worked out once (cudaErrorInvalidValue, before any CUDA
-// call, for a side, pad, stride, width or repetition count not built or allowed).
+// The launch is worked out once (cudaErrorInvalidValue, before any CUDA call,
+// for a side, pad, stride, width or repetition count not built or allowed).
 using SharedPlan = Plan<SharedConfig, const float*, float*>;
 cudaError_t plan(const SharedConfig& c, SharedPlan* plan);
 std::size_t shared_input_floats(const SharedConfig& c);

@@ -57,12 +57,20 @@ bool stream_reduces(StreamKernel k);
 std::size_t stream_input_elements(const StreamConfig& c);
 cudaError_t stream_output_elements(const StreamConfig& c, std::size_t* elements);
 
-cudaError_t launch(const StreamConfig& c, const void* in, void* out, cudaStream_t stream);
-// The same launch worked out once: the kernel and its grid (one thread per
+// The launch worked out once: the kernel and its grid (one thread per
 // 16-byte slot, or for read and dot the resident grid, asked of the device);
 // cudaErrorInvalidValue, before any CUDA call, for a block size not built.
-using StreamPlan = Plan<StreamConfig, const void*, void*>;
+struct StreamPlan {
+  StreamConfig config;
+  KernelShape shape;
+};
 cudaError_t plan(const StreamConfig& c, StreamPlan* plan);
+// Launched on the arrays of the plan's type: the elementwise kernels write
+// the type, the reductions (read, dot) one double per block.
+// cudaErrorInvalidValue, before any CUDA call, for arrays of another type.
+cudaError_t launch(const StreamPlan& p, const float* in, float* out, cudaStream_t stream);
+cudaError_t launch(const StreamPlan& p, const float* in, double* partial, cudaStream_t stream);
+cudaError_t launch(const StreamPlan& p, const double* in, double* out, cudaStream_t stream);
 
 // Host reference for out[i] when input element j holds pattern_value(j, seed)
 // in the type: an array element, or block i's exact partial sum when the

@@ -50,6 +50,10 @@ class HostBuffer {
   HostBuffer& operator=(const HostBuffer&) = delete;
   float* host() const { return host_; }
   void* device() const { return device_; }
+  template <class T>
+  T* device_as() const {
+    return static_cast<T*>(device_);
+  }
   std::size_t floats() const { return bytes_ / sizeof(float); }
 
  private:
@@ -82,12 +86,6 @@ class TransferHostSide {
 
 // The copy engine's call between this device and host memory.
 EngineCopy host_engine_copy(std::size_t bytes);
-
-// Moves c.bytes: host source -> `out` (to device), `in` -> host destination
-// (to host), or both at once (two streams for the copy engine; one kernel,
-// half its blocks each way, for the SM), planned for this launch alone.
-cudaError_t launch(const TransferConfig& c, const TransferHostSide& host, const void* in, void* out,
-                   cudaStream_t stream);
 
 // Fills `count` floats of host memory with pattern_value(i, seed), on all host cores.
 void fill_host_pattern(float* data, std::size_t count, std::uint32_t seed);

@@ -30,8 +30,15 @@ struct Plan {
   Run run = nullptr;
 };
 
+// The plan alone fixes In and Out: the arguments convert to them (a float*
+// where a const float* goes, nullptr) as they would to a plain function's.
+template <class T>
+struct NotDeduced {
+  using type = T;
+};
 template <class Config, class In, class Out>
-cudaError_t launch(const Plan<Config, In, Out>& p, In in, Out out, cudaStream_t stream) {
+cudaError_t launch(const Plan<Config, In, Out>& p, typename NotDeduced<In>::type in,
+                   typename NotDeduced<Out>::type out, cudaStream_t stream) {
   return p.run == nullptr ? cudaErrorInvalidValue : p.run(p, in, out, stream);
 }
 
