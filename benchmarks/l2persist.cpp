@@ -48,7 +48,8 @@ CaseDefinition define(const L2PersistConfig& c, const DeviceInfo& gpu) {
   d.output_elements = plan.shape.grid;
   d.output_type = Element::f64;
   d.seed = kSeed;
-  d.bind = bind_plan<float, double>(plan, scope);
+  d.bind = bind_plan<float, double>(plan);
+  d.scopes.push_back(scope);
   auto sums = std::make_shared<const std::vector<double>>(l2persist_chunk_sums(c, kSeed));
   d.expected_f64 = [plan, sums](std::size_t b) { return l2persist_expected(plan, *sums, static_cast<unsigned>(b)); };
   d.graphable = false;     // the window is a launch attribute; launched as it is, never captured

@@ -35,7 +35,6 @@
 // driver's fault handling runs on the host, and they stay noisy = 1.
 //==============================================================================
 #include <cstdint>
-#include <iostream>
 #include <memory>
 
 #include "cases/family.hpp"
@@ -50,13 +49,6 @@ namespace membench::cases {
 namespace {
 
 constexpr std::uint32_t kSeed = 0x3D;
-
-// Says once per run why a counter is missing.
-void report_once(const std::string& line) {
-  static bool said = false;
-  if (!said) std::cerr << "membench: " << line << "\n";
-  said = true;
-}
 
 CaseDefinition define(const ManagedConfig& c, const DeviceInfo& gpu) {
   std::string why;
@@ -91,7 +83,7 @@ CaseDefinition define(const ManagedConfig& c, const DeviceInfo& gpu) {
   // The driver's own count of one more launch, its pages put back first (not counted).
   auto scratch = std::make_shared<DeviceAllocation>(plan.shape.grid * sizeof(double));
   d.after_timing = [plan, buffer, scratch, device = gpu.ordinal](cudaStream_t s) {
-    std::vector<ModelCounter> out;
+    SelfMeasured out;
     MEMBENCH_CUDA(buffer->before_each(s));
     MEMBENCH_CUDA(cudaStreamSynchronize(s));
     std::string missing;
@@ -105,14 +97,14 @@ CaseDefinition define(const ManagedConfig& c, const DeviceInfo& gpu) {
         },
         &missing);
     if (!counts) {
-      report_once("managed: the driver's unified-memory counters are not read: " + missing);
+      out.unmeasured = "managed: the driver's unified-memory counters are not read: " + missing;
       return out;
     }
-    out.push_back({"migrated_bytes", counts->htod_bytes + counts->dtoh_bytes});
-    out.push_back({"migrated_htod_bytes", counts->htod_bytes});
-    out.push_back({"migrated_dtoh_bytes", counts->dtoh_bytes});
-    out.push_back({"gpu_fault_groups", counts->gpu_fault_groups});
-    out.push_back({"gpu_faults", counts->gpu_faults});
+    out.counters = {{"migrated_bytes", counts->htod_bytes + counts->dtoh_bytes},
+                    {"migrated_htod_bytes", counts->htod_bytes},
+                    {"migrated_dtoh_bytes", counts->dtoh_bytes},
+                    {"gpu_fault_groups", counts->gpu_fault_groups},
+                    {"gpu_faults", counts->gpu_faults}};
     return out;
   };
   d.work.bytes = managed_read_bytes(c);

@@ -62,10 +62,11 @@ CaseDefinition define(const PeerConfig& c, const DeviceInfo& gpu) {
   const int peer = peer_of(local, visible);
   std::string why;
   if (!peer_supported(c, local, peer, visible, &why)) throw CaseSkipped(why);
-  MEMBENCH_CUDA(set_peer_access(local, peer, c.access));
+  auto access = std::make_shared<const PeerAccess>(local, peer, c.access);
   const auto side = std::make_shared<const PeerSide>(c, local, peer, kSeed);
   const CopyOperation op = peer_operation(c.variant);
   CaseDefinition d = copy_case(op, c.bytes, kSeed, side, side->engine_copy(), c.passes);
+  d.scopes.push_back(std::move(access));
   d.work.model.push_back({"peer_device", static_cast<double>(peer)});
   add_link_model(d.work, peer, op.directions(), gpu);
   return d;
@@ -79,7 +80,7 @@ CaseDefinition define_latency(const LatencyConfig& c, const DeviceInfo& gpu) {
   std::string why;
   if (!peer_supported({PeerVariant::read_sm, true, 16}, local, peer, visible, &why)) throw CaseSkipped(why);
   if (!latency_config_supported(c, &why)) throw CaseSkipped(why);
-  MEMBENCH_CUDA(set_peer_access(local, peer, true));
+  auto access = std::make_shared<const PeerAccess>(local, peer, true);
   auto chain = std::make_shared<DeviceAllocation>();
   DeviceInfo far;
   {
@@ -94,6 +95,7 @@ CaseDefinition define_latency(const LatencyConfig& c, const DeviceInfo& gpu) {
     MEMBENCH_CUDA(cudaDeviceSynchronize());
   }
   CaseDefinition d = chase_case(c, chain, chain->as<std::uint64_t>(), far.l2_bytes);
+  d.scopes.push_back(std::move(access));
   d.work.model.push_back({"peer_device", static_cast<double>(peer)});
   // Where the chain lies on the peer: its L2 or its DRAM (1 would be an L1, never here).
   d.work.model.push_back({"model_level", static_cast<double>(c.working_set <= far.l2_bytes ? Level::l2 : Level::dram)});

@@ -55,5 +55,25 @@ TEST(PeerKernels, EveryVariantWithAndWithoutPeerAccess) {
   MEMBENCH_CUDA(set_peer_access(0, 1, false));
 }
 
+TEST(PeerKernels, AnAccessScopePutsAccessBackAsItFoundIt) {
+  MEMBENCH_REQUIRE_GPU();
+  int visible = 0;
+  MEMBENCH_CUDA(cudaGetDeviceCount(&visible));
+  if (visible < 2) GTEST_SKIP() << "needs two GPUs; " << visible << " visible";
+  MEMBENCH_CUDA(set_peer_access(0, 1, false));
+  {
+    const PeerAccess on(0, 1, true);
+    EXPECT_TRUE(peer_access_enabled(0, 1));
+    EXPECT_TRUE(peer_access_enabled(1, 0));
+    {
+      const PeerAccess off(0, 1, false);
+      EXPECT_FALSE(peer_access_enabled(0, 1));
+    }
+    EXPECT_TRUE(peer_access_enabled(0, 1));
+  }
+  EXPECT_FALSE(peer_access_enabled(0, 1));
+  EXPECT_FALSE(peer_access_enabled(1, 0));
+}
+
 }  // namespace
 }  // namespace membench

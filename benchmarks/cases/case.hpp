@@ -57,6 +57,13 @@ struct Work {
   std::vector<ModelCounter> model;
 };
 
+// What a case measures itself after its timing: counters, and where some
+// could not be measured, why (the runner says each reason once a run).
+struct SelfMeasured {
+  std::vector<ModelCounter> counters;
+  std::string unmeasured;  // empty: all measured
+};
+
 enum class Element { f32, f64, u32, u64 };
 inline std::size_t element_bytes(Element e) { return e == Element::f32 || e == Element::u32 ? 4 : 8; }
 
@@ -151,7 +158,11 @@ struct CaseDefinition {
   // Counters the case measures itself once the runner has timed it, from
   // launches of its own on `stream` and events of its own (each GPU's share
   // of a node-wide copy): reported beside the runner's.
-  std::function<std::vector<ModelCounter>(cudaStream_t stream)> after_timing;
+  std::function<SelfMeasured(cudaStream_t stream)> after_timing;
+  // What the case changed in the context for as long as it lives (peer
+  // access, the L2's set-aside), each a scope that puts it back when it goes:
+  // the runner lets the case go before it defines the next.
+  std::vector<std::shared_ptr<const void>> scopes;
   bool graphable = true;     // may a batch of launches be captured in a CUDA graph?
   int warm_up_launches = 1;  // before any timing (a chase that must visit its whole working set first)
   Work work;

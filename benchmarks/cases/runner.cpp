@@ -300,9 +300,12 @@ Outcome Runner::measure(const CaseSpec& c, std::int64_t target_launches) {
     o.launches = m.summary.clean_launches;
     o.seconds = m.summary.clean_seconds;
     set_counters(o, session_.device(), prepared_->def.work, m, prepared_->facts, prepared_->bound.shape, idle_w);
-    if (prepared_->def.after_timing)
-      for (const ModelCounter& extra : prepared_->def.after_timing(session_.stream()))
-        o.counters.emplace_back(extra.name, extra.value);
+    if (prepared_->def.after_timing) {
+      const SelfMeasured extra = prepared_->def.after_timing(session_.stream());
+      for (const ModelCounter& c : extra.counters) o.counters.emplace_back(c.name, c.value);
+      if (!extra.unmeasured.empty() && said_.insert(extra.unmeasured).second)
+        std::cerr << "membench: " << extra.unmeasured << "\n";
+    }
     count_once(name, &RunSummary::measured);
     return o;
   } catch (const engine::Interrupted& e) {

@@ -80,6 +80,7 @@ class Runner {
   std::unique_ptr<Prepared> prepared_;
   std::string skip_, failure_;
   std::set<std::string> counted_;
+  std::set<std::string> said_;  // what the cases could not measure, said once a run
   RunSummary summary_;
   Observer observer_;
 };

@@ -4,6 +4,7 @@
 #include <map>
 #include <utility>
 
+#include "membench/platform/cuda.hpp"
 #include "membench/platform/pattern.hpp"
 #include "membench/platform/verify.hpp"
 
@@ -29,12 +30,32 @@ bool peer_supported(const PeerConfig& c, int local, int peer, int visible, std::
   return true;
 }
 
-cudaError_t set_peer_access(int local, int peer, bool enabled) {
-  // The state this process set (access starts disabled): asking for the
-  // state there already is would be an error the sanitizer reports.
+namespace {
+
+// The state this process set (access starts disabled): asking for the state
+// there already is would be an error the sanitizer reports.
+std::map<std::pair<int, int>, bool>& access_state() {
   static std::map<std::pair<int, int>, bool> state;
+  return state;
+}
+
+}  // namespace
+
+bool peer_access_enabled(int local, int peer) {
+  const auto it = access_state().find({local, peer});
+  return it != access_state().end() && it->second;
+}
+
+PeerAccess::PeerAccess(int local, int peer, bool enabled)
+    : local_(local), peer_(peer), before_(peer_access_enabled(local, peer)) {
+  MEMBENCH_CUDA(set_peer_access(local, peer, enabled));
+}
+
+PeerAccess::~PeerAccess() { (void)set_peer_access(local_, peer_, before_); }
+
+cudaError_t set_peer_access(int local, int peer, bool enabled) {
   for (const auto& [from, to] : {std::pair{local, peer}, std::pair{peer, local}}) {
-    bool& now = state[{from, to}];
+    bool& now = access_state()[{from, to}];
     if (now == enabled) continue;
     DeviceScope scope(from);
     const cudaError_t rc = enabled ? cudaDeviceEnablePeerAccess(to, 0) : cudaDeviceDisablePeerAccess(to);

@@ -39,6 +39,24 @@ int peer_of(int device, int visible);
 bool peer_supported(const PeerConfig& c, int local, int peer, int visible, std::string* why);
 // Enables or disables peer access both ways (an already-set state is fine).
 cudaError_t set_peer_access(int local, int peer, bool enabled);
+// Whether this process has enabled access from `local` to `peer`.
+bool peer_access_enabled(int local, int peer);
+
+// Peer access both ways between two GPUs, set for as long as the scope lives
+// and put back as it was when it goes: a case holds one, so the next case
+// finds access as the run found it. Throws CudaError where it cannot be set.
+class PeerAccess {
+ public:
+  PeerAccess(int local, int peer, bool enabled);
+  ~PeerAccess();
+  PeerAccess(const PeerAccess&) = delete;
+  PeerAccess& operator=(const PeerAccess&) = delete;
+
+ private:
+  int local_;
+  int peer_;
+  bool before_;
+};
 
 // The peer GPU's side of a case: a source holding the float pattern with
 // `seed` (read) and a poisoned destination (write), and the side stream of
