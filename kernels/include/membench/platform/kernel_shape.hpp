@@ -37,8 +37,8 @@ struct NotDeduced {
   using type = T;
 };
 template <class Config, class In, class Out>
-cudaError_t launch(const Plan<Config, In, Out>& p, typename NotDeduced<In>::type in,
-                   typename NotDeduced<Out>::type out, cudaStream_t stream) {
+cudaError_t launch(const Plan<Config, In, Out>& p, typename NotDeduced<In>::type in, typename NotDeduced<Out>::type out,
+                   cudaStream_t stream) {
   return p.run == nullptr ? cudaErrorInvalidValue : p.run(p, in, out, stream);
 }
 
