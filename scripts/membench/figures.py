@@ -26,7 +26,7 @@ try:
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    from matplotlib.ticker import FixedLocator, FuncFormatter, MaxNLocator, NullLocator
+    from matplotlib.ticker import FixedLocator, FuncFormatter, LogLocator, MaxNLocator, NullFormatter, NullLocator
 except ModuleNotFoundError as error:
     cli.missing_package("figures.py", error)
 
@@ -228,7 +228,14 @@ def panel(doc: dict, family: md.Family, figure: md.Figure, cases: list[mr.Case],
             names = [levels.size(int(n)) for n in names]
         format_x(ax, x_unit, list(place.values()), figure.x_log and not categorical, names)
         ax.set_xlabel(figure.x + (f" ({x_unit})" if x_unit not in ("", "name", figure.x) else ""))
-    ax.set_yscale("log") if figure.y_log else ax.set_ylim(bottom=0)
+    if figure.y_log:
+        # Labelled at 1, 2 and 5 of every decade, in plain numbers: a decade or two of latency is more than one tick.
+        ax.set_yscale("log")
+        ax.yaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+        ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:,.6g}"))
+        ax.yaxis.set_minor_formatter(NullFormatter())
+    else:
+        ax.set_ylim(bottom=0)
     ax.set_ylabel(f"{figure.y} ({shown})" if shown else figure.y)
     ax.set_title(figure.heading or f"{family.name}: {figure.y} by {figure.x}")
     ax.grid(True, alpha=0.3)

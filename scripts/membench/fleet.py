@@ -123,9 +123,13 @@ def collect(paths: list[str], metric: str, threshold: float) -> tuple[dict[str, 
     return table, mr.require_direction(docs, metric)
 
 
-def judge(table: dict[str, list[Entry]], threshold: float, better: str) -> tuple[str, set[Gpu], set[Gpu], list[str]]:
+def judge(
+    table: dict[str, list[Entry]], threshold: float, better: str, cells: dict[tuple[str, Gpu], str] | None = None
+) -> tuple[str, set[Gpu], set[Gpu], list[str]]:
     """The per-case tables, the flagged GPUs, the GPUs with untrusted values and the warnings;
-    `better` ('higher' or 'lower') says which way is worse."""
+    `better` ('higher' or 'lower') says which way is worse. `cells`, where given, gets each case's verdict on
+    each GPU (ok, FLAGGED, UNTRUSTED, FAILED, SKIPPED, or the reason every GPU skipped it)."""
+    cells = {} if cells is None else cells
     lower_better = better == "lower"
     all_gpus = {e.gpu for entries in table.values() for e in entries}
     models = sorted({g.model for g in all_gpus})
@@ -160,14 +164,17 @@ def judge(table: dict[str, list[Entry]], threshold: float, better: str) -> tuple
             for e in sorted(here, key=lambda e: (e.gpu.host, e.gpu.ordinal)):
                 if e.value is None and skipped_everywhere:
                     lines.append(f"| {e.gpu} | - | - | {e.problem} (on every GPU) |")
+                    cells[case, e.gpu] = f"{e.problem} (on every GPU)"
                     continue
                 if e.value is None:
                     flagged.add(e.gpu)
                     lines.append(f"| {e.gpu} | - | - | {'SKIPPED' if e.skipped else 'FAILED'}: {e.problem} |")
+                    cells[case, e.gpu] = "SKIPPED" if e.skipped else "FAILED"
                     continue
                 if e.doubts:
                     untrusted.add(e.gpu)
                     lines.append(f"| {e.gpu} | {e.value:.6g} | - | UNTRUSTED: {'; '.join(e.doubts)} |")
+                    cells[case, e.gpu] = "UNTRUSTED"
                     continue
                 ratio = e.value / median if median else float("nan")
                 worse = (ratio - 1) * 100 if lower_better else (1 - ratio) * 100
@@ -175,6 +182,7 @@ def judge(table: dict[str, list[Entry]], threshold: float, better: str) -> tuple
                 if bad:
                     flagged.add(e.gpu)
                 lines.append(f"| {e.gpu} | {e.value:.6g} | {ratio:.3f} | {'FLAGGED' if bad else 'ok'} |")
+                cells[case, e.gpu] = "FLAGGED" if bad else "ok"
             lines.append("")
     return "\n".join(lines), flagged, untrusted, warnings
 

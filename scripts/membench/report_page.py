@@ -95,7 +95,16 @@ class Table:
 
     def html(self) -> str:
         head = "".join(f"<th>{html.escape(h)}</th>" for h in self.header)
-        body = "".join("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in row) + "</tr>" for row in self.rows)
+        # A case's name may break after any slash, so a wide table fits the page rather than scroll.
+        body = "".join(
+            "<tr>"
+            + "".join(
+                f"<td>{html.escape(c).replace('/', '/<wbr>') if k == 0 else html.escape(c)}</td>"
+                for k, c in enumerate(row)
+            )
+            + "</tr>"
+            for row in self.rows
+        )
         note = f"<p>{html.escape(self.note)}</p>" if self.note else ""
         title = f"<h3>{html.escape(self.title)}</h3>" if self.title else ""
         return f"{title}<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>{note}"

@@ -156,6 +156,19 @@ def test_each_point_carries_its_spread_and_rates_start_at_zero():
     plt.close(fig)
 
 
+def test_a_log_y_axis_is_labelled_at_1_2_and_5_of_each_decade_in_plain_numbers():
+    doc = toy_doc([("read", s, r) for s, r in zip(SPANS, (1.6e13, 1.4e14, 3.4e14))])  # 16 to 340 TB/s: over a decade
+    doc["membench"]["families"]["toy"]["figures"][0]["y_log"] = True
+    fig = draw(doc)
+    ax = fig.axes[0]
+    fig.canvas.draw()
+    low, high = ax.get_ylim()
+    labels = [t.get_text() for t in ax.get_yticklabels() if t.get_text() and low <= t.get_position()[1] <= high]
+    assert ax.get_yscale() == "log" and len(labels) >= 3, labels
+    assert all("e" not in l and "$" not in l for l in labels), labels  # no exponents, no mathtext
+    plt.close(fig)
+
+
 def test_a_named_axis_on_x_follows_its_declared_order_and_an_integer_axis_has_integer_ticks():
     doc = toy_doc([])
     doc["membench"]["families"]["toy"]["figures"] = [

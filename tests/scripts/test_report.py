@@ -4,6 +4,7 @@ nothing but itself."""
 from __future__ import annotations
 
 import base64
+import json
 import re
 import shutil
 import subprocess
@@ -182,12 +183,49 @@ def test_the_page_needs_nothing_but_itself(tmp_path, write_json):
 
 
 def test_two_runs_of_one_gpu_are_compared_and_of_two_gpus_are_a_fleet(tmp_path, write_json, no_figures):
-    md, page = made(tmp_path, write_json, a_run(), a_run(scale=0.5))
-    assert "compare.py's verdicts (bytes_per_second, 5% threshold)" in md
+    contender = a_run(scale=0.5)
+    contender["benchmarks"][0]["bytes_per_second"] *= 2  # one case holds its rate: it is listed after the regressions
+    md, page = made(tmp_path, write_json, a_run(), contender)
+    said = re.search(r"compare.py's verdicts on bytes_per_second \(5% threshold\), what needs a look first: (.*)\.", md)
+    assert said and said.group(1) == "9 REGRESSION, 1 UNTRUSTED, 1 same, 1 skipped in both"
     assert "| -50.00 |" in md and "REGRESSION" in md and "REGRESSION" in page
+    after = md.split("verdicts on bytes_per_second")[1].split("\n\n")[1]  # the table after its line
+    table = [line for line in after.splitlines() if line.startswith("| ")]
+    verdicts = [line.rsplit("|", 2)[1].strip() for line in table[2:]]
+    assert [v.split(":")[0].split(" (")[0] for v in verdicts] == ["REGRESSION"] * 9 + ["UNTRUSTED", "skipped in both"]
+    assert "The cases judged the same are on report.html." in md and "<td>same (threshold only)</td>" in page
+    assert "compare.py's verdicts on latency_ns (5% threshold)" in md  # a latency case is compared on its own metric
     md, _ = made(tmp_path, write_json, a_run("GPU-1"), a_run("GPU-2", scale=0.5))
-    assert "fleet.py's view (bytes_per_second, 10% threshold)" in md
-    assert "FLAGGED: n1 device 0 (GPU-2)" in md
+    assert "fleet.py's verdicts (bytes_per_second, 10% threshold): FLAGGED: n1 device 0 (GPU-2)" in md
+
+
+def test_one_file_of_two_gpus_gets_the_fleet_view_and_names_both(tmp_path, write_json, no_figures):
+    """A --device=all run: its cases tagged device:K, its GPUs in the context's devices."""
+    doc = {
+        "context": {
+            **a_run()["context"],
+            "devices": json.dumps(
+                [
+                    {"ordinal": 0, "uuid": "GPU-a", "name": "NVIDIA H200"},
+                    {"ordinal": 1, "uuid": "GPU-b", "name": "NVIDIA H200"},
+                ]
+            ),
+        },
+        "benchmarks": [
+            entry(f"stream/copy/device:{k}/type:float/elements:1024/block:256", bytes_per_second=rate, noisy=0)
+            for k, rate in ((0, 4.2e12), (1, 2.1e12))
+        ],
+    }
+    md, page = made(tmp_path, write_json, doc)
+    assert "fleet.py's verdicts (bytes_per_second, 10% threshold): FLAGGED: n1 device 1 (GPU-b)." in md
+    # One row a case, a column a GPU, the slow one marked where it is slow, values read at a glance.
+    assert "| case | n1 device 0 | n1 device 1 | slowest / median |" in md
+    assert "| stream/copy/type:float/elements:1024/block:256/manual_time | 4.2 TB/s | 2.1 TB/s FLAGGED | 0.667 |" in md
+    assert "| GPU 0 | NVIDIA H200 (GPU-a) |" in md and "| GPU 1 | NVIDIA H200 (GPU-b) |" in md
+    assert report.NO_STUDY in md and report.NO_STUDY in page
+    md, _ = made(tmp_path, write_json, {**doc, "benchmarks": doc["benchmarks"][:1]})
+    assert "FLAGGED" not in md  # one GPU measured: nothing to set it beside
+    assert "no GPU more than 10% from its model's median in 1 cases" in md
 
 
 def test_bad_input_is_one_line_and_exit_2(tmp_path, write_json, capsys, no_figures):
@@ -381,7 +419,9 @@ def test_the_comparison_is_html_tables_on_the_page_not_preformatted_text():
     html_text = report.md_to_html("## B against A\n\nverdicts:\n\n| case | change |\n| --- | ---: |\n| a/b | +1.0 |\n")
     assert "<pre>" not in html_text
     assert '<h2 id="others">B against A</h2>' in html_text
-    assert "<td>a/b</td><td>+1.0</td>" in html_text and "<th>case</th><th>change</th>" in html_text
+    assert (
+        "<td>a/<wbr>b</td><td>+1.0</td>" in html_text
+    )  # a case's name may break after a slash and "<th>case</th><th>change</th>" in html_text
     assert "<td>4.01 T</td>" in report.md_to_html("| a | b |\n| --- | --- |\n| x | 4.013e+12 |\n")
 
 
