@@ -858,6 +858,18 @@ MUTANTS = [
         "a 2 MiB sweep file is read",
     ),
     M(
+        "benchmarks/cases/case.hpp",
+        "if (!is_element<T>(declared))",
+        "if (false)",
+        "a case's buffers handed out as any type it asks for",
+    ),
+    M(
+        "benchmarks/cases/case.hpp",
+        "    return e == Element::f64;",
+        "    return e == Element::f64 || e == Element::u64;",
+        "a chain of 64-bit words read as doubles",
+    ),
+    M(
         "benchmarks/cases/runner.cpp",
         "if (stop_signal != 0) return 128 + stop_signal;",
         "if (stop_signal != 0 && summary.failures.empty()) return 128 + stop_signal;",
