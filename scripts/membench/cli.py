@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 from typing import NoReturn
 
 PREFIXES = ((1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k"))
@@ -22,6 +23,20 @@ def missing_package(script: str, error: ModuleNotFoundError) -> NoReturn:
         file=sys.stderr,
     )
     sys.exit(2)
+
+
+def write_or_check(path: Path, text: str, check: bool, stale: str) -> int:
+    """A file a script makes from the committed files: with `check`, exit status 1 and the one line `stale` where
+    the file is not `text` (0 where it is); else the file written and its name printed (0)."""
+    if check:
+        current = path.read_text() if path.is_file() else ""
+        if current != text:
+            print(stale, file=sys.stderr)
+            return 1
+        return 0
+    path.write_text(text)
+    print(path)
+    return 0
 
 
 class Parser(argparse.ArgumentParser):

@@ -257,7 +257,3 @@ def main(argv: list[str] | None = None) -> int:
         )
     print(render(rows, args.metric, args.alpha))
     return 1 if failed(rows, args.ignore_missing, args.allow_untrusted) else 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -215,7 +215,3 @@ def main(argv: list[str] | None = None) -> int:
         f"({args.metric}) on {len(table)} cases" + (f"; {len(untrusted)} with untrusted values" if untrusted else "")
     )
     return 1 if flagged or (untrusted and not args.allow_untrusted) else 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -142,18 +142,5 @@ def main(argv: list[str] | None = None) -> int:
     except OSError as e:
         print(f"headline.py: {e.filename}: {e.strerror}", file=sys.stderr)
         return 2
-    if args.check:
-        if new != readme:
-            print(
-                f"headline.py: the table in {readme_path} is not what the files give; run scripts/headline.py",
-                file=sys.stderr,
-            )
-            return 1
-        return 0
-    readme_path.write_text(new)
-    print(readme_path)
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
+    stale = f"headline.py: the table in {readme_path} is not what the files give; run scripts/headline.py"
+    return cli.write_or_check(readme_path, new, args.check, stale)

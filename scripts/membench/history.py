@@ -307,7 +307,3 @@ def main(argv: list[str] | None = None) -> int:
         print(f"history.py: {e.filename}: {e.strerror}", file=sys.stderr)
         return 2
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

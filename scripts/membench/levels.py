@@ -153,7 +153,3 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     print(text)
     return 0 if agree else 1
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -382,7 +382,3 @@ def main(argv: list[str] | None = None) -> int:
     bad = [c for c in results if c.ok is False]
     print(f"\n{len(results) - len(bad)} of {len(results)} checks agree" + (f"; {len(bad)} differ" if bad else ""))
     return 1 if bad else 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -365,7 +365,3 @@ def main(argv: list[str] | None = None) -> int:
     for path in written:
         print(path)
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

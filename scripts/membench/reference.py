@@ -194,7 +194,3 @@ def main(argv: list[str] | None = None) -> int:
     print(table(ref))
     print(f"\nreference.py: wrote {out}")
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -147,16 +147,5 @@ def main(argv: list[str] | None = None) -> int:
         print(f"results_index.py: {e}", file=sys.stderr)
         return 2
     target = root / "INDEX.md"
-    if args.check:
-        current = target.read_text() if target.is_file() else ""
-        if current != text:
-            print(f"results_index.py: {target} is out of date; run scripts/results_index.py", file=sys.stderr)
-            return 1
-        return 0
-    target.write_text(text)
-    print(target)
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
+    stale = f"results_index.py: {target} is out of date; run scripts/results_index.py"
+    return cli.write_or_check(target, text, args.check, stale)
