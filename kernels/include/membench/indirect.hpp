@@ -93,26 +93,27 @@ MEMBENCH_HOST_DEVICE inline int window_bits(std::size_t size) {
   return bits;
 }
 
-// index[i]: element i's partner, within its window.
-MEMBENCH_HOST_DEVICE inline std::size_t indirect_index(std::size_t i, std::size_t n, std::size_t window) {
+// Walks i through its window's permutation (or its inverse): a last,
+// shorter window is permuted over its own size by cycle walking.
+template <bool INVERSE>
+MEMBENCH_HOST_DEVICE inline std::size_t window_walk(std::size_t i, std::size_t n, std::size_t window) {
   const std::size_t base = i & ~(window - 1);
   const std::size_t size = n - base < window ? n - base : window;
   const int bits = window_bits(size);
   std::uint32_t p = static_cast<std::uint32_t>(i - base);
-  do p = permute_bits(p, bits);
-  while (p >= size);  // cycle walking: a last, shorter window is permuted over its own size
+  do p = INVERSE ? unpermute_bits(p, bits) : permute_bits(p, bits);
+  while (p >= size);
   return base + p;
+}
+
+// index[i]: element i's partner, within its window.
+MEMBENCH_HOST_DEVICE inline std::size_t indirect_index(std::size_t i, std::size_t n, std::size_t window) {
+  return window_walk<false>(i, n, window);
 }
 
 // The i whose index is j: the inverse permutation.
 MEMBENCH_HOST_DEVICE inline std::size_t indirect_source(std::size_t j, std::size_t n, std::size_t window) {
-  const std::size_t base = j & ~(window - 1);
-  const std::size_t size = n - base < window ? n - base : window;
-  const int bits = window_bits(size);
-  std::uint32_t p = static_cast<std::uint32_t>(j - base);
-  do p = unpermute_bits(p, bits);
-  while (p >= size);
-  return base + p;
+  return window_walk<true>(j, n, window);
 }
 
 // Its launch, once the index array is filled: out as the variant says, every
