@@ -49,6 +49,7 @@ OWN_TESTS = {
     "declarations": ["test_figures.py", "test_report.py"],
     "figures": ["test_figures.py", "test_plot.py"],
     "report_page": ["test_report.py"],
+    "report_others": ["test_report.py", "test_fleet.py"],
     "results_index": ["test_results_index.py"],
     "ncu_profile": ["test_ncu_check.py"],
     "cli": ["test_cli.py", "test_results.py", "test_report.py"],

@@ -1,0 +1,85 @@
+"""What report.py sets beside a run: the comparison of two runs of one GPU (compare.py's verdicts, one table a
+metric, what needs a look first) and the fleet view of several GPUs (fleet.py's verdicts, one table a column a
+GPU), as markdown the page renders."""
+
+from __future__ import annotations
+
+import statistics
+from collections import Counter
+
+from membench import compare, fleet
+from membench import results as mr
+from membench.report_page import Table, quantity
+
+
+# What the report compares, each case on the metrics it has: its bandwidth, its latency, its update rate.
+COMPARED = ("bytes_per_second", "latency_ns", "updates_per_second")
+# compare.py's verdicts in the order a person reads them: what failed or moved first, what held last.
+VERDICT_ORDER = ["ERROR", "REGRESSION", "missing in contender", "SKIPPED", "UNTRUSTED", "improvement", "noise", "same"]
+
+
+def worth_a_look(verdict: str) -> int:
+    """Where a verdict goes in the report, in VERDICT_ORDER (a stable sort keeps the file's order within one)."""
+    return next((k for k, v in enumerate(VERDICT_ORDER) if verdict.startswith(v)), len(VERDICT_ORDER))
+
+
+def several(paths: list[str], docs: list[dict], every_row: bool = True) -> str:
+    """Markdown: the comparison of two runs of one GPU, or the fleet view of several GPUs (in several files, or
+    in one file of a run over several devices). Without every_row the comparison leaves out the cases judged the
+    same (report.md, which a comment must hold; the page has them)."""
+    if len(paths) < 2 and len(mr.devices(docs[0], paths[0])) < 2:
+        return ""
+    uuids = [set(uuid for uuid, _ in mr.devices(doc, path).values()) for path, doc in zip(paths, docs)]
+    if len(paths) == 2 and uuids[0] == uuids[1]:
+        parts = [f"## {paths[1]} against {paths[0]}\n"]
+        present = set(mr.metrics(docs[0])) | set(mr.metrics(docs[1]))
+        for k, metric in enumerate(m for m in COMPARED if m in present):
+            judged = compare.compare(docs[0], docs[1], metric, 5.0, 0.05)
+            # A case with no value in either file (skipped, failed, missing) is listed once, in the first table.
+            rows = sorted(
+                (r for r in judged if not r.verdict.startswith("no '") and (k == 0 or r.change_pct is not None)),
+                key=lambda r: worth_a_look(r.verdict),
+            )
+            verdicts = Counter(r.verdict.split(":")[0] for r in rows)
+            said = sorted(verdicts.items(), key=lambda kv: (worth_a_look(kv[0]), kv[0]))
+            if not every_row:
+                rows = [r for r in rows if not r.verdict.startswith("same")]
+            parts.append(
+                f"compare.py's verdicts on {metric} (5% threshold), what needs a look first: "
+                + ", ".join(f"{n} {v}" for v, n in said)
+                + ".\n\n"
+                + compare.render(rows, metric, 0.05)
+                + "\n"
+            )
+        return "\n".join(parts)
+    table, better = fleet.collect(paths, "bytes_per_second", 10.0)
+    cells: dict = {}
+    _, flagged, untrusted, warnings = fleet.judge(table, 10.0, better, cells)
+    gpus = sorted({e.gpu for entries in table.values() for e in entries}, key=lambda g: (g.host, g.ordinal))
+    # One row a case, one column a GPU: a slow GPU is the column of marks.
+    header = ["case", *(f"{g.host} device {g.ordinal}" for g in gpus), "slowest / median"]
+    rows = []
+    for case, entries in table.items():
+        on = {e.gpu: e for e in entries}
+        values = [e.value for e in entries if e.value is not None and not e.doubts]
+        row = [case]
+        for g in gpus:
+            e, verdict = on.get(g), cells.get((case, g), "missing")
+            shown = quantity(e.value, "B/s") if e is not None and e.value is not None else "-"
+            row.append(shown if verdict == "ok" else f"{shown} {verdict}")
+        if values:
+            worst = min(values) if better == "higher" else max(values)
+            row.append(f"{worst / statistics.median(values):.3f}")
+        else:
+            row.append("-")
+        rows.append(row)
+    summary = [f"FLAGGED: {g}" for g in sorted(flagged, key=lambda g: (g.host, g.ordinal))]
+    summary += [f"UNTRUSTED: {g}" for g in sorted(untrusted, key=lambda g: (g.host, g.ordinal))]
+    said = "; ".join(summary) if summary else f"no GPU more than 10% from its model's median in {len(rows)} cases"
+    return (
+        f"## The fleet\n\nfleet.py's verdicts (bytes_per_second, 10% threshold): {said}.\n\n"
+        + "\n".join(f"GPU: {g}" for g in gpus)
+        + "\n\n"
+        + Table("", header, rows).markdown()
+        + "\n".join(["", *(f"warning: {w}" for w in warnings)])
+    )
