@@ -39,6 +39,7 @@ TEST(CaseBuffers, HandOutTheDeclaredTypesAndTheBytesOfAnyAndRefuseTheRest) {
   const CaseBuffers chain(in, Element::u64, out, Element::f64);
   EXPECT_NO_THROW(chain.input_to_fill<std::uint64_t>());
   EXPECT_THROW(chain.input_to_fill<std::uint32_t>(), std::logic_error);
+  EXPECT_THROW(chain.input<double>(), std::logic_error);  // a chain's words are no doubles
 }
 
 DeviceInfo made_up_h200() {
@@ -125,6 +126,17 @@ TEST_F(FamiliesOnTheCpu, EveryCounterADefineReportsHasAMeaningAndEveryBufferItsT
                                                     : static_cast<bool>(d.def.expected_f64))
           << "an output with no reference of its type";
   }
+}
+
+TEST_F(FamiliesOnTheCpu, EveryCopyOverTheHostLinkIsPacedByTheHost) {
+  int checked = 0;
+  for (const auto& [name, d] : defined_without_a_device()) {
+    if (d.spec.id.family != "transfer") continue;
+    EXPECT_TRUE(d.def.work.host_paced) << name;
+    EXPECT_GT(d.def.work.bytes, 0) << name;
+    ++checked;
+  }
+  EXPECT_GT(checked, 0) << "no transfer case defined without a device";
 }
 
 TEST_F(FamiliesOnTheCpu, StreamsElementwiseCasesMoveWhatBabelStreamCounts) {
