@@ -183,6 +183,12 @@ def run_module(module: str, scratch: Path, repo: Path) -> Outcome:
         # otherwise run the first one's stale .pyc.
         env={**os.environ, "MPLBACKEND": "Agg", "PYTHONDONTWRITEBYTECODE": "1"},
     )
+    return score(module, folder, repo)
+
+
+def score(module: str, folder: Path, repo: Path) -> Outcome:
+    """The outcome of a module's mutmut run in `folder` (its cache), mutants untested so far counted as not run: a
+    run cut short can be scored from the folders --keep kept."""
     source = (repo / "scripts" / "membench" / f"{module}.py").read_text()
     source_lines = source.splitlines()
     docstrings = docstring_lines(source)
