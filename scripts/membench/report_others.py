@@ -40,6 +40,8 @@ def several(paths: list[str], docs: list[dict], every_row: bool = True) -> str:
                 (r for r in judged if not r.verdict.startswith("no '") and (k == 0 or r.change_pct is not None)),
                 key=lambda r: worth_a_look(r.verdict),
             )
+            if not rows:
+                continue  # its cases are listed in the first table: none to compare on this metric
             verdicts = Counter(r.verdict.split(":")[0] for r in rows)
             said = sorted(verdicts.items(), key=lambda kv: (worth_a_look(kv[0]), kv[0]))
             if not every_row:

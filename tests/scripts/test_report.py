@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from membench import report
-from membench import report_page
+from membench import report_others, report_page
 
 STUDY_RATES = {  # GB/s, and the counters the notes read
     "global/coalesced/n:16777216": (2600.0, {"sectors_per_request": 4, "dram_efficiency": 1.0}),
@@ -223,6 +223,22 @@ def test_one_file_of_two_gpus_gets_the_fleet_view_and_names_both(tmp_path, write
     assert "| stream/copy/type:float/elements:1024/block:256/manual_time | 4.2 TB/s | 2.1 TB/s FLAGGED | 0.667 |" in md
     assert "| GPU 0 | NVIDIA H200 (GPU-a) |" in md and "| GPU 1 | NVIDIA H200 (GPU-b) |" in md
     assert report.NO_STUDY in md and report.NO_STUDY in page
+    # A case failed on one GPU, and one every GPU skipped for one reason: the cell says which.
+    failed = entry("stream/read/device:1/type:float/elements:1024/block:256")
+    failed.update(error_occurred=True, error_message="verification failed")
+    skipped = [
+        {
+            **entry(f"peer/device_to_device_memcpy_read_sm/device:{k}/bytes:64"),
+            "error_occurred": True,
+            "error_message": "skipped: needs two GPUs; 1 visible",
+        }
+        for k in (0, 1)
+    ]
+    read0 = entry("stream/read/device:0/type:float/elements:1024/block:256", bytes_per_second=4e12, noisy=0)
+    md, _ = made(tmp_path, write_json, {**doc, "benchmarks": [*doc["benchmarks"], read0, failed, *skipped]})
+    assert "| stream/read/type:float/elements:1024/block:256/manual_time | 4 TB/s | - FAILED | 1.000 |" in md
+    every = "- skipped: needs two GPUs; 1 visible (on every GPU)"
+    assert f"| peer/device_to_device_memcpy_read_sm/bytes:64/passes:1/manual_time | {every} | {every} | - |" in md
     md, _ = made(tmp_path, write_json, {**doc, "benchmarks": doc["benchmarks"][:1]})
     assert "FLAGGED" not in md  # one GPU measured: nothing to set it beside
     assert "no GPU more than 10% from its model's median in 1 cases" in md
@@ -492,3 +508,49 @@ def test_a_run_with_energy_shows_its_picojoules_per_byte_and_one_without_does_no
     assert table.header[6] == "pJ/B" and table.rows[0][6] == "118.2"
     (table,) = [t for t in report.families(without) if t.title == "stream"]
     assert "pJ/B" not in table.header and len(table.rows[0]) == len(table.header)
+
+
+def test_what_needs_a_look_comes_first_in_the_order_a_person_reads():
+    verdicts = [
+        "same",
+        "noise",
+        "improvement",
+        "UNTRUSTED: another process",
+        "SKIPPED in contender: too big",
+        "missing in contender",
+        "REGRESSION",
+        "ERROR in contender: wrong",
+        "new in contender",
+    ]
+    ranked = sorted(reversed(verdicts), key=report_others.worth_a_look)
+    assert ranked == [*reversed(verdicts[:-1]), "new in contender"]  # a kind it does not rank goes last
+
+
+def test_the_comparison_names_both_files_judges_every_metric_either_has_at_5_percent(tmp_path, write_json, no_figures):
+    def run(rate: float, latency: float, updates: float | None) -> dict:
+        doc = a_run()
+        doc["benchmarks"] = [
+            entry("stream/copy/type:float/elements:1024/block:256", bytes_per_second=rate, noisy=0),
+            entry("hierarchy/latency/working_set:16384/chase_stride:128", latency_ns=latency, noisy=0),
+        ]
+        if updates:
+            doc["benchmarks"].append(
+                entry(
+                    "atomics/add/word:u32/space:global/shared_by:warp/updates:16", updates_per_second=updates, noisy=0
+                )
+            )
+        return doc
+
+    base, new = write_json(run(1e12, 100.0, 2e10)), write_json(run(0.945e12, 104.5, None))  # -5.5% and +4.5%
+    out = tmp_path / "r"
+    assert report.main([base, new, "--out", str(out)]) == 0
+    md = (out / "report.md").read_text()
+    assert f"## {new} against {base}\n" in md
+    # The update rate only the baseline has: its case is listed once, missing in the contender, and no table of
+    # update rates is left empty.
+    assert (
+        "verdicts on bytes_per_second (5% threshold), what needs a look first: 1 REGRESSION, 1 missing in contender."
+        in md
+    )
+    assert "verdicts on latency_ns (5% threshold), what needs a look first: 1 same." in md
+    assert "verdicts on updates_per_second" not in md
