@@ -34,7 +34,7 @@ REPO = Path(__file__).resolve().parents[2]
 # The tests that exercise each module; a module not named here gets every test.
 OWN_TESTS = {
     "compare": ["test_compare.py", "test_cli.py"],
-    "fleet": ["test_fleet.py", "test_cli.py"],
+    "fleet": ["test_fleet.py", "test_cli.py", "test_report.py"],  # the report draws the fleet from its cells
     "levels": ["test_levels.py", "test_cli.py"],
     "ncu_check": ["test_ncu_check.py", "test_cli.py"],
     "plot": ["test_plot.py", "test_cli.py"],
