@@ -24,6 +24,10 @@
 // requests, since nothing combines them on the way, so an update shared by
 // a warp is dearer than 32 private ones.
 //
+// Where the targets lie moves the rate (atomics.hpp): a global target of
+// several addresses takes turns over 64 placements, one a launch, batches
+// hold whole rounds, and the rate is the placements' mean (`placements`).
+//
 // Verified exactly, after one launch from zeros: every address holds its
 // threads x updates, and under add the old values its threads got back sum
 // to N (N - 1) / 2 for its N updates (each of 0 .. N - 1 returned once).
@@ -54,7 +58,7 @@ CaseDefinition define(const AtomicsConfig& c, const DeviceInfo& gpu) {
     DeviceAllocation target, tickets;
   };
   auto buffers = std::make_shared<Buffers>();
-  buffers->target = DeviceAllocation(plan.target_elements * atomic_type_bytes(c.type));
+  buffers->target = DeviceAllocation(atomics_target_bytes(plan));
   buffers->tickets = DeviceAllocation(plan.ticket_elements * sizeof(double));
   MEMBENCH_CUDA(cudaMemset(buffers->target.get(), 0, buffers->target.bytes()));
   if (buffers->tickets.bytes() > 0)
@@ -64,8 +68,12 @@ CaseDefinition define(const AtomicsConfig& c, const DeviceInfo& gpu) {
   CaseDefinition d;
   d.bind = [plan, buffers](const CaseBuffers&, BoundLaunch* bound) {
     bound->shape = plan.shape;
-    bound->run = [plan, buffers](cudaStream_t s) {
-      return launch(plan, buffers->target.get(), buffers->tickets.as<double>(), s);
+    bound->round = plan.placements;
+    // The first launch (the one verified) at placement 0, then each in turn.
+    bound->run = [plan, buffers, turn = std::make_shared<int>(0)](cudaStream_t s) {
+      auto* at = static_cast<unsigned char*>(buffers->target.get()) + atomics_placement_offset(plan, *turn);
+      *turn = (*turn + 1) % plan.placements;
+      return launch(plan, at, buffers->tickets.as<double>(), s);
     };
     return cudaSuccess;
   };
@@ -73,12 +81,13 @@ CaseDefinition define(const AtomicsConfig& c, const DeviceInfo& gpu) {
     std::vector<unsigned char> target(buffers->target.bytes());
     MEMBENCH_CUDA(cudaMemcpy(target.data(), buffers->target.get(), target.size(), cudaMemcpyDeviceToHost));
     const auto tickets = copy_to_host(buffers->tickets.as<double>(), plan.ticket_elements);
-    return atomics_check(plan, target, tickets);
+    return atomics_check_placements(plan, target, tickets);
   };
   d.work.updates = plan.layout.updates;
   d.work.peak_bytes_per_second = -1;
   d.work.model.push_back({"updates_per_address", static_cast<double>(plan.layout.updates_per_address)});
   d.work.model.push_back({"addresses", static_cast<double>(plan.layout.addresses)});
+  d.work.model.push_back({"placements", static_cast<double>(plan.placements)});
   d.work.model.push_back({"model_updates_per_second",
                           atomics_model_updates_per_second(plan.layout, gpu.sm_count, gpu.sm_clock_khz * 1e3)});
   if (c.space == AtomicSpace::global)

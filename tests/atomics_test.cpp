@@ -6,6 +6,7 @@
 
 #include <cstring>
 #include <numeric>
+#include <set>
 
 #include "gpu.hpp"
 #include "membench/atomics.hpp"
@@ -173,6 +174,63 @@ TEST(AtomicsCheck, FloatAndWideWords) {
   w.config.type = AtomicType::u64;
   EXPECT_FALSE(atomics_check(w, bytes_of(std::vector<std::uint64_t>{1280}), {}));
   EXPECT_TRUE(atomics_check(w, bytes_of(std::vector<std::uint64_t>{1280 + (std::uint64_t{1} << 32)}), {}));
+}
+
+// Placements: each on a page of its own (2 MiB apart at least), at an
+// offset within its page that moves from one to the next, none overlapping,
+// and the check refuses a placement that was written.
+TEST(AtomicsPlacements, EachOnItsOwnPageAtItsOwnOffsetNoneOverlapping) {
+  AtomicsPlan p = host_plan({AtomicVariant::red, AtomicType::u64, AtomicSpace::global, AtomicSharing::thread, 1}, 8);
+  p.placements = kAtomicsPlacements;
+  const std::size_t bytes = p.target_elements * 8, page = std::size_t{2} << 20;
+  std::set<std::size_t> pages, within;
+  for (int k = 0; k < p.placements; ++k) {
+    const std::size_t at = atomics_placement_offset(p, k);
+    EXPECT_EQ(at % 4096, 0u) << k;
+    pages.insert(at / page);
+    within.insert(at % page);
+    if (k > 0) {
+      EXPECT_GE(at, atomics_placement_offset(p, k - 1) + bytes) << k;
+      EXPECT_GT(at / page, atomics_placement_offset(p, k - 1) / page) << k;
+    }
+  }
+  EXPECT_EQ(pages.size(), static_cast<std::size_t>(p.placements));
+  EXPECT_GE(within.size(), 16u);
+  EXPECT_EQ(atomics_target_bytes(p), atomics_placement_offset(p, p.placements - 1) + bytes);
+
+  AtomicsPlan one = p;
+  one.placements = 1;
+  EXPECT_EQ(atomics_target_bytes(one), bytes);
+}
+
+TEST(AtomicsPlacements, TheCheckReadsPlacementZeroAndRefusesAnyOtherWritten) {
+  AtomicsPlan p = host_plan({AtomicVariant::red, AtomicType::u32, AtomicSpace::global, AtomicSharing::warp, 3}, 2);
+  p.placements = 3;
+  std::vector<unsigned char> all(atomics_target_bytes(p), 0);
+  const std::vector<std::uint32_t> right(p.target_elements, 96);
+  std::memcpy(all.data() + atomics_placement_offset(p, 0), right.data(), right.size() * 4);
+  EXPECT_FALSE(atomics_check_placements(p, all, {}));
+  auto written = all;
+  written[atomics_placement_offset(p, 2) + 5] = 1;
+  const auto wrong = atomics_check_placements(p, written, {});
+  ASSERT_TRUE(wrong);
+  EXPECT_NE(wrong->find("placement 2"), std::string::npos) << *wrong;
+  auto short_of_one = all;
+  short_of_one[atomics_placement_offset(p, 0)] = 95;
+  EXPECT_TRUE(atomics_check_placements(p, short_of_one, {}));
+  all.pop_back();
+  EXPECT_TRUE(atomics_check_placements(p, all, {}));
+}
+
+TEST(AtomicsPlacements, GlobalTargetsOfSeveralAddressesTakeTurnsOthersStay) {
+  MEMBENCH_REQUIRE_GPU();
+  for (AtomicSharing by : kAtomicSharings.all())
+    for (AtomicSpace s : kAtomicSpaces.all()) {
+      AtomicsPlan p;
+      if (plan({AtomicVariant::red, AtomicType::u32, s, by, 1}, &p) != cudaSuccess) continue;
+      const bool turns = s == AtomicSpace::global && by != AtomicSharing::grid;
+      EXPECT_EQ(p.placements, turns ? kAtomicsPlacements : 1) << kAtomicSharings(by) << " " << kAtomicSpaces(s);
+    }
 }
 
 TEST(AtomicsKernels, EveryVariantWordSpaceAndSharingExact) {

@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "engine/measure.hpp"
 #include "engine/stopping.hpp"
 #include "membench/platform/fidelity.hpp"
 
@@ -242,6 +243,17 @@ TEST(BatchLoop, HealthIsSampledAtItsPeriodAndAtTheEnd) {
   Loop loop;
   collect_batches(q, rule(), 200, loop.hooks(q));
   EXPECT_EQ(loop.health_samples, 6 + 1);
+}
+
+// A batch of a case whose launches take turns holds whole rounds: every
+// turn weighs alike in every batch.
+TEST(WholeRounds, ABatchOfTurnsHoldsWholeRounds) {
+  EXPECT_EQ(whole_rounds(6, 1), 6);
+  EXPECT_EQ(whole_rounds(6, 64), 64);
+  EXPECT_EQ(whole_rounds(64, 64), 64);
+  EXPECT_EQ(whole_rounds(65, 64), 128);
+  EXPECT_EQ(whole_rounds(0, 64), 64);
+  EXPECT_EQ(whole_rounds(1, 0), 1);
 }
 
 }  // namespace membench::engine

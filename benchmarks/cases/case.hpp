@@ -126,10 +126,13 @@ class CaseBuffers {
 // `before_each`, where a case has one, is enqueued before every launch and
 // outside its timing (pages moved back to the host before a launch that
 // faults them in): such a case is timed one launch at a time.
+// `round`: the launches after which `run` has taken every turn, where its
+// launches take turns (the atomics' placements): batches hold whole rounds.
 struct BoundLaunch {
   KernelShape shape;
   std::function<cudaError_t(cudaStream_t)> run;
   std::function<cudaError_t(cudaStream_t)> before_each;
+  int round = 1;
 };
 
 // Everything the runner needs for one case. `bind` works out the launch once,

@@ -114,6 +114,8 @@ const std::map<std::string, CounterMeaning>& catalog() {
       {"set_aside_bytes", {"B", B::neither, K::configuration, "L2 bytes set aside for persisting lines"}},
       {"updates_per_address", {"updates", B::neither, K::configuration, "updates that share one address per launch"}},
       {"addresses", {"addresses", B::neither, K::configuration, "distinct addresses updated"}},
+      {"placements",
+       {"placements", B::neither, K::configuration, "places of the targets the launches take turns over"}},
       {"remote", {"flag", B::neither, K::configuration, "1: reads another block's shared memory"}},
       {"nvlink_links", {"links", B::neither, K::configuration, "NVLinks between the two GPUs (0: PCIe)"}},
       {"peer_device", {"ordinal", B::neither, K::configuration, "the other GPU of a peer case"}},

@@ -29,22 +29,30 @@ void finish(Session& s, cudaError_t launched) {
 
 class Warm final : public TimingMode {
  public:
-  int batch_launches(const std::function<double()>& time_one_launch) const override {
+  int batch_launches(const std::function<double()>& time_one_launch, int round) const override {
     const double one = std::max(time_one_launch(), 1e-7);
-    return std::clamp(static_cast<int>(std::ceil(kBatchTargetSeconds / one)), 1, kMaxBatch);
+    const int launches = std::clamp(static_cast<int>(std::ceil(kBatchTargetSeconds / one)), 1, kMaxBatch);
+    return whole_rounds(launches, round);
   }
   void before_batch(const Session&, cudaStream_t) const override {}
 };
 
 class Cold final : public TimingMode {
  public:
-  int batch_launches(const std::function<double()>&) const override { return 1; }
+  // Every launch starts cold, so each is its own batch; a round's turns are
+  // then taken over consecutive batches.
+  int batch_launches(const std::function<double()>&, int) const override { return 1; }
   void before_batch(const Session& s, cudaStream_t stream) const override {
     MEMBENCH_CUDA(launch_l2_flush(s.flush(), stream));
   }
 };
 
 }  // namespace
+
+int whole_rounds(int launches, int round) {
+  if (round <= 1) return launches;
+  return (std::max(launches, 1) + round - 1) / round * round;
+}
 
 const TimingMode& warm_l2() {
   static const Warm warm;
@@ -127,13 +135,16 @@ void CaseTimer::prepare(Session& s) {
     profiled_ = true;
   }
   if (batch_launches_ > 0) return;
-  batch_launches_ = timed_.before_each ? 1 : mode_.batch_launches([&] {
-    Event start, stop;
-    MEMBENCH_CUDA(cudaEventRecord(start.get(), s.stream()));
-    MEMBENCH_CUDA(timed_.launch(s.stream()));
-    MEMBENCH_CUDA(cudaEventRecord(stop.get(), s.stream()));
-    return elapsed_ms(start, stop) * 1e-3;
-  });
+  batch_launches_ = timed_.before_each ? 1
+                                       : mode_.batch_launches(
+                                             [&] {
+                                               Event start, stop;
+                                               MEMBENCH_CUDA(cudaEventRecord(start.get(), s.stream()));
+                                               MEMBENCH_CUDA(timed_.launch(s.stream()));
+                                               MEMBENCH_CUDA(cudaEventRecord(stop.get(), s.stream()));
+                                               return elapsed_ms(start, stop) * 1e-3;
+                                             },
+                                             timed_.round);
   if (batch_launches_ > 1 && timed_.graphable) graph_ = std::make_unique<Graph>(timed_, batch_launches_, s.stream());
 }
 

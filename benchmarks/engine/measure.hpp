@@ -31,14 +31,22 @@ struct Timed {
   bool graphable = true;
   int warm_up_launches = 1;
   std::function<cudaError_t(cudaStream_t)> before_each;
+  // The launches that make one round, where a case's launches take turns
+  // (over several placements of its buffers): a warm batch holds whole
+  // rounds, so that every batch weighs each turn alike.
+  int round = 1;
 };
+
+// `launches` rounded up to whole rounds of `round` (at least one round).
+int whole_rounds(int launches, int round);
 
 // The L2's state at every timed launch.
 class TimingMode {
  public:
   virtual ~TimingMode() = default;
-  // Launches per batch; `time_one_launch` runs one and returns its GPU seconds.
-  virtual int batch_launches(const std::function<double()>& time_one_launch) const = 0;
+  // Launches per batch; `time_one_launch` runs one and returns its GPU
+  // seconds; `round`: Timed::round.
+  virtual int batch_launches(const std::function<double()>& time_one_launch, int round) const = 0;
   // Enqueued before each batch, outside its events.
   virtual void before_batch(const Session& session, cudaStream_t stream) const = 0;
 };

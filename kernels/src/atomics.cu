@@ -224,8 +224,27 @@ cudaError_t plan(const AtomicsConfig& c, AtomicsPlan* p) {
   p->layout = atomics_layout(c, grid);
   p->target_elements = c.space == AtomicSpace::shared ? std::size_t{grid} * slots_of(c.shared_by) : p->layout.addresses;
   p->ticket_elements = c.variant == AtomicVariant::add ? p->layout.threads : 0;
+  p->placements = c.space == AtomicSpace::global && p->layout.addresses > 1 ? kAtomicsPlacements : 1;
   p->run = run;
   return cudaSuccess;
+}
+
+namespace {
+constexpr std::size_t kPage = std::size_t{2} << 20;
+// Placement k's offset within its page: 68 KiB further for each (a 4 KiB
+// step past a 64 KiB one), wrapped within the page.
+constexpr std::size_t kWithinPageStep = std::size_t{68} << 10;
+}  // namespace
+
+std::size_t atomics_placement_offset(const AtomicsPlan& p, int k) {
+  const std::size_t bytes = p.target_elements * atomic_type_bytes(p.config.type);
+  const std::size_t slot = (bytes + kPage - 1) / kPage * kPage + kPage;  // a page to spare for the offset
+  return static_cast<std::size_t>(k) * slot + static_cast<std::size_t>(k) * kWithinPageStep % kPage;
+}
+
+std::size_t atomics_target_bytes(const AtomicsPlan& p) {
+  return atomics_placement_offset(p, std::max(p.placements, 1) - 1) +
+         p.target_elements * atomic_type_bytes(p.config.type);
 }
 
 cudaError_t launch(const AtomicsPlan& p, void* target, double* tickets, cudaStream_t stream) {
@@ -259,6 +278,22 @@ std::optional<std::string> atomics_check(const AtomicsPlan& p, const std::vector
          << ", expected " << want << " (each of 0.." << n - 1 << " once)";
       return os.str();
     }
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string> atomics_check_placements(const AtomicsPlan& p, const std::vector<unsigned char>& targets,
+                                                    const std::vector<double>& tickets) {
+  const std::size_t bytes = p.target_elements * atomic_type_bytes(p.config.type);
+  if (targets.size() != atomics_target_bytes(p)) return "targets: wrong size";
+  const auto first = targets.begin() + static_cast<std::ptrdiff_t>(atomics_placement_offset(p, 0));
+  if (auto wrong =
+          atomics_check(p, std::vector<unsigned char>(first, first + static_cast<std::ptrdiff_t>(bytes)), tickets))
+    return wrong;
+  for (int k = 1; k < p.placements; ++k) {
+    const auto at = targets.begin() + static_cast<std::ptrdiff_t>(atomics_placement_offset(p, k));
+    if (std::any_of(at, at + static_cast<std::ptrdiff_t>(bytes), [](unsigned char b) { return b != 0; }))
+      return "placement " + std::to_string(k) + " was written by a launch at placement 0";
   }
   return std::nullopt;
 }

@@ -76,6 +76,17 @@ double atomics_model_updates_per_second(const AtomicsLayout& l, int sm_count, do
 double atomics_model_l2_requests(const AtomicsConfig& c, const AtomicsLayout& l);
 std::optional<double> atomics_model_shared_wavefronts(const AtomicsConfig& c, const AtomicsLayout& l);
 
+// Where the targets lie changes the rate: an address's L2 slice follows from
+// its physical address, and when the addresses in use are few (a word a warp,
+// 264 lines for a resident H200 grid) the slice that holds the most of them
+// sets the time, so one allocation measures a few percent (shared by a warp:
+// tens of percent) above or below the next. A global target with more than
+// one address therefore takes turns over kAtomicsPlacements placements, each
+// on its own 2 MiB page at its own offset within it, one a launch, and the
+// rate is their mean; one address (every slice alike) and shared memory have
+// one placement.
+inline constexpr int kAtomicsPlacements = 64;
+
 // The launch worked out once: a resident grid, and where its results go.
 // target: one value per address (global), or the block's slots written back
 // (shared); tickets: per thread, the sum of the old values its updates
@@ -87,18 +98,28 @@ struct AtomicsPlan {
   AtomicsLayout layout;
   std::size_t target_elements = 0;
   std::size_t ticket_elements = 0;
+  int placements = 1;
   Run run = nullptr;
 };
+// The byte offset of placement k (0 .. placements - 1) in the targets'
+// allocation, and that allocation's size.
+std::size_t atomics_placement_offset(const AtomicsPlan& p, int k);
+std::size_t atomics_target_bytes(const AtomicsPlan& p);
 // cudaErrorInvalidValue for a config the grid cannot run (plan->shape then
 // holds that grid, for atomics_config_supported to say why).
 cudaError_t plan(const AtomicsConfig& c, AtomicsPlan* plan);
 // The targets must hold zeros before the first launch; later launches keep adding.
 cudaError_t launch(const AtomicsPlan& p, void* target, double* tickets, cudaStream_t stream);
 
-// After exactly one launch from zeros: every target holds members x updates,
-// and (add) the tickets of each address's group sum to N (N - 1) / 2 for its
-// N updates, each old value 0 .. N - 1 returned once. Empty when right.
+// After exactly one launch from zeros, at placement 0: every target holds
+// members x updates, and (add) the tickets of each address's group sum to
+// N (N - 1) / 2 for its N updates, each old value 0 .. N - 1 returned once;
+// `target` is placement 0's. Empty when right.
 std::optional<std::string> atomics_check(const AtomicsPlan& p, const std::vector<unsigned char>& target,
                                          const std::vector<double>& tickets);
+// The same for the whole allocation (atomics_target_bytes): placement 0 as
+// above, every other placement still zero.
+std::optional<std::string> atomics_check_placements(const AtomicsPlan& p, const std::vector<unsigned char>& targets,
+                                                    const std::vector<double>& tickets);
 
 }  // namespace membench
