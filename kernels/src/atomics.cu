@@ -27,30 +27,29 @@ __device__ __forceinline__ std::uint64_t atomic_address(int sharing, bool in_sha
 }
 
 // A reduction: adds 1 at p and returns nothing (RED, or ATOMS without a
-// destination), written out so that the compiler cannot choose otherwise.
+// destination), written out so that the compiler cannot choose otherwise:
+// one instruction a word type, in the address space SPACE, the address held
+// in a register of constraint KIND.
+#define MEMBENCH_RED_ADD_ONE(SPACE, KIND, ADDRESS)                                      \
+  if constexpr (std::is_same_v<T, unsigned int>)                                        \
+    asm volatile("red." SPACE ".add.u32 [%0], 1;" ::KIND(ADDRESS) : "memory");          \
+  else if constexpr (std::is_same_v<T, unsigned long long>)                             \
+    asm volatile("red." SPACE ".add.u64 [%0], 1;" ::KIND(ADDRESS) : "memory");          \
+  else if constexpr (std::is_same_v<T, float>)                                          \
+    asm volatile("red." SPACE ".add.f32 [%0], 0f3F800000;" ::KIND(ADDRESS) : "memory"); \
+  else                                                                                  \
+    asm volatile("red." SPACE ".add.f64 [%0], 0d3FF0000000000000;" ::KIND(ADDRESS) : "memory")
+
 template <bool kShared, class T>
 __device__ __forceinline__ void reduce_add_one(T* p) {
   if constexpr (kShared) {
     const auto a = static_cast<unsigned>(__cvta_generic_to_shared(p));
-    if constexpr (std::is_same_v<T, unsigned int>)
-      asm volatile("red.shared.add.u32 [%0], 1;" ::"r"(a) : "memory");
-    else if constexpr (std::is_same_v<T, unsigned long long>)
-      asm volatile("red.shared.add.u64 [%0], 1;" ::"r"(a) : "memory");
-    else if constexpr (std::is_same_v<T, float>)
-      asm volatile("red.shared.add.f32 [%0], 0f3F800000;" ::"r"(a) : "memory");
-    else
-      asm volatile("red.shared.add.f64 [%0], 0d3FF0000000000000;" ::"r"(a) : "memory");
+    MEMBENCH_RED_ADD_ONE("shared", "r", a);
   } else {
-    if constexpr (std::is_same_v<T, unsigned int>)
-      asm volatile("red.global.add.u32 [%0], 1;" ::"l"(p) : "memory");
-    else if constexpr (std::is_same_v<T, unsigned long long>)
-      asm volatile("red.global.add.u64 [%0], 1;" ::"l"(p) : "memory");
-    else if constexpr (std::is_same_v<T, float>)
-      asm volatile("red.global.add.f32 [%0], 0f3F800000;" ::"l"(p) : "memory");
-    else
-      asm volatile("red.global.add.f64 [%0], 0d3FF0000000000000;" ::"l"(p) : "memory");
+    MEMBENCH_RED_ADD_ONE("global", "l", p);
   }
 }
+#undef MEMBENCH_RED_ADD_ONE
 
 // `updates` additions of 1 by every thread. kUse: atomicAdd, its old values
 // summed into the thread's ticket; otherwise the result is unused and the

@@ -693,6 +693,24 @@ MUTANTS = [
         "atomics: the serial bound ignores sharing",
     ),
     M(
+        "kernels/src/atomics.cu",
+        "[](unsigned char b) { return b != 0; }",
+        "[](unsigned char b) { return false; }",
+        "atomics: a placement written past its turn passes",
+    ),
+    M(
+        "kernels/src/atomics.cu",
+        "return static_cast<std::size_t>(k) * slot + static_cast<std::size_t>(k) * kWithinPageStep % kPage;",
+        "return static_cast<std::size_t>(k) * slot;",
+        "atomics: every placement at the same offset within its page",
+    ),
+    M(
+        "benchmarks/engine/measure.cpp",
+        "return (std::max(launches, 1) + round - 1) / round * round;",
+        "return launches;",
+        "a batch of turns cut short of a whole round",
+    ),
+    M(
         "kernels/src/managed.cu",
         "case ManagedTouch::strided: return k * kManagedStridePages;",
         "case ManagedTouch::strided: return k;",
