@@ -76,15 +76,14 @@ double atomics_model_updates_per_second(const AtomicsLayout& l, int sm_count, do
 double atomics_model_l2_requests(const AtomicsConfig& c, const AtomicsLayout& l);
 std::optional<double> atomics_model_shared_wavefronts(const AtomicsConfig& c, const AtomicsLayout& l);
 
-// Where the targets lie changes the rate: an address's L2 slice follows from
-// its physical address, and when the addresses in use are few (a word a warp,
-// 264 lines for a resident H200 grid) the slice that holds the most of them
-// sets the time, so one allocation measures a few percent (shared by a warp:
-// tens of percent) above or below the next. A global target with more than
-// one address therefore takes turns over kAtomicsPlacements placements, each
-// on its own 2 MiB page at its own offset within it, one a launch, and the
-// rate is their mean; one address (every slice alike) and shared memory have
-// one placement.
+// Where the targets lie changes the rate (the hypothesis): an address's L2
+// slice follows from its physical address, and when the lines in use are few
+// (a word a warp: 32 warps to a line) the slice that holds the most of them
+// sets the time, so one allocation measures above or below the next. A
+// global target with more than one address therefore takes turns over
+// kAtomicsPlacements placements, each on its own 2 MiB page at its own
+// offset within it, one a launch, and the rate is their mean; one address
+// (whichever slice owns it does all the work) and shared memory have one.
 inline constexpr int kAtomicsPlacements = 64;
 
 // The launch worked out once: a resident grid, and where its results go.
