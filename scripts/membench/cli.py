@@ -1,5 +1,5 @@
 """How the scripts speak to a person: a command line whose usage error is one line and exit status 2, the
-one line a missing package gets, and the SI prefix a number is read in."""
+one line an input it cannot use gets, the one line a missing package gets, and the SI prefix a number is read in."""
 
 from __future__ import annotations
 
@@ -23,6 +23,17 @@ def missing_package(script: str, error: ModuleNotFoundError) -> NoReturn:
         file=sys.stderr,
     )
     sys.exit(2)
+
+
+def refused(script: str, error: Exception) -> int:
+    """What a command says of an input it cannot use: one line, the error's own text (for a file the system
+    refused, the file's name and the reason), on stderr; returns the exit status 2."""
+    if isinstance(error, OSError) and error.filename is not None:
+        text = f"{error.filename}: {error.strerror}"
+    else:
+        text = str(error)
+    print(f"{script}: {text}", file=sys.stderr)
+    return 2
 
 
 def write_or_check(path: Path, text: str, check: bool, stale: str) -> int:

@@ -248,8 +248,7 @@ def main(argv: list[str] | None = None) -> int:
             raise mr.InputError("the two files have no case in common")
         rows = compare(baseline, contender, args.metric, args.threshold, args.alpha)
     except mr.InputError as e:
-        print(f"compare.py: {e}", file=sys.stderr)
-        return 2
+        return cli.refused("compare.py", e)
     if mr.gpu_name(baseline) != mr.gpu_name(contender):
         print(
             f"compare.py: warning: different GPUs: '{mr.gpu_name(baseline)}' vs '{mr.gpu_name(contender)}'",

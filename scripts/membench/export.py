@@ -289,8 +289,7 @@ def main(argv: list[str] | None = None) -> int:
         else:
             sys.stdout.write(text)
     except mr.InputError as e:
-        print(f"export.py: {e}", file=sys.stderr)
-        return 2
+        return cli.refused("export.py", e)
     if untrusted:
         print(
             f"export.py: {untrusted} case(s) left out as untrusted (another process on the GPU, a clock event, "

@@ -195,8 +195,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         table, better = collect(args.files, args.metric, args.threshold)
     except mr.InputError as e:
-        print(f"fleet.py: {e}", file=sys.stderr)
-        return 2
+        return cli.refused("fleet.py", e)
     text, flagged, untrusted, warnings = judge(table, args.threshold, better)
     print(text)
     for w in warnings:

@@ -22,7 +22,6 @@ from __future__ import annotations
 import json
 import math
 import re
-import sys
 from pathlib import Path
 
 from membench import cli
@@ -136,11 +135,7 @@ def main(argv: list[str] | None = None) -> int:
         readme_path = located(args.readme)
         readme = readme_path.read_text()
         new = replaced(readme, tables(located(args.spec)))
-    except mr.InputError as e:
-        print(f"headline.py: {e}", file=sys.stderr)
-        return 2
-    except OSError as e:
-        print(f"headline.py: {e.filename}: {e.strerror}", file=sys.stderr)
-        return 2
+    except (mr.InputError, OSError) as e:
+        return cli.refused("headline.py", e)
     stale = f"headline.py: the table in {readme_path} is not what the files give; run scripts/headline.py"
     return cli.write_or_check(readme_path, new, args.check, stale)

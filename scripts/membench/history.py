@@ -298,12 +298,10 @@ def main(argv: list[str] | None = None) -> int:
                 return 1
             return 1 if regressed else 0
     except mr.InputError as e:
-        print(f"history.py: {e}", file=sys.stderr)
-        return 2
+        return cli.refused("history.py", e)
     except history_store.DatabaseError as e:
         print(f"history.py: --db {history_store.shown(args.db)}: {e}", file=sys.stderr)
         return 2
     except OSError as e:
-        print(f"history.py: {e.filename}: {e.strerror}", file=sys.stderr)
-        return 2
+        return cli.refused("history.py", e)
     return 0

@@ -20,7 +20,6 @@ the file cannot be read or holds no hierarchy sweep.
 from __future__ import annotations
 
 import statistics
-import sys
 from dataclasses import dataclass
 from collections import defaultdict
 
@@ -149,7 +148,6 @@ def main(argv: list[str] | None = None) -> int:
     try:
         text, agree = report(mr.load(args.results), args.tolerance)
     except mr.InputError as e:
-        print(f"levels.py: {e}", file=sys.stderr)
-        return 2
+        return cli.refused("levels.py", e)
     print(text)
     return 0 if agree else 1

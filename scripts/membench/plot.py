@@ -354,8 +354,7 @@ def main(argv: list[str] | None = None) -> int:
         except mr.InputError as e:  # a declaration in the file that is not what membench writes
             raise mr.InputError(f"{args.results}: {e}") from e
     except mr.InputError as e:
-        print(f"plot.py: {e}", file=sys.stderr)
-        return 2
+        return cli.refused("plot.py", e)
     except (KeyError, TypeError, ValueError) as e:  # a file whose cases lack what a figure needs
         print(f"plot.py: {args.results}: cannot draw its figures ({type(e).__name__}: {e})", file=sys.stderr)
         return 2

@@ -185,12 +185,8 @@ def main(argv: list[str] | None = None) -> int:
         ref = make(args.runs, args.membench, args.margin)
         out = Path(args.out) if args.out else ROOT / "benchmarks" / "references" / f"{slug(ref['gpu_name'])}.json"
         out.write_text(json.dumps(ref, indent=1) + "\n")
-    except mr.InputError as e:
-        print(f"reference.py: {e}", file=sys.stderr)
-        return 2
-    except OSError as e:
-        print(f"reference.py: {e.filename}: {e.strerror}", file=sys.stderr)
-        return 2
+    except (mr.InputError, OSError) as e:
+        return cli.refused("reference.py", e)
     print(table(ref))
     print(f"\nreference.py: wrote {out}")
     return 0

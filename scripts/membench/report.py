@@ -345,8 +345,7 @@ def main(argv: list[str] | None = None) -> int:
             raise mr.InputError(f"--out {out}: exists and is not a directory")
         written = write(args.results, out, args.history)
     except mr.InputError as e:
-        print(f"report.py: {e}", file=sys.stderr)
-        return 2
+        return cli.refused("report.py", e)
     except OSError as e:
         print(f"report.py: --out {out}: cannot write ({e.strerror})", file=sys.stderr)
         return 2

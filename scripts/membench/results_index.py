@@ -14,7 +14,6 @@ the files give (a test runs this), 0 when it is, 2 on bad input.
 from __future__ import annotations
 
 import hashlib
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -144,8 +143,7 @@ def main(argv: list[str] | None = None) -> int:
         root = Path(args.root)
         text = render(*index(root))
     except mr.InputError as e:
-        print(f"results_index.py: {e}", file=sys.stderr)
-        return 2
+        return cli.refused("results_index.py", e)
     target = root / "INDEX.md"
     stale = f"results_index.py: {target} is out of date; run scripts/results_index.py"
     return cli.write_or_check(target, text, args.check, stale)

@@ -112,3 +112,18 @@ def test_a_hostile_file_is_one_line_and_exit_2(tmp_path, invocation, content):
     assert "Traceback" not in done.stderr
     assert len(done.stderr.splitlines()) == 1 and done.stderr.startswith(f"{script}.py: "), done.stderr[:300]
     assert str(path) in done.stderr and len(done.stderr) < 400
+
+
+@pytest.mark.parametrize(
+    "error, line",
+    [
+        (FileNotFoundError(2, "No such file or directory", "run.json"), "x.py: run.json: No such file or directory\n"),
+        (PermissionError(13, "Permission denied"), "x.py: [Errno 13] Permission denied\n"),
+        (ValueError("--out: exists and is not a directory"), "x.py: --out: exists and is not a directory\n"),
+    ],
+)
+def test_an_input_a_command_cannot_use_is_one_line_and_exit_2(capsys, error, line):
+    from membench import cli
+
+    assert cli.refused("x.py", error) == 2
+    assert capsys.readouterr().err == line
