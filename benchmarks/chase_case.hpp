@@ -14,6 +14,7 @@
 #include <memory>
 
 #include "cases/case.hpp"
+#include "cases/planned.hpp"
 #include "membench/hierarchy.hpp"
 #include "membench/platform/cuda.hpp"
 
@@ -21,8 +22,7 @@ namespace membench::cases {
 
 inline CaseDefinition chase_case(const LatencyConfig& c, std::shared_ptr<const void> owner, const std::uint64_t* nodes,
                                  std::size_t far_l2_bytes) {
-  LatencyPlan plan;
-  MEMBENCH_CUDA(membench::plan(c, &plan));
+  const auto plan = planned<LatencyPlan>(c);
   CaseDefinition d;
   d.output_elements = 1;
   d.output_type = Element::f64;

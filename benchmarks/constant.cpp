@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "cases/family.hpp"
+#include "cases/planned.hpp"
 #include "membench/constant.hpp"
 #include "membench/platform/cuda.hpp"
 #include "membench/platform/pattern.hpp"
@@ -34,8 +35,7 @@ namespace {
 constexpr std::uint32_t kSeed = 0x43;
 
 CaseDefinition define(const ConstantConfig& c, const DeviceInfo& gpu) {
-  ConstantPlan plan;
-  MEMBENCH_CUDA(membench::plan(c, &plan));
+  const auto plan = planned<ConstantPlan>(c);
   auto table = std::make_shared<std::vector<float>>(c.words);
   for (std::size_t i = 0; i < c.words; ++i) (*table)[i] = pattern_value(i, kSeed);
   // The sums of one block's threads; every block reads alike.

@@ -16,6 +16,7 @@
 #include <cstdint>
 
 #include "cases/family.hpp"
+#include "cases/planned.hpp"
 #include "membench/dsmem.hpp"
 #include "membench/platform/cuda.hpp"
 
@@ -29,8 +30,7 @@ CaseDefinition define(const DsmemConfig& c, const DeviceInfo& gpu) {
   std::string why;
   if (!dsmem_config_supported(c, &why) || !dsmem_available(&why)) throw CaseSkipped(why);
   CaseDefinition d;
-  DsmemPlan plan;
-  MEMBENCH_CUDA(membench::plan(c, &plan));
+  const auto plan = planned<DsmemPlan>(c);
   const unsigned grid = plan.shape.grid;
   d.input_elements = dsmem_input_elements(c, grid);
   d.output_elements = grid;

@@ -42,6 +42,7 @@
 #include <string>
 
 #include "cases/family.hpp"
+#include "cases/planned.hpp"
 #include "membench/global.hpp"
 #include "membench/platform/cuda.hpp"
 #include "membench/platform/pattern.hpp"
@@ -73,8 +74,7 @@ CaseDefinition define(const GlobalConfig& c) {
   d.input_elements = global_input_floats(c);
   d.output_elements = c.n;
   d.seed = kSeed;
-  GlobalPlan plan;
-  MEMBENCH_CUDA(membench::plan(c, &plan));
+  const auto plan = planned<GlobalPlan>(c);
   if (std::string why; c.variant == GlobalVariant::strided_texture && !texture_holds(c.n, &why)) throw CaseSkipped(why);
   if (c.variant == GlobalVariant::strided_texture)
     d.bind = bind_texture(plan);

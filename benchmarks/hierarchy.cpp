@@ -30,6 +30,7 @@
 #include <memory>
 
 #include "cases/family.hpp"
+#include "cases/planned.hpp"
 #include "membench/hierarchy.hpp"
 #include "membench/platform/cuda.hpp"
 
@@ -48,8 +49,7 @@ CaseDefinition define_bandwidth(const BandwidthConfig& c, const DeviceInfo& gpu)
   std::string why;
   if (!bandwidth_config_supported(c, &why)) throw CaseSkipped(why);
   CaseDefinition d;
-  BandwidthPlan plan;
-  MEMBENCH_CUDA(membench::plan(c, &plan));
+  const auto plan = planned<BandwidthPlan>(c);
   const BandwidthCoverage cover = plan.coverage;
   d.input_elements = c.working_set / sizeof(float);
   d.output_elements = cover.grid;
@@ -78,8 +78,7 @@ CaseDefinition define_latency(const LatencyConfig& c, const DeviceInfo& gpu) {
   std::string why;
   if (!latency_config_supported(c, &why)) throw CaseSkipped(why);
   CaseDefinition d;
-  LatencyPlan plan;
-  MEMBENCH_CUDA(membench::plan(c, &plan));
+  const auto plan = planned<LatencyPlan>(c);
   d.input_elements = c.working_set / sizeof(std::uint64_t);
   d.input_type = Element::u64;
   d.fill = [c](const CaseBuffers& b, cudaStream_t s) { return fill_chain(c, b.input_to_fill<std::uint64_t>(), s); };

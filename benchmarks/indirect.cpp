@@ -29,6 +29,7 @@
 #include <memory>
 
 #include "cases/family.hpp"
+#include "cases/planned.hpp"
 #include "membench/indirect.hpp"
 #include "membench/platform/cuda.hpp"
 
@@ -39,8 +40,7 @@ namespace {
 constexpr std::uint32_t kSeed = 0x49;
 
 CaseDefinition define(const IndirectConfig& c, const DeviceInfo& gpu) {
-  IndirectPlan plan;
-  MEMBENCH_CUDA(membench::plan(c, &plan));
+  auto plan = planned<IndirectPlan>(c);
   auto index = std::make_shared<DeviceBuffer<std::uint32_t>>(c.n);
   MEMBENCH_CUDA(fill_index(c, index->get(), nullptr));
   MEMBENCH_CUDA(cudaDeviceSynchronize());

@@ -27,6 +27,7 @@
 #include <memory>
 
 #include "cases/family.hpp"
+#include "cases/planned.hpp"
 #include "membench/l2persist.hpp"
 #include "membench/platform/cuda.hpp"
 
@@ -40,8 +41,7 @@ CaseDefinition define(const L2PersistConfig& c, const DeviceInfo& gpu) {
   const L2PersistLimits limits = l2persist_limits(gpu.ordinal);
   std::string why;
   if (!l2persist_config_supported(c, limits, &why)) throw CaseSkipped(why);
-  L2PersistPlan plan;
-  MEMBENCH_CUDA(membench::plan(c, &plan));
+  const auto plan = planned<L2PersistPlan>(c);
   auto scope = std::make_shared<const PersistingL2>(l2persist_set_aside_bytes(c, limits));
   CaseDefinition d;
   d.input_elements = l2persist_input_floats(c);

@@ -19,6 +19,7 @@
 #include <cstdint>
 
 #include "cases/family.hpp"
+#include "cases/planned.hpp"
 #include "membench/layout.hpp"
 #include "membench/platform/cuda.hpp"
 #include "membench/platform/pattern.hpp"
@@ -33,8 +34,7 @@ CaseDefinition define(const LayoutConfig& c) {
   CaseDefinition d;
   d.input_elements = d.output_elements = kLayoutFields * c.n;
   d.seed = kSeed;
-  LayoutPlan plan;
-  MEMBENCH_CUDA(membench::plan(c, &plan));
+  const auto plan = planned<LayoutPlan>(c);
   d.bind = bind_plan(plan);
   d.expected = [c](std::size_t j) {
     return layout_field_of(c, j) < c.fields ? 2.0f * pattern_value(j, kSeed) : poison_value();

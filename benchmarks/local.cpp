@@ -28,6 +28,7 @@
 #include <string>
 
 #include "cases/family.hpp"
+#include "cases/planned.hpp"
 #include "membench/local.hpp"
 #include "membench/platform/cuda.hpp"
 #include "membench/platform/pattern.hpp"
@@ -46,8 +47,7 @@ CaseDefinition define(const LocalConfig& c, const DeviceInfo& gpu) {
     throw CaseSkipped("needs " + std::to_string(local_shared_bytes(c)) +
                       " bytes of shared memory per block; the device allows " +
                       std::to_string(gpu.smem_per_block_optin));
-  LocalPlan plan;
-  MEMBENCH_CUDA(membench::plan(c, &plan));
+  const auto plan = planned<LocalPlan>(c);
   std::size_t local = 0;
   MEMBENCH_CUDA(local_bytes_per_thread(plan, &local));
 

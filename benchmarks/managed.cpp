@@ -38,6 +38,7 @@
 #include <memory>
 
 #include "cases/family.hpp"
+#include "cases/planned.hpp"
 #include "membench/hierarchy.hpp"
 #include "membench/managed.hpp"
 #include "membench/platform/cuda.hpp"
@@ -60,8 +61,7 @@ CaseDefinition define(const ManagedConfig& c, const DeviceInfo& gpu) {
   } catch (const CudaError& e) {
     throw CaseSkipped(std::string("cannot allocate the memory: ") + e.what());
   } catch (const std::bad_alloc&) { throw CaseSkipped("cannot allocate the host memory"); }
-  ManagedPlan plan;
-  MEMBENCH_CUDA(membench::plan(c, &plan));
+  const auto plan = planned<ManagedPlan>(c);
   CaseDefinition d;
   d.output_elements = plan.shape.grid;
   d.output_type = Element::f64;

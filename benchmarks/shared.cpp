@@ -31,6 +31,7 @@
 #include <string>
 
 #include "cases/family.hpp"
+#include "cases/planned.hpp"
 #include "membench/platform/cuda.hpp"
 #include "membench/shared.hpp"
 
@@ -51,8 +52,7 @@ CaseDefinition define(const SharedConfig& c, const DeviceInfo& gpu) {
     d.work.peak_bytes_per_second = gpu.smem_peak_bytes_per_second;
     d.work.model.push_back({"wavefronts_per_request", static_cast<double>(conflict_wavefronts(c.stride, c.width))});
   }
-  SharedPlan plan;
-  MEMBENCH_CUDA(membench::plan(c, &plan));
+  const auto plan = planned<SharedPlan>(c);
   d.input_elements = shared_input_floats(c);
   MEMBENCH_CUDA(shared_output_floats(c, &d.output_elements));
   d.bind = bind_plan(plan);

@@ -16,6 +16,7 @@
 #include <cstdint>
 
 #include "cases/family.hpp"
+#include "cases/planned.hpp"
 #include "membench/platform/cuda.hpp"
 #include "membench/stream.hpp"
 
@@ -27,8 +28,7 @@ constexpr std::uint32_t kSeed = 0x5E;
 
 CaseDefinition define(const StreamConfig& c) {
   CaseDefinition d;
-  StreamPlan plan;
-  MEMBENCH_CUDA(membench::plan(c, &plan));
+  const auto plan = planned<StreamPlan>(c);
   const unsigned grid = plan.shape.grid;
   const Element type = c.type == StreamType::f32 ? Element::f32 : Element::f64;
   d.input_elements = stream_input_elements(c);

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "cases/case.hpp"
+#include "cases/planned.hpp"
 #include "membench/platform/cuda.hpp"
 #include "membench/platform/pattern.hpp"
 #include "membench/platform/verify.hpp"
@@ -20,17 +21,10 @@ inline bool gpu_available(std::string* why = nullptr) {
   return available;
 }
 
-// A family's config planned as its define plans it: tests launch a kernel
-// through launch(planned<Plan>(config), ...), the typed launch the suite
-// times, never through a launch of their own. `extra` are what the family's
-// plan() takes between the config and the plan (async's input). A config
-// that cannot be planned throws, and fails the test with CUDA's reason.
-template <class Plan, class Config, class... Extra>
-Plan planned(const Config& c, const Extra&... extra) {
-  Plan p;
-  MEMBENCH_CUDA(plan(c, extra..., &p));
-  return p;
-}
+// Tests launch a kernel through launch(planned<Plan>(config), ...): the plan
+// its define makes and the typed launch the suite times, never a launch of
+// their own.
+using cases::planned;
 
 // A case's launch as its define binds it, on buffers of the test's own of the
 // types the case declares: what a family's test runs where the suite times a
