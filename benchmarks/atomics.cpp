@@ -71,7 +71,7 @@ CaseDefinition define(const AtomicsConfig& c, const DeviceInfo& gpu) {
     bound->round = plan.placements;
     // The first launch (the one verified) at placement 0, then each in turn.
     bound->run = [plan, buffers, turn = std::make_shared<int>(0)](cudaStream_t s) {
-      auto* at = static_cast<unsigned char*>(buffers->target.get()) + atomics_placement_offset(plan, *turn);
+      const AtomicTarget at = atomics_target(plan, buffers->target, *turn);
       *turn = (*turn + 1) % plan.placements;
       return launch(plan, at, buffers->tickets.as<double>(), s);
     };

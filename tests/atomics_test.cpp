@@ -233,6 +233,29 @@ TEST(AtomicsPlacements, GlobalTargetsOfSeveralAddressesTakeTurnsOthersStay) {
     }
 }
 
+TEST(AtomicsLaunch, ATargetOfAnotherWordIsRefusedBeforeAnyCudaCall) {
+  AtomicsPlan p;
+  p.config.type = AtomicType::f32;
+  static int runs = 0;
+  p.run = [](const AtomicsPlan&, AtomicTarget, double*, cudaStream_t) {
+    ++runs;
+    return cudaSuccess;
+  };
+  float f = 0;
+  unsigned int u = 0;
+  double d = 0;
+  EXPECT_EQ(launch(p, &f, nullptr, nullptr), cudaSuccess);
+  EXPECT_EQ(launch(p, &u, nullptr, nullptr), cudaErrorInvalidValue);
+  EXPECT_EQ(launch(p, &d, nullptr, nullptr), cudaErrorInvalidValue);
+  EXPECT_EQ(runs, 1);
+  p.config.type = AtomicType::u32;
+  EXPECT_EQ(launch(p, &u, nullptr, nullptr), cudaSuccess);
+  EXPECT_EQ(launch(p, &f, nullptr, nullptr), cudaErrorInvalidValue);
+  EXPECT_EQ(runs, 2);
+  p.run = nullptr;  // not planned
+  EXPECT_EQ(launch(p, &u, nullptr, nullptr), cudaErrorInvalidValue);
+}
+
 TEST(AtomicsKernels, EveryVariantWordSpaceAndSharingExact) {
   MEMBENCH_REQUIRE_GPU();
   for (AtomicVariant v : kAtomicVariants.all())
@@ -258,13 +281,13 @@ TEST(AtomicsKernels, EveryVariantWordSpaceAndSharingExact) {
             MEMBENCH_CUDA(cudaMemcpy(host.data(), target.get(), host.size(), cudaMemcpyDeviceToHost));
             return atomics_check(p, host, copy_to_host(tickets.as<double>(), p.ticket_elements));
           };
-          MEMBENCH_CUDA(launch(p, target.get(), tickets.as<double>(), nullptr));
+          MEMBENCH_CUDA(launch(p, atomics_target(p, target, 0), tickets.as<double>(), nullptr));
           MEMBENCH_CUDA(cudaDeviceSynchronize());
           const auto wrong = read_back();
           EXPECT_FALSE(wrong) << *wrong;
           // A second launch adds again (global) or starts from zero (shared): the check
           // after one launch must then fail for global targets.
-          MEMBENCH_CUDA(launch(p, target.get(), tickets.as<double>(), nullptr));
+          MEMBENCH_CUDA(launch(p, atomics_target(p, target, 0), tickets.as<double>(), nullptr));
           MEMBENCH_CUDA(cudaDeviceSynchronize());
           if (s == AtomicSpace::global) { EXPECT_TRUE(read_back()); }
         }

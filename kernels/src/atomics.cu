@@ -92,10 +92,11 @@ unsigned slots_of(AtomicSharing s);
 
 // The typed launch of one instance.
 template <class T, bool kUse, bool kShared>
-cudaError_t run_atomics(const AtomicsPlan& p, void* target, double* tickets, cudaStream_t stream) {
-  kernels::atomics_update<T, kUse, kShared>
-      <<<p.shape.grid, p.shape.block, 0, stream>>>(static_cast<T*>(target), tickets, p.config.updates,
-                                                   static_cast<int>(p.config.shared_by), slots_of(p.config.shared_by));
+cudaError_t run_atomics(const AtomicsPlan& p, AtomicTarget target, double* tickets, cudaStream_t stream) {
+  T* const* typed = std::get_if<T*>(&target);
+  if (typed == nullptr) return cudaErrorInvalidValue;
+  kernels::atomics_update<T, kUse, kShared><<<p.shape.grid, p.shape.block, 0, stream>>>(
+      *typed, tickets, p.config.updates, static_cast<int>(p.config.shared_by), slots_of(p.config.shared_by));
   return cudaGetLastError();
 }
 
@@ -246,8 +247,27 @@ std::size_t atomics_target_bytes(const AtomicsPlan& p) {
          p.target_elements * atomic_type_bytes(p.config.type);
 }
 
-cudaError_t launch(const AtomicsPlan& p, void* target, double* tickets, cudaStream_t stream) {
-  return p.run == nullptr ? cudaErrorInvalidValue : p.run(p, target, tickets, stream);
+namespace {
+template <class T>
+T* placed(const DeviceAllocation& targets, std::size_t offset) {
+  return targets.as<T>() + offset / sizeof(T);  // every offset is a whole number of 8-byte words
+}
+}  // namespace
+
+AtomicTarget atomics_target(const AtomicsPlan& p, const DeviceAllocation& targets, int k) {
+  const std::size_t offset = atomics_placement_offset(p, k);
+  switch (p.config.type) {
+    case AtomicType::u32: return placed<unsigned int>(targets, offset);
+    case AtomicType::u64: return placed<unsigned long long>(targets, offset);
+    case AtomicType::f32: return placed<float>(targets, offset);
+    case AtomicType::f64: break;
+  }
+  return placed<double>(targets, offset);
+}
+
+cudaError_t launch(const AtomicsPlan& p, AtomicTarget target, double* tickets, cudaStream_t stream) {
+  if (p.run == nullptr || target.index() != static_cast<std::size_t>(p.config.type)) return cudaErrorInvalidValue;
+  return p.run(p, target, tickets, stream);
 }
 
 std::optional<std::string> atomics_check(const AtomicsPlan& p, const std::vector<unsigned char>& target,

@@ -11,8 +11,10 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <variant>
 #include <vector>
 
+#include "membench/platform/cuda.hpp"
 #include "membench/platform/int_list.hpp"
 #include "membench/platform/kernel_shape.hpp"
 
@@ -86,12 +88,16 @@ std::optional<double> atomics_model_shared_wavefronts(const AtomicsConfig& c, co
 // (whichever slice owns it does all the work) and shared memory have one.
 inline constexpr int kAtomicsPlacements = 64;
 
+// The targets of one placement as an array of the config's word, the
+// alternatives in AtomicType's order.
+using AtomicTarget = std::variant<unsigned int*, unsigned long long*, float*, double*>;
+
 // The launch worked out once: a resident grid, and where its results go.
 // target: one value per address (global), or the block's slots written back
 // (shared); tickets: per thread, the sum of the old values its updates
 // returned (add only), as doubles.
 struct AtomicsPlan {
-  using Run = cudaError_t (*)(const AtomicsPlan&, void*, double*, cudaStream_t);
+  using Run = cudaError_t (*)(const AtomicsPlan&, AtomicTarget, double*, cudaStream_t);
   AtomicsConfig config;
   KernelShape shape;
   AtomicsLayout layout;
@@ -104,11 +110,15 @@ struct AtomicsPlan {
 // allocation, and that allocation's size.
 std::size_t atomics_placement_offset(const AtomicsPlan& p, int k);
 std::size_t atomics_target_bytes(const AtomicsPlan& p);
+// Placement k of an allocation of atomics_target_bytes(p), as the plan's word.
+AtomicTarget atomics_target(const AtomicsPlan& p, const DeviceAllocation& targets, int k);
 // cudaErrorInvalidValue for a config the grid cannot run (plan->shape then
 // holds that grid, for atomics_config_supported to say why).
 cudaError_t plan(const AtomicsConfig& c, AtomicsPlan* plan);
-// The targets must hold zeros before the first launch; later launches keep adding.
-cudaError_t launch(const AtomicsPlan& p, void* target, double* tickets, cudaStream_t stream);
+// The targets must hold zeros before the first launch; later launches keep
+// adding. A target of another word than the plan's is refused
+// (cudaErrorInvalidValue) before any CUDA call.
+cudaError_t launch(const AtomicsPlan& p, AtomicTarget target, double* tickets, cudaStream_t stream);
 
 // After exactly one launch from zeros, at placement 0: every target holds
 // members x updates, and (add) the tickets of each address's group sum to
