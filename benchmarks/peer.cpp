@@ -1,7 +1,7 @@
 //==============================================================================
 // peer: GPU <-> GPU, over NVLink or PCIe
 //
-// The local GPU reads the next GPU's memory, writes it, or both at once, by
+// The local GPU reads a peer GPU's memory, writes it, or both at once, by
 // its copy engine (cudaMemcpyPeerAsync; peer access enabled, or disabled so
 // the driver finds another path) or by an SM kernel through peer access. The
 // names are nvbandwidth's; bidirectional cases count the bytes of both
@@ -14,8 +14,13 @@
 // do (transfer's passes): a small copy's launch and its first round trip
 // over the link are then shared out.
 //
+// The peer is the GPU `peer_step` places after the local one in the visible
+// order (1, the default: the next); peer_device names it. Over the steps 1
+// .. GPUs - 1, with --device=all, every GPU reaches every other: the pair
+// matrix nvbandwidth reports, in which a slower link is one cell.
+//
 // device_to_device_latency_sm: one thread of the local GPU chases a random
-// cyclic chain of pointers that lies in the next GPU's memory, as
+// cyclic chain of pointers that lies in the peer's memory, as
 // hierarchy/latency does in its own, every load past its L1 (ld.global.cg):
 // latency_ns and latency_cycles per load. nvbandwidth's test of the name
 // chases 2 MiB, its nodes 128 bytes apart, the default here. The
@@ -39,6 +44,7 @@ namespace membench::cases {
 namespace {
 
 constexpr std::uint32_t kSeed = 0x2E;
+constexpr std::int64_t kMaxPeerStep = 63;  // a node of 64 GPUs
 
 void add_link_model(Work& w, int peer, int directions, const DeviceInfo& gpu) {
   std::string why;
@@ -55,13 +61,23 @@ void add_link_model(Work& w, int peer, int directions, const DeviceInfo& gpu) {
   if (rate > 0) w.model.push_back({"model_bytes_per_second", rate * directions});
 }
 
-CaseDefinition define(const PeerConfig& c, const DeviceInfo& gpu) {
-  const int local = gpu.ordinal;
+// The GPU a case reaches, `step` places after the one it runs on; skipped
+// where there is none, or where the pair cannot run `c`.
+struct Pair {
+  int local = 0, peer = 0;
+};
+Pair pair_of(const PeerConfig& c, const DeviceInfo& gpu, std::int64_t step) {
   int visible = 0;
   MEMBENCH_CUDA(cudaGetDeviceCount(&visible));
-  const int peer = peer_of(local, visible);
   std::string why;
-  if (!peer_supported(c, local, peer, visible, &why)) throw CaseSkipped(why);
+  if (!peer_step_supported(static_cast<int>(step), visible, &why)) throw CaseSkipped(why);
+  const Pair p{gpu.ordinal, peer_of(gpu.ordinal, visible, static_cast<int>(step))};
+  if (!peer_supported(c, p.local, p.peer, visible, &why)) throw CaseSkipped(why);
+  return p;
+}
+
+CaseDefinition define(const PeerConfig& c, const DeviceInfo& gpu, std::int64_t step) {
+  const auto [local, peer] = pair_of(c, gpu, step);
   auto access = std::make_shared<const PeerAccess>(local, peer, c.access);
   const auto side = std::make_shared<const PeerSide>(c, local, peer, kSeed);
   const CopyOperation op = peer_operation(c.variant);
@@ -72,14 +88,9 @@ CaseDefinition define(const PeerConfig& c, const DeviceInfo& gpu) {
   return d;
 }
 
-CaseDefinition define_latency(const LatencyConfig& c, const DeviceInfo& gpu) {
-  const int local = gpu.ordinal;
-  int visible = 0;
-  MEMBENCH_CUDA(cudaGetDeviceCount(&visible));
-  const int peer = peer_of(local, visible);
-  std::string why;
-  if (!peer_supported({PeerVariant::read_sm, true, 16}, local, peer, visible, &why)) throw CaseSkipped(why);
-  if (!latency_config_supported(c, &why)) throw CaseSkipped(why);
+CaseDefinition define_latency(const LatencyConfig& c, const DeviceInfo& gpu, std::int64_t step) {
+  const auto [local, peer] = pair_of({PeerVariant::read_sm, true, 16}, gpu, step);
+  if (std::string why; !latency_config_supported(c, &why)) throw CaseSkipped(why);
   auto access = std::make_shared<const PeerAccess>(local, peer, true);
   auto chain = std::make_shared<DeviceAllocation>();
   DeviceInfo far;
@@ -106,17 +117,18 @@ void cases(Family& f) {
   for (PeerVariant v : kPeerVariants.all()) {
     const std::string name(kPeerVariants(v));
     if (peer_operation(v).uses_sm())
-      f.add(name, {"bytes", "passes"}, {"copy_words"}, [v](const CaseArgs& a) {
-        return define({v, true, a.size("bytes"), a.integer("passes")}, a.device());
+      f.add(name, {"bytes", "passes", "peer_step"}, {"copy_words"}, [v](const CaseArgs& a) {
+        return define({v, true, a.size("bytes"), a.integer("passes")}, a.device(), a["peer_step"]);
       });
     else
-      f.add(name, {"peer_access", "bytes"}, {}, [v](const CaseArgs& a) {
-        return define({v, a["peer_access"] != 0, a.size("bytes")}, a.device());
+      f.add(name, {"peer_access", "bytes", "peer_step"}, {}, [v](const CaseArgs& a) {
+        return define({v, a["peer_access"] != 0, a.size("bytes")}, a.device(), a["peer_step"]);
       });
   }
-  f.add("device_to_device_latency_sm", {"working_set", "chase_stride"}, {"hierarchy_chase"}, [](const CaseArgs& a) {
-    return define_latency({a.size("working_set"), a.size("chase_stride"), false}, a.device());
-  });
+  f.add("device_to_device_latency_sm", {"working_set", "chase_stride", "peer_step"}, {"hierarchy_chase"},
+        [](const CaseArgs& a) {
+          return define_latency({a.size("working_set"), a.size("chase_stride"), false}, a.device(), a["peer_step"]);
+        });
 }
 
 const Registrar registrar{
@@ -128,7 +140,11 @@ const Registrar registrar{
       axis("working_set", "bytes", "latency: spanned by the chain in the peer's memory", {std::int64_t{2} << 20}, 16,
            std::int64_t{1} << 36),
       axis("chase_stride", "bytes", "latency: between the chain's nodes (a multiple of 8)", {128}, 8,
-           std::int64_t{1} << 30, 8)},
+           std::int64_t{1} << 30, 8),
+      axis("peer_step", "GPUs",
+           "the peer: the GPU this many places after the one measured, in the visible order (1: the next); over "
+           "1 .. GPUs - 1 with --device=all, every pair",
+           {1}, 1, kMaxPeerStep)},
      cases,
      {"GPU <-> GPU: copy engine and SM over the link",
       {figure("copies over the link", "bytes", "bytes_per_second").log_x().model("model_bytes_per_second"),

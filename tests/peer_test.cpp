@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <memory>
+#include <set>
+#include <utility>
 
 #include "cases/copy_case.hpp"
 #include "gpu.hpp"
@@ -19,6 +21,24 @@ TEST(PeerConfig, PairsAndRefusals) {
   EXPECT_EQ(peer_of(7, 8), 0);  // the last pairs with the first
   EXPECT_EQ(peer_of(0, 1), 0);  // alone: itself (the case is skipped)
   std::string why;
+  // Over the steps 1 .. visible - 1 each GPU reaches every other once.
+  for (int visible : {2, 4, 8}) {
+    std::set<std::pair<int, int>> reached;
+    for (int device = 0; device < visible; ++device)
+      for (int step = 1; step < visible; ++step) {
+        EXPECT_TRUE(peer_step_supported(step, visible, &why)) << why;
+        const int peer = peer_of(device, visible, step);
+        EXPECT_NE(peer, device);
+        reached.insert({device, peer});
+      }
+    EXPECT_EQ(reached.size(), static_cast<std::size_t>(visible * (visible - 1))) << visible;
+  }
+  EXPECT_EQ(peer_of(6, 8, 3), 1);
+  EXPECT_FALSE(peer_step_supported(2, 2, &why));
+  EXPECT_EQ(why, "peer_step 2 needs 3 GPUs; 2 visible");
+  EXPECT_FALSE(peer_step_supported(0, 4, &why));
+  EXPECT_FALSE(peer_step_supported(1, 1, &why));
+  EXPECT_EQ(why, "needs two GPUs; 1 visible");
   EXPECT_FALSE(peer_supported({PeerVariant::read_ce, true, 64}, 0, 0, 1, &why));
   EXPECT_EQ(why, "needs two GPUs; 1 visible");
   EXPECT_FALSE(peer_supported({PeerVariant::read_sm, false, 64}, 0, 1, 2, &why));

@@ -151,13 +151,37 @@ TEST(SweepFiles, EnergyIsEachLevelOnceWithTheEnergyCounterOn) {
   EXPECT_EQ(nlohmann::json::parse(file).at("energy"), true);
 }
 
+// Every peer case at every step a node of eight GPUs has, on every GPU
+// (--device=all): each GPU reaches every other, the pair matrix.
+TEST(SweepFiles, PairsIsEveryPeerCaseAtEveryStepOfEightGpus) {
+  std::string expected;
+  for (const char* v : {"device_to_device_memcpy_read_ce", "device_to_device_memcpy_write_ce",
+                        "device_to_device_bidirectional_memcpy_ce"})
+    for (int step = 1; step < 8; ++step)
+      expected += std::string("peer/") + v + "/peer_access:1/bytes:536870912/peer_step:" + std::to_string(step) +
+                  "/manual_time\n";
+  for (const char* v : {"device_to_device_memcpy_read_sm", "device_to_device_memcpy_write_sm",
+                        "device_to_device_bidirectional_memcpy_sm"})
+    for (int step = 1; step < 8; ++step)
+      expected +=
+          std::string("peer/") + v + "/bytes:536870912/passes:1/peer_step:" + std::to_string(step) + "/manual_time\n";
+  for (int step = 1; step < 8; ++step)
+    expected +=
+        "peer/device_to_device_latency_sm/working_set:2097152/chase_stride:128/peer_step:" + std::to_string(step) +
+        "/manual_time\n";
+  EXPECT_EQ(listed("pairs.json"), expected);
+  std::ifstream file(MEMBENCH_SOURCE_DIR "/sweeps/pairs.json");
+  EXPECT_EQ(nlohmann::json::parse(file).at("device"), "all");
+}
+
 TEST(SweepFiles, NodeIsEveryNodeCaseAndThePeerChaseByWorkingSet) {
   std::string expected;
   for (const char* v : {"all_to_host_memcpy_ce", "host_to_all_memcpy_ce", "all_to_all_memcpy_write_ce",
                         "all_to_host_memcpy_sm", "host_to_all_memcpy_sm", "all_to_all_memcpy_write_sm"})
     expected += std::string("node/") + v + "/bytes:536870912/manual_time\n";
   for (const char* ws : {"4096", "65536", "2097152", "33554432", "268435456", "4294967296"})
-    expected += std::string("peer/device_to_device_latency_sm/working_set:") + ws + "/chase_stride:128/manual_time\n";
+    expected += std::string("peer/device_to_device_latency_sm/working_set:") + ws +
+                "/chase_stride:128/peer_step:1/manual_time\n";
   // Families list in the order they register, which the linker decides: compared as sets.
   auto sorted_lines = [](const std::string& text) {
     std::vector<std::string> v;

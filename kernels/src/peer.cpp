@@ -10,13 +10,27 @@
 
 namespace membench {
 
-int peer_of(int device, int visible) { return visible < 2 ? device : (device + 1) % visible; }
+int peer_of(int device, int visible, int step) { return visible < 2 ? device : (device + step) % visible; }
+
+namespace {
+
+bool refused(std::string* why, const std::string& reason) {
+  if (why != nullptr) *why = reason;
+  return false;
+}
+
+}  // namespace
+
+bool peer_step_supported(int step, int visible, std::string* why) {
+  if (visible < 2) return refused(why, "needs two GPUs; " + std::to_string(visible) + " visible");
+  if (step < 1 || step >= visible)
+    return refused(why, "peer_step " + std::to_string(step) + " needs " + std::to_string(step + 1) + " GPUs; " +
+                            std::to_string(visible) + " visible");
+  return true;
+}
 
 bool peer_supported(const PeerConfig& c, int local, int peer, int visible, std::string* why) {
-  auto refuse = [&](const std::string& reason) {
-    if (why != nullptr) *why = reason;
-    return false;
-  };
+  auto refuse = [&](const std::string& reason) { return refused(why, reason); };
   if (visible < 2) return refuse("needs two GPUs; " + std::to_string(visible) + " visible");
   if (peer_operation(c.variant).uses_sm() && !c.access)
     return refuse("an SM reaches another GPU's memory only with peer access");

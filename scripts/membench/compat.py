@@ -78,9 +78,23 @@ ADDED_AXES = {
     ("transfer", "host_to_device_memcpy_sm"): (("passes", 1),),
     ("transfer", "device_to_host_memcpy_sm"): (("passes", 1),),
     ("transfer", "bidirectional_memcpy_sm"): (("passes", 1),),
-    ("peer", "device_to_device_memcpy_read_sm"): (("passes", 1),),
-    ("peer", "device_to_device_memcpy_write_sm"): (("passes", 1),),
-    ("peer", "device_to_device_bidirectional_memcpy_sm"): (("passes", 1),),
+    **{
+        ("peer", v): (("passes", 1), ("peer_step", 1))
+        for v in (
+            "device_to_device_memcpy_read_sm",
+            "device_to_device_memcpy_write_sm",
+            "device_to_device_bidirectional_memcpy_sm",
+        )
+    },
+    **{
+        ("peer", v): (("peer_step", 1),)
+        for v in (
+            "device_to_device_memcpy_read_ce",
+            "device_to_device_memcpy_write_ce",
+            "device_to_device_bidirectional_memcpy_ce",
+            "device_to_device_latency_sm",
+        )
+    },
 }
 
 

@@ -15,7 +15,9 @@ case is flagged (worse: the way the files' catalog says is worse for the
 metric: lower for bandwidths, higher for times and latencies; a metric
 without a direction is refused). A case that failed on a GPU is flagged too, and so is one
 skipped on some GPUs of a model but not all; a case missing on some GPUs is
-reported and compared among the GPUs that ran it.
+reported and compared among the GPUs that ran it. The cases that name the GPU
+they reached (peer) are also drawn as a matrix for each host: a row the GPU
+that ran the case, a column the GPU it reached.
 
 A GPU's value is no evidence, and is left out of the median with an
 UNTRUSTED verdict naming the reason, when another process held the GPU
@@ -35,7 +37,7 @@ import sys
 from collections import defaultdict
 from dataclasses import dataclass
 
-from membench import cli
+from membench import cli, pairs
 from membench import results as mr
 
 
@@ -194,10 +196,13 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     try:
         table, better = collect(args.files, args.metric, args.threshold)
+        matrices = pairs.markdown([(path, mr.load(path)) for path in args.files], args.metric)
     except mr.InputError as e:
         return cli.refused("fleet.py", e)
     text, flagged, untrusted, warnings = judge(table, args.threshold, better)
     print(text)
+    if matrices:
+        print(matrices)
     for w in warnings:
         print(f"warning: {w}")
     gpus = {e.gpu for entries in table.values() for e in entries}

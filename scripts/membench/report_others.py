@@ -7,7 +7,7 @@ from __future__ import annotations
 import statistics
 from collections import Counter
 
-from membench import compare, fleet
+from membench import compare, fleet, pairs
 from membench import results as mr
 from membench.report_page import Table, quantity
 
@@ -84,4 +84,5 @@ def several(paths: list[str], docs: list[dict], every_row: bool = True) -> str:
         + "\n\n"
         + Table("", header, rows).markdown()
         + "\n".join(["", *(f"warning: {w}" for w in warnings)])
+        + (f"\n\n{matrices}" if (matrices := pairs.markdown(list(zip(paths, docs)), "bytes_per_second")) else "")
     )

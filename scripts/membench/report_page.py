@@ -31,6 +31,11 @@ def readable(cell: str) -> str:
         return cell
 
 
+def slug(text: str) -> str:
+    """A heading as an HTML id: its letters and digits, lower case, joined by hyphens."""
+    return "-".join("".join(c if c.isalnum() else " " for c in text.lower()).split())
+
+
 def md_to_html(text: str) -> str:
     """compare.py's and fleet.py's markdown as HTML: its tables as tables, its other lines as paragraphs."""
     out, table = [], []
@@ -48,7 +53,11 @@ def md_to_html(text: str) -> str:
             continue
         flush()
         if line.startswith("## "):
-            out.append(f'<h2 id="others">{html.escape(line[3:])}</h2>')
+            # The first heading is the one the page's contents link to.
+            anchor = "others" if not any(o.startswith("<h2") for o in out) else slug(line[3:])
+            out.append(f'<h2 id="{anchor}">{html.escape(line[3:])}</h2>')
+        elif line.startswith("### "):
+            out.append(f"<h3>{html.escape(line[4:])}</h3>")
         elif line.strip():
             out.append(f"<p>{html.escape(line)}</p>")
     flush()

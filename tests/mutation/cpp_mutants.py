@@ -612,9 +612,21 @@ MUTANTS = [
     ),
     M(
         "kernels/src/peer.cpp",
-        "int peer_of(int device, int visible) { return visible < 2 ? device : (device + 1) % visible; }",
-        "int peer_of(int device, int visible) { return visible < 2 ? device : device + 1; }",
+        "int peer_of(int device, int visible, int step) { return visible < 2 ? device : (device + step) % visible; }",
+        "int peer_of(int device, int visible, int step) { return visible < 2 ? device : device + step; }",
         "the last GPU pairs with none",
+    ),
+    M(
+        "kernels/src/peer.cpp",
+        "(device + step) % visible; }",
+        "(device + 1) % visible; }",
+        "every step pairs with the next GPU",
+    ),
+    M(
+        "kernels/src/peer.cpp",
+        "if (step < 1 || step >= visible)",
+        "if (step < 1 || step > visible)",
+        "a step of the GPU count pairs a GPU with itself",
     ),
     # ---- node ---------------------------------------------------------------------------------------
     M(
@@ -697,6 +709,12 @@ MUTANTS = [
         "[](unsigned char b) { return b != 0; }",
         "[](unsigned char b) { return false; }",
         "atomics: a placement written past its turn passes",
+    ),
+    M(
+        "kernels/src/atomics.cu",
+        "if (p.run == nullptr || target.index() != static_cast<std::size_t>(p.config.type)) return cudaErrorInvalidValue;",
+        "if (p.run == nullptr) return cudaErrorInvalidValue;",
+        "atomics: a target of another word is launched",
     ),
     M(
         "kernels/src/atomics.cu",

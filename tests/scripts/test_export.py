@@ -11,7 +11,7 @@ from membench import export
 CASE_BW = "stream/triad/type:float/elements:1024/block:256/manual_time"
 CASE_LAT = "hierarchy/latency/working_set:16384/chase_stride:128/manual_time"
 CASE_SKIP = "peer/device_to_device_memcpy_read_sm/bytes:64/manual_time"  # named before the passes axis
-CASE_SKIP_NOW = "peer/device_to_device_memcpy_read_sm/bytes:64/passes:1/manual_time"  # and read under today's name
+CASE_SKIP_NOW = "peer/device_to_device_memcpy_read_sm/bytes:64/passes:1/peer_step:1/manual_time"  # today's name
 CASE_FAIL = "global/coalesced/n:1024/manual_time"
 
 

@@ -139,7 +139,7 @@ def test_the_run_and_every_family_with_their_marks(tmp_path, write_json, no_figu
     assert "| latency/working_set:16384/chase_stride:128 | 16.5 ns |  | 1 |  |  | noisy |" in md
     # named before the passes axis, shown under today's name
     assert (
-        "| device_to_device_memcpy_read_sm/bytes:64/passes:1 |  |  |  |  |  | skipped: needs two GPUs; 1 visible |"
+        "| device_to_device_memcpy_read_sm/bytes:64/passes:1/peer_step:1 |  |  |  |  |  | skipped: needs two GPUs; 1 visible |"
         in md
     )
     assert (
@@ -238,10 +238,28 @@ def test_one_file_of_two_gpus_gets_the_fleet_view_and_names_both(tmp_path, write
     md, _ = made(tmp_path, write_json, {**doc, "benchmarks": [*doc["benchmarks"], read0, failed, *skipped]})
     assert "| stream/read/type:float/elements:1024/block:256/manual_time | 4 TB/s | - FAILED | 1.000 |" in md
     every = "- skipped: needs two GPUs; 1 visible (on every GPU)"
-    assert f"| peer/device_to_device_memcpy_read_sm/bytes:64/passes:1/manual_time | {every} | {every} | - |" in md
+    assert (
+        f"| peer/device_to_device_memcpy_read_sm/bytes:64/passes:1/peer_step:1/manual_time | {every} | {every} | - |"
+        in md
+    )
     md, _ = made(tmp_path, write_json, {**doc, "benchmarks": doc["benchmarks"][:1]})
     assert "FLAGGED" not in md  # one GPU measured: nothing to set it beside
     assert "no GPU more than 10% from its model's median in 1 cases" in md
+
+
+def test_a_file_of_every_pair_gets_its_matrix_on_the_page_and_in_the_markdown(tmp_path, write_json, no_figures):
+    devices = [{"ordinal": k, "uuid": f"GPU-{k}", "name": "NVIDIA H200"} for k in (0, 1, 2)]
+    doc = {"context": {**a_run()["context"], "devices": json.dumps(devices)}, "benchmarks": []}
+    for k in (0, 1, 2):
+        for step in (1, 2):
+            name = f"peer/device_to_device_memcpy_read_ce/device:{k}/peer_access:1/bytes:64/peer_step:{step}"
+            rate = 1e11 if (k, step) == (1, 1) else 4e11
+            doc["benchmarks"].append(entry(name, bytes_per_second=rate, peer_device=(k + step) % 3, noisy=0))
+    md, page = made(tmp_path, write_json, doc)
+    assert "## Every pair of GPUs" in md
+    assert "| device 1 | 400 GB/s | · | 100 GB/s |" in md
+    assert '<h2 id="every-pair-of-gpus">Every pair of GPUs</h2>' in page and '<h2 id="others">' in page
+    assert "<td>device 1</td><td>400 GB/s</td><td>·</td><td>100 GB/s</td>" in page
 
 
 def test_bad_input_is_one_line_and_exit_2(tmp_path, write_json, capsys, no_figures):

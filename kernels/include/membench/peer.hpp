@@ -33,8 +33,12 @@ struct PeerConfig {
 // The copy operation of a variant: a read comes in from the peer, a write goes out to it.
 inline CopyOperation peer_operation(PeerVariant v) { return kCopyOperations[static_cast<int>(v)]; }
 
-// The GPU a device pairs with: the next visible one.
-int peer_of(int device, int visible);
+// The GPU a device pairs with: the one `step` places after it in the
+// visible order, wrapping around (1: the next). Over the steps 1 .. visible
+// - 1 each device reaches every other once: the pair matrix.
+int peer_of(int device, int visible, int step = 1);
+// Whether `step` names another GPU among `visible`; otherwise why not.
+bool peer_step_supported(int step, int visible, std::string* why);
 // Whether the case can run between `local` and `peer`; otherwise why not.
 bool peer_supported(const PeerConfig& c, int local, int peer, int visible, std::string* why);
 // Enables or disables peer access both ways (an already-set state is fine).
