@@ -177,15 +177,16 @@ def trend(con: history_store.Store, pattern: str, metric: str, out: Path) -> tup
         regex = re.compile(pattern)
     except re.error as e:
         raise mr.InputError(f"{pattern}: not a regular expression ({e})") from e
-    rows = [
-        r
+    # Each case under today's name, however the run that stored it named it.
+    named = (
+        (*r[:4], history_store.today(r[4]), *r[5:])
         for r in con.execute(
             "SELECT started, host, gpu_uuid, gpu_name, name, value, trusted FROM measurements m "
             "JOIN runs r ON r.id = m.run WHERE metric = ? ORDER BY started, r.id",
             (metric,),
         )
-        if regex.search(r[4])
-    ]
+    )
+    rows = [r for r in named if regex.search(r[4])]
     if not rows:
         raise mr.InputError(f"no case matching '{pattern}' has '{metric}' in the history")
     out.mkdir(parents=True, exist_ok=True)
@@ -234,13 +235,23 @@ def check(con: history_store.Store, path: str, metric: str, last: int, width: fl
             value = case.median(metric) if not case.error and not case.skipped else None
             if value is None:
                 continue
+            stored = con.stored_names(name)
             history = [
                 v
                 for (v,) in con.execute(
-                    "SELECT value FROM measurements m JOIN runs r ON r.id = m.run WHERE name = ? AND metric = ? AND "
-                    "trusted = 1 AND gpu_name = ? AND driver = ? AND NOT (host = ? AND gpu_uuid = ? AND started = ?) "
-                    "ORDER BY started DESC LIMIT ?",
-                    (name, metric, key["gpu_name"], key["driver"], key["host"], key["gpu_uuid"], key["started"], last),
+                    f"SELECT value FROM measurements m JOIN runs r ON r.id = m.run WHERE name IN "
+                    f"({history_store.placeholders(stored)}) AND metric = ? AND trusted = 1 AND gpu_name = ? AND "
+                    "driver = ? AND NOT (host = ? AND gpu_uuid = ? AND started = ?) ORDER BY started DESC LIMIT ?",
+                    (
+                        *stored,
+                        metric,
+                        key["gpu_name"],
+                        key["driver"],
+                        key["host"],
+                        key["gpu_uuid"],
+                        key["started"],
+                        last,
+                    ),
                 )
             ]
             if len(history) < MIN_HISTORY:

@@ -41,6 +41,19 @@ INDEXES = [
 SCHEMA_LOCK = 0x6D656D62
 
 
+def today(name: str) -> str:
+    """A stored case name under today's axes (as it is, where it is no case name)."""
+    try:
+        return mr.current_name(name)[0]
+    except mr.InputError:
+        return name
+
+
+def placeholders(values: list) -> str:
+    """The ? of an IN (...) list of these values."""
+    return ", ".join("?" * len(values))
+
+
 class DatabaseError(Exception):
     """The database refused a statement or went away: one line, exit status 2."""
 
@@ -142,6 +155,15 @@ class Store:
             self.execute(f"CREATE TABLE IF NOT EXISTS {table} ({columns.format(id=id_type, real=real)})")
         for index in INDEXES:
             self.execute(index)
+
+    def stored_names(self, name: str) -> list[str]:
+        """The names under which the history holds a case: today's name, and each older one that reads as it (a
+        history kept across a change of the case names, read through the compatibility module)."""
+        if not hasattr(self, "_aliases"):
+            self._aliases: dict[str, list[str]] = {}
+            for (stored,) in self.execute("SELECT DISTINCT name FROM measurements"):
+                self._aliases.setdefault(today(stored), []).append(stored)
+        return self._aliases.get(today(name), [name])
 
     def execute(self, sql: str, params: tuple | list = ()) -> list[tuple]:
         """The rows of a statement whose parameters are written ?."""

@@ -147,12 +147,14 @@ def study_history(db: str, doc: dict) -> Table:
         t = Table("The study's cases in the history", ["case", "runs", "min", "median", "max", "last five (GB/s)"])
         for row in md.study_rows(doc):
             label, name = row.label, row.case
+            stored = con.stored_names(name + "/manual_time")
             values = [
                 v / GB
                 for (v,) in con.execute(
-                    "SELECT value FROM measurements m JOIN runs r ON r.id = m.run WHERE m.name = ? AND "
-                    "metric = 'bytes_per_second' AND trusted = 1 AND gpu_name = ? ORDER BY started, r.id",
-                    (name + "/manual_time", mr.gpu_name(doc)),
+                    f"SELECT value FROM measurements m JOIN runs r ON r.id = m.run WHERE m.name IN "
+                    f"({history_store.placeholders(stored)}) AND metric = 'bytes_per_second' AND trusted = 1 AND "
+                    "gpu_name = ? ORDER BY started, r.id",
+                    (*stored, mr.gpu_name(doc)),
                 )
             ]
             t.rows.append(

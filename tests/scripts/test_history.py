@@ -489,3 +489,33 @@ def test_an_older_schema_gets_its_added_columns_on_either_database(new_db, write
     assert history.main(["--db", db, "add", write_json(doc)]) == 0
     assert rows(db, "SELECT build, repetitions FROM runs") == [("abc", 1)]
     assert rows(db, "SELECT DISTINCT better FROM measurements ORDER BY better") == [("higher",), ("lower",)]
+
+
+def test_a_history_kept_across_a_change_of_names_still_gates_and_draws_under_today_s(
+    new_db, write_json, tmp_path, capsys
+):
+    """Runs added by an older membench hold the names of their day (here: before the transfer family's
+    remote_node axis); a new run is judged against them, and the trend names them as today."""
+    old = "transfer/host_to_device_memcpy_ce/host:pinned/bytes:67108864/manual_time"
+    new = "transfer/host_to_device_memcpy_ce/host:pinned/bytes:67108864/remote_node:0/manual_time"
+
+    def copy_run(day: int, rate: float, name: str) -> dict:
+        doc = a_run(day)
+        doc["benchmarks"] = [entry(name, noisy=0, bytes_per_second=rate)]
+        return doc
+
+    path = new_db()
+    files = [write_json(copy_run(day, rate, old)) for day, rate in ((1, 5.5e10), (2, 5.51e10), (3, 5.49e10))]
+    assert history.main(["--db", path, "add", *files]) == 0
+    con = history.connect(path)
+    with con._transaction():  # as an older membench stored them: under the names of its day
+        con.execute("UPDATE measurements SET name = ? WHERE name = ?", (old, new))
+    assert rows(path, "SELECT DISTINCT name FROM measurements") == [(old,)]
+    capsys.readouterr()
+    assert history.main(["--db", path, "check", write_json(copy_run(4, 5.5e10, new))]) == 0
+    assert f"| {new} | GPU-1 | 5.5e+10 | 5.5e+10 |" in capsys.readouterr().out
+    assert history.main(["--db", path, "check", write_json(copy_run(5, 4.0e10, new))]) == 1
+    assert "| REGRESSION |" in capsys.readouterr().out
+    assert history.main(["--db", path, "trend", "remote_node:0", "--out", str(tmp_path / "t")]) == 0
+    with open(tmp_path / "t" / "trend.csv") as f:
+        assert {r["case"] for r in csv.DictReader(f)} == {new}
