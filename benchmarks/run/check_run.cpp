@@ -10,6 +10,7 @@
 #include <optional>
 #include <sstream>
 
+#include "cases/family.hpp"
 #include "cli/grammar.hpp"
 #include "engine/health.hpp"
 #include "gbench/adapter.hpp"
@@ -84,6 +85,46 @@ std::string check_listing(const std::vector<cases::CaseSpec>& all) {
 
 namespace {
 
+// A family's one default of an axis, as a name holds it (a named axis: its
+// label); empty where the axis has several defaults, or is not the family's.
+std::optional<cases::CaseId::Axis> single_default(const std::string& family, const std::string& axis) {
+  for (const cases::FamilySpec& f : cases::registered_families()) {
+    if (f.name != family) continue;
+    for (const cases::AxisSpec& a : f.axes) {
+      if (a.name != axis || a.defaults.size() != 1) continue;
+      const std::int64_t v = a.defaults.front();
+      if (a.names.empty()) return cases::CaseId::Axis{axis, v, ""};
+      return cases::CaseId::Axis{axis, -1, a.names.at(static_cast<std::size_t>(v))};
+    }
+  }
+  return std::nullopt;
+}
+
+// Whether a recorded case is the check case `wanted`: the same case, or the
+// same recorded before some of wanted's axes were added. A name holds every
+// axis its case has, so an axis it lacks had then only what is now its one
+// default; where wanted's value is that default, the two are one case.
+bool recorded_as(const cases::CaseId& recorded, const cases::CaseId& wanted) {
+  if (recorded.family != wanted.family || recorded.variant != wanted.variant) return false;
+  auto tags = recorded.tags;
+  tags.erase(std::remove_if(tags.begin(), tags.end(), [](const auto& t) { return t.first == cases::kDeviceTag; }),
+             tags.end());
+  if (tags != wanted.tags) return false;
+  const auto named = [](const std::vector<cases::CaseId::Axis>& axes, const std::string& name) {
+    return std::find_if(axes.begin(), axes.end(), [&](const auto& a) { return a.name == name; });
+  };
+  for (const auto& a : recorded.axes)
+    if (named(wanted.axes, a.name) == wanted.axes.end()) return false;
+  for (const auto& w : wanted.axes) {
+    if (const auto it = named(recorded.axes, w.name); it != recorded.axes.end()) {
+      if (!(*it == w)) return false;
+    } else if (const auto d = single_default(wanted.family, w.name); !d || !(*d == w)) {
+      return false;
+    }
+  }
+  return true;
+}
+
 // The GPUs a recorded run names: its context's device list, else its one GPU.
 std::vector<DeviceInfo> recorded_devices(const nlohmann::json& context) {
   std::vector<DeviceInfo> out;
@@ -136,18 +177,22 @@ int judge_recorded(const std::string& path, const std::vector<Reference>& refere
     devices = recorded_devices(context);
     host = context.value("host_name", std::string());
     std::map<std::string, std::string> metric_of;  // check name -> the metric judged
+    std::vector<std::pair<cases::CaseId, std::string>> wanted;
     for (const Reference& r : references)
-      for (const Band& b : r.bands) metric_of[b.of.name] = b.of.metric;
+      for (const Band& b : r.bands) {
+        metric_of[b.of.name] = b.of.metric;
+        if (const auto id = cases::CaseId::parse(b.of.name)) wanted.emplace_back(*id, b.of.name);
+      }
     for (const auto& e : doc.at("benchmarks")) {
       if (e.value("run_type", std::string("iteration")) != "iteration") continue;
       const auto id = cases::CaseId::parse(e.value("run_name", e.at("name").get<std::string>()));
       if (!id) continue;
       const auto device = id->tag(cases::kDeviceTag);
-      cases::CaseSpec spec;
-      spec.id = *id;
-      const std::string name = check_name(spec);
-      if (const auto m = metric_of.find(name); m != metric_of.end())
-        add_entry(e, m->second, observed[{device ? std::stoi(*device) : devices.front().ordinal, name}]);
+      const auto it =
+          std::find_if(wanted.begin(), wanted.end(), [&](const auto& w) { return recorded_as(*id, w.first); });
+      if (it == wanted.end()) continue;
+      add_entry(e, metric_of.at(it->second),
+                observed[{device ? std::stoi(*device) : devices.front().ordinal, it->second}]);
     }
   } catch (const std::exception& e) {
     throw cli::UsageError("--judge=" + path + ": not a membench result file (" + e.what() + ")");
