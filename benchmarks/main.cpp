@@ -27,6 +27,7 @@
 #include "gbench/resume.hpp"
 #include "membench/platform/cuda.hpp"
 #include "membench/platform/device_info.hpp"
+#include "membench/platform/numa.hpp"
 #include "membench/platform/nvml.hpp"
 #include "run/check_run.hpp"
 #include "run/output_file.hpp"
@@ -61,6 +62,7 @@ void add_context(const mb::cli::Options& options, const mb::cli::AxisTable& axes
   facts.device = session.device();
   if (options.run_devices.size() > 1)
     for (int ordinal : options.run_devices) facts.run_devices.push_back(mb::query_device(ordinal));
+  facts.host_numa_nodes = mb::host_numa_nodes();
   facts.launcher = launcher;
   facts.health = mb::run::health_description(session.health());
   facts.power_limit_w = session.power_limit_w();

@@ -33,9 +33,22 @@
 // round trip over PCIe to the host's memory controller, a few times the
 // DRAM latency and the same at every working set, since the L2 does not
 // keep host memory that another agent may change.
+//
+// The host buffers lie on one NUMA node, bound before any page is touched:
+// remote_node 0 (the default) is the node the GPU's PCIe slot hangs off, 1
+// the nearest other socket's. On a host of several sockets the
+// hypothesis is that a remote buffer costs the link between the sockets
+// (its bandwidth, and a hop of latency each way); on a host of one node
+// remote_node 1 is skipped, and the context names the nodes once
+// (host_numa_nodes, gpu_numa_node). host_numa_node is where the pages were
+// found, read back from the kernel; a buffer not on its node is skipped.
 //==============================================================================
+#include <algorithm>
 #include <cstdint>
 #include <memory>
+#include <optional>
+#include <stdexcept>
+#include <vector>
 
 #include "cases/copy_case.hpp"
 #include "cases/family.hpp"
@@ -43,6 +56,7 @@
 #include "membench/hierarchy.hpp"
 #include "membench/platform/cuda.hpp"
 #include "membench/platform/links.hpp"
+#include "membench/platform/numa.hpp"
 #include "membench/platform/pattern.hpp"
 #include "membench/transfer.hpp"
 
@@ -66,30 +80,64 @@ void add_link_model(Work& w, int directions, const DeviceInfo& gpu) {
   w.model.push_back({"link_width", static_cast<double>(link->width)});
 }
 
-CaseDefinition define(const TransferConfig& c, const DeviceInfo& gpu) {
+// The NUMA node the host buffers go on: the GPU's own or the nearest other;
+// skipped where the host has no such node.
+std::optional<int> host_node(TransferNode node, const DeviceInfo& gpu) {
+  std::optional<int> chosen;
+  const std::optional<int> gpu_node = gpu.numa_node >= 0 ? std::optional<int>(gpu.numa_node) : std::nullopt;
+  if (std::string why; !choose_host_node(node == TransferNode::remote, gpu_node, host_numa_nodes(), &chosen, &why))
+    throw CaseSkipped(why);
+  return chosen;
+}
+
+// Where the host buffer's pages are, as the kernel says (-1: it cannot
+// tell), and the GPU's node beside it. A buffer not all on the node it was
+// bound to is refused: its rate would be a mix of two sockets'.
+void add_numa(Work& w, const HostBuffer* buffer, std::optional<int> bound, const DeviceInfo& gpu) {
+  w.model.push_back({"gpu_numa_node", static_cast<double>(gpu.numa_node)});
+  if (buffer == nullptr) return;
+  const std::vector<int> nodes = page_nodes(buffer->host(), buffer->floats() * sizeof(float));
+  int where = nodes.empty() ? -1 : nodes.front();
+  if (std::any_of(nodes.begin(), nodes.end(), [&](int n) { return n != where; })) where = -2;
+  if (bound && where >= 0 && where != *bound)
+    throw CaseSkipped("the host buffer was bound to NUMA node " + std::to_string(*bound) + " but lies on " +
+                      std::to_string(where));
+  if (bound && where == -2) throw CaseSkipped("the host buffer's pages lie on several NUMA nodes");
+  w.model.push_back({"host_numa_node", static_cast<double>(where)});
+}
+
+CaseDefinition define(const TransferConfig& c, TransferNode node, const DeviceInfo& gpu) {
+  const std::optional<int> bound = host_node(node, gpu);
   std::shared_ptr<const TransferHostSide> host;
   try {
-    host = std::make_shared<const TransferHostSide>(c, kSeed);
+    host = std::make_shared<const TransferHostSide>(c, kSeed, bound);
   } catch (const CudaError& e) {
     throw CaseSkipped(std::string("cannot allocate the host memory: ") + e.what());
-  } catch (const std::bad_alloc&) { throw CaseSkipped("cannot allocate the host memory"); }
+  } catch (const std::bad_alloc&) {
+    throw CaseSkipped("cannot allocate the host memory");
+  } catch (const std::runtime_error& e) { throw CaseSkipped(e.what()); }
   const CopyOperation op = transfer_operation(c.variant);
   CaseDefinition d = copy_case(op, c.bytes, kSeed, host, host_engine_copy(c.bytes), c.passes);
   add_link_model(d.work, op.directions(), gpu);
+  add_numa(d.work, host->source() != nullptr ? host->source() : host->destination(), bound, gpu);
   d.work.host_paced = true;
   return d;
 }
 
-CaseDefinition define_latency(const LatencyConfig& c, const DeviceInfo& gpu) {
+CaseDefinition define_latency(const LatencyConfig& c, TransferNode node, const DeviceInfo& gpu) {
   std::string why;
   if (!latency_config_supported(c, &why)) throw CaseSkipped(why);
+  const std::optional<int> bound = host_node(node, gpu);
   std::shared_ptr<HostBuffer> chain;
   try {
-    chain = std::make_shared<HostBuffer>(HostMemory::mapped, c.working_set);
-  } catch (const CudaError& e) { throw CaseSkipped(std::string("cannot allocate the host memory: ") + e.what()); }
+    chain = std::make_shared<HostBuffer>(HostMemory::mapped, c.working_set, bound);
+  } catch (const CudaError& e) {
+    throw CaseSkipped(std::string("cannot allocate the host memory: ") + e.what());
+  } catch (const std::runtime_error& e) { throw CaseSkipped(e.what()); }
   MEMBENCH_CUDA(fill_chain(c, chain->device_as<std::uint64_t>(), nullptr));
   MEMBENCH_CUDA(cudaDeviceSynchronize());
   CaseDefinition d = chase_case(c, chain, chain->device_as<std::uint64_t>(), gpu.l2_bytes);
+  add_numa(d.work, chain.get(), bound, gpu);
   d.work.host_paced = true;  // a round trip to the host's memory controller
   if (const auto link = pcie_link(gpu.pci_bus_id, &why)) {
     d.work.model.push_back({"link_generation", static_cast<double>(link->generation)});
@@ -102,17 +150,21 @@ void cases(Family& f) {
   for (TransferVariant v : kTransferVariants.all()) {
     const std::string name(kTransferVariants(v));
     if (transfer_operation(v).uses_sm())
-      f.add(name, {"bytes", "passes"}, {"copy_words"}, [v](const CaseArgs& a) {
-        return define({v, TransferHost::pinned, a.size("bytes"), a.integer("passes")}, a.device());
+      f.add(name, {"bytes", "passes", "remote_node"}, {"copy_words"}, [v](const CaseArgs& a) {
+        return define({v, TransferHost::pinned, a.size("bytes"), a.integer("passes")},
+                      static_cast<TransferNode>(a["remote_node"]), a.device());
       });
     else
-      f.add(name, {"host", "bytes"}, {}, [v](const CaseArgs& a) {
-        return define({v, static_cast<TransferHost>(a["host"]), a.size("bytes")}, a.device());
+      f.add(name, {"host", "bytes", "remote_node"}, {}, [v](const CaseArgs& a) {
+        return define({v, static_cast<TransferHost>(a["host"]), a.size("bytes")},
+                      static_cast<TransferNode>(a["remote_node"]), a.device());
       });
   }
-  f.add("host_device_latency_sm", {"working_set", "chase_stride"}, {"hierarchy_chase"}, [](const CaseArgs& a) {
-    return define_latency({a.size("working_set"), a.size("chase_stride"), false, kLinkChaseSteps}, a.device());
-  });
+  f.add("host_device_latency_sm", {"working_set", "chase_stride", "remote_node"}, {"hierarchy_chase"},
+        [](const CaseArgs& a) {
+          return define_latency({a.size("working_set"), a.size("chase_stride"), false, kLinkChaseSteps},
+                                static_cast<TransferNode>(a["remote_node"]), a.device());
+        });
 }
 
 const Registrar registrar{
@@ -124,7 +176,11 @@ const Registrar registrar{
       axis("working_set", "bytes", "latency: spanned by the chain in mapped host memory", {std::int64_t{2} << 20}, 16,
            std::int64_t{1} << 36),
       axis("chase_stride", "bytes", "latency: between the chain's nodes (a multiple of 8)", {128}, 8,
-           std::int64_t{1} << 30, 8)},
+           std::int64_t{1} << 30, 8),
+      axis("remote_node", "switch",
+           "1: the host memory on the NUMA node nearest the GPU's but not its own (another socket's); 0: the GPU's "
+           "own",
+           {0}, 0, 1)},
      cases,
      {"Host <-> device: copy engine and SM over the link",
       {figure("copies over the link", "bytes", "bytes_per_second").log_x().model("model_bytes_per_second"),

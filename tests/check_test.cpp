@@ -8,6 +8,7 @@
 #include <functional>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <regex>
 #include <set>
 #include <string>
 #include <vector>
@@ -274,6 +275,22 @@ TEST(CheckRecorded, ACommittedH200RunIsHealthyByTheBuiltInReference) {
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("healthy: 15 of 15 cases within their bands"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("1 GPU judged from a recorded run"), std::string::npos);
+}
+
+// A run recorded before the transfer cases had remote_node reads as
+// remote_node:0, its one default (the test above); the same cases recorded
+// at remote_node:1 are other cases, and the check's three are not in the file.
+TEST(CheckRecorded, AnAxisANameLacksReadsAsItsOneDefaultAndNoOtherValue) {
+  const auto r = test::run("--check --judge=" + recorded("remote", [](nlohmann::json& doc) {
+                             for_case(doc, "transfer/", [](nlohmann::json& e) {
+                               for (const char* key : {"name", "run_name"})
+                                 if (e.contains(key))
+                                   e[key] = std::regex_replace(e[key].get<std::string>(), std::regex("/manual_time$"),
+                                                               "/remote_node:1/manual_time");
+                             });
+                           }));
+  EXPECT_EQ(r.exit_code, 3) << r.output;  // inconclusive: cases of the check not in the file
+  EXPECT_NE(r.output.find("inconclusive: 12 of 15 cases within their bands, 3 not run"), std::string::npos) << r.output;
 }
 
 TEST(CheckRecorded, ItsDramReadAFifthSlowerIsUnhealthyNamingTheCase) {

@@ -145,10 +145,25 @@ TEST(SweepFiles, EnergyIsEachLevelOnceWithTheEnergyCounterOn) {
             "shared/conflict_degree/shared_stride:1/width:16/manual_time\n"
             "stream/read/type:float/elements:134217728/block:256/manual_time\n"
             "stream/copy/type:float/elements:134217728/block:256/manual_time\n"
-            "transfer/host_to_device_memcpy_ce/host:pinned/bytes:67108864/manual_time\n"
-            "transfer/device_to_host_memcpy_ce/host:pinned/bytes:67108864/manual_time\n");
+            "transfer/host_to_device_memcpy_ce/host:pinned/bytes:67108864/remote_node:0/manual_time\n"
+            "transfer/device_to_host_memcpy_ce/host:pinned/bytes:67108864/remote_node:0/manual_time\n");
   std::ifstream file(MEMBENCH_SOURCE_DIR "/sweeps/energy.json");
   EXPECT_EQ(nlohmann::json::parse(file).at("energy"), true);
+}
+
+// The host copies and the chase with the host memory on the GPU's own NUMA
+// node and on the nearest other, each beside the other.
+TEST(SweepFiles, NumaIsEveryTransferCaseOnBothNodes) {
+  std::istringstream lines(listed("numa.json"));
+  std::map<std::string, int> by_node;
+  int count = 0;
+  for (std::string line; std::getline(lines, line); ++count) {
+    EXPECT_EQ(line.rfind("transfer/", 0), 0u) << line;
+    EXPECT_EQ(line.find("pageable"), std::string::npos) << line;
+    ++by_node[line.substr(line.find("/remote_node:") + 1, std::string("remote_node:0").size())];
+  }
+  EXPECT_EQ(count, 14);  // six copies and the chase, on each node
+  EXPECT_EQ(by_node, (std::map<std::string, int>{{"remote_node:0", 7}, {"remote_node:1", 7}}));
 }
 
 // Every peer case at every step a node of eight GPUs has, on every GPU
@@ -285,12 +300,12 @@ TEST(SweepFiles, CiIsASmallSetOfEveryFamily) {
             "shared/conflict_degree/shared_stride:32/width:4/manual_time\n"
             "shared/conflict_degree/shared_stride:33/width:4/manual_time\n"
             "stream/triad/type:float/elements:67108864/block:256/manual_time\n"
-            "transfer/host_to_device_memcpy_ce/host:pinned/bytes:67108864/manual_time\n"
-            "transfer/device_to_host_memcpy_ce/host:pinned/bytes:67108864/manual_time\n"
-            "transfer/host_to_device_memcpy_sm/bytes:67108864/passes:1/manual_time\n"
-            "transfer/device_to_host_memcpy_sm/bytes:67108864/passes:1/manual_time\n"
-            "transfer/host_device_latency_sm/working_set:1048576/chase_stride:128/manual_time\n"
-            "transfer/host_device_latency_sm/working_set:1073741824/chase_stride:128/manual_time\n");
+            "transfer/host_to_device_memcpy_ce/host:pinned/bytes:67108864/remote_node:0/manual_time\n"
+            "transfer/device_to_host_memcpy_ce/host:pinned/bytes:67108864/remote_node:0/manual_time\n"
+            "transfer/host_to_device_memcpy_sm/bytes:67108864/passes:1/remote_node:0/manual_time\n"
+            "transfer/device_to_host_memcpy_sm/bytes:67108864/passes:1/remote_node:0/manual_time\n"
+            "transfer/host_device_latency_sm/working_set:1048576/chase_stride:128/remote_node:0/manual_time\n"
+            "transfer/host_device_latency_sm/working_set:1073741824/chase_stride:128/remote_node:0/manual_time\n");
 }
 
 TEST(ExitStatus, UsageErrorsAreOneLineAndExitCode2) {

@@ -119,6 +119,11 @@ const std::map<std::string, CounterMeaning>& catalog() {
       {"remote", {"flag", B::neither, K::configuration, "1: reads another block's shared memory"}},
       {"nvlink_links", {"links", B::neither, K::configuration, "NVLinks between the two GPUs (0: PCIe)"}},
       {"peer_device", {"ordinal", B::neither, K::configuration, "the other GPU of a peer case"}},
+      {"gpu_numa_node",
+       {"node", B::neither, K::configuration, "the host NUMA node the GPU's PCIe slot hangs off (-1: not known)"}},
+      {"host_numa_node",
+       {"node", B::neither, K::configuration,
+        "the NUMA node the host buffer's pages lie on, read back from the kernel (-1: not known, -2: split)"}},
       {"devices", {"GPUs", B::neither, K::configuration, "GPUs that copy at once"}},
       // Measured by the driver (CUPTI) or per GPU of a node.
       {"migrated_bytes", {"B", B::neither, K::measured, "bytes the driver migrated per launch (CUPTI)"}},

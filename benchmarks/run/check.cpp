@@ -73,9 +73,12 @@ std::string number(double v) {
 
 const std::vector<CheckCase>& check_cases() {
   static const std::vector<CheckCase> cases = {
-      {"transfer/host_to_device_memcpy_ce/host:pinned/bytes:67108864", "host to device", "bytes_per_second"},
-      {"transfer/device_to_host_memcpy_ce/host:pinned/bytes:67108864", "device to host", "bytes_per_second"},
-      {"transfer/bidirectional_memcpy_ce/host:pinned/bytes:67108864", "host link both ways", "bytes_per_second"},
+      {"transfer/host_to_device_memcpy_ce/host:pinned/bytes:67108864/remote_node:0", "host to device",
+       "bytes_per_second"},
+      {"transfer/device_to_host_memcpy_ce/host:pinned/bytes:67108864/remote_node:0", "device to host",
+       "bytes_per_second"},
+      {"transfer/bidirectional_memcpy_ce/host:pinned/bytes:67108864/remote_node:0", "host link both ways",
+       "bytes_per_second"},
       {"stream/read/type:float/elements:134217728/block:256", "DRAM read", "bytes_per_second"},
       {"stream/write/type:float/elements:134217728/block:256", "DRAM write", "bytes_per_second"},
       {"stream/copy/type:float/elements:134217728/block:256", "DRAM copy", "bytes_per_second"},

@@ -9,6 +9,7 @@
 
 #include "engine/measure.hpp"
 #include "membench/platform/cuda.hpp"
+#include "membench/platform/numa.hpp"
 
 namespace membench::run {
 
@@ -38,11 +39,16 @@ ContextKeys context_keys(const RunFacts& f) {
   add("gpu_ordinal", std::to_string(d.ordinal));
   add("gpu_uuid", d.uuid);
   add("pci_bus_id", d.pci_bus_id);
+  add("gpu_numa_node", std::to_string(d.numa_node));
+  add("host_numa_nodes", f.host_numa_nodes.empty() ? "unknown" : format_node_list(f.host_numa_nodes));
   if (f.run_devices.size() > 1) {  // every device of the run, for cases named .../device:K/...
     nlohmann::json all = nlohmann::json::array();
     for (const DeviceInfo& info : f.run_devices)
-      all.push_back(
-          {{"ordinal", info.ordinal}, {"name", info.name}, {"uuid", info.uuid}, {"pci_bus_id", info.pci_bus_id}});
+      all.push_back({{"ordinal", info.ordinal},
+                     {"name", info.name},
+                     {"uuid", info.uuid},
+                     {"pci_bus_id", info.pci_bus_id},
+                     {"numa_node", info.numa_node}});
     add("devices", all.dump());
   }
   const cli::LauncherInfo& l = f.launcher;

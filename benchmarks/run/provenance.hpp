@@ -27,6 +27,7 @@ struct RunFacts {
   gbench::RunIdentity identity;
   DeviceInfo device;                    // the first device of the run
   std::vector<DeviceInfo> run_devices;  // every device, in order, where the run has more than one
+  std::vector<int> host_numa_nodes;     // the host's nodes with CPUs and memory (empty: not known)
   cli::LauncherInfo launcher;
   std::string health;  // health_description()
   std::optional<double> power_limit_w;

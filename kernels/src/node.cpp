@@ -6,11 +6,25 @@
 
 #include "membench/peer.hpp"
 #include "membench/platform/cuda.hpp"
+#include "membench/platform/numa.hpp"
 #include "membench/platform/pattern.hpp"
 #include "membench/platform/verify.hpp"
 #include "membench/transfer.hpp"
 
 namespace membench {
+
+namespace {
+
+// The host node of a GPU's own buffers: its PCIe slot's node (the only one
+// on a host of one), or none where the host does not say.
+std::optional<int> own_numa_node(int device) {
+  char bus[32] = {};
+  if (cudaDeviceGetPCIBusId(bus, sizeof bus, device) != cudaSuccess) return std::nullopt;
+  std::optional<int> node;
+  return choose_host_node(false, pci_numa_node(bus), host_numa_nodes(), &node, nullptr) ? node : std::nullopt;
+}
+
+}  // namespace
 
 int node_copies_per_device(NodeVariant v, int devices) { return node_to_peers(v) ? std::max(devices - 1, 0) : 1; }
 
@@ -107,8 +121,9 @@ NodeCopy::NodeCopy(const NodeConfig& c, int devices, std::uint32_t seed) : confi
         copy.source = gpu->source.get();
         copy.destination = copy.landing.get();
       } else {
-        // Mapped and portable: pinned for the copy engine, reachable by the SMs at the same address.
-        copy.host = std::make_unique<HostBuffer>(HostMemory::mapped, c.bytes);
+        // Mapped and portable: pinned for the copy engine, reachable by the SMs
+        // at the same address; on the GPU's own NUMA node where the host says.
+        copy.host = std::make_unique<HostBuffer>(HostMemory::mapped, c.bytes, own_numa_node(i));
         if (node_comes_in(v)) {
           fill_host_pattern(copy.host->host(), floats, own);
           copy.landing = DeviceAllocation(c.bytes);

@@ -1,9 +1,7 @@
 // Host <-> device transfers. See transfer.hpp.
 #include "membench/transfer.hpp"
 
-#include <cstdlib>
 #include <cstring>
-#include <new>
 
 #include "membench/platform/cuda.hpp"
 #include "membench/platform/pattern.hpp"
@@ -16,28 +14,18 @@ HostMemory transfer_host_memory(const TransferConfig& c) {
   return c.host == TransferHost::pinned ? HostMemory::pinned : HostMemory::pageable;
 }
 
-HostBuffer::HostBuffer(HostMemory kind, std::size_t bytes) : kind_(kind), bytes_(bytes) {
-  if (bytes == 0) return;
-  switch (kind) {
-    case HostMemory::pinned: MEMBENCH_CUDA(cudaMallocHost(reinterpret_cast<void**>(&host_), bytes)); break;
-    case HostMemory::mapped:
-      MEMBENCH_CUDA(
-          cudaHostAlloc(reinterpret_cast<void**>(&host_), bytes, cudaHostAllocMapped | cudaHostAllocPortable));
-      MEMBENCH_CUDA(cudaHostGetDevicePointer(&device_, host_, 0));
-      break;
-    case HostMemory::pageable:
-      host_ = static_cast<float*>(std::malloc(bytes));
-      if (host_ == nullptr) throw std::bad_alloc();
-      break;
-  }
+HostBuffer::HostBuffer(HostMemory kind, std::size_t bytes, std::optional<int> node) : memory_(bytes, node) {
+  if (bytes == 0 || kind == HostMemory::pageable) return;
+  // Registering faults every page in, where the binding says, and pins it.
+  const unsigned flags =
+      kind == HostMemory::mapped ? cudaHostRegisterMapped | cudaHostRegisterPortable : cudaHostRegisterDefault;
+  MEMBENCH_CUDA(cudaHostRegister(memory_.get(), bytes, flags));
+  registered_ = true;
+  if (kind == HostMemory::mapped) MEMBENCH_CUDA(cudaHostGetDevicePointer(&device_, memory_.get(), 0));
 }
 
 HostBuffer::~HostBuffer() {
-  if (host_ == nullptr) return;
-  if (kind_ == HostMemory::pageable)
-    std::free(host_);
-  else
-    cudaFreeHost(host_);
+  if (registered_) cudaHostUnregister(memory_.get());
 }
 
 void fill_host_pattern(float* data, std::size_t count, std::uint32_t seed) {
@@ -46,16 +34,16 @@ void fill_host_pattern(float* data, std::size_t count, std::uint32_t seed) {
   });
 }
 
-TransferHostSide::TransferHostSide(const TransferConfig& c, std::uint32_t seed) {
+TransferHostSide::TransferHostSide(const TransferConfig& c, std::uint32_t seed, std::optional<int> node) {
   const HostMemory kind = transfer_host_memory(c);
   const CopyOperation op = transfer_operation(c.variant);
   mapped_ = kind == HostMemory::mapped;
   if (op.comes_in()) {
-    source_ = std::make_unique<HostBuffer>(kind, c.bytes);
+    source_ = std::make_unique<HostBuffer>(kind, c.bytes, node);
     fill_host_pattern(source_->host(), source_->floats(), seed);
   }
   if (op.goes_out()) {
-    destination_ = std::make_unique<HostBuffer>(kind, c.bytes);
+    destination_ = std::make_unique<HostBuffer>(kind, c.bytes, node);
     std::memset(destination_->host(), kPoisonByte, c.bytes);
   }
   if (op.direction == CopyDirection::both && !op.uses_sm()) side_ = std::make_unique<SideStream>();

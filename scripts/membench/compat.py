@@ -75,9 +75,19 @@ RENAMED_AXES = {"layout": {"n": "structs"}, "shared": {"n": "side"}, "stream": {
 ADDED_AXES = {
     **{("async", v): (("persistent", 1),) for v in ("sync", "memcpy_async", "pipeline", "bulk", "tma")},
     ("hierarchy", "bandwidth"): (("width", 16), ("persistent", 1), ("through_l1", 1)),
-    ("transfer", "host_to_device_memcpy_sm"): (("passes", 1),),
-    ("transfer", "device_to_host_memcpy_sm"): (("passes", 1),),
-    ("transfer", "bidirectional_memcpy_sm"): (("passes", 1),),
+    **{
+        ("transfer", v): (("passes", 1), ("remote_node", 0))
+        for v in ("host_to_device_memcpy_sm", "device_to_host_memcpy_sm", "bidirectional_memcpy_sm")
+    },
+    **{
+        ("transfer", v): (("remote_node", 0),)
+        for v in (
+            "host_to_device_memcpy_ce",
+            "device_to_host_memcpy_ce",
+            "bidirectional_memcpy_ce",
+            "host_device_latency_sm",
+        )
+    },
     **{
         ("peer", v): (("passes", 1), ("peer_step", 1))
         for v in (

@@ -628,6 +628,37 @@ MUTANTS = [
         "if (step < 1 || step > visible)",
         "a step of the GPU count pairs a GPU with itself",
     ),
+    # ---- the host's NUMA nodes ---------------------------------------------------------------------
+    M(
+        "kernels/src/platform/numa.cpp",
+        "for (int n = first; n <= last; ++n) out.push_back(n);",
+        "for (int n = first; n < last; ++n) out.push_back(n);",
+        "a node range loses its last node",
+    ),
+    M(
+        "kernels/src/platform/numa.cpp",
+        "if (domain.size() > 4) domain = domain.substr(domain.size() - 4);",
+        "",
+        "NVML's eight-digit PCI domain is not sysfs's four",
+    ),
+    M(
+        "kernels/src/platform/numa.cpp",
+        "if (remote) return refuse(why, \"one NUMA node with CPUs on this host: all its memory is the GPU's own\");",
+        "",
+        "one node: remote is the GPU's own node",
+    ),
+    M(
+        "kernels/src/platform/numa.cpp",
+        "if (!best || d < best_distance) best = other, best_distance = d;",
+        "if (!best) best = other, best_distance = d;",
+        "remote is the first other node, not the nearest",
+    ),
+    M(
+        "kernels/src/platform/numa.cpp",
+        "std::set_intersection(cpus.begin(), cpus.end(), memory.begin(), memory.end(), std::back_inserter(both));",
+        "both = memory;",
+        "a GPU's own memory node counts as a socket",
+    ),
     # ---- node ---------------------------------------------------------------------------------------
     M(
         "kernels/src/node.cpp",

@@ -80,11 +80,19 @@ def test_a_name_from_before_the_axis_renaming_reads_as_todays(old, new):
         ),
         (
             "transfer/host_to_device_memcpy_sm/bytes:1048576/manual_time",
-            "transfer/host_to_device_memcpy_sm/bytes:1048576/passes:1/manual_time",
+            "transfer/host_to_device_memcpy_sm/bytes:1048576/passes:1/remote_node:0/manual_time",
         ),
         (
             "transfer/bidirectional_memcpy_sm/device:1/bytes:4096/manual_time",
-            "transfer/bidirectional_memcpy_sm/device:1/bytes:4096/passes:1/manual_time",
+            "transfer/bidirectional_memcpy_sm/device:1/bytes:4096/passes:1/remote_node:0/manual_time",
+        ),
+        (
+            "transfer/host_to_device_memcpy_ce/host:pinned/bytes:4096/manual_time",
+            "transfer/host_to_device_memcpy_ce/host:pinned/bytes:4096/remote_node:0/manual_time",
+        ),
+        (
+            "peer/device_to_device_memcpy_read_ce/peer_access:1/bytes:4096",
+            "peer/device_to_device_memcpy_read_ce/peer_access:1/bytes:4096/peer_step:1",
         ),
         (
             "hierarchy/bandwidth/working_set:16384/width:4/persistent:0/manual_time",
@@ -113,10 +121,32 @@ def test_a_name_from_before_an_axis_was_added_reads_as_its_case_today(old, new):
         *[
             (
                 f"transfer/{d}_memcpy_sm/bytes:4096/manual_time",
-                f"transfer/{d}_memcpy_sm/bytes:4096/passes:1/manual_time",
+                f"transfer/{d}_memcpy_sm/bytes:4096/passes:1/remote_node:0/manual_time",
             )
             for d in ("host_to_device", "device_to_host", "bidirectional")
         ],
+        *[
+            (
+                f"transfer/{v}/host:pinned/bytes:4096/manual_time",
+                f"transfer/{v}/host:pinned/bytes:4096/remote_node:0/manual_time",
+            )
+            for v in ("host_to_device_memcpy_ce", "device_to_host_memcpy_ce", "bidirectional_memcpy_ce")
+        ],
+        (
+            "transfer/host_device_latency_sm/working_set:2097152/chase_stride:128/manual_time",
+            "transfer/host_device_latency_sm/working_set:2097152/chase_stride:128/remote_node:0/manual_time",
+        ),
+        *[
+            (
+                f"peer/device_to_device_{v}_sm/bytes:4096/manual_time",
+                f"peer/device_to_device_{v}_sm/bytes:4096/passes:1/peer_step:1/manual_time",
+            )
+            for v in ("memcpy_read", "memcpy_write", "bidirectional_memcpy")
+        ],
+        (
+            "peer/device_to_device_latency_sm/working_set:2097152/chase_stride:128/manual_time",
+            "peer/device_to_device_latency_sm/working_set:2097152/chase_stride:128/peer_step:1/manual_time",
+        ),
         (
             "hierarchy/bandwidth/working_set:16384/manual_time",
             "hierarchy/bandwidth/working_set:16384/width:16/persistent:1/through_l1:1/manual_time",
@@ -131,8 +161,10 @@ def test_every_variant_that_gained_an_axis_reads_its_old_names(old, new):
     "name",
     [
         "hierarchy/bandwidth/working_set:16384/width:4/persistent:0/through_l1:0/manual_time",
-        "transfer/host_to_device_memcpy_ce/host:pinned/bytes:4096/manual_time",
-        "transfer/host_device_latency_sm/working_set:4096/chase_stride:128",
+        "transfer/host_to_device_memcpy_ce/host:pinned/bytes:4096/remote_node:1/manual_time",
+        "transfer/host_device_latency_sm/working_set:4096/chase_stride:128/remote_node:1",
+        "peer/device_to_device_memcpy_read_ce/peer_access:1/bytes:4096/peer_step:3",
+        "global/strided/n:1024/stride:2/manual_time",
     ],
 )
 def test_a_case_that_has_the_axis_or_never_had_it_keeps_its_name(name):

@@ -14,6 +14,7 @@
 
 #include "membench/copy.hpp"
 #include "membench/platform/int_list.hpp"
+#include "membench/platform/numa.hpp"
 
 namespace membench {
 
@@ -30,6 +31,10 @@ inline constexpr auto kTransferHosts = enum_names<TransferHost>("pinned", "pagea
 // and mapped for every GPU of the process).
 enum class HostMemory { pinned, pageable, mapped };
 
+// Which socket's memory the host buffers are: the GPU's own NUMA node, or
+// the nearest other (a hop over the link between the sockets).
+enum class TransferNode { local, remote };
+
 struct TransferConfig {
   TransferVariant variant = TransferVariant::h2d_ce;
   TransferHost host = TransferHost::pinned;  // copy-engine variants only
@@ -41,25 +46,27 @@ struct TransferConfig {
 inline CopyOperation transfer_operation(TransferVariant v) { return kCopyOperations[static_cast<int>(v)]; }
 HostMemory transfer_host_memory(const TransferConfig& c);
 
-// Host memory of one kind; device() is its device address (mapped memory only).
+// Host memory of one kind, its pages on NUMA node `node` where one is
+// named (bound before any page is touched, then pinned by
+// cudaHostRegister for the pinned and mapped kinds); device() is its
+// device address (mapped memory only).
 class HostBuffer {
  public:
-  HostBuffer(HostMemory kind, std::size_t bytes);
+  HostBuffer(HostMemory kind, std::size_t bytes, std::optional<int> node = std::nullopt);
   ~HostBuffer();
   HostBuffer(const HostBuffer&) = delete;
   HostBuffer& operator=(const HostBuffer&) = delete;
-  float* host() const { return host_; }
+  float* host() const { return static_cast<float*>(memory_.get()); }
   void* device() const { return device_; }
   template <class T>
   T* device_as() const {
     return static_cast<T*>(device_);
   }
-  std::size_t floats() const { return bytes_ / sizeof(float); }
+  std::size_t floats() const { return memory_.bytes() / sizeof(float); }
 
  private:
-  HostMemory kind_;
-  std::size_t bytes_;
-  float* host_ = nullptr;
+  NodeMemory memory_;
+  bool registered_ = false;
   void* device_ = nullptr;
 };
 
@@ -68,7 +75,8 @@ class HostBuffer {
 // bidirectional copy-engine case.
 class TransferHostSide {
  public:
-  TransferHostSide(const TransferConfig& c, std::uint32_t seed);
+  // `node`: the NUMA node of the host buffers (none: the kernel's choice).
+  TransferHostSide(const TransferConfig& c, std::uint32_t seed, std::optional<int> node = std::nullopt);
   const HostBuffer* source() const { return source_.get(); }
   const HostBuffer* destination() const { return destination_.get(); }
   const SideStream* side() const { return side_.get(); }

@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "membench/platform/cuda.hpp"
+#include "membench/platform/numa.hpp"
 
 namespace membench {
 
@@ -56,6 +57,7 @@ DeviceInfo query_device(int ordinal) {
   char bus[32] = {};
   MEMBENCH_CUDA(cudaDeviceGetPCIBusId(bus, sizeof bus, ordinal));
   info.pci_bus_id = bus;
+  info.numa_node = pci_numa_node(info.pci_bus_id).value_or(-1);
   info.cc_major = prop.major;
   info.cc_minor = prop.minor;
   info.sm_count = prop.multiProcessorCount;

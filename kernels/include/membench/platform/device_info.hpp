@@ -12,6 +12,7 @@ struct DeviceInfo {
   std::string name;
   std::string uuid;        // GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx, as nvidia-smi prints it
   std::string pci_bus_id;  // domain:bus:device.function
+  int numa_node = -1;      // the host NUMA node of its PCIe slot (-1: not known)
   int cc_major = 0;
   int cc_minor = 0;
   int sm_count = 0;
