@@ -155,9 +155,8 @@ def new_db(request, tmp_path):
         return lambda: str(tmp_path / f"h{next(counter)}.sqlite")
     import uuid
 
+    server = request.getfixturevalue("postgres_server")  # skips, saying why, without psycopg or a server
     import psycopg
-
-    server = request.getfixturevalue("postgres_server")
 
     def make() -> str:
         name = f"h{uuid.uuid4().hex[:12]}"
