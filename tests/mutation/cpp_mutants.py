@@ -643,7 +643,7 @@ MUTANTS = [
     ),
     M(
         "kernels/src/platform/numa.cpp",
-        "if (remote) return refuse(why, \"one NUMA node with CPUs on this host: all its memory is the GPU's own\");",
+        'if (remote) return refuse(why, "one NUMA node with CPUs on this host: all its memory is the GPU\'s own");',
         "",
         "one node: remote is the GPU's own node",
     ),
