@@ -34,7 +34,7 @@ REPO = Path(__file__).resolve().parents[2]
 # The tests that exercise each module; a module not named here gets every test.
 OWN_TESTS = {
     "compare": ["test_compare.py", "test_cli.py"],
-    "fleet": ["test_fleet.py", "test_cli.py", "test_report.py"],  # the report draws the fleet from its cells
+    "fleet": ["test_fleet.py", "test_cli.py", "test_report.py", "test_pairs.py"],  # the report draws the fleet
     "levels": ["test_levels.py", "test_cli.py"],
     "ncu_check": ["test_ncu_check.py", "test_cli.py"],
     "plot": ["test_plot.py", "test_cli.py"],
@@ -50,6 +50,7 @@ OWN_TESTS = {
     "figures": ["test_figures.py", "test_plot.py"],
     "report_page": ["test_report.py"],
     "report_others": ["test_report.py", "test_fleet.py"],
+    "pairs": ["test_pairs.py", "test_report.py"],
     "results_index": ["test_results_index.py"],
     "ncu_profile": ["test_ncu_check.py"],
     "cli": ["test_cli.py", "test_results.py", "test_report.py"],
