@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "cases/counters.hpp"
 #include "gbench/adapter.hpp"
 #include "gbench/result_reporter.hpp"
 
@@ -195,6 +196,25 @@ TEST(ResultFile, TheCatalogSaysWhichWayIsBetter) {
   EXPECT_EQ(counter_entry("device12_bytes_per_second").at("kind"), "measured");
   EXPECT_EQ(counter_entry("model_bytes_per_second").at("kind"), "model");
   EXPECT_EQ(counter_entry("updates_per_second").at("kind"), "measured");
+}
+
+// A case's result is the first headline it reports: its bandwidth, its
+// latency, its update rate, each with the model in its unit where there is
+// one; nothing else is a headline.
+TEST(ResultFile, TheCatalogRanksTheHeadlinesAndNamesTheirModels) {
+  EXPECT_EQ(counter_entry("bytes_per_second").at("headline"), 1);
+  EXPECT_EQ(counter_entry("bytes_per_second").at("model"), "model_bytes_per_second");
+  EXPECT_EQ(counter_entry("latency_ns").at("headline"), 2);
+  EXPECT_FALSE(counter_entry("latency_ns").contains("model"));
+  EXPECT_EQ(counter_entry("updates_per_second").at("headline"), 3);
+  EXPECT_EQ(counter_entry("updates_per_second").at("model"), "model_updates_per_second");
+  for (const char* name : {"pct_of_peak", "gflops_per_second", "model_bytes_per_second", "noise_pct", "real_time"})
+    EXPECT_FALSE(counter_entry(name).contains("headline")) << name;
+  for (const cases::Headline& h : cases::headlines()) {
+    EXPECT_TRUE(cases::counter_meaning(h.counter).has_value()) << h.counter;
+    if (!h.model.empty())
+      EXPECT_EQ(cases::counter_meaning(h.model)->unit, cases::counter_meaning(h.counter)->unit) << h.model;
+  }
 }
 
 // A model counter names the Nsight Compute counter it predicts, so that

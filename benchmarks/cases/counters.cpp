@@ -181,6 +181,13 @@ std::optional<CounterMeaning> counter_meaning(const std::string& name) {
   return std::nullopt;
 }
 
+const std::vector<Headline>& headlines() {
+  static const std::vector<Headline> list = {{"bytes_per_second", "model_bytes_per_second"},
+                                             {"latency_ns", ""},
+                                             {"updates_per_second", "model_updates_per_second"}};
+  return list;
+}
+
 std::optional<NcuMeasure> ncu_measure(const std::string& name) {
   if (const auto it = measures().find(name); it != measures().end()) return it->second;
   return std::nullopt;

@@ -55,6 +55,16 @@ std::optional<CounterMeaning> counter_meaning(const std::string& name);
 // names none (a measurement, a model no hardware counter sees).
 std::optional<NcuMeasure> ncu_measure(const std::string& name);
 
+// What a case measures, the number a person reads first (the report's
+// "measured", the comparisons' metrics), in the order a case is read by:
+// the first of them it reports is its result. Each with the model counter
+// that predicts it in its unit, where there is one.
+struct Headline {
+  std::string counter;
+  std::string model;  // empty: no model in this unit
+};
+const std::vector<Headline>& headlines();
+
 const char* to_string(Better better);
 const char* to_string(CounterKind kind);
 

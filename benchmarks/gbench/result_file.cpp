@@ -19,6 +19,12 @@ nlohmann::ordered_json counter_entry(const std::string& name) {
                                   {"better", cases::to_string(meaning->better)},
                                   {"kind", cases::to_string(meaning->kind)},
                                   {"description", meaning->description}};
+  const auto& heads = cases::headlines();
+  for (std::size_t k = 0; k < heads.size(); ++k)
+    if (heads[k].counter == name) {
+      entry["headline"] = k + 1;  // the rank: a case's result is the first headline it reports
+      if (!heads[k].model.empty()) entry["model"] = heads[k].model;
+    }
   if (const auto m = cases::ncu_measure(name))
     entry["ncu"] = {
         {"pass", m->pass}, {"metrics", m->metrics}, {"per", m->per}, {"scale", m->scale}, {"judged", m->judged}};

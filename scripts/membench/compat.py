@@ -108,6 +108,15 @@ ADDED_AXES = {
 }
 
 
+# A case's result and its model, in the order a case is read by, for files
+# written before the catalog ranked its headlines. Frozen.
+OLD_HEADLINES = (
+    ("bytes_per_second", "model_bytes_per_second"),
+    ("latency_ns", ""),
+    ("updates_per_second", "model_updates_per_second"),
+)
+
+
 # What the families declared downstream of them, for files written before the
 # declarations travelled with the file: the titles, and the figures of the
 # families whose figures are drawn from declarations alone. Frozen: it is what

@@ -220,3 +220,23 @@ def ncu_measures(doc: dict) -> dict[str, NcuMeasure]:
     if not declared:
         declared = compat.OLD_NCU
     return {k: _measure(k, v) for k, v in declared.items()}
+
+
+def headlines(doc: dict) -> list[tuple[str, str]]:
+    """What a case measures, the number a person reads first, with the model counter in its unit ('' for none), in
+    the order a case is read by: the first of them it reports is its result. From the catalog's ranks; a file
+    written before the catalog ranked them gets them from membench.compat."""
+    membench = doc.get("membench")
+    counters = membench.get("counters") if isinstance(membench, dict) else None
+    ranked = (
+        sorted(
+            (v["headline"], k, str(v.get("model", "")))
+            for k, v in counters.items()
+            if isinstance(v, dict) and isinstance(v.get("headline"), int) and not isinstance(v["headline"], bool)
+        )
+        if isinstance(counters, dict)
+        else []
+    )
+    if not ranked:
+        return list(compat.OLD_HEADLINES)
+    return [(counter, model) for _, counter, model in ranked]

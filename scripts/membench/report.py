@@ -187,14 +187,6 @@ def marks(case: mr.Case) -> str:
     return "; ".join(found)
 
 
-# What a case measured, the model in the same unit beside it, and the unit.
-MEASURES = (
-    ("bytes_per_second", "model_bytes_per_second", "B/s"),
-    ("latency_ns", "", "ns"),
-    ("updates_per_second", "model_updates_per_second", "updates/s"),
-)
-
-
 def families(doc: dict) -> list[Table]:
     """Every family's cases: the measurement with its noise and repetitions, the model in the same unit, the
     share of the peak, the board's energy per byte where the run measured it (--energy), and the marks."""
@@ -204,11 +196,13 @@ def families(doc: dict) -> list[Table]:
     header = (
         ["case", "measured", "noise", "repetitions", "model", "% of peak"] + (["pJ/B"] if energy else []) + ["marks"]
     )
+    # What a case measured (the first headline it reports), and the model in the same unit beside it.
+    measures = [(metric, model, mr.meaning(doc, metric).unit) for metric, model in md.headlines(doc)]
     for case in cases:
         t = tables.setdefault(case.family, Table(case.family, header))
         measured = model = noise = ""
         if not case.error and not case.skipped:
-            for metric, model_metric, unit in MEASURES:
+            for metric, model_metric, unit in measures:
                 if (value := case.median(metric)) is not None:
                     measured = quantity(value, unit)
                     if model_metric and (predicted := case.median(model_metric)):

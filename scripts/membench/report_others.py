@@ -8,12 +8,11 @@ import statistics
 from collections import Counter
 
 from membench import compare, fleet, pairs
+from membench import declarations as md
 from membench import results as mr
 from membench.report_page import Table, quantity
 
 
-# What the report compares, each case on the metrics it has: its bandwidth, its latency, its update rate.
-COMPARED = ("bytes_per_second", "latency_ns", "updates_per_second")
 # compare.py's verdicts in the order a person reads them: what failed or moved first, what held last.
 VERDICT_ORDER = ["ERROR", "REGRESSION", "missing in contender", "SKIPPED", "UNTRUSTED", "improvement", "noise", "same"]
 
@@ -32,8 +31,10 @@ def several(paths: list[str], docs: list[dict], every_row: bool = True) -> str:
     uuids = [set(uuid for uuid, _ in mr.devices(doc, path).values()) for path, doc in zip(paths, docs)]
     if len(paths) == 2 and uuids[0] == uuids[1]:
         parts = [f"## {paths[1]} against {paths[0]}\n"]
+        # Each case on the headlines it has (its bandwidth, its latency, its update rate: the catalog's).
         present = set(mr.metrics(docs[0])) | set(mr.metrics(docs[1]))
-        for k, metric in enumerate(m for m in COMPARED if m in present):
+        compared = dict.fromkeys(m for doc in docs[:2] for m, _ in md.headlines(doc))
+        for k, metric in enumerate(m for m in compared if m in present):
             judged = compare.compare(docs[0], docs[1], metric, 5.0, 0.05)
             # A case with no value in either file (skipped, failed, missing) is listed once, in the first table.
             rows = sorted(

@@ -262,6 +262,33 @@ def test_a_file_of_every_pair_gets_its_matrix_on_the_page_and_in_the_markdown(tm
     assert "<td>device 1</td><td>400 GB/s</td><td>·</td><td>100 GB/s</td>" in page
 
 
+def test_what_a_case_measured_and_what_is_compared_are_the_catalog_s_headlines(tmp_path, write_json, no_figures):
+    """The measured column shows a case's first headline, and the comparison compares the headlines, in the
+    catalog's order: a file that ranks latency first shows a case of both by its latency."""
+    name = "hierarchy/latency/working_set:16384/chase_stride:128"
+    catalog = {
+        "bytes_per_second": {"unit": "B/s", "better": "higher", "kind": "measured", "headline": 2},
+        "latency_ns": {"unit": "ns", "better": "lower", "kind": "measured", "headline": 1},
+        "gflops_per_second": {"unit": "GFLOP/s", "better": "higher", "kind": "measured", "headline": 3},
+    }
+    run = {**a_run(), "membench": {"schema_version": 1, "counters": catalog}}
+    run["benchmarks"] = [entry(name, latency_ns=16.5, bytes_per_second=4e12, gflops_per_second=10.0, noisy=0)]
+    md, _ = made(tmp_path, write_json, run)
+    assert "| latency/working_set:16384/chase_stride:128 | 16.5 ns |" in md
+    slower = {
+        **run,
+        "benchmarks": [entry(name, latency_ns=33.0, bytes_per_second=4e12, gflops_per_second=5.0, noisy=0)],
+    }
+    md, _ = made(tmp_path, write_json, run, slower)
+    judged = [line for line in md.splitlines() if line.startswith("compare.py's verdicts on ")]
+    assert [line.split(" ")[3] for line in judged] == ["latency_ns", "bytes_per_second", "gflops_per_second"]
+    # A file written before the catalog ranked its headlines: bandwidth, latency, update rate, as then.
+    from membench import declarations
+
+    assert [m for m, _ in declarations.headlines(a_run())] == ["bytes_per_second", "latency_ns", "updates_per_second"]
+    assert declarations.headlines(run)[0] == ("latency_ns", "")
+
+
 def test_bad_input_is_one_line_and_exit_2(tmp_path, write_json, capsys, no_figures):
     assert report.main([str(tmp_path / "missing.json"), "--out", str(tmp_path / "r")]) == 2
     err = capsys.readouterr().err
