@@ -34,14 +34,15 @@
 // DRAM latency and the same at every working set, since the L2 does not
 // keep host memory that another agent may change.
 //
-// The host buffers lie on one NUMA node, bound before any page is touched:
-// remote_node 0 (the default) is the node the GPU's PCIe slot hangs off, 1
-// the nearest other socket's. On a host of several sockets the
-// hypothesis is that a remote buffer costs the link between the sockets
-// (its bandwidth, and a hop of latency each way); on a host of one node
-// remote_node 1 is skipped, and the context names the nodes once
-// (host_numa_nodes, gpu_numa_node). host_numa_node is where the pages were
-// found, read back from the kernel; a buffer not on its node is skipped.
+// On a host of several sockets the host buffers lie on one NUMA node, bound
+// before any page is touched: remote_node 0 (the default) is the node the
+// GPU's PCIe slot hangs off, 1 the nearest other socket's. The hypothesis:
+// a remote buffer costs the link between the sockets (its bandwidth, and a
+// hop of latency each way). On a host of one node nothing is bound (there
+// is nothing to choose) and remote_node 1 is skipped; the context names the
+// nodes once (host_numa_nodes, gpu_numa_node). host_numa_node is where the
+// pages were found, read back from the kernel; a buffer not on the node it
+// was bound to is skipped.
 //==============================================================================
 #include <algorithm>
 #include <cstdint>

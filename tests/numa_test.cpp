@@ -83,9 +83,10 @@ TEST(NumaChoice, LocalIsTheGpusNodeRemoteTheNearestOtherAndOneNodeHasNoRemote) {
   // Two sockets and a GPU whose node the firmware does not give: neither can be told.
   EXPECT_FALSE(choose_host_node(false, std::nullopt, {0, 1}, &node, &why, sys.root()));
   EXPECT_NE(why.find("not known"), std::string::npos);
-  // One socket: local is it, whatever the GPU says; remote is refused with the reason.
+  // One socket: local is it, whatever the GPU says, and nothing need be bound; remote is refused with the reason.
+  node = 7;
   EXPECT_TRUE(choose_host_node(false, std::nullopt, {0}, &node, &why, sys.root()));
-  EXPECT_EQ(node, 0);
+  EXPECT_EQ(node, std::nullopt);
   EXPECT_FALSE(choose_host_node(true, 0, {0}, &node, &why, sys.root()));
   EXPECT_EQ(why, "one NUMA node with CPUs on this host: all its memory is the GPU's own");
   // A host that lists no nodes: nothing to bind to locally, no remote.

@@ -125,8 +125,7 @@ bool choose_host_node(bool remote, std::optional<int> gpu_node, const std::vecto
   }
   if (nodes.size() == 1) {
     if (remote) return refuse(why, "one NUMA node with CPUs on this host: all its memory is the GPU's own");
-    *node = nodes.front();
-    return true;
+    return true;  // the one node: nothing to choose, so nothing is bound (a container may not bind)
   }
   if (!gpu_node) return refuse(why, "the GPU's NUMA node is not known (sysfs numa_node of its PCI device is -1)");
   *node = remote ? nearest_other_node(*gpu_node, nodes, sysfs) : gpu_node;
@@ -152,7 +151,8 @@ NodeMemory::NodeMemory(std::size_t bytes, std::optional<int> node) : bytes_(byte
       const int error = errno;
       munmap(p, bytes);
       throw std::runtime_error("cannot bind host memory to NUMA node " + std::to_string(*node) + ": " +
-                               std::strerror(error));
+                               std::strerror(error) +
+                               (error == EPERM ? " (a container binds memory only with CAP_SYS_NICE)" : ""));
     }
   }
   data_ = p;

@@ -35,7 +35,8 @@ std::optional<int> nearest_other_node(int node, const std::vector<int>& nodes, c
 
 // The host node a case uses: the GPU's own (`remote` false) or the nearest
 // other. False, with `why`, where the host has no such node; true with
-// `node` empty where the host does not list its nodes (nothing to bind to).
+// `node` empty where there is nothing to choose (one node, or none listed):
+// the memory is then left unbound, where a container may not bind it.
 // `gpu_node`: the GPU's node (not known: a host of one node does not need it).
 bool choose_host_node(bool remote, std::optional<int> gpu_node, const std::vector<int>& nodes, std::optional<int>* node,
                       std::string* why, const std::string& sysfs = kSysfs);
