@@ -26,7 +26,9 @@
 //
 // Where the targets lie moves the rate (atomics.hpp): a global target of
 // several addresses takes turns over 64 placements, one a launch, batches
-// hold whole rounds, and the rate is the placements' mean (`placements`).
+// hold whole rounds, and the rate is the placements' mean (`placements`);
+// the engine times each placement alone once, and the mean's standard error
+// over them (`turns_sem_pct`) says how far another allocation's may lie.
 //
 // Verified exactly, after one launch from zeros: every address holds its
 // threads x updates, and under add the old values its threads got back sum

@@ -96,6 +96,32 @@ TEST(Stop, TheBoundariesBelongToTheRule) {
   EXPECT_FALSE(should_stop(s, 40, 40, std::nextafter(r.max_seconds, 0.0), r));
 }
 
+TEST(Stop, TheTurnsStandardErrorIsTheirSpreadOverTheRootOfTheirCount) {
+  EXPECT_EQ(turns_sem_pct({}), 0);
+  EXPECT_EQ(turns_sem_pct({1e-4}), 0);  // one turn: nothing to differ from
+  EXPECT_EQ(turns_sem_pct({1e-4, 1e-4, 1e-4, 1e-4}), 0);
+  // Four turns at 90, 110, 90, 110: mean 100, sample deviation 11.547, over the root of 4: 5.77 %.
+  EXPECT_NEAR(turns_sem_pct({90e-6, 110e-6, 90e-6, 110e-6}), 100.0 * std::sqrt(400.0 / 3.0) / 2.0 / 100.0, 1e-9);
+  // Sixteen turns of the same spread: a quarter of it.
+  std::vector<double> sixteen;
+  for (int k = 0; k < 16; ++k) sixteen.push_back(k % 2 ? 110e-6 : 90e-6);
+  EXPECT_NEAR(turns_sem_pct(sixteen), 100.0 * std::sqrt(1600.0 / 15.0) / 4.0 / 100.0, 1e-9);
+}
+
+TEST(Stop, AValueIsNoisyWhenItsTurnsAreLessCertainThanTheTarget) {
+  const StopRule r = rule();
+  BatchSummary quiet;
+  quiet.clean_batches = r.min_batches;
+  quiet.noise_pct = r.max_noise_pct / 2;
+  EXPECT_FALSE(noisy(quiet, r, std::nullopt));
+  EXPECT_FALSE(noisy(quiet, r, r.max_noise_pct));  // the target itself is met
+  EXPECT_TRUE(noisy(quiet, r, std::nextafter(r.max_noise_pct, 100.0)));
+  BatchSummary loud = quiet;
+  loud.noise_pct = r.max_noise_pct * 2;
+  EXPECT_TRUE(noisy(loud, r, std::nullopt));
+  EXPECT_TRUE(noisy(loud, r, 0.0));
+}
+
 TEST(Stop, AnEmptyBatchIsNoSample) {
   BatchStats stats(rule());
   stats.add({0.0, 10, 1980});  // no time

@@ -504,6 +504,28 @@ TEST(Suite, AtomicsReportUpdatesPerSecondBesideTheModel) {
   }
   EXPECT_EQ(cases[0].at("updates_per_address").get<double>(), 32.0 * 16);
   EXPECT_EQ(cases[1].at("updates_per_address").get<double>(), 16.0);
+  // Their launches take turns over placements, timed alone once: the mean's standard error is beside the
+  // batches' noise, and a value less certain than the noise target is marked noisy.
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.at("name").get<std::string>());
+    ASSERT_TRUE(c.contains("turns_sem_pct"));
+    const double sem = c.at("turns_sem_pct").get<double>();
+    EXPECT_GT(sem, 0.0);
+    EXPECT_LT(sem, 50.0);
+    if (sem > 0.5) { EXPECT_EQ(c.at("noisy").get<double>(), 1.0); }
+  }
+}
+
+TEST(Suite, OnlyCasesThatTakeTurnsReportTheTurnsStandardError) {
+  MEMBENCH_REQUIRE_GPU();
+  nlohmann::json doc;
+  ASSERT_NO_FATAL_FAILURE(run_ok(
+      "--word=u32 --space=global --shared_by=grid --n=2^20 --benchmark_filter='^(atomics/red|global/coalesced)/'", 2,
+      &doc));
+  for (const auto& c : doc.at("benchmarks")) {
+    SCOPED_TRACE(c.at("name").get<std::string>());
+    EXPECT_FALSE(c.contains("turns_sem_pct"));  // one address, or no turns: one placement
+  }
 }
 
 TEST(Suite, ShortMemcpyIsBatchedToo) {

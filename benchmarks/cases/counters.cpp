@@ -68,7 +68,12 @@ const std::map<std::string, CounterMeaning>& catalog() {
       // Health: how far the measurement can be trusted.
       {"noise_pct",
        {"%", B::lower, K::health, "relative spread of the per-launch time over the batches (-1: unknown)"}},
-      {"noisy", {"flag", B::lower, K::health, "1: the stopping rule's noise target was not met"}},
+      {"turns_sem_pct",
+       {"%", B::lower, K::health,
+        "where launches take turns over placements: the standard error of the mean over the turns, each timed "
+        "alone (how far another allocation's mean may lie)"}},
+      {"noisy",
+       {"flag", B::lower, K::health, "1: the stopping rule's noise target was not met, or turns_sem_pct is above it"}},
       {"throttled_batches", {"batches", B::lower, K::health, "batches dropped for an SM clock below the threshold"}},
       {"sm_clock_mhz", {"MHz", B::neither, K::health, "SM clock measured over the kept batches"}},
       {"other_processes", {"processes", B::lower, K::health, "other processes seen on the GPU during the case"}},

@@ -143,7 +143,8 @@ void set_counters(Outcome& o, const DeviceInfo& device, const Work& w, const eng
     add("energy_window_s", m.power->window_seconds);
   }
   add("noise_pct", std::isfinite(s.noise_pct) ? s.noise_pct : -1);
-  add("noisy", converged(s, m.rule) ? 0 : 1);
+  if (m.turns_sem_pct) add("turns_sem_pct", *m.turns_sem_pct);
+  add("noisy", engine::noisy(s, m.rule, m.turns_sem_pct) ? 1 : 0);
   add("batches", s.clean_batches);
   add("batch_launches", m.batch_launches);
   add("throttled_batches", s.throttled_batches);

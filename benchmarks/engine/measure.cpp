@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <vector>
 
 #include "engine/stop.hpp"
 #include "membench/platform/cuda.hpp"
@@ -18,6 +19,11 @@ namespace {
 // weigh little against it and the noise estimate gets many samples quickly.
 constexpr double kBatchTargetSeconds = 1e-3;
 constexpr int kMaxBatch = 1000;
+// A turn timed alone is summed over rounds until it holds about this much
+// GPU time (at most kMaxTurnRounds rounds), so the events' half-microsecond
+// resolution weighs little against it.
+constexpr double kTurnTargetSeconds = 50e-6;
+constexpr int kMaxTurnRounds = 16;
 // NVML is asked about the GPU's health at most this often while a case runs
 // (and at its start and end).
 constexpr double kHealthSampleSeconds = 0.02;
@@ -135,6 +141,7 @@ void CaseTimer::prepare(Session& s) {
     profiled_ = true;
   }
   if (batch_launches_ > 0) return;
+  double one_launch = 0;
   batch_launches_ = timed_.before_each ? 1
                                        : mode_.batch_launches(
                                              [&] {
@@ -142,10 +149,34 @@ void CaseTimer::prepare(Session& s) {
                                                MEMBENCH_CUDA(cudaEventRecord(start.get(), s.stream()));
                                                MEMBENCH_CUDA(timed_.launch(s.stream()));
                                                MEMBENCH_CUDA(cudaEventRecord(stop.get(), s.stream()));
-                                               return elapsed_ms(start, stop) * 1e-3;
+                                               return one_launch = elapsed_ms(start, stop) * 1e-3;
                                              },
                                              timed_.round);
+  // A batch of whole rounds weighs every turn alike, so the batches' noise
+  // cannot see how much the turns differ: they are timed alone once.
+  if (timed_.round > 1 && batch_launches_ > 1) turns_sem_pct_ = time_turns(s, one_launch);
   if (batch_launches_ > 1 && timed_.graphable) graph_ = std::make_unique<Graph>(timed_, batch_launches_, s.stream());
+}
+
+// Each turn's seconds, an event on either side of every launch over enough
+// rounds that a turn's sum is long beside the events' resolution; the
+// standard error of their mean.
+double CaseTimer::time_turns(Session& s, double one_launch_seconds) const {
+  const int rounds = std::clamp(static_cast<int>(std::ceil(kTurnTargetSeconds / std::max(one_launch_seconds, 1e-7))), 1,
+                                kMaxTurnRounds);
+  const int launches = rounds * timed_.round;
+  std::vector<Event> marks(static_cast<std::size_t>(launches) + 1);
+  MEMBENCH_CUDA(cudaEventRecord(marks[0].get(), s.stream()));
+  for (int k = 0; k < launches; ++k) {
+    MEMBENCH_CUDA(timed_.launch(s.stream()));
+    MEMBENCH_CUDA(cudaEventRecord(marks[static_cast<std::size_t>(k) + 1].get(), s.stream()));
+  }
+  MEMBENCH_CUDA(cudaStreamSynchronize(s.stream()));
+  std::vector<double> per_turn(static_cast<std::size_t>(timed_.round), 0.0);
+  for (int k = 0; k < launches; ++k)
+    per_turn[static_cast<std::size_t>(k % timed_.round)] +=
+        elapsed_ms(marks[static_cast<std::size_t>(k)], marks[static_cast<std::size_t>(k) + 1]) * 1e-3;
+  return turns_sem_pct(per_turn);
 }
 
 namespace {
@@ -199,6 +230,7 @@ Measurement CaseTimer::measure(Session& s, std::int64_t target_launches) {
   Measurement m;
   m.rule = stop_rule(s);
   m.batch_launches = batch_launches_;
+  m.turns_sem_pct = turns_sem_pct_;
   BatchTimer timer(
       s, mode_, batch_launches_, [this](cudaStream_t stream) { before_each(stream); },
       [this](cudaStream_t stream) { launch_batch(stream); });

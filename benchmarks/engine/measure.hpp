@@ -64,6 +64,10 @@ struct Measurement {
   int batch_launches = 0;
   CaseHealth health;
   std::optional<PowerEstimate> power;  // with --energy, where the counter gave one
+  // Where the launches take turns (a round of more than one, warm): the
+  // standard error of the mean over the turns, each timed alone
+  // (turns_sem_pct).
+  std::optional<double> turns_sem_pct;
 };
 
 // Whole updates of the energy counter a case's power rests on.
@@ -99,12 +103,14 @@ class CaseTimer {
   void prepare(Session& session);
   void before_each(cudaStream_t stream) const;
   void launch_batch(cudaStream_t stream) const;
+  double time_turns(Session& session, double one_launch_seconds) const;
 
   Timed timed_;
   const TimingMode& mode_;
   bool warmed_ = false;
   bool profiled_ = false;
   int batch_launches_ = 0;
+  std::optional<double> turns_sem_pct_;
   std::unique_ptr<Graph> graph_;
 };
 

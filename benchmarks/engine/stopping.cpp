@@ -44,6 +44,21 @@ bool converged(const BatchSummary& s, const StopRule& rule) {
   return s.clean_batches >= rule.min_batches && s.noise_pct <= rule.max_noise_pct;
 }
 
+double turns_sem_pct(const std::vector<double>& per_turn) {
+  const auto n = static_cast<double>(per_turn.size());
+  if (per_turn.size() < 2) return 0;
+  double mean = 0;
+  for (double t : per_turn) mean += t / n;
+  if (mean <= 0) return 0;
+  double squares = 0;
+  for (double t : per_turn) squares += (t - mean) * (t - mean);
+  return 100.0 * std::sqrt(squares / (n - 1) / n) / mean;
+}
+
+bool noisy(const BatchSummary& s, const StopRule& rule, std::optional<double> turns_sem) {
+  return !converged(s, rule) || (turns_sem && *turns_sem > rule.max_noise_pct);
+}
+
 bool should_stop(const BatchSummary& s, std::int64_t launches, std::int64_t target, double elapsed_seconds,
                  const StopRule& rule) {
   if (launches < target) return false;

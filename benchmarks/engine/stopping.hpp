@@ -62,6 +62,17 @@ BatchSummary summarize(const std::vector<BatchSample>& batches, const StopRule& 
 // least min_batches clean batches.
 bool converged(const BatchSummary& s, const StopRule& rule);
 
+// A case whose launches take turns (over placements of its buffers) has a
+// cost a turn: the relative standard error (percent) of the mean over
+// `per_turn` (each turn's seconds, summed over the same number of rounds),
+// how far the mean over another set of such turns may lie (another
+// process's allocation, say). 0 for fewer than two turns.
+double turns_sem_pct(const std::vector<double>& per_turn);
+
+// Whether the value is less certain than the noise target: the batches did
+// not converge, or the mean over the turns has a larger standard error.
+bool noisy(const BatchSummary& s, const StopRule& rule, std::optional<double> turns_sem_pct);
+
 // Whether to stop collecting: Google Benchmark must get at least `target`
 // launches, and then the case stops once converged or past the time limit.
 bool should_stop(const BatchSummary& s, std::int64_t launches, std::int64_t target, double elapsed_seconds,
