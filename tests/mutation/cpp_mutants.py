@@ -1028,6 +1028,18 @@ MUTANTS = [
         "if (elapsed >= hooks.health_period) {",
         "the health is sampled after every batch once the first period passed",
     ),
+    M(
+        "benchmarks/engine/stopping.cpp",
+        "return 100.0 * std::sqrt(squares / (n - 1) / n) / mean;",
+        "return 100.0 * std::sqrt(squares / (n - 1)) / mean;",
+        "the turns' standard error is their spread, not the mean's",
+    ),
+    M(
+        "benchmarks/engine/stopping.cpp",
+        "return !converged(s, rule) || (turns_sem && *turns_sem > rule.max_noise_pct);",
+        "return !converged(s, rule);",
+        "a mean less certain over its turns than the target is not noisy",
+    ),
 ]
 
 
