@@ -235,7 +235,9 @@ def panel(doc: dict, family: md.Family, figure: md.Figure, cases: list[mr.Case],
         ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:,.6g}"))
         ax.yaxis.set_minor_formatter(NullFormatter())
     else:
-        ax.set_ylim(bottom=0)
+        # From zero, with room above the highest point: autoscaling pads by the data's range, which for
+        # flat lines is nothing, so they would run along the frame.
+        ax.set_ylim(bottom=0, top=max(ax.get_ylim()[1], ax.dataLim.y1 * 1.05))
     ax.set_ylabel(f"{figure.y} ({shown})" if shown else figure.y)
     ax.set_title(figure.heading or f"{family.name}: {figure.y} by {figure.x}")
     ax.grid(True, alpha=0.3)

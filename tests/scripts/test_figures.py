@@ -156,6 +156,19 @@ def test_each_point_carries_its_spread_and_rates_start_at_zero():
     plt.close(fig)
 
 
+def test_a_flat_line_has_room_above_it_and_does_not_run_along_the_frame():
+    doc = toy_doc([("read", s, r) for s, r in zip(SPANS, (2.65e12, 2.66e12, 2.67e12))])  # within 1%
+    figure = doc["membench"]["families"]["toy"]["figures"][0]
+    figure["model"], figure["lines"] = "", []  # the points alone, nothing higher beside them
+    for case in doc["benchmarks"]:
+        case["noise_pct"] = 0.1
+    fig = draw(doc)
+    low, high = fig.axes[0].get_ylim()
+    assert low == 0
+    assert high >= 2.67 * 1.05 - 1e-9  # TB/s
+    plt.close(fig)
+
+
 def test_a_log_y_axis_is_labelled_at_1_2_and_5_of_each_decade_in_plain_numbers():
     doc = toy_doc([("read", s, r) for s, r in zip(SPANS, (1.6e13, 1.4e14, 3.4e14))])  # 16 to 340 TB/s: over a decade
     doc["membench"]["families"]["toy"]["figures"][0]["y_log"] = True
