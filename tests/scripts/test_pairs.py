@@ -114,3 +114,44 @@ def test_fleet_prints_the_matrix_beside_its_verdicts(write_json, capsys):
     assert f"### {READ}/peer_access:1/bytes:67108864 on n0" in out
     assert "| device 2 | 380 GB/s | 380 GB/s | · | 95 GB/s |" in out
     assert "FLAGGED: n0 device 2 (GPU-2)" in out
+
+
+def test_a_failed_case_is_no_cell_and_the_cases_after_it_still_are():
+    doc = all_devices(gpus=3, steps=2)
+    first = doc["benchmarks"][0]  # device 0 -> 1, measured in one repetition and failed in the next
+    failed = {**first, "repetition_index": 1, "error_occurred": True, "error_message": "wrong result at element 7"}
+    doc["benchmarks"].insert(1, failed)
+    [m] = pairs.matrices([("failed.json", doc)], "bytes_per_second")
+    assert (0, 1) not in m.cells  # a case that failed is no evidence of the link, its good repetition neither
+    assert len(m.cells) == 5 and m.cells[0, 2] == rate(0, 2)  # and every case after it is still read
+
+
+def test_a_gpu_no_case_reached_still_has_its_row_and_column():
+    doc = all_devices(gpus=3, steps=1)
+    doc["benchmarks"] = [b for b in doc["benchmarks"] if "/device:2/" not in b["name"]]  # 0->1 and 1->2 only
+    [m] = pairs.matrices([("partial.json", doc)], "bytes_per_second")
+    assert m.ordinals == [0, 1, 2]
+    four = all_devices(gpus=4, steps=1)
+    four["benchmarks"] = four["benchmarks"][:2]  # 0->1 and 1->2: GPU 3 ran nothing and was reached by nothing
+    [m] = pairs.matrices([("four.json", four)], "bytes_per_second")
+    assert m.ordinals == [0, 1, 2, 3] and m.table("B/s").rows[3] == ["device 3", "-", "-", "-", "·"]
+
+
+def test_a_file_without_a_host_name_is_an_unknown_host_and_the_tables_are_whole_markdown():
+    doc = all_devices()
+    del doc["context"]["host_name"]
+    other = all_devices()
+    for b in other["benchmarks"]:
+        b["name"] = b["name"].replace("peer_access:1", "peer_access:0")
+    out = pairs.markdown([("a.json", doc), ("b.json", other)], "bytes_per_second")
+    assert f"### {READ}/peer_access:1/bytes:67108864 on unknown-host" in out
+    assert out.endswith("(skipped, failed, or not run).\n")  # the last table's note, and nothing after it
+    assert "\nA row the GPU that ran the case, a column the GPU whose memory it reached; - where" in out
+    blocks = out.split("\n\n")
+    assert blocks[0] == "## Every pair of GPUs"
+    # Each matrix a block of its own: its heading, then a table whose every row starts and ends with a bar.
+    headings = [b for b in blocks if b.startswith("### ")]
+    assert len(headings) == 2
+    for line in out.splitlines():
+        if "|" in line:
+            assert line.startswith("|") and line.endswith("|"), line
