@@ -47,6 +47,7 @@ from dataclasses import dataclass
 
 from membench import cli
 from membench import results as mr
+from membench.report_page import quantity
 
 try:
     from scipy.stats import mannwhitneyu
@@ -189,7 +190,13 @@ def _fmt(x: float | None, spec: str) -> str:
     return "" if x is None else format(x, spec)
 
 
-def render(rows: list[Row], metric: str, alpha: float) -> str:
+def render(rows: list[Row], metric: str, alpha: float, unit: str | None = None) -> str:
+    """The rows as a markdown table and its notes; with the metric's unit, values as a person reads them (4.33 TB/s),
+    else as numbers a script reads back (4.325e+12)."""
+
+    def value(x: float | None) -> str:
+        return "" if x is None else quantity(x, unit) if unit is not None else format(x, ".4g")
+
     lines = [
         f"| case | baseline {metric} | contender {metric} | change % | p-value | verdict |",
         "| --- | ---: | ---: | ---: | ---: | --- |",
@@ -200,7 +207,7 @@ def render(rows: list[Row], metric: str, alpha: float) -> str:
             "" if r.tested or r.change_pct is None or r.untrusted or not_judged(r) else " (threshold only)"
         )
         lines.append(
-            f"| {r.name} | {_fmt(r.baseline, '.4g')} | {_fmt(r.contender, '.4g')} | "
+            f"| {r.name} | {value(r.baseline)} | {value(r.contender)} | "
             f"{_fmt(r.change_pct, '+.2f')} | {p_value if r.change_pct is not None else ''} | {verdict} |"
         )
     untested = [r for r in rows if not r.tested and r.change_pct is not None and not r.untrusted and not not_judged(r)]

@@ -10,7 +10,7 @@ from collections import Counter
 from membench import compare, fleet, pairs
 from membench import declarations as md
 from membench import results as mr
-from membench.report_page import Table, quantity
+from membench.report_page import Table, md_text, quantity
 
 
 # compare.py's verdicts in the order a person reads them: what failed or moved first, what held last.
@@ -51,7 +51,7 @@ def several(paths: list[str], docs: list[dict], every_row: bool = True) -> str:
                 f"compare.py's verdicts on {metric} (5% threshold), what needs a look first: "
                 + ", ".join(f"{n} {v}" for v, n in said)
                 + ".\n\n"
-                + compare.render(rows, metric, 0.05)
+                + compare.render(rows, metric, 0.05, mr.meaning(docs[1], metric).unit)
                 + "\n"
             )
         return "\n".join(parts)
@@ -80,10 +80,13 @@ def several(paths: list[str], docs: list[dict], every_row: bool = True) -> str:
     summary += [f"UNTRUSTED: {g}" for g in sorted(untrusted, key=lambda g: (g.host, g.ordinal))]
     said = "; ".join(summary) if summary else f"no GPU more than 10% from its model's median in {len(rows)} cases"
     return (
-        f"## The fleet\n\nfleet.py's verdicts (bytes_per_second, 10% threshold): {said}.\n\n"
-        + "\n".join(f"GPU: {g}" for g in gpus)
+        f"## The fleet\n\nfleet.py's verdicts (bytes_per_second, 10% threshold): {md_text(said)}.\n\n"
+        + "\n".join(f"- GPU: {md_text(str(g))}" for g in gpus)
         + "\n\n"
         + Table("", header, rows).markdown()
-        + "\n".join(["", *(f"warning: {w}" for w in warnings)])
+        # Lists with a blank line before each: a line right under a table is one more row of it in markdown.
+        + "".join(
+            f"\n\n- warning: {md_text(w)}" if k == 0 else f"\n- warning: {md_text(w)}" for k, w in enumerate(warnings)
+        )
         + (f"\n\n{matrices}" if (matrices := pairs.markdown(list(zip(paths, docs)), "bytes_per_second")) else "")
     )

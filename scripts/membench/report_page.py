@@ -37,10 +37,14 @@ def slug(text: str) -> str:
 
 
 def md_to_html(text: str) -> str:
-    """compare.py's and fleet.py's markdown as HTML: its tables as tables, its other lines as paragraphs."""
-    out, table = [], []
+    """compare.py's and fleet.py's markdown as HTML: its tables as tables, its lists as lists, its other lines
+    as paragraphs."""
+    out, table, items = [], [], []
 
     def flush() -> None:
+        if items:
+            out.append("<ul>" + "".join(f"<li>{html.escape(i)}</li>" for i in items) + "</ul>")
+            items.clear()
         if table:
             cells = [[readable(c.strip()) for c in line.strip().strip("|").split(" | ")] for line in table]
             rows = [r for r in cells[1:] if not all(set(c) <= set("-: ") for c in r)]
@@ -50,6 +54,9 @@ def md_to_html(text: str) -> str:
     for line in text.splitlines():
         if line.startswith("|"):
             table.append(line)
+            continue
+        if line.startswith("- "):
+            items.append(line[2:])
             continue
         flush()
         if line.startswith("## "):

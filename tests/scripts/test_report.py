@@ -599,3 +599,140 @@ def test_the_comparison_names_both_files_judges_every_metric_either_has_at_5_per
     )
     assert "verdicts on latency_ns (5% threshold), what needs a look first: 1 same." in md
     assert "verdicts on updates_per_second" not in md
+
+
+FLEET_VIEW = """## The fleet
+
+fleet.py's verdicts (bytes_per_second, 10% threshold): FLAGGED: n1 device 3 (GPU-3); FLAGGED: n1 device 4 (GPU-4); \
+UNTRUSTED: n1 device 0 (GPU-0).
+
+- GPU: n1 device 0 (GPU-0)
+- GPU: n1 device 1 (GPU-1)
+- GPU: n1 device 2 (GPU-2)
+- GPU: n1 device 3 (GPU-3)
+- GPU: n1 device 4 (GPU-4)
+
+| case | n1 device 0 | n1 device 1 | n1 device 2 | n1 device 3 | n1 device 4 | slowest / median |
+| --- | --- | --- | --- | --- | --- | --- |
+| stream/copy/type:float/elements:1024/block:256/manual_time | 4 TB/s | 4 TB/s | 4 TB/s | 3.58 TB/s FLAGGED | \
+3 TB/s FLAGGED | 0.750 |
+| stream/read/type:float/elements:1024/block:256/manual_time | 4 TB/s UNTRUSTED | 4 TB/s | 4 TB/s | 4 TB/s | \
+- missing | 1.000 |
+| peer/device_to_device_memcpy_read_ce/peer_access:1/bytes:64/peer_step:1/manual_time | 400 GB/s | 400 GB/s | \
+- missing | - missing | - missing | 1.000 |
+
+- warning: stream/read/type:float/elements:1024/block:256/manual_time: missing on 1 NVIDIA H200 GPU(s) \
+(n1 device 4 (GPU-4))
+- warning: peer/device_to_device_memcpy_read_ce/peer_access:1/bytes:64/peer_step:1/manual_time: missing on 3 \
+NVIDIA H200 GPU(s) (n1 device 2 (GPU-2), n1 device 3 (GPU-3), n1 device 4 (GPU-4))
+
+## Every pair of GPUs
+
+### peer/device_to_device_memcpy_read_ce/peer_access:1/bytes:64 on n1
+
+| ran on ↓, reached → | device 0 | device 1 | device 2 | device 3 | device 4 |
+| --- | --- | --- | --- | --- | --- |
+| device 0 | · | 400 GB/s | - | - | - |
+| device 1 | 400 GB/s | · | - | - | - |
+| device 2 | - | - | · | - | - |
+| device 3 | - | - | - | · | - |
+| device 4 | - | - | - | - | · |
+
+A row the GPU that ran the case, a column the GPU whose memory it reached; - where no case of the files reached \
+it (skipped, failed, or not run).
+"""
+
+
+def test_the_fleet_view_is_this_markdown_whole(tmp_path):
+    """Five GPUs of one --device=all file: one 10.5% under the median (the threshold is 10%), one a quarter
+    under, one contended, one without a case, and a pair of them that reached each other. The whole view, as a
+    person reads it: the verdicts, the GPUs and the warnings as lists, each block apart from the table above it
+    (a line right under a table is a row of it), the pair matrix last."""
+    devices = [{"ordinal": k, "uuid": f"GPU-{k}", "name": "NVIDIA H200"} for k in range(5)]
+    doc = {"context": {**a_run()["context"], "devices": json.dumps(devices)}, "benchmarks": []}
+    for k, rate in enumerate((4.0e12, 4.0e12, 4.0e12, 3.58e12, 3.0e12)):
+        name = f"stream/copy/device:{k}/type:float/elements:1024/block:256"
+        doc["benchmarks"].append(entry(name, bytes_per_second=rate, noisy=0))
+    for k in range(4):  # device 4 lacks it; device 0's shared the GPU with another process
+        name = f"stream/read/device:{k}/type:float/elements:1024/block:256"
+        shared = 1 if k == 0 else 0
+        doc["benchmarks"].append(entry(name, bytes_per_second=4e12, noisy=0, contended=shared, other_processes=shared))
+    for k in (0, 1):
+        name = f"peer/device_to_device_memcpy_read_ce/device:{k}/peer_access:1/bytes:64/peer_step:1"
+        doc["benchmarks"].append(entry(name, bytes_per_second=4e11, peer_device=1 - k, noisy=0))
+    path = tmp_path / "all.json"
+    path.write_text(json.dumps(doc))
+    assert report_others.several([str(path)], [doc]) == FLEET_VIEW
+    page = report_page.md_to_html(FLEET_VIEW)
+    assert "<ul><li>GPU: n1 device 0 (GPU-0)</li><li>GPU: n1 device 1 (GPU-1)</li>" in page
+    assert page.count("<table") == 2 and "<li>warning: stream/read/" in page
+    doc["benchmarks"][1]["noise_pct"] = 10.5  # device 1's copy: noise at or above the 10% threshold is no evidence
+    path.write_text(json.dumps(doc))
+    copy = "| stream/copy/type:float/elements:1024/block:256/manual_time | 4 TB/s | 4 TB/s UNTRUSTED |"
+    assert copy in report_others.several([str(path)], [doc])
+
+
+def compared(tmp_path, base_cases: list[dict], cont_cases: list[dict], every_row: bool = True) -> str:
+    """report_others' comparison of two runs of one GPU holding these cases."""
+    docs, paths = [], []
+    for k, cases in enumerate((base_cases, cont_cases)):
+        doc = {**a_run(), "benchmarks": cases}
+        paths.append(str(tmp_path / f"run{k}.json"))
+        Path(paths[-1]).write_text(json.dumps(doc))
+        docs.append(doc)
+    return report_others.several(paths, docs, every_row)
+
+
+BW = "stream/copy/type:float/elements:1024/block:256"
+LAT = "hierarchy/latency/working_set:16384/chase_stride:128"
+UPD = "atomics/red/word:u32/space:global/shared_by:thread/updates:16"
+
+
+def test_a_comparison_opens_with_its_files_and_covers_a_metric_either_file_has(tmp_path):
+    lat = entry(LAT, latency_ns=16.5, noisy=0)
+    out = compared(tmp_path, [lat], [lat, entry(BW, bytes_per_second=4e12, noisy=0)])  # a rate only in the second
+    assert out.startswith(f"## {tmp_path / 'run1.json'} against {tmp_path / 'run0.json'}\n\ncompare.py's verdicts on ")
+    assert "verdicts on bytes_per_second (5% threshold), what needs a look first: 1 new in contender." in out
+    out = compared(tmp_path, [lat, entry(BW, bytes_per_second=4e12, noisy=0)], [lat])  # only in the first
+    assert "verdicts on bytes_per_second (5% threshold), what needs a look first: 1 missing in contender." in out
+    assert "verdicts on latency_ns (5% threshold), what needs a look first: 1 same." in out
+    # Every table whole: no text runs into a table's rows.
+    for line in out.splitlines():
+        if "|" in line:
+            assert line.startswith("|") and line.endswith("|"), line
+
+
+def test_a_metric_with_nothing_to_compare_leaves_the_metrics_after_it(tmp_path):
+    failed = {**entry(LAT), "error_occurred": True, "error_message": "wrong result"}
+    base = [
+        entry(BW, bytes_per_second=4e12, noisy=0),
+        entry(LAT, latency_ns=16.5, noisy=0),
+        entry(UPD, updates_per_second=5e11, noisy=0),
+    ]
+    cont = [base[0], failed, base[2]]
+    out = compared(tmp_path, base, cont)
+    assert "verdicts on latency_ns" not in out  # its one case failed: listed in the first table, nothing to compare
+    assert "compare.py's verdicts on updates_per_second (5% threshold), what needs a look first: 1 same." in out
+
+
+def test_verdicts_of_one_rank_are_said_in_name_order_and_repetitions_that_overlap_are_noise(tmp_path):
+    bw = entry(BW, bytes_per_second=4e12, noisy=0)
+    skipped = {**entry(LAT), "error_occurred": True, "error_message": "skipped: not here"}
+    new = [
+        entry(f"stream/read/type:float/elements:{n}/block:256", bytes_per_second=4e12, noisy=0) for n in (1024, 2048)
+    ]
+    out = compared(tmp_path, [bw, skipped], [bw, skipped, *new])
+    assert "what needs a look first: 1 same, 2 new in contender, 1 skipped in both." in out
+    assert "reach p < 0.05 (3 vs 3 cannot go below 0.1" in out  # one repetition each: the threshold alone
+    assert f"| {BW}/manual_time | 4 TB/s | 4 TB/s | +0.00 |" in out  # rates as a person reads them
+    # Four repetitions each, the medians 6% apart but the samples overlapping: Mann-Whitney's p is above 0.05.
+    base = [
+        {**entry(BW, bytes_per_second=v * 1e12, noisy=0), "repetition_index": k}
+        for k, v in enumerate((4.0, 4.5, 3.6, 4.1))
+    ]
+    cont = [
+        {**entry(BW, bytes_per_second=v * 1e12, noisy=0), "repetition_index": k}
+        for k, v in enumerate((4.3, 3.8, 4.6, 4.35))
+    ]
+    out = compared(tmp_path, base, cont)
+    assert "what needs a look first: 1 noise." in out
