@@ -23,10 +23,12 @@ import ast
 import concurrent.futures
 import os
 import shutil
+import signal
 import sqlite3
 import subprocess
 import sys
 import tempfile
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -88,6 +90,11 @@ def create_parser() -> argparse.ArgumentParser:
     p.add_argument("--jobs", type=int, default=2, help="modules mutated at once")
     p.add_argument("--keep", type=Path, help="keep the scratch folders here")
     p.add_argument(
+        "--seconds",
+        type=float,
+        help="stop every module's run this long after the start and score what was tested (the rest: not run)",
+    )
+    p.add_argument(
         "--repo", type=Path, default=REPO, help="the checkout whose scripts and tests to mutate (default: this one)"
     )
     return p
@@ -144,7 +151,7 @@ def mutated_line(folder: Path, mutant_id: int) -> str:
     return added[0] if added else ""
 
 
-def run_module(module: str, scratch: Path, repo: Path) -> Outcome:
+def run_module(module: str, scratch: Path, repo: Path, deadline: float | None = None) -> Outcome:
     folder = scratch / module
     shutil.copytree(repo / "scripts", folder / "scripts", ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copytree(
@@ -163,27 +170,31 @@ def run_module(module: str, scratch: Path, repo: Path) -> Outcome:
         f"{sys.executable} -c 'import subprocess, sys; sys.exit(min(1, subprocess.call(sys.argv[1:])))' "
         f"{sys.executable} -m pytest -x -q -p no:cacheprovider {tests}"
     )
-    subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "mutmut",
-            "run",
-            "--paths-to-mutate",
-            f"scripts/membench/{module}.py",
-            "--tests-dir",
-            "tests/scripts",
-            "--runner",
-            runner,
-            "--no-progress",
-        ],
-        cwd=folder,
-        capture_output=True,
-        text=True,
-        # No bytecode: two mutants of the same size written within one second would
-        # otherwise run the first one's stale .pyc.
-        env={**os.environ, "MPLBACKEND": "Agg", "PYTHONDONTWRITEBYTECODE": "1"},
+    command = [
+        sys.executable,
+        "-m",
+        "mutmut",
+        "run",
+        "--paths-to-mutate",
+        f"scripts/membench/{module}.py",
+        "--tests-dir",
+        "tests/scripts",
+        "--runner",
+        runner,
+        "--no-progress",
+    ]
+    # No bytecode: two mutants of the same size written within one second would
+    # otherwise run the first one's stale .pyc.
+    env = {**os.environ, "MPLBACKEND": "Agg", "PYTHONDONTWRITEBYTECODE": "1"}
+    # Its own session, so that at the deadline mutmut and the tests it started go together.
+    run = subprocess.Popen(
+        command, cwd=folder, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, start_new_session=True
     )
+    try:
+        run.wait(timeout=None if deadline is None else max(deadline - time.monotonic(), 0.0))
+    except subprocess.TimeoutExpired:
+        os.killpg(run.pid, signal.SIGKILL)  # the mutants not reached are counted as not run
+        run.wait()
     return score(module, folder, repo)
 
 
@@ -237,7 +248,8 @@ def main(argv: list[str] | None = None) -> int:
     )
     scratch = Path(tempfile.mkdtemp(prefix="membench-mutmut-"))
     with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
-        outcomes = list(pool.map(lambda m: run_module(m, scratch, args.repo), modules))
+        deadline = None if args.seconds is None else time.monotonic() + args.seconds
+        outcomes = list(pool.map(lambda m: run_module(m, scratch, args.repo, deadline), modules))
     print(
         "| module | behavioural mutants | killed | survived | score | message-text mutants (survived) "
         "| annotation-only (equivalent) | timeouts (killed) | not run |"
