@@ -66,6 +66,15 @@ def gbps(case: mr.Case | None) -> float | None:
     return value / GB if value else None
 
 
+def counter_text(doc: dict, counter: str, value: float) -> str:
+    """A counter's value as a person reads it: as it is below 10,000, else with a prefix and the catalog's unit
+    (33.6 MB, not 3.35544e+07)."""
+    if abs(value) < 1e4:
+        return f"{value:g}"
+    unit = mr.meaning(doc, counter).unit
+    return quantity(value, "" if unit in ("flag", counter) else unit).strip()
+
+
 def claims(doc: dict, rows: list[md.StudyRow], cases: dict[str, mr.Case], gpu: str) -> Table:
     """A table of claims the article makes without numbers: each row's case beside its baseline on this GPU,
     and the model counters of both that say why."""
@@ -76,9 +85,9 @@ def claims(doc: dict, rows: list[md.StudyRow], cases: dict[str, mr.Case], gpu: s
         case, base = cases.get(r.case), cases.get(r.baseline or rows[0].case)
         here, there = gbps(case), gbps(base)
         why = [
-            f"{c} {case.median(c):g} ({base.median(c):g})"
+            f"{c} {counter_text(doc, c, case.median(c))} ({counter_text(doc, c, base.median(c))})"
             if base and base.median(c) is not None
-            else f"{c} {case.median(c):g}"
+            else f"{c} {counter_text(doc, c, case.median(c))}"
             for c in r.counters
             if case and case.median(c) is not None
         ]
@@ -124,7 +133,7 @@ def study(doc: dict) -> list[Table]:
                     f"{here / first_here:.2f}x" if here and first_here else "",
                     f"{r.article_gb_per_second:.2f}",
                     f"{r.article_gb_per_second / first_there:.2f}x",
-                    *(f"{v:g}" if v is not None else "" for v in values),
+                    *(counter_text(doc, c, v) if v is not None else "" for c, v in zip(counters, values)),
                 ]
             )
         described = [f"{c} ({d})" if (d := mr.meaning(doc, c).description) else c for c in counters]

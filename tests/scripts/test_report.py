@@ -736,3 +736,16 @@ def test_verdicts_of_one_rank_are_said_in_name_order_and_repetitions_that_overla
     ]
     out = compared(tmp_path, base, cont)
     assert "what needs a look first: 1 noise." in out
+
+
+def test_the_study_s_counters_are_read_at_a_glance_never_in_an_exponent(tmp_path, no_figures):
+    """A whole default run: every study table's counters as a person reads them (33.6 MB, not 3.35544e+07)."""
+    sample = Path(__file__).resolve().parents[2] / "benchmarks/results/h200/2026-12-03-turns/default_after1.json"
+    out = tmp_path / "r"
+    assert report.main([str(sample), "--out", str(out)]) == 0
+    study = (out / "report.md").read_text().split("## The study on this GPU")[1].split("## The run")[0]
+    rows = [line for line in study.splitlines() if line.startswith("| ")]
+    assert len(rows) > 20
+    assert not [r for r in rows if re.search(r"\de[+-]\d", r)]
+    assert "dram_read_bytes 33.6 MB (67.1 MB)" in study  # one lane's sector: half the DRAM reads of the baseline
+    assert report.counter_text({}, "sectors_per_request", 17.9983) == "17.9983"
