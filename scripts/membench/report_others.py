@@ -13,8 +13,19 @@ from membench import results as mr
 from membench.report_page import Table, md_text, quantity
 
 
-# compare.py's verdicts in the order a person reads them: what failed or moved first, what held last.
-VERDICT_ORDER = ["ERROR", "REGRESSION", "missing in contender", "SKIPPED", "UNTRUSTED", "improvement", "noise", "same"]
+# compare.py's verdicts in the order a person reads them: what failed or moved first, what could not be judged
+# (noise, a host-paced case without repetitions), what held last.
+VERDICT_ORDER = [
+    "ERROR",
+    "REGRESSION",
+    "missing in contender",
+    "SKIPPED",
+    "UNTRUSTED",
+    "improvement",
+    "noise",
+    "not judged",
+    "same",
+]
 
 
 def worth_a_look(verdict: str) -> int:
