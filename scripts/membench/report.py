@@ -191,7 +191,11 @@ def marks(case: mr.Case) -> str:
         return f"skipped: {case.skipped}"
     found = []
     if (case.median("noisy") or 0) >= 1:
-        found.append("noisy")
+        # Where the launches take turns over placements, the mean's own uncertainty may be what made it noisy.
+        turns = case.most("turns_sem_pct")
+        found.append(
+            f"noisy (±{turns:.2g}% over its placements)" if turns and turns > (case.most("noise_pct") or 0) else "noisy"
+        )
     found += case.doubts(float("inf"))  # contended, clock event, throttled (noise is marked above)
     return "; ".join(found)
 

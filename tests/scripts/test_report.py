@@ -425,6 +425,11 @@ def test_marks_name_every_reason():
     assert (
         report.marks(report.mr.Case("x/y", "x", "y", {}, error="verification failed")) == "FAILED: verification failed"
     )
+    # Noisy by the mean over its placements, not by its batches: the mark says so.
+    turns = report.mr.Case("a/b", "a", "b", {}, runs=[{"noisy": 1, "noise_pct": 0.23, "turns_sem_pct": 1.39}])
+    assert report.marks(turns) == "noisy (±1.4% over its placements)"
+    batches = report.mr.Case("a/b", "a", "b", {}, runs=[{"noisy": 1, "noise_pct": 0.74, "turns_sem_pct": 0.42}])
+    assert report.marks(batches) == "noisy"
 
 
 def test_the_whole_run_table_as_written(tmp_path, write_json, no_figures):
