@@ -44,7 +44,7 @@ def several(paths: list[str], docs: list[dict], every_row: bool = True) -> str:
         parts = [f"## {paths[1]} against {paths[0]}\n"]
         # Each case on the headlines it has (its bandwidth, its latency, its update rate: the catalog's).
         present = set(mr.metrics(docs[0])) | set(mr.metrics(docs[1]))
-        compared = dict.fromkeys(m for doc in docs[:2] for m, _ in md.headlines(doc))
+        compared = dict.fromkeys(m for doc in docs for m, _ in md.headlines(doc))
         for k, metric in enumerate(m for m in compared if m in present):
             judged = compare.compare(docs[0], docs[1], metric, 5.0, 0.05)
             # A case with no value in either file (skipped, failed, missing) is listed once, in the first table.

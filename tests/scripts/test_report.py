@@ -244,7 +244,7 @@ def test_one_file_of_two_gpus_gets_the_fleet_view_and_names_both(tmp_path, write
     )
     md, _ = made(tmp_path, write_json, {**doc, "benchmarks": doc["benchmarks"][:1]})
     assert "FLAGGED" not in md  # one GPU measured: nothing to set it beside
-    assert "no GPU more than 10% from its model's median in 1 cases" in md
+    assert "(bytes_per_second, 10% threshold): no GPU more than 10% from its model's median in 1 cases.\n" in md
 
 
 def test_a_file_of_every_pair_gets_its_matrix_on_the_page_and_in_the_markdown(tmp_path, write_json, no_figures):
@@ -676,6 +676,9 @@ def test_the_fleet_view_is_this_markdown_whole(tmp_path):
     path.write_text(json.dumps(doc))
     copy = "| stream/copy/type:float/elements:1024/block:256/manual_time | 4 TB/s | 4 TB/s UNTRUSTED |"
     assert copy in report_others.several([str(path)], [doc])
+    doc["benchmarks"] = doc["benchmarks"][:5]  # the copies alone: no warning, no pair, the table last
+    path.write_text(json.dumps(doc))
+    assert report_others.several([str(path)], [doc]).endswith("| 3 TB/s FLAGGED | 0.792 |")
 
 
 def compared(tmp_path, base_cases: list[dict], cont_cases: list[dict], every_row: bool = True) -> str:
