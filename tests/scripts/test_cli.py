@@ -127,3 +127,14 @@ def test_an_input_a_command_cannot_use_is_one_line_and_exit_2(capsys, error, lin
 
     assert cli.refused("x.py", error) == 2
     assert capsys.readouterr().err == line
+
+
+def test_a_missing_package_is_one_line_naming_it_and_the_pinned_set_and_exit_2(capsys):
+    from membench import cli
+
+    with pytest.raises(SystemExit) as stopped:
+        cli.missing_package("plot.py", ModuleNotFoundError("No module named 'matplotlib'", name="matplotlib"))
+    assert stopped.value.code == 2
+    assert capsys.readouterr().err == (
+        "plot.py: needs the Python package 'matplotlib': python -m pip install -r scripts/requirements.txt\n"
+    )
