@@ -498,6 +498,7 @@ def test_a_prefix_starts_at_its_power_and_three_digits_below_a_hundred():
     assert report.quantity(1e9, "updates/s") == "1 G updates/s"
     assert report.readable("2.5e-05") == "2.5e-05"  # under one: no prefix, three digits
     assert report.readable("3.2e+04") == "32 k" and report.readable("+1.00") == "+1.00"
+    assert report.readable("2.5e-01") == "0.25"  # a negative exponent too
 
 
 def test_fit_cuts_exactly_the_rows_it_names_and_leaves_a_file_at_the_limit_alone():
@@ -671,6 +672,7 @@ def test_the_fleet_view_is_this_markdown_whole(tmp_path):
     assert report_others.several([str(path)], [doc]) == FLEET_VIEW
     page = report_page.md_to_html(FLEET_VIEW)
     assert "<ul><li>GPU: n1 device 0 (GPU-0)</li><li>GPU: n1 device 1 (GPU-1)</li>" in page
+    assert "<li>GPU: n1 device 4 (GPU-4)</li></ul>\n<table>" in page  # the list closed before the table
     assert page.count("<table") == 2 and "<li>warning: stream/read/" in page
     doc["benchmarks"][1]["noise_pct"] = 10.5  # device 1's copy: noise at or above the 10% threshold is no evidence
     path.write_text(json.dumps(doc))
