@@ -96,8 +96,6 @@ def several(paths: list[str], docs: list[dict], every_row: bool = True) -> str:
         + "\n\n"
         + Table("", header, rows).markdown()
         # Lists with a blank line before each: a line right under a table is one more row of it in markdown.
-        + "".join(
-            f"\n\n- warning: {md_text(w)}" if k == 0 else f"\n- warning: {md_text(w)}" for k, w in enumerate(warnings)
-        )
+        + ("\n\n" + "\n".join(f"- warning: {md_text(w)}" for w in warnings) if warnings else "")
         + (f"\n\n{matrices}" if (matrices := pairs.markdown(list(zip(paths, docs)), "bytes_per_second")) else "")
     )
