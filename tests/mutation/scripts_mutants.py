@@ -1,19 +1,22 @@
 """Mutation testing of scripts/ with mutmut: do the scripts' tests catch a wrong verdict?
 
-    python tests/mutation/scripts_mutants.py [--modules compare fleet ...] [--jobs N]
+    python tests/mutation/scripts_mutants.py [--modules compare fleet ...] [--jobs N] [--sample 0.3]
 
 Copies scripts/ and tests/scripts/ (and what the tests read: the README,
-the committed results and references, the sweeps) into a scratch folder
-per module, runs
-mutmut there against the module's own tests (every test for the shared
+the committed results and references, the sweeps) into scratch folders,
+lists each module's mutants with mutmut, cuts them into chunks (one folder
+each, so that one module's mutants are tested on several cores), tests
+every mutant against the module's own tests (every test for the shared
 modules), and prints, per module and in all, the mutants killed. A mutant
 that only changes the text of a message (help, an error line, a docstring)
 is counted apart: the score is over the behavioural mutants. The
 surviving behavioural mutants are listed, so each can be killed by a test
-or explained.
+or explained. With --sample, a share of each module's mutants drawn at
+random is tested, and the score in all comes with its 95% interval: what
+the sample says of every mutant.
 
 Needs tests/mutation/requirements.txt and scripts/requirements.txt. Not
-part of CI: a full run takes tens of minutes.
+part of CI: every mutant of the package takes hours of one core.
 """
 
 from __future__ import annotations
@@ -21,7 +24,10 @@ from __future__ import annotations
 import argparse
 import ast
 import concurrent.futures
+import json
+import math
 import os
+import random
 import shutil
 import signal
 import sqlite3
@@ -33,19 +39,24 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
-# The tests that exercise each module; a module not named here gets every test.
+# The tests that exercise each module; a module not named here gets every test. "CLI" is the
+# command-line tests of the module's own command only (those whose name holds the module's):
+# the whole file runs for 45 s, and a surviving mutant runs every test it is given.
+CLI = "test_cli.py -k {module}"
 OWN_TESTS = {
-    "compare": ["test_compare.py", "test_cli.py"],
-    "fleet": ["test_fleet.py", "test_cli.py", "test_report.py", "test_pairs.py"],  # the report draws the fleet
-    "levels": ["test_levels.py", "test_cli.py"],
-    "ncu_check": ["test_ncu_check.py", "test_cli.py"],
-    "plot": ["test_plot.py", "test_cli.py"],
-    "export": ["test_export.py", "test_cli.py"],
-    "report": ["test_report.py", "test_history.py", "test_cli.py"],
-    "history": ["test_history.py", "test_cli.py"],
+    "compare": ["test_compare.py", CLI],
+    "fleet": ["test_fleet.py", "test_report.py", "test_pairs.py", CLI],  # the report draws the fleet
+    "levels": ["test_levels.py", CLI],
+    "ncu_check": ["test_ncu_check.py", CLI],
+    "plot": ["test_plot.py", CLI],
+    "export": ["test_export.py", CLI],
+    "report": ["test_report.py", "test_history.py", CLI],
+    "history": ["test_history.py", CLI],
     "history_store": ["test_history.py"],
-    "reference": ["test_reference.py"],
-    "headline": ["test_headline.py"],
+    "reference": ["test_reference.py", CLI],
+    # Old files read as new ones: the reader's tests and those of every script that reads old files.
+    "compat": ["test_results.py", "test_package.py", "test_report.py", "test_compare.py", "test_history.py"],
+    "headline": ["test_headline.py", CLI],
     # The shared reader: its own tests and the gates' (the figures' tests add time, not kills).
     "results": ["test_results.py", "test_compare.py", "test_fleet.py", "test_levels.py", "test_names.py"],
     "declarations": ["test_figures.py", "test_report.py"],
@@ -87,12 +98,25 @@ class Outcome:
 def create_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="scripts_mutants.py", description=__doc__.split("\n\n")[0])
     p.add_argument("--modules", nargs="*", help="modules of scripts/membench/ to mutate (default: every one)")
-    p.add_argument("--jobs", type=int, default=2, help="modules mutated at once")
-    p.add_argument("--keep", type=Path, help="keep the scratch folders here")
+    p.add_argument("--jobs", type=int, default=2, help="chunks of mutants tested at once, each in its own folder")
+    p.add_argument("--chunk", type=int, default=40, help="mutants per chunk (default 40)")
+    p.add_argument(
+        "--sample",
+        type=float,
+        default=1.0,
+        help="the share of each module's mutants to test, drawn at random with --seed (default 1: every one)",
+    )
+    p.add_argument("--seed", type=int, default=1, help="the draw of --sample (default 1)")
+    p.add_argument(
+        "--keep", type=Path, help="mutate in this folder and keep it: a run cut short can be scored with --score"
+    )
+    p.add_argument(
+        "--score", type=Path, help="run nothing: score the chunks a --keep run left here (untested: not run)"
+    )
     p.add_argument(
         "--seconds",
         type=float,
-        help="stop every module's run this long after the start and score what was tested (the rest: not run)",
+        help="stop every chunk this long after the start and score what was tested (the rest: not run)",
     )
     p.add_argument(
         "--repo", type=Path, default=REPO, help="the checkout whose scripts and tests to mutate (default: this one)"
@@ -151,8 +175,8 @@ def mutated_line(folder: Path, mutant_id: int) -> str:
     return added[0] if added else ""
 
 
-def run_module(module: str, scratch: Path, repo: Path, deadline: float | None = None) -> Outcome:
-    folder = scratch / module
+def prepare(module: str, folder: Path, repo: Path) -> list[int]:
+    """A folder holding what the module's tests need and a mutmut cache listing its mutants; their ids."""
     shutil.copytree(repo / "scripts", folder / "scripts", ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copytree(
         repo / "tests" / "scripts", folder / "tests" / "scripts", ignore=shutil.ignore_patterns("__pycache__")
@@ -162,75 +186,121 @@ def run_module(module: str, scratch: Path, repo: Path, deadline: float | None = 
     shutil.copy2(repo / "README.md", folder / "README.md")
     for data in ("benchmarks/results", "benchmarks/references", "sweeps"):
         shutil.copytree(repo / data, folder / data)
-    present = [t for t in OWN_TESTS.get(module, []) if (folder / "tests" / "scripts" / t).exists()]
-    tests = " ".join(f"tests/scripts/{t}" for t in present) or "tests/scripts"
+    # The module's test files in one pytest run, then its command-line tests (a -k selection) in another.
+    chosen = [t.format(module=module).split(" ", 1) for t in OWN_TESTS.get(module, ["."])]
+    chosen = [t for t in chosen if (folder / "tests" / "scripts" / t[0]).exists()]
+    groups = [[f"tests/scripts/{t[0]}" for t in chosen if len(t) == 1]]
+    groups += [[f"tests/scripts/{t[0]}", *t[1].split(" ", 1)] for t in chosen if len(t) == 2]
     # mutmut counts only exit status 1 as a kill; a mutant that breaks the import makes pytest
-    # exit 2 (a collection error), so every failing status is made 1.
-    runner = (
-        f"{sys.executable} -c 'import subprocess, sys; sys.exit(min(1, subprocess.call(sys.argv[1:])))' "
-        f"{sys.executable} -m pytest -x -q -p no:cacheprovider {tests}"
+    # exit 2 (a collection error), so every failing status is made 1, except 5: a selection that
+    # holds no test has nothing to say. Killed at the first failure.
+    (folder / "run_tests.py").write_text(
+        "import subprocess, sys\n"
+        f"groups = {[g for g in groups if g]!r}\n"
+        "for group in groups:\n"
+        "    status = subprocess.call([sys.executable, '-m', 'pytest', '-x', '-q', '-p', 'no:cacheprovider', *group])\n"
+        "    if status not in (0, 5):\n"
+        "        sys.exit(1)\n"
     )
-    command = [
-        sys.executable,
-        "-m",
-        "mutmut",
-        "run",
-        "--paths-to-mutate",
-        f"scripts/membench/{module}.py",
-        "--tests-dir",
-        "tests/scripts",
-        "--runner",
-        runner,
-        "--no-progress",
-    ]
+    # mutmut's own listing, without running anything: the ids are the same in every copy of this folder.
+    listing = (
+        "from mutmut import add_mutations_by_file; from mutmut.cache import update_line_numbers; "
+        f"f = 'scripts/membench/{module}.py'; update_line_numbers(f); add_mutations_by_file({{}}, f, [], None)"
+    )
+    subprocess.run([sys.executable, "-c", listing], cwd=folder, check=True)
+    return [row[0] for row in sqlite3.connect(folder / ".mutmut-cache").execute("select id from Mutant order by id")]
+
+
+def run_chunk(module: str, folder: Path, ids: list[int], deadline: float | None) -> None:
+    """Test the mutants `ids` one by one in `folder` (a copy of the module's prepared folder) until the deadline."""
+    (folder / "chunk.json").write_text(json.dumps({"module": module, "ids": ids}))
     # No bytecode: two mutants of the same size written within one second would
     # otherwise run the first one's stale .pyc.
     env = {**os.environ, "MPLBACKEND": "Agg", "PYTHONDONTWRITEBYTECODE": "1"}
-    # Its own session, so that at the deadline mutmut and the tests it started go together.
-    run = subprocess.Popen(
-        command, cwd=folder, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, start_new_session=True
-    )
-    try:
-        run.wait(timeout=None if deadline is None else max(deadline - time.monotonic(), 0.0))
-    except subprocess.TimeoutExpired:
-        os.killpg(run.pid, signal.SIGKILL)  # the mutants not reached are counted as not run
-        run.wait()
-    return score(module, folder, repo)
+    for mutant_id in ids:
+        left = None if deadline is None else deadline - time.monotonic()
+        if left is not None and left <= 0:
+            return
+        command = [sys.executable, "-m", "mutmut", "run", str(mutant_id), "--no-progress"]
+        command += ["--paths-to-mutate", f"scripts/membench/{module}.py", "--tests-dir", "tests/scripts"]
+        command += ["--runner", f"{sys.executable} run_tests.py"]
+        # Its own session, so that at the deadline mutmut and the tests it started go together.
+        run = subprocess.Popen(
+            command, cwd=folder, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, start_new_session=True
+        )
+        try:
+            run.wait(timeout=left)
+        except subprocess.TimeoutExpired:
+            os.killpg(run.pid, signal.SIGKILL)  # this mutant and those after it are counted as not run
+            run.wait()
+            return
 
 
-def score(module: str, folder: Path, repo: Path) -> Outcome:
-    """The outcome of a module's mutmut run in `folder` (its cache), mutants untested so far counted as not run: a
-    run cut short can be scored from the folders --keep kept."""
+def score(module: str, folders: list[Path], repo: Path) -> Outcome:
+    """The outcome of a module's chunks (each folder's chunk.json names the mutants it was given), mutants
+    untested so far counted as not run: a run cut short can be scored from the folders --keep kept."""
     source = (repo / "scripts" / "membench" / f"{module}.py").read_text()
     source_lines = source.splitlines()
     docstrings = docstring_lines(source)
     outcome = Outcome(module)
-    db = sqlite3.connect(folder / ".mutmut-cache")
-    rows = db.execute(
-        "select Mutant.id, Line.line_number, Mutant.status from Mutant join Line on Mutant.line = Line.id "
-        "order by Mutant.id"
-    ).fetchall()
-    for mutant_id, line_number, status in rows:
-        line = line_number + 1
-        original = source_lines[line_number] if line_number < len(source_lines) else ""
-        # Only a line with a string on it can hold a message-text mutant; asking mutmut costs a process.
-        maybe_text = line in docstrings or '"' in original or "'" in original
-        mutated = mutated_line(folder, mutant_id) if maybe_text or status == "bad_survived" else ""
-        text = maybe_text and is_text(original.strip(), mutated.strip(), line, docstrings)
-        if status == "untested":
-            outcome.not_run += 1
-        elif status in ("ok_killed", "ok_suspicious", "bad_timeout"):  # suspicious: killed, slowly
-            outcome.timeouts += status == "bad_timeout"
-            if text:
-                outcome.text_killed += 1
-            else:
-                outcome.killed += 1
-        elif status == "bad_survived":
-            if status == "bad_survived" and is_annotation_only(original.strip(), mutated.strip()):
-                outcome.annotations += 1
-            else:
-                (outcome.text_survived if text else outcome.survived).append((line, original.strip(), mutated.strip()))
+    for folder in folders:
+        given = json.loads((folder / "chunk.json").read_text())["ids"]
+        db = sqlite3.connect(folder / ".mutmut-cache")
+        rows = db.execute(
+            "select Mutant.id, Line.line_number, Mutant.status from Mutant join Line on Mutant.line = Line.id "
+            f"where Mutant.id in ({','.join(map(str, given)) or 0}) order by Mutant.id"
+        ).fetchall()
+        for mutant_id, line_number, status in rows:
+            line = line_number + 1
+            original = source_lines[line_number] if line_number < len(source_lines) else ""
+            # Only a line with a string on it can hold a message-text mutant; asking mutmut costs a process.
+            maybe_text = line in docstrings or '"' in original or "'" in original
+            mutated = mutated_line(folder, mutant_id) if maybe_text or status == "bad_survived" else ""
+            text = maybe_text and is_text(original.strip(), mutated.strip(), line, docstrings)
+            if status == "untested":
+                outcome.not_run += 1
+            elif status in ("ok_killed", "ok_suspicious", "bad_timeout"):  # suspicious: killed, slowly
+                outcome.timeouts += status == "bad_timeout"
+                if text:
+                    outcome.text_killed += 1
+                else:
+                    outcome.killed += 1
+            elif status == "bad_survived":
+                if is_annotation_only(original.strip(), mutated.strip()):
+                    outcome.annotations += 1
+                else:
+                    target = outcome.text_survived if text else outcome.survived
+                    target.append((line, original.strip(), mutated.strip()))
     return outcome
+
+
+def wilson(killed: int, total: int) -> tuple[float, float]:
+    """The 95% Wilson interval of a share, in percent: what a sample of the mutants says of them all."""
+    if total == 0:
+        return (0.0, 100.0)
+    z, p = 1.96, killed / total
+    centre = (p + z * z / (2 * total)) / (1 + z * z / total)
+    half = z * math.sqrt(p * (1 - p) / total + z * z / (4 * total * total)) / (1 + z * z / total)
+    return (100.0 * (centre - half), 100.0 * (centre + half))
+
+
+def mutate(args: argparse.Namespace, modules: list[str], scratch: Path) -> dict[str, list[Path]]:
+    """Every module's mutants (or --sample of them) in chunks, --jobs chunks at a time; each module's folders."""
+    chunks: list[tuple[str, Path, list[int]]] = []
+    for module in modules:
+        template = scratch / module / "listing"
+        ids = prepare(module, template, args.repo)
+        if args.sample < 1.0:
+            ids = sorted(random.Random(f"{args.seed}:{module}").sample(ids, math.ceil(args.sample * len(ids))))
+        for k in range(0, len(ids), args.chunk):
+            folder = scratch / module / f"chunk-{k // args.chunk}"
+            shutil.copytree(template, folder)
+            chunks.append((module, folder, ids[k : k + args.chunk]))
+        shutil.rmtree(template)
+    deadline = None if args.seconds is None else time.monotonic() + args.seconds
+    with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
+        list(pool.map(lambda c: run_chunk(*c, deadline), chunks))
+    return {m: [c[1] for c in chunks if c[0] == m] for m in modules}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -246,10 +316,13 @@ def main(argv: list[str] | None = None) -> int:
     modules = args.modules or sorted(
         p.stem for p in (args.repo / "scripts" / "membench").glob("*.py") if p.stem != "__init__"
     )
-    scratch = Path(tempfile.mkdtemp(prefix="membench-mutmut-"))
-    with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
-        deadline = None if args.seconds is None else time.monotonic() + args.seconds
-        outcomes = list(pool.map(lambda m: run_module(m, scratch, args.repo, deadline), modules))
+    if args.score:
+        folders = {m: sorted((args.score / m).glob("chunk-*")) for m in modules}
+    else:
+        scratch = args.keep or Path(tempfile.mkdtemp(prefix="membench-mutmut-"))
+        scratch.mkdir(parents=True, exist_ok=True)
+        folders = mutate(args, modules, scratch)
+    outcomes = [score(m, f, args.repo) for m, f in folders.items() if f]
     print(
         "| module | behavioural mutants | killed | survived | score | message-text mutants (survived) "
         "| annotation-only (equivalent) | timeouts (killed) | not run |"
@@ -266,9 +339,10 @@ def main(argv: list[str] | None = None) -> int:
             f"| {o.not_run} |"
         )
     total = total_killed + total_survived
+    low, high = wilson(total_killed, total)
     print(
         f"| all | {total} | {total_killed} | {total_survived} | {100.0 * total_killed / max(total, 1):.1f}% "
-        f"| | | | {sum(o.not_run for o in outcomes)} |"
+        f"(95%: {low:.1f}-{high:.1f}) | | | | {sum(o.not_run for o in outcomes)} |"
     )
     for o in outcomes:
         for line, original, mutated in o.survived:
@@ -276,9 +350,8 @@ def main(argv: list[str] | None = None) -> int:
     for o in outcomes:
         for line, _original, mutated in o.text_survived:
             print(f"text survived: scripts/{o.module}.py:{line}: {mutated}")
-    if args.keep:
-        shutil.copytree(scratch, args.keep, dirs_exist_ok=True)
-    shutil.rmtree(scratch, ignore_errors=True)
+    if not args.keep and not args.score:
+        shutil.rmtree(scratch, ignore_errors=True)
     return 0
 
 
