@@ -59,14 +59,15 @@ OWN_TESTS = {
     "headline": ["test_headline.py", CLI],
     # The shared reader: its own tests and the gates' (the figures' tests add time, not kills).
     "results": ["test_results.py", "test_compare.py", "test_fleet.py", "test_levels.py", "test_names.py"],
-    "declarations": ["test_figures.py", "test_report.py"],
+    # The declarations feed the figures, the report and the ncu check.
+    "declarations": ["test_figures.py", "test_report.py", "test_ncu_check.py"],
     "figures": ["test_figures.py", "test_plot.py"],
     "report_page": ["test_report.py"],
     "report_others": ["test_report.py", "test_fleet.py"],
     "pairs": ["test_pairs.py", "test_report.py"],
     "results_index": ["test_results_index.py"],
     "ncu_profile": ["test_ncu_check.py"],
-    "cli": ["test_cli.py", "test_results.py", "test_report.py"],
+    "cli": ["test_cli.py", "test_results.py", "test_report.py", "test_headline.py", "test_results_index.py"],
 }
 # A string mutant on a line with one of these only changes what a person reads.
 MESSAGE_MARKS = (
@@ -317,7 +318,8 @@ def main(argv: list[str] | None = None) -> int:
         p.stem for p in (args.repo / "scripts" / "membench").glob("*.py") if p.stem != "__init__"
     )
     if args.score:
-        folders = {m: sorted((args.score / m).glob("chunk-*")) for m in modules}
+        # A chunk still being made (no chunk.json yet) has tested nothing.
+        folders = {m: sorted(f.parent for f in (args.score / m).glob("chunk-*/chunk.json")) for m in modules}
     else:
         scratch = args.keep or Path(tempfile.mkdtemp(prefix="membench-mutmut-"))
         scratch.mkdir(parents=True, exist_ok=True)
