@@ -23,16 +23,24 @@
 // the one before, and no prefetcher or coalescer can guess the next address.
 // latency_ns and latency_cycles (at the SM clock measured over the batches)
 // are the time per load. The hypothesis: the same three levels as steps, and
-// past the TLB's reach a further rise inside DRAM.
+// past the TLB's reach a further rise inside DRAM. Near the L1's size the
+// time depends on where the chain's pages lie (hierarchy.hpp): there the
+// launches take turns over copies of the chain (`placements`), and the
+// standard error of the copies' mean (`turns_sem_pct`) marks a value that
+// another allocation could move.
 //==============================================================================
 #include <algorithm>
 #include <cstdint>
 #include <memory>
+#include <optional>
+#include <string>
 
 #include "cases/family.hpp"
 #include "cases/planned.hpp"
 #include "membench/hierarchy.hpp"
 #include "membench/platform/cuda.hpp"
+#include "membench/platform/pattern.hpp"
+#include "membench/platform/verify.hpp"
 
 namespace membench::cases {
 
@@ -74,23 +82,82 @@ CaseDefinition define_bandwidth(const BandwidthConfig& c, const DeviceInfo& gpu)
   return d;
 }
 
+// The chain's copies (latency_placements), each filled where it lies; a
+// launch chases copy `turn` and hands the next launch its copy. Where there
+// are several, before each launch one lap of the copy it will chase (on a
+// state of its own, outside the timing) brings it back into the caches the
+// other copies took, so that every launch starts as a single chain's does.
+// The first launch (the one verified) chases copy 0; `check` chases each
+// other copy once from its head, where it must stop at the same node.
+struct ChaseCopies {
+  const std::uint64_t* chain = nullptr;
+  std::size_t spacing = 0;  // elements from one copy to the next
+  int count = 1;
+  int turn = 0;
+  DeviceAllocation lap_state{sizeof(double)};
+  const std::uint64_t* copy(int k) const { return chain + static_cast<std::size_t>(k) * spacing; }
+};
+
 CaseDefinition define_latency(const LatencyConfig& c, const DeviceInfo& gpu) {
   std::string why;
   if (!latency_config_supported(c, &why)) throw CaseSkipped(why);
   CaseDefinition d;
   const auto plan = planned<LatencyPlan>(c);
-  d.input_elements = c.working_set / sizeof(std::uint64_t);
+  LatencyConfig lap = c;
+  lap.steps = latency_nodes(c);
+  const auto warm = planned<LatencyPlan>(lap);
+  const int placements = latency_placements(c, gpu.l1_bytes);
+  const std::size_t spacing = latency_placement_spacing(c) / sizeof(std::uint64_t);
+  d.input_elements = (placements - 1) * spacing + c.working_set / sizeof(std::uint64_t);
   d.input_type = Element::u64;
-  d.fill = [c](const CaseBuffers& b, cudaStream_t s) { return fill_chain(c, b.input_to_fill<std::uint64_t>(), s); };
+  d.fill = [c, placements, spacing](const CaseBuffers& b, cudaStream_t s) {
+    std::uint64_t* chain = b.input_to_fill<std::uint64_t>();
+    for (int k = 0; k < placements; ++k)
+      if (const cudaError_t rc = fill_chain(c, chain + k * spacing, s); rc != cudaSuccess) return rc;
+    return cudaSuccess;
+  };
   d.output_elements = 1;
   d.output_type = Element::f64;
-  d.bind = bind_plan<std::uint64_t, double>(plan);
+  auto copies = std::make_shared<std::shared_ptr<ChaseCopies>>();
+  d.bind = [plan, warm, placements, spacing, copies](const CaseBuffers& buffers, BoundLaunch* bound) {
+    auto at = std::make_shared<ChaseCopies>();
+    at->chain = buffers.input<std::uint64_t>();
+    at->spacing = spacing;
+    at->count = placements;
+    *copies = at;
+    bound->shape = plan.shape;
+    bound->round = placements;
+    bound->run = [plan, at, state = buffers.output<double>()](cudaStream_t s) {
+      const std::uint64_t* copy = at->copy(at->turn);
+      at->turn = (at->turn + 1) % at->count;
+      return launch(plan, copy, state, s);
+    };
+    if (placements > 1)
+      bound->before_each = [warm, at](cudaStream_t s) {
+        return launch(warm, at->copy(at->turn), at->lap_state.as<double>(), s);
+      };
+    return cudaSuccess;
+  };
   const double end = latency_expected(c);
   d.expected_f64 = [end](std::size_t) { return end; };
-  d.warm_up_launches = latency_warm_up_launches(c, gpu.l2_bytes);
+  d.check = [plan, end, copies]() -> std::optional<std::string> {
+    const ChaseCopies& at = **copies;
+    for (int k = 1; k < at.count; ++k) {
+      MEMBENCH_CUDA(launch_poison(at.lap_state.get(), at.lap_state.bytes(), nullptr));
+      MEMBENCH_CUDA(launch(plan, at.copy(k), at.lap_state.as<double>(), nullptr));
+      const double got = copy_to_host(at.lap_state.as<double>(), 1)[0];
+      if (got != end)
+        return "copy " + std::to_string(k) + " of the chain: the chase stopped at node " +
+               std::to_string(static_cast<long long>(got)) + ", expected " +
+               std::to_string(static_cast<long long>(end));
+    }
+    return std::nullopt;
+  };
+  d.warm_up_launches = std::max(latency_warm_up_launches(c, gpu.l2_bytes), placements);
   d.work.dependent_loads = static_cast<double>(c.steps);
   add_level_model(d.work, level_holding(c.working_set, gpu), gpu);
   d.work.model.push_back({"chain_nodes", static_cast<double>(latency_nodes(c))});
+  d.work.model.push_back({"placements", static_cast<double>(placements)});
   return d;
 }
 

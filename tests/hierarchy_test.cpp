@@ -196,6 +196,20 @@ TEST(LatencyConfig, NodesWarmUpAndRefusals) {
   EXPECT_EQ(latency_expected({1 << 20, 128}), static_cast<double>(order.node(0)));  // 2^16 steps: eight laps
 }
 
+TEST(LatencyConfig, ChasesUpToTwiceTheL1TakeTurnsOverCopiesEachOnItsOwnPages) {
+  const std::size_t l1 = 256 << 10;
+  EXPECT_EQ(latency_placements({16 << 10, 128}, l1), kChasePlacements);
+  EXPECT_EQ(latency_placements({l1, 128}, l1), kChasePlacements);
+  EXPECT_EQ(latency_placements({2 * l1, 128}, l1), kChasePlacements);
+  EXPECT_EQ(latency_placements({2 * l1 + 128, 128}, l1), 1);
+  EXPECT_EQ(latency_placements({std::size_t{1} << 30, 128}, l1), 1);
+  // A copy starts on a page boundary of its own: no two copies share a 2 MiB page.
+  EXPECT_EQ(latency_placement_spacing({16 << 10, 128}), kChasePlacementAlign);
+  EXPECT_EQ(latency_placement_spacing({kChasePlacementAlign, 128}), kChasePlacementAlign);
+  EXPECT_EQ(latency_placement_spacing({kChasePlacementAlign + 8, 8}), 2 * kChasePlacementAlign);
+  EXPECT_EQ(kChasePlacementAlign, std::size_t{2} << 20);
+}
+
 class HierarchyKernels : public ::testing::Test {
  protected:
   void SetUp() override { MEMBENCH_REQUIRE_GPU(); }

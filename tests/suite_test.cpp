@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "gpu.hpp"
+#include "json_run.hpp"
 #include "membench/async.hpp"
 #include "membench/global.hpp"
 #include "membench/layout.hpp"
@@ -404,34 +405,8 @@ TEST(ExitStatus, WithoutAGpuStopsWithOneLineAndExitCode1) {
   EXPECT_NE(r.output.find("no CUDA device visible"), std::string::npos) << r.output;
 }
 
-struct JsonRun {
-  Outcome outcome;
-  nlohmann::json doc;
-};
-
-JsonRun run_json(const std::string& args, const std::string& env = "") {
-  // One file per test: ctest runs these in parallel.
-  const std::string out =
-      temp_path(std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()) + ".json");
-  std::remove(out.c_str());
-  JsonRun r;
-  r.outcome = run(args + " --max_time=0.05 --benchmark_out_format=json --benchmark_out=" + out, env);
-  std::ifstream in(out);
-  r.doc = nlohmann::json::parse(in, nullptr, false);
-  return r;
-}
-
-// A GPU run that must succeed: exit 0, `count` cases, none in error. Its
-// JSON lands in *doc. Call it under ASSERT_NO_FATAL_FAILURE.
-void run_ok(const std::string& args, std::size_t count, nlohmann::json* doc) {
-  const auto r = run_json(args);
-  ASSERT_EQ(r.outcome.exit_code, 0) << r.outcome.output;
-  *doc = r.doc;
-  const auto& cases = doc->at("benchmarks");
-  ASSERT_EQ(cases.size(), count) << r.outcome.output;
-  for (const auto& c : cases)
-    EXPECT_FALSE(c.value("error_occurred", false)) << c.at("name") << ": " << c.value("error_message", "");
-}
+using test::run_json;
+using test::run_ok;
 
 TEST(Suite, GpuRunWritesContextAndPerLaunchCounters) {
   MEMBENCH_REQUIRE_GPU();
@@ -513,18 +488,6 @@ TEST(Suite, AtomicsReportUpdatesPerSecondBesideTheModel) {
     EXPECT_GT(sem, 0.0);
     EXPECT_LT(sem, 50.0);
     if (sem > 0.5) { EXPECT_EQ(c.at("noisy").get<double>(), 1.0); }
-  }
-}
-
-TEST(Suite, OnlyCasesThatTakeTurnsReportTheTurnsStandardError) {
-  MEMBENCH_REQUIRE_GPU();
-  nlohmann::json doc;
-  ASSERT_NO_FATAL_FAILURE(run_ok(
-      "--word=u32 --space=global --shared_by=grid --n=2^20 --benchmark_filter='^(atomics/red|global/coalesced)/'", 2,
-      &doc));
-  for (const auto& c : doc.at("benchmarks")) {
-    SCOPED_TRACE(c.at("name").get<std::string>());
-    EXPECT_FALSE(c.contains("turns_sem_pct"));  // one address, or no turns: one placement
   }
 }
 

@@ -127,7 +127,8 @@ class CaseBuffers {
 // outside its timing (pages moved back to the host before a launch that
 // faults them in): such a case is timed one launch at a time.
 // `round`: the launches after which `run` has taken every turn, where its
-// launches take turns (the atomics' placements): batches hold whole rounds.
+// launches take turns (the atomics' placements, a chase's copies): batches
+// hold whole rounds, or one launch each where a case has `before_each`.
 struct BoundLaunch {
   KernelShape shape;
   std::function<cudaError_t(cudaStream_t)> run;

@@ -141,7 +141,6 @@ void CaseTimer::prepare(Session& s) {
     profiled_ = true;
   }
   if (batch_launches_ > 0) return;
-  double one_launch = 0;
   batch_launches_ = timed_.before_each ? 1
                                        : mode_.batch_launches(
                                              [&] {
@@ -149,33 +148,35 @@ void CaseTimer::prepare(Session& s) {
                                                MEMBENCH_CUDA(cudaEventRecord(start.get(), s.stream()));
                                                MEMBENCH_CUDA(timed_.launch(s.stream()));
                                                MEMBENCH_CUDA(cudaEventRecord(stop.get(), s.stream()));
-                                               return one_launch = elapsed_ms(start, stop) * 1e-3;
+                                               return elapsed_ms(start, stop) * 1e-3;
                                              },
                                              timed_.round);
-  // A batch of whole rounds weighs every turn alike, so the batches' noise
-  // cannot see how much the turns differ: they are timed alone once.
-  if (timed_.round > 1 && batch_launches_ > 1) turns_sem_pct_ = time_turns(s, one_launch);
+  // A batch of whole rounds weighs every turn alike, and batches of one
+  // launch sample the turns of this process alone, so the batches' noise
+  // cannot say how far the mean over another process's turns may lie: the
+  // turns are timed alone once.
+  if (timed_.round > 1) turns_sem_pct_ = time_turns(s);
   if (batch_launches_ > 1 && timed_.graphable) graph_ = std::make_unique<Graph>(timed_, batch_launches_, s.stream());
 }
 
-// Each turn's seconds, an event on either side of every launch over enough
-// rounds that a turn's sum is long beside the events' resolution; the
-// standard error of their mean.
-double CaseTimer::time_turns(Session& s, double one_launch_seconds) const {
-  const int rounds = std::clamp(static_cast<int>(std::ceil(kTurnTargetSeconds / std::max(one_launch_seconds, 1e-7))), 1,
-                                kMaxTurnRounds);
-  const int launches = rounds * timed_.round;
-  std::vector<Event> marks(static_cast<std::size_t>(launches) + 1);
-  MEMBENCH_CUDA(cudaEventRecord(marks[0].get(), s.stream()));
-  for (int k = 0; k < launches; ++k) {
-    MEMBENCH_CUDA(timed_.launch(s.stream()));
-    MEMBENCH_CUDA(cudaEventRecord(marks[static_cast<std::size_t>(k) + 1].get(), s.stream()));
-  }
-  MEMBENCH_CUDA(cudaStreamSynchronize(s.stream()));
+// Each turn's seconds, each launch prepared as a batch is (the mode's step,
+// the case's) and timed alone between two events, over rounds until every
+// turn's sum is long beside the events' resolution; the standard error of
+// their mean.
+double CaseTimer::time_turns(Session& s) const {
   std::vector<double> per_turn(static_cast<std::size_t>(timed_.round), 0.0);
-  for (int k = 0; k < launches; ++k)
-    per_turn[static_cast<std::size_t>(k % timed_.round)] +=
-        elapsed_ms(marks[static_cast<std::size_t>(k)], marks[static_cast<std::size_t>(k) + 1]) * 1e-3;
+  std::vector<Event> start(per_turn.size()), stop(per_turn.size());
+  for (int r = 0; r < kMaxTurnRounds; ++r) {
+    for (std::size_t k = 0; k < per_turn.size(); ++k) {
+      mode_.before_batch(s, s.stream());
+      before_each(s.stream());
+      MEMBENCH_CUDA(cudaEventRecord(start[k].get(), s.stream()));
+      MEMBENCH_CUDA(timed_.launch(s.stream()));
+      MEMBENCH_CUDA(cudaEventRecord(stop[k].get(), s.stream()));
+    }
+    for (std::size_t k = 0; k < per_turn.size(); ++k) per_turn[k] += elapsed_ms(start[k], stop[k]) * 1e-3;
+    if (*std::min_element(per_turn.begin(), per_turn.end()) >= kTurnTargetSeconds) break;
+  }
   return turns_sem_pct(per_turn);
 }
 

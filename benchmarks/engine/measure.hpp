@@ -25,7 +25,8 @@ namespace membench::engine {
 // What to time: the launch (its kernel, grid and arguments already fixed),
 // whether a CUDA graph may capture it, and how many launches warm it up.
 // `before_each` (optional) is enqueued before every launch, outside the
-// events: a launch that needs it is timed alone, never in a batch.
+// events: a launch that needs it is timed alone, never in a batch (where
+// its launches take turns, the turns are taken over consecutive batches).
 struct Timed {
   std::function<cudaError_t(cudaStream_t)> launch;
   bool graphable = true;
@@ -64,9 +65,8 @@ struct Measurement {
   int batch_launches = 0;
   CaseHealth health;
   std::optional<PowerEstimate> power;  // with --energy, where the counter gave one
-  // Where the launches take turns (a round of more than one, warm): the
-  // standard error of the mean over the turns, each timed alone
-  // (turns_sem_pct).
+  // Where the launches take turns (a round of more than one): the standard
+  // error of the mean over the turns, each timed alone (turns_sem_pct).
   std::optional<double> turns_sem_pct;
 };
 
@@ -103,7 +103,7 @@ class CaseTimer {
   void prepare(Session& session);
   void before_each(cudaStream_t stream) const;
   void launch_batch(cudaStream_t stream) const;
-  double time_turns(Session& session, double one_launch_seconds) const;
+  double time_turns(Session& session) const;
 
   Timed timed_;
   const TimingMode& mode_;

@@ -205,6 +205,14 @@ int latency_warm_up_launches(const LatencyConfig& c, std::size_t l2_bytes) {
   return static_cast<int>(std::clamp<std::uint64_t>(laps, 1, kChaseMaxWarmUp));
 }
 
+int latency_placements(const LatencyConfig& c, std::size_t l1_bytes) {
+  return c.working_set <= 2 * l1_bytes ? kChasePlacements : 1;
+}
+
+std::size_t latency_placement_spacing(const LatencyConfig& c) {
+  return detail::ceil_div(c.working_set, kChasePlacementAlign) * kChasePlacementAlign;
+}
+
 // ---- the model -----------------------------------------------------------------
 
 Level level_holding(std::size_t working_set, const DeviceInfo& d) {
