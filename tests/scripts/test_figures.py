@@ -342,3 +342,68 @@ def test_a_familys_study_and_rows_are_read_as_declared():
     figure = family.figures[0]
     assert (figure.x_log, figure.y_log, figure.bars, figure.model) == (True, False, False, "model_bytes_per_second")
     assert figure.lines == ("dram_peak_bytes_per_second",) and figure.vlines == () and figure.best_of == ()
+
+
+def test_two_repetitions_give_their_own_spread_not_the_noise():
+    doc = toy_doc([("read", s, 1e12) for s in SPANS], reps=2)  # 1.0 and 1.1 TB/s: sd 0.0707, noise 5% would be 0.05
+    fig = draw(doc)
+    (bars,) = [c for c in fig.axes[0].containers if c.__class__.__name__ == "ErrorbarContainer"]
+    assert [round(float(seg[1][1] - seg[0][1]), 4) for seg in bars.lines[2][0].get_segments()] == [0.1414] * 3
+    plt.close(fig)
+
+
+def test_the_bars_of_one_size_are_labelled_under_their_centres_and_a_count_is_no_size():
+    doc = toy_doc([("read", 4096, 1e12), ("write", 4096, 2e12), ("copy", 4096, 3e12)])
+    doc["membench"]["families"]["toy"]["axes"][0]["unit"] = "blocks"
+    fig = draw(doc)
+    ax = fig.axes[0]
+    centres = sorted(round(p.get_x() + p.get_width() / 2, 6) for p in ax.patches)
+    assert sorted(round(float(t), 6) for t in ax.get_xticks()) == centres
+    assert ax.get_xlabel() == "span = 4096"  # blocks, not bytes: no "4 KiB"
+    plt.close(fig)
+
+
+def test_a_figure_along_the_variants_or_a_named_axis_draws_no_size_lines():
+    doc = toy_doc([("read", 4096, 1e12), ("write", 4096, 2e12)])
+    doc["context"]["l2_bytes"] = "4096"
+    figure = doc["membench"]["families"]["toy"]["figures"][0]
+    figure.update(x="variant", vlines=["l2_bytes"], lines=[])
+    fig = draw(doc)
+    assert not [l for l in fig.axes[0].get_lines() if l.get_label().startswith("l2 bytes")]
+    plt.close(fig)
+    figure.update(x="span")  # along the sizes the line is drawn, at the size the context gives
+    more = toy_doc([("read", s, 1e12) for s in SPANS])
+    doc["benchmarks"] = more["benchmarks"]
+    fig = draw(doc)
+    (line,) = [l for l in fig.axes[0].get_lines() if l.get_label().startswith("l2 bytes")]
+    assert list(line.get_xdata()) == [4096, 4096] and line.get_label() == "l2 bytes (4 KiB)"
+    plt.close(fig)
+
+
+def test_an_axis_the_family_does_not_declare_takes_its_unit_from_the_cases():
+    doc = toy_doc([("read", s, 1e12) for s in SPANS])
+    doc["membench"]["families"]["toy"]["axes"] = []
+    doc["membench"]["cases"] = [{"name": "toy/read/span:4096", "axes": [{"name": "span", "unit": "bytes"}]}]
+    fig = draw(doc)
+    assert [t.get_text() for t in fig.axes[0].get_xticklabels()] == ["4 KiB", "1 MiB", "64 MiB"]
+    plt.close(fig)
+
+
+def test_a_log_y_axis_ticks_at_one_two_and_five_of_powers_of_ten():
+    doc = toy_doc([("read", s, r) for s, r in zip(SPANS, (1.6e13, 1.4e14, 3.4e14))])
+    doc["membench"]["families"]["toy"]["figures"][0]["y_log"] = True
+    fig = draw(doc)
+    ax = fig.axes[0]
+    fig.canvas.draw()
+    low, high = ax.get_ylim()
+    ticks = [t for t in ax.get_yticks() if low <= t <= high]
+    assert ticks and all(f"{t:.0e}"[0] in "125" and float(f"{t:.0e}") == t for t in ticks), ticks
+    plt.close(fig)
+
+
+def test_a_few_series_share_one_legend_column_and_many_take_two():
+    few = draw(toy_doc([("read", s, 1e12) for s in SPANS]))
+    many = draw(toy_doc([(f"v{k:02d}", s, 1e12 + k) for k in range(12) for s in SPANS]))
+    assert few.axes[0].get_legend()._ncols == 1 and many.axes[0].get_legend()._ncols == 2
+    plt.close(few)
+    plt.close(many)
