@@ -331,3 +331,19 @@ def test_a_measured_count_without_a_direction_is_not_exported_as_a_measure(write
     doc["membench"]["counters"]["migrated_bytes"] = {"unit": "B", "better": "neither", "kind": "measured"}
     (measures,) = json.loads(exported(write_json, capsys, "bmf", doc)).values()
     assert set(measures) == {"updates-per-second"}
+
+
+def test_a_prometheus_export_without_one_trusted_value_is_an_error_and_the_threshold_must_be_positive(
+    write_json, capsys
+):
+    doc = a_run()
+    for b in doc["benchmarks"]:
+        b.update(contended=1, other_processes=1)
+    path = write_json(doc)
+    assert export.main([path, "--format", "prometheus"]) == 2
+    assert "nothing to export as prometheus" in capsys.readouterr().err
+    for threshold in ("0", "-1", "inf"):
+        assert export.main([write_json(a_run()), "--format", "bmf", "--noise-threshold", threshold]) == 2
+        assert capsys.readouterr().err == (
+            f"export.py: --noise-threshold {float(threshold)}: must be positive and finite\n"
+        )
