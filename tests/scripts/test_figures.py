@@ -407,3 +407,14 @@ def test_a_few_series_share_one_legend_column_and_many_take_two():
     assert few.axes[0].get_legend()._ncols == 1 and many.axes[0].get_legend()._ncols == 2
     plt.close(few)
     plt.close(many)
+
+
+def test_a_family_that_names_no_study_has_no_place_in_it_and_its_declarations_are_read_only():
+    doc = toy_doc([("read", 4096, 1e12)])
+    del doc["membench"]["families"]["toy"]["study"]
+    toy = md.families(doc)["toy"]
+    assert toy.study == ""
+    with pytest.raises(AttributeError):
+        toy.title = "another"  # frozen: a family's declaration is the file's, shared by every reader
+    with pytest.raises(AttributeError):
+        toy.figures[0].x = "order"
