@@ -24,7 +24,7 @@
 // latency_ns and latency_cycles (at the SM clock measured over the batches)
 // are the time per load. The hypothesis: the same three levels as steps, and
 // past the TLB's reach a further rise inside DRAM. Near the L1's size the
-// time depends on where the chain's pages lie (hierarchy.hpp): there the
+// time depends on where the chain starts within its page (hierarchy.hpp): there the
 // launches take turns over copies of the chain (`placements`), and the
 // standard error of the copies' mean (`turns_sem_pct`) marks a value that
 // another allocation could move.
@@ -91,11 +91,11 @@ CaseDefinition define_bandwidth(const BandwidthConfig& c, const DeviceInfo& gpu)
 // other copy once from its head, where it must stop at the same node.
 struct ChaseCopies {
   const std::uint64_t* chain = nullptr;
-  std::size_t spacing = 0;  // elements from one copy to the next
+  LatencyConfig config;
   int count = 1;
   int turn = 0;
   DeviceAllocation lap_state{sizeof(double)};
-  const std::uint64_t* copy(int k) const { return chain + static_cast<std::size_t>(k) * spacing; }
+  const std::uint64_t* copy(int k) const { return chain + latency_copy_start(config, k) / sizeof(std::uint64_t); }
 };
 
 CaseDefinition define_latency(const LatencyConfig& c, const DeviceInfo& gpu) {
@@ -107,22 +107,23 @@ CaseDefinition define_latency(const LatencyConfig& c, const DeviceInfo& gpu) {
   lap.steps = latency_nodes(c);
   const auto warm = planned<LatencyPlan>(lap);
   const int placements = latency_placements(c, gpu.l1_bytes);
-  const std::size_t spacing = latency_placement_spacing(c) / sizeof(std::uint64_t);
-  d.input_elements = (placements - 1) * spacing + c.working_set / sizeof(std::uint64_t);
+  d.input_elements = latency_copies_bytes(c, placements) / sizeof(std::uint64_t);
   d.input_type = Element::u64;
-  d.fill = [c, placements, spacing](const CaseBuffers& b, cudaStream_t s) {
+  d.fill = [c, placements](const CaseBuffers& b, cudaStream_t s) {
     std::uint64_t* chain = b.input_to_fill<std::uint64_t>();
     for (int k = 0; k < placements; ++k)
-      if (const cudaError_t rc = fill_chain(c, chain + k * spacing, s); rc != cudaSuccess) return rc;
+      if (const cudaError_t rc = fill_chain(c, chain + latency_copy_start(c, k) / sizeof(std::uint64_t), s);
+          rc != cudaSuccess)
+        return rc;
     return cudaSuccess;
   };
   d.output_elements = 1;
   d.output_type = Element::f64;
   auto copies = std::make_shared<std::shared_ptr<ChaseCopies>>();
-  d.bind = [plan, warm, placements, spacing, copies](const CaseBuffers& buffers, BoundLaunch* bound) {
+  d.bind = [c, plan, warm, placements, copies](const CaseBuffers& buffers, BoundLaunch* bound) {
     auto at = std::make_shared<ChaseCopies>();
     at->chain = buffers.input<std::uint64_t>();
-    at->spacing = spacing;
+    at->config = c;
     at->count = placements;
     *copies = at;
     bound->shape = plan.shape;

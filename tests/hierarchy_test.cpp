@@ -203,11 +203,22 @@ TEST(LatencyConfig, ChasesUpToTwiceTheL1TakeTurnsOverCopiesEachOnItsOwnPages) {
   EXPECT_EQ(latency_placements({2 * l1, 128}, l1), kChasePlacements);
   EXPECT_EQ(latency_placements({2 * l1 + 128, 128}, l1), 1);
   EXPECT_EQ(latency_placements({std::size_t{1} << 30, 128}, l1), 1);
-  // A copy starts on a page boundary of its own: no two copies share a 2 MiB page.
-  EXPECT_EQ(latency_placement_spacing({16 << 10, 128}), kChasePlacementAlign);
-  EXPECT_EQ(latency_placement_spacing({kChasePlacementAlign, 128}), kChasePlacementAlign);
-  EXPECT_EQ(latency_placement_spacing({kChasePlacementAlign + 8, 8}), 2 * kChasePlacementAlign);
-  EXPECT_EQ(kChasePlacementAlign, std::size_t{2} << 20);
+  // Copy 0 at the start; the others each in a slot of their own, at offsets within the page that all differ,
+  // in whole 4 KiB steps, and every copy inside the bytes the copies take.
+  for (const LatencyConfig c : {LatencyConfig{16 << 10, 128}, LatencyConfig{2 * l1, 128}, LatencyConfig{3 << 20, 8}}) {
+    SCOPED_TRACE(c.working_set);
+    EXPECT_EQ(latency_copy_start(c, 0), 0u);
+    std::set<std::size_t> offsets;
+    for (int k = 0; k < kChasePlacements; ++k) {
+      const std::size_t start = latency_copy_start(c, k);
+      offsets.insert(start % kChasePageBytes);
+      EXPECT_EQ(start % kChaseOffsetStep, 0u);
+      if (k > 0) { EXPECT_GE(start, latency_copy_start(c, k - 1) + c.working_set) << "copy " << k << " overlaps"; }
+      EXPECT_LE(start + c.working_set, latency_copies_bytes(c, kChasePlacements));
+    }
+    EXPECT_EQ(offsets.size(), static_cast<std::size_t>(kChasePlacements));
+    EXPECT_EQ(latency_copies_bytes(c, 1), c.working_set);
+  }
 }
 
 class HierarchyKernels : public ::testing::Test {

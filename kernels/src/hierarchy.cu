@@ -209,8 +209,27 @@ int latency_placements(const LatencyConfig& c, std::size_t l1_bytes) {
   return c.working_set <= 2 * l1_bytes ? kChasePlacements : 1;
 }
 
-std::size_t latency_placement_spacing(const LatencyConfig& c) {
-  return detail::ceil_div(c.working_set, kChasePlacementAlign) * kChasePlacementAlign;
+namespace {
+
+// Bytes from one copy's slot to the next: the working set in whole pages,
+// and one page more for the offset.
+std::size_t copy_slot_bytes(const LatencyConfig& c) {
+  return (detail::ceil_div(c.working_set, kChasePageBytes) + 1) * kChasePageBytes;
+}
+
+}  // namespace
+
+std::size_t latency_copy_start(const LatencyConfig& c, int k) {
+  if (k <= 0) return 0;
+  // Knuth's multiplicative hash, its high bits mixed down: offsets spread over the page.
+  std::uint32_t h = static_cast<std::uint32_t>(k) * 2654435761u;
+  h ^= h >> 16;
+  const std::size_t offset = h % (kChasePageBytes / kChaseOffsetStep) * kChaseOffsetStep;
+  return static_cast<std::size_t>(k) * copy_slot_bytes(c) + offset;
+}
+
+std::size_t latency_copies_bytes(const LatencyConfig& c, int copies) {
+  return copies <= 1 ? c.working_set : static_cast<std::size_t>(copies) * copy_slot_bytes(c);
 }
 
 // ---- the model -----------------------------------------------------------------
