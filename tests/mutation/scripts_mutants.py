@@ -184,8 +184,9 @@ def prepare(module: str, folder: Path, repo: Path) -> list[int]:
     )
     # What the tests read of the repository (the README's tables, the committed results and references), copied:
     # a mutant that writes where it should read must not reach the checkout.
-    shutil.copy2(repo / "README.md", folder / "README.md")
-    for data in ("benchmarks/results", "benchmarks/references", "sweeps"):
+    for name in ("README.md", "pyproject.toml"):
+        shutil.copy2(repo / name, folder / name)
+    for data in ("benchmarks/results", "benchmarks/references", "sweeps", "docs"):
         shutil.copytree(repo / data, folder / data)
     # The module's test files in one pytest run, then its command-line tests (a -k selection) in another.
     chosen = [t.format(module=module).split(" ", 1) for t in OWN_TESTS.get(module, ["."])]
@@ -209,15 +210,30 @@ def prepare(module: str, folder: Path, repo: Path) -> list[int]:
         f"f = 'scripts/membench/{module}.py'; update_line_numbers(f); add_mutations_by_file({{}}, f, [], None)"
     )
     subprocess.run([sys.executable, "-c", listing], cwd=folder, check=True)
+    # Tests that fail unmutated would kill every mutant: such a module is left out, and says so.
+    quiet = dict(stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    if subprocess.call([sys.executable, "run_tests.py"], cwd=folder, env=test_env(repo), **quiet) != 0:
+        print(f"scripts_mutants.py: {module}: its tests fail with no mutant; left out", file=sys.stderr)
+        return []
     return [row[0] for row in sqlite3.connect(folder / ".mutmut-cache").execute("select id from Mutant order by id")]
 
 
-def run_chunk(module: str, folder: Path, ids: list[int], deadline: float | None) -> None:
+def test_env(repo: Path) -> dict[str, str]:
+    """The tests' environment: no bytecode (two mutants of the same size written within one second would
+    otherwise run the first one's stale .pyc), no display, and the checkout's membench binary where one is
+    built (the tests that run it skip without it, and would let its callers' mutants through)."""
+    env = {**os.environ, "MPLBACKEND": "Agg", "PYTHONDONTWRITEBYTECODE": "1"}
+    built = [repo / "build" / tree / "membench" for tree in ("release", "h200", "debug")]
+    exe = next((b for b in built if b.is_file()), None)
+    if exe is not None and "MEMBENCH_EXE" not in env:
+        env["MEMBENCH_EXE"] = str(exe)
+    return env
+
+
+def run_chunk(module: str, folder: Path, ids: list[int], deadline: float | None, repo: Path) -> None:
     """Test the mutants `ids` one by one in `folder` (a copy of the module's prepared folder) until the deadline."""
     (folder / "chunk.json").write_text(json.dumps({"module": module, "ids": ids}))
-    # No bytecode: two mutants of the same size written within one second would
-    # otherwise run the first one's stale .pyc.
-    env = {**os.environ, "MPLBACKEND": "Agg", "PYTHONDONTWRITEBYTECODE": "1"}
+    env = test_env(repo)
     for mutant_id in ids:
         left = None if deadline is None else deadline - time.monotonic()
         if left is not None and left <= 0:
@@ -300,7 +316,7 @@ def mutate(args: argparse.Namespace, modules: list[str], scratch: Path) -> dict[
         shutil.rmtree(template)
     deadline = None if args.seconds is None else time.monotonic() + args.seconds
     with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
-        list(pool.map(lambda c: run_chunk(*c, deadline), chunks))
+        list(pool.map(lambda c: run_chunk(*c, deadline, args.repo), chunks))
     return {m: [c[1] for c in chunks if c[0] == m] for m in modules}
 
 
