@@ -760,3 +760,36 @@ def test_the_study_s_counters_are_read_at_a_glance_never_in_an_exponent(tmp_path
     assert not [r for r in rows if re.search(r"\de[+-]\d", r)]
     assert "dram_read_bytes 33.6 MB (67.1 MB)" in study  # one lane's sector: half the DRAM reads of the baseline
     assert report.counter_text({}, "sectors_per_request", 17.9983) == "17.9983"
+
+
+def test_the_page_and_the_markdown_are_laid_out_as_their_contents_say(tmp_path, write_json, monkeypatch, capsys):
+    # One figure, by the family's title, in the markdown beside its own table and not beside another's.
+    monkeypatch.setattr(report, "figures", lambda doc: [("hierarchy", base64.b64encode(b"png").decode())])
+    doc = a_run()
+    del doc["context"]["driver_version"]  # what the file does not say is left empty
+    doc["benchmarks"].append(
+        entry("stream/read/type:float/elements:2048/block:256", bytes_per_second=4e12, clock_event=1)
+    )
+    out = tmp_path / "r"
+    assert report.main([write_json(doc), "--out", str(out)]) == 0
+    assert capsys.readouterr().out.split() == [str(out / "report.html"), str(out / "report.md")]
+    md, page = (out / "report.md").read_text(), (out / "report.html").read_text()
+    assert md.startswith("# membench report: NVIDIA H200\n\nContents: The study on this GPU, The run, Every family.\n")
+    assert "| driver |  |" in md
+    assert "| health | 1 noisy, 1 contended, 0 throttled, 1 under a clock event |" in md
+    hierarchy = md.split("### hierarchy\n", 1)[1].split("###", 1)[0]
+    assert "![hierarchy](figures/hierarchy.png)" in hierarchy and md.count("](figures/") == 1
+    assert "| case | measured | noise | repetitions | model | % of peak | marks |" in hierarchy
+    assert (out / "figures" / "hierarchy.png").read_bytes() == b"png"
+    assert (
+        "<title>membench report: NVIDIA H200</title><style>" in page and "<h1>membench report: NVIDIA H200</h1>" in page
+    )
+    assert '<h2 id="run">The run</h2>' in page.splitlines()
+    assert "#others" not in page and "</a></nav>" in page  # one run: nothing beside it, the contents end there
+    assert page.count("<img ") == 1
+    # Beside another run of the same GPU: the contents name the comparison, and its link has its heading.
+    other = write_json(a_run(scale=1.5))
+    assert report.main([write_json(a_run()), other, "--out", str(tmp_path / "two")]) == 0
+    two_md, two_page = (tmp_path / "two" / "report.md").read_text(), (tmp_path / "two" / "report.html").read_text()
+    assert "Contents: The study on this GPU, The run, Every family, Beside the others." in two_md
+    assert '<a href="#others">beside the others</a></nav>' in two_page and 'id="others"' in two_page
