@@ -146,6 +146,12 @@ def test_load_refuses_what_is_not_google_benchmark_json(tmp_path):
             json.dumps(doc(entry("a/b/manual_time", real_time="fast"))),
             "a/b/manual_time: 'real_time' is not a number (\"fast\")",
         ),
+        (  # a failed case is not read, and the one after it still is
+            json.dumps(
+                doc({"name": "a/a/manual_time", "error_occurred": True}, entry("a/b/manual_time", real_time="x"))
+            ),
+            "a/b/manual_time: 'real_time' is not a number (\"x\")",
+        ),
         (
             json.dumps(doc(entry("a/b/manual_time", time_unit="fortnight"))),
             'a/b/manual_time: unknown time_unit "fortnight"',
@@ -234,6 +240,12 @@ def test_require_metric_names_the_file():
             ["clock event (sw_power_cap, sw_thermal_slowdown)"],
         ),
         ({"throttled_batches": 1}, ["throttled (1 batches below the clock threshold)"]),
+        # The power limiter with a batch dropped for its low clock is no longer the case's own draw.
+        (
+            {"clock_event": 1, "clock_event_reasons": 0x4, "throttled_batches": 1},
+            ["clock event (sw_power_cap)", "throttled (1 batches below the clock threshold)"],
+        ),
+        ({"clock_event": 1, "clock_event_reasons": 0x4}, []),
         ({"noise_pct": 5.0}, ["noise 5% >= the 5% threshold"]),
         ({"noise_pct": -1}, ["noise unknown (fewer than two batches)"]),
         (
