@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 from membench import cli
+from membench import compat
 from membench import results as mr
 import pytest
 
@@ -394,3 +396,16 @@ def test_a_host_paced_cases_noise_is_no_doubt_but_a_shared_gpu_is():
     assert paced.gate_threshold(paced, 5.0) == 36.0
     plain = mr.cases(doc(entry("a/b/manual_time", noise_pct=12.0)))["a/b/manual_time"]
     assert plain.gate_threshold(plain, 5.0) == 5.0
+
+
+def test_an_old_file_s_counters_mean_what_today_s_binary_says_they_mean():
+    # A default run of today's binary carries its catalog; read without it, each counter an old file can hold
+    # must mean the same (a counter today's run does not report, such as real_time, is Google Benchmark's).
+    committed = Path(__file__).resolve().parents[2] / "benchmarks/results/h200/2026-12-03-chase-copies"
+    new = json.loads((committed / "default_after1.json").read_text())
+    old = {key: value for key, value in new.items() if key != "membench"}
+    shared = [k for k in compat.OLD_COUNTERS if k in new["membench"]["counters"]]
+    assert len(shared) >= 20
+    for counter in shared:
+        today, then = mr.meaning(new, counter), mr.meaning(old, counter)
+        assert (then.unit, then.better, then.kind) == (today.unit, today.better, today.kind), counter
