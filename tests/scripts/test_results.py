@@ -409,3 +409,17 @@ def test_an_old_file_s_counters_mean_what_today_s_binary_says_they_mean():
     for counter in shared:
         today, then = mr.meaning(new, counter), mr.meaning(old, counter)
         assert (then.unit, then.better, then.kind) == (today.unit, today.better, today.kind), counter
+
+
+@pytest.mark.parametrize(
+    "old", ["h200-2026-11-30/default.json", "h200x2-2026-11-30/default.json", "h200-2026-12-01/families/default.json"]
+)
+def test_every_case_of_an_old_default_run_reads_under_a_name_today_s_run_has(old):
+    results = Path(__file__).resolve().parents[2] / "benchmarks/results"
+    today = set(mr.cases(json.loads((results / "h200/2026-12-03-chase-copies/default_after1.json").read_text())))
+    doc = json.loads((results / old).read_text())
+    read = mr.cases(doc)
+    written = {b["name"] for b in doc["benchmarks"]}
+    assert set(read) <= today, sorted(set(read) - today)[:5]
+    assert len(set(read) - written) >= 10  # names the old file wrote otherwise: renamed or added axes
+    assert len({(c.family, c.variant) for c in read.values()} & set(compat.ADDED_AXES)) >= 4
