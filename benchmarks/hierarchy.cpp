@@ -16,7 +16,10 @@
 // reported sizes. Each case reports the level the model expects
 // (model_level), that level's read ceiling (model_bytes_per_second) and the
 // bytes each level must serve per launch (l2_read_bytes, dram_read_bytes),
-// which the ncu check compares with the counters.
+// which the ncu check compares with the counters. Up to twice the L1, where
+// the bandwidth moves with where the set starts within its page
+// (hierarchy.hpp), a read takes turns over copies of its set, as the chase
+// below does.
 //
 // hierarchy/latency: one thread chases a random cyclic chain of pointers
 // spread chase_stride bytes apart over the working set: every load depends on
@@ -53,19 +56,86 @@ void add_level_model(Work& w, Level level, const DeviceInfo& gpu) {
   w.model.push_back({"model_bytes_per_second", level_read_ceiling(level, gpu)});
 }
 
+// A working set's copies (l1_edge_placements) and the turn: a launch reads
+// copy `turn` and hands the next launch its copy. The first launch (the one
+// verified) reads copy 0; a case's `check` reads each other copy once, into
+// `scratch` (made where there are copies), an output of its own for what
+// runs outside the timing.
+template <class T>
+struct Placed {
+  const T* base = nullptr;
+  std::size_t working_set = 0;
+  int count = 1;
+  int turn = 0;
+  DeviceAllocation scratch;
+  const T* copy(int k) const { return base + placement_start(working_set, k) / sizeof(T); }
+  const T* take_turn() {
+    const T* at = copy(turn);
+    turn = (turn + 1) % count;
+    return at;
+  }
+};
+
+template <class T>
+std::shared_ptr<Placed<T>> place(const std::shared_ptr<std::shared_ptr<Placed<T>>>& holder, const T* base,
+                                 std::size_t working_set, int count, std::size_t scratch_bytes) {
+  auto at = std::make_shared<Placed<T>>();
+  at->base = base;
+  at->working_set = working_set;
+  at->count = count;
+  if (count > 1) at->scratch = DeviceAllocation(scratch_bytes);
+  *holder = at;
+  return at;
+}
+
 CaseDefinition define_bandwidth(const BandwidthConfig& c, const DeviceInfo& gpu) {
   std::string why;
   if (!bandwidth_config_supported(c, &why)) throw CaseSkipped(why);
   CaseDefinition d;
   const auto plan = planned<BandwidthPlan>(c);
   const BandwidthCoverage cover = plan.coverage;
-  d.input_elements = c.working_set / sizeof(float);
+  // Past the L1 (through_l1:0), where the set lies in its page decides nothing.
+  const int placements = c.through_l1 ? l1_edge_placements(c.working_set, gpu.l1_bytes) : 1;
+  d.input_elements = placements_bytes(c.working_set, placements) / sizeof(float);
   d.output_elements = cover.grid;
   d.output_type = Element::f64;
   d.seed = kSeed;
-  d.bind = bind_plan<float, double>(plan);
+  if (placements > 1)
+    d.fill = [c, placements](const CaseBuffers& b, cudaStream_t s) {
+      float* base = b.input_to_fill<float>();
+      for (int k = 0; k < placements; ++k)
+        if (const cudaError_t rc = launch_fill_pattern(base + placement_start(c.working_set, k) / sizeof(float),
+                                                       c.working_set / sizeof(float), kSeed, s);
+            rc != cudaSuccess)
+          return rc;
+      return cudaSuccess;
+    };
+  const auto copies = std::make_shared<std::shared_ptr<Placed<float>>>();
+  d.bind = [c, plan, cover, placements, copies](const CaseBuffers& buffers, BoundLaunch* bound) {
+    auto at = place(copies, buffers.input<float>(), c.working_set, placements, cover.grid * sizeof(double));
+    bound->shape = plan.shape;
+    bound->round = placements;
+    bound->run = [plan, at, out = buffers.output<double>()](cudaStream_t s) {
+      return launch(plan, at->take_turn(), out, s);
+    };
+    return cudaSuccess;
+  };
   const auto sums = std::make_shared<const std::vector<double>>(bandwidth_chunk_sums(c, kSeed));
   d.expected_f64 = [cover, sums](std::size_t b) { return bandwidth_expected(cover, *sums, static_cast<unsigned>(b)); };
+  d.check = [plan, cover, sums, copies]() -> std::optional<std::string> {
+    const Placed<float>& at = **copies;
+    for (int k = 1; k < at.count; ++k) {
+      MEMBENCH_CUDA(launch_poison(at.scratch.get(), at.scratch.bytes(), nullptr));
+      MEMBENCH_CUDA(launch(plan, at.copy(k), at.scratch.as<double>(), nullptr));
+      const auto bad = first_mismatch(copy_to_host(at.scratch.as<double>(), cover.grid), [&](std::size_t b) {
+        return bandwidth_expected(cover, *sums, static_cast<unsigned>(b));
+      });
+      if (bad)
+        return "copy " + std::to_string(k) + " of the set: block " + std::to_string(bad->index) + " summed " +
+               std::to_string(bad->got) + ", expected " + std::to_string(bad->expected);
+    }
+    return std::nullopt;
+  };
   const DeviceInfo& device = gpu;
   // Past the L1 (through_l1:0), a set the L1 could hold is read from the L2.
   const Level level = std::max(level_holding(c.working_set, device), c.through_l1 ? Level::l1 : Level::l2);
@@ -79,25 +149,15 @@ CaseDefinition define_bandwidth(const BandwidthConfig& c, const DeviceInfo& gpu)
   const double first_touch = static_cast<double>(device.sm_count) * static_cast<double>(c.working_set);
   d.work.model.push_back({"l2_read_bytes", level == Level::l1 ? std::min(cover.bytes, first_touch) : cover.bytes});
   d.work.model.push_back({"dram_read_bytes", level == Level::dram ? cover.bytes : 0.0});
+  d.work.model.push_back({"placements", static_cast<double>(placements)});
   return d;
 }
 
-// The chain's copies (latency_placements), each filled where it lies; a
-// launch chases copy `turn` and hands the next launch its copy. Where there
-// are several, before each launch one lap of the copy it will chase (on a
-// state of its own, outside the timing) brings it back into the caches the
-// other copies took, so that every launch starts as a single chain's does.
-// The first launch (the one verified) chases copy 0; `check` chases each
-// other copy once from its head, where it must stop at the same node.
-struct ChaseCopies {
-  const std::uint64_t* chain = nullptr;
-  LatencyConfig config;
-  int count = 1;
-  int turn = 0;
-  DeviceAllocation lap_state{sizeof(double)};
-  const std::uint64_t* copy(int k) const { return chain + latency_copy_start(config, k) / sizeof(std::uint64_t); }
-};
-
+// Where a chain has copies, before each launch one lap of the copy it will
+// chase (on the scratch state, outside the timing) brings it back into the
+// caches the other copies took, so that every launch starts as a single
+// chain's does. `check` chases each other copy once from its head, where it
+// must stop at the same node.
 CaseDefinition define_latency(const LatencyConfig& c, const DeviceInfo& gpu) {
   std::string why;
   if (!latency_config_supported(c, &why)) throw CaseSkipped(why);
@@ -106,47 +166,41 @@ CaseDefinition define_latency(const LatencyConfig& c, const DeviceInfo& gpu) {
   LatencyConfig lap = c;
   lap.steps = latency_nodes(c);
   const auto warm = planned<LatencyPlan>(lap);
-  const int placements = latency_placements(c, gpu.l1_bytes);
-  d.input_elements = latency_copies_bytes(c, placements) / sizeof(std::uint64_t);
+  const int placements = l1_edge_placements(c.working_set, gpu.l1_bytes);
+  d.input_elements = placements_bytes(c.working_set, placements) / sizeof(std::uint64_t);
   d.input_type = Element::u64;
   d.fill = [c, placements](const CaseBuffers& b, cudaStream_t s) {
-    std::uint64_t* chain = b.input_to_fill<std::uint64_t>();
+    std::uint64_t* base = b.input_to_fill<std::uint64_t>();
     for (int k = 0; k < placements; ++k)
-      if (const cudaError_t rc = fill_chain(c, chain + latency_copy_start(c, k) / sizeof(std::uint64_t), s);
+      if (const cudaError_t rc = fill_chain(c, base + placement_start(c.working_set, k) / sizeof(std::uint64_t), s);
           rc != cudaSuccess)
         return rc;
     return cudaSuccess;
   };
   d.output_elements = 1;
   d.output_type = Element::f64;
-  auto copies = std::make_shared<std::shared_ptr<ChaseCopies>>();
+  const auto copies = std::make_shared<std::shared_ptr<Placed<std::uint64_t>>>();
   d.bind = [c, plan, warm, placements, copies](const CaseBuffers& buffers, BoundLaunch* bound) {
-    auto at = std::make_shared<ChaseCopies>();
-    at->chain = buffers.input<std::uint64_t>();
-    at->config = c;
-    at->count = placements;
-    *copies = at;
+    auto at = place(copies, buffers.input<std::uint64_t>(), c.working_set, placements, sizeof(double));
     bound->shape = plan.shape;
     bound->round = placements;
     bound->run = [plan, at, state = buffers.output<double>()](cudaStream_t s) {
-      const std::uint64_t* copy = at->copy(at->turn);
-      at->turn = (at->turn + 1) % at->count;
-      return launch(plan, copy, state, s);
+      return launch(plan, at->take_turn(), state, s);
     };
     if (placements > 1)
       bound->before_each = [warm, at](cudaStream_t s) {
-        return launch(warm, at->copy(at->turn), at->lap_state.as<double>(), s);
+        return launch(warm, at->copy(at->turn), at->scratch.as<double>(), s);
       };
     return cudaSuccess;
   };
   const double end = latency_expected(c);
   d.expected_f64 = [end](std::size_t) { return end; };
   d.check = [plan, end, copies]() -> std::optional<std::string> {
-    const ChaseCopies& at = **copies;
+    const Placed<std::uint64_t>& at = **copies;
     for (int k = 1; k < at.count; ++k) {
-      MEMBENCH_CUDA(launch_poison(at.lap_state.get(), at.lap_state.bytes(), nullptr));
-      MEMBENCH_CUDA(launch(plan, at.copy(k), at.lap_state.as<double>(), nullptr));
-      const double got = copy_to_host(at.lap_state.as<double>(), 1)[0];
+      MEMBENCH_CUDA(launch_poison(at.scratch.get(), at.scratch.bytes(), nullptr));
+      MEMBENCH_CUDA(launch(plan, at.copy(k), at.scratch.as<double>(), nullptr));
+      const double got = copy_to_host(at.scratch.as<double>(), 1)[0];
       if (got != end)
         return "copy " + std::to_string(k) + " of the chain: the chase stopped at node " +
                std::to_string(static_cast<long long>(got)) + ", expected " +

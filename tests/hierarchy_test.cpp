@@ -196,28 +196,28 @@ TEST(LatencyConfig, NodesWarmUpAndRefusals) {
   EXPECT_EQ(latency_expected({1 << 20, 128}), static_cast<double>(order.node(0)));  // 2^16 steps: eight laps
 }
 
-TEST(LatencyConfig, ChasesUpToTwiceTheL1TakeTurnsOverCopiesEachOnItsOwnPages) {
+TEST(Placements, SetsUpToTwiceTheL1TakeTurnsOverCopiesEachOnItsOwnPages) {
   const std::size_t l1 = 256 << 10;
-  EXPECT_EQ(latency_placements({16 << 10, 128}, l1), kChasePlacements);
-  EXPECT_EQ(latency_placements({l1, 128}, l1), kChasePlacements);
-  EXPECT_EQ(latency_placements({2 * l1, 128}, l1), kChasePlacements);
-  EXPECT_EQ(latency_placements({2 * l1 + 128, 128}, l1), 1);
-  EXPECT_EQ(latency_placements({std::size_t{1} << 30, 128}, l1), 1);
+  EXPECT_EQ(l1_edge_placements(16 << 10, l1), kPlacements);
+  EXPECT_EQ(l1_edge_placements(l1, l1), kPlacements);
+  EXPECT_EQ(l1_edge_placements(2 * l1, l1), kPlacements);
+  EXPECT_EQ(l1_edge_placements(2 * l1 + 128, l1), 1);
+  EXPECT_EQ(l1_edge_placements(std::size_t{1} << 30, l1), 1);
   // Copy 0 at the start; the others each in a slot of their own, at offsets within the page that all differ,
   // in whole 4 KiB steps, and every copy inside the bytes the copies take.
-  for (const LatencyConfig c : {LatencyConfig{16 << 10, 128}, LatencyConfig{2 * l1, 128}, LatencyConfig{3 << 20, 8}}) {
-    SCOPED_TRACE(c.working_set);
-    EXPECT_EQ(latency_copy_start(c, 0), 0u);
+  for (const std::size_t set : {std::size_t{16} << 10, 2 * l1, std::size_t{3} << 20, std::size_t{2} << 20}) {
+    SCOPED_TRACE(set);
+    EXPECT_EQ(placement_start(set, 0), 0u);
     std::set<std::size_t> offsets;
-    for (int k = 0; k < kChasePlacements; ++k) {
-      const std::size_t start = latency_copy_start(c, k);
-      offsets.insert(start % kChasePageBytes);
-      EXPECT_EQ(start % kChaseOffsetStep, 0u);
-      if (k > 0) { EXPECT_GE(start, latency_copy_start(c, k - 1) + c.working_set) << "copy " << k << " overlaps"; }
-      EXPECT_LE(start + c.working_set, latency_copies_bytes(c, kChasePlacements));
+    for (int k = 0; k < kPlacements; ++k) {
+      const std::size_t start = placement_start(set, k);
+      offsets.insert(start % kPlacementPageBytes);
+      EXPECT_EQ(start % kPlacementOffsetStep, 0u);
+      if (k > 0) { EXPECT_GE(start, placement_start(set, k - 1) + set) << "copy " << k << " overlaps"; }
+      EXPECT_LE(start + set, placements_bytes(set, kPlacements));
     }
-    EXPECT_EQ(offsets.size(), static_cast<std::size_t>(kChasePlacements));
-    EXPECT_EQ(latency_copies_bytes(c, 1), c.working_set);
+    EXPECT_EQ(offsets.size(), static_cast<std::size_t>(kPlacements));
+    EXPECT_EQ(placements_bytes(set, 1), set);
   }
 }
 

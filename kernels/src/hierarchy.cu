@@ -205,31 +205,33 @@ int latency_warm_up_launches(const LatencyConfig& c, std::size_t l2_bytes) {
   return static_cast<int>(std::clamp<std::uint64_t>(laps, 1, kChaseMaxWarmUp));
 }
 
-int latency_placements(const LatencyConfig& c, std::size_t l1_bytes) {
-  return c.working_set <= 2 * l1_bytes ? kChasePlacements : 1;
+// ---- placements ----------------------------------------------------------------
+
+int l1_edge_placements(std::size_t working_set, std::size_t l1_bytes) {
+  return working_set <= 2 * l1_bytes ? kPlacements : 1;
 }
 
 namespace {
 
 // Bytes from one copy's slot to the next: the working set in whole pages,
 // and one page more for the offset.
-std::size_t copy_slot_bytes(const LatencyConfig& c) {
-  return (detail::ceil_div(c.working_set, kChasePageBytes) + 1) * kChasePageBytes;
+std::size_t placement_slot_bytes(std::size_t working_set) {
+  return (detail::ceil_div(working_set, kPlacementPageBytes) + 1) * kPlacementPageBytes;
 }
 
 }  // namespace
 
-std::size_t latency_copy_start(const LatencyConfig& c, int k) {
+std::size_t placement_start(std::size_t working_set, int k) {
   if (k <= 0) return 0;
   // Knuth's multiplicative hash, its high bits mixed down: offsets spread over the page.
   std::uint32_t h = static_cast<std::uint32_t>(k) * 2654435761u;
   h ^= h >> 16;
-  const std::size_t offset = h % (kChasePageBytes / kChaseOffsetStep) * kChaseOffsetStep;
-  return static_cast<std::size_t>(k) * copy_slot_bytes(c) + offset;
+  const std::size_t offset = h % (kPlacementPageBytes / kPlacementOffsetStep) * kPlacementOffsetStep;
+  return static_cast<std::size_t>(k) * placement_slot_bytes(working_set) + offset;
 }
 
-std::size_t latency_copies_bytes(const LatencyConfig& c, int copies) {
-  return copies <= 1 ? c.working_set : static_cast<std::size_t>(copies) * copy_slot_bytes(c);
+std::size_t placements_bytes(std::size_t working_set, int copies) {
+  return copies <= 1 ? working_set : static_cast<std::size_t>(copies) * placement_slot_bytes(working_set);
 }
 
 // ---- the model -----------------------------------------------------------------

@@ -140,28 +140,30 @@ double latency_expected(const LatencyConfig& c);
 // the caches (up to twice the L2); one otherwise. At most kChaseMaxWarmUp.
 int latency_warm_up_launches(const LatencyConfig& c, std::size_t l2_bytes);
 
-// Near the L1's size, where the chain starts within its 2 MiB page decides
-// which of its lines share an L1 set, and so how many of its loads hit: the
-// hypothesis is that the time per load then moves with where the allocator
-// put the chain (another binary, another sequence of allocations before
-// it) by more than a run's noise, and elsewhere not at all. Up to twice the
-// L1 the chase takes turns over kChasePlacements copies of its chain, copy
-// 0 at the allocation's start and each other one at an offset of its own
-// within its page (whole 4 KiB, drawn once by a fixed hash), a copy a turn,
-// so that the copies' spread shows how far another allocation's time may
-// lie.
-inline constexpr int kChasePlacements = 8;
-inline constexpr std::size_t kChasePageBytes = std::size_t{2} << 20;
-inline constexpr std::size_t kChaseOffsetStep = std::size_t{4} << 10;
-// The copies of the chain a chase takes turns over: kChasePlacements up to
+// ---- placements: near the L1's size, where a set lies within its page ------------
+
+// Near the L1's size, where a working set starts within its 2 MiB page
+// decides which of its lines share an L1 set, and so how many of its loads
+// hit: the hypothesis is that a chase's time per load, and a read's
+// bandwidth, then move with where the allocator put the set (another
+// binary, another sequence of allocations before it) by more than a run's
+// noise, and elsewhere not at all. Up to twice the L1 a case takes turns
+// over kPlacements copies of its set, copy 0 at the allocation's start and
+// each other one at an offset of its own within its page (whole 4 KiB,
+// drawn once by a fixed hash), a copy a launch, so that the copies' spread
+// shows how far another allocation's value may lie.
+inline constexpr int kPlacements = 8;
+inline constexpr std::size_t kPlacementPageBytes = std::size_t{2} << 20;
+inline constexpr std::size_t kPlacementOffsetStep = std::size_t{4} << 10;
+// The copies of a working set a case takes turns over: kPlacements up to
 // twice the L1 (l1_bytes), else 1.
-int latency_placements(const LatencyConfig& c, std::size_t l1_bytes);
+int l1_edge_placements(std::size_t working_set, std::size_t l1_bytes);
 // Where copy k starts, in bytes from the allocation's start: its own slot
 // of whole pages (the working set and a page to move in), plus its offset
 // within the page (0 for copy 0).
-std::size_t latency_copy_start(const LatencyConfig& c, int k);
+std::size_t placement_start(std::size_t working_set, int k);
 // The bytes that hold `copies` copies.
-std::size_t latency_copies_bytes(const LatencyConfig& c, int copies);
+std::size_t placements_bytes(std::size_t working_set, int copies);
 
 // ---- the model -----------------------------------------------------------------
 
