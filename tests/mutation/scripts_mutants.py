@@ -115,6 +115,11 @@ def create_parser() -> argparse.ArgumentParser:
         "--score", type=Path, help="run nothing: score the chunks a --keep run left here (untested: not run)"
     )
     p.add_argument(
+        "--retest",
+        type=Path,
+        help="test again, against today's tests, the mutants that survived in the chunks a --keep run left here",
+    )
+    p.add_argument(
         "--seconds",
         type=float,
         help="stop every chunk this long after the start and score what was tested (the rest: not run)",
@@ -176,19 +181,18 @@ def mutated_line(folder: Path, mutant_id: int) -> str:
     return added[0] if added else ""
 
 
-def prepare(module: str, folder: Path, repo: Path) -> list[int]:
-    """A folder holding what the module's tests need and a mutmut cache listing its mutants; their ids."""
-    shutil.copytree(repo / "scripts", folder / "scripts", ignore=shutil.ignore_patterns("__pycache__"))
-    shutil.copytree(
-        repo / "tests" / "scripts", folder / "tests" / "scripts", ignore=shutil.ignore_patterns("__pycache__")
-    )
-    # What the tests read of the repository (the README's tables, the committed results and references), copied:
-    # a mutant that writes where it should read must not reach the checkout.
+def copy_tests(folder: Path, repo: Path) -> None:
+    """The tests and what they read of the repository (the README's tables, the committed results and
+    references), copied: a mutant that writes where it should read must not reach the checkout."""
+    for tree in ("tests/scripts", "benchmarks/results", "benchmarks/references", "sweeps", "docs"):
+        shutil.rmtree(folder / tree, ignore_errors=True)
+        shutil.copytree(repo / tree, folder / tree, ignore=shutil.ignore_patterns("__pycache__"))
     for name in ("README.md", "pyproject.toml"):
         shutil.copy2(repo / name, folder / name)
-    for data in ("benchmarks/results", "benchmarks/references", "sweeps", "docs"):
-        shutil.copytree(repo / data, folder / data)
-    # The module's test files in one pytest run, then its command-line tests (a -k selection) in another.
+
+
+def write_runner(module: str, folder: Path) -> None:
+    """The folder's run_tests.py: the module's test files in one pytest run, then its command-line tests."""
     chosen = [t.format(module=module).split(" ", 1) for t in OWN_TESTS.get(module, ["."])]
     chosen = [t for t in chosen if (folder / "tests" / "scripts" / t[0]).exists()]
     groups = [[f"tests/scripts/{t[0]}" for t in chosen if len(t) == 1]]
@@ -204,6 +208,13 @@ def prepare(module: str, folder: Path, repo: Path) -> list[int]:
         "    if status not in (0, 5):\n"
         "        sys.exit(1)\n"
     )
+
+
+def prepare(module: str, folder: Path, repo: Path) -> list[int]:
+    """A folder holding what the module's tests need and a mutmut cache listing its mutants; their ids."""
+    shutil.copytree(repo / "scripts", folder / "scripts", ignore=shutil.ignore_patterns("__pycache__"))
+    copy_tests(folder, repo)
+    write_runner(module, folder)
     # mutmut's own listing, without running anything: the ids are the same in every copy of this folder.
     listing = (
         "from mutmut import add_mutations_by_file; from mutmut.cache import update_line_numbers; "
@@ -230,9 +241,13 @@ def test_env(repo: Path) -> dict[str, str]:
     return env
 
 
-def run_chunk(module: str, folder: Path, ids: list[int], deadline: float | None, repo: Path) -> None:
-    """Test the mutants `ids` one by one in `folder` (a copy of the module's prepared folder) until the deadline."""
-    (folder / "chunk.json").write_text(json.dumps({"module": module, "ids": ids}))
+def run_chunk(
+    module: str, folder: Path, ids: list[int], deadline: float | None, repo: Path, record: bool = True
+) -> None:
+    """Test the mutants `ids` one by one in `folder` (a copy of the module's prepared folder) until the deadline;
+    `record`: the folder's chunk.json names them (a retest keeps the chunk's own)."""
+    if record:
+        (folder / "chunk.json").write_text(json.dumps({"module": module, "ids": ids}))
     env = test_env(repo)
     for mutant_id in ids:
         left = None if deadline is None else deadline - time.monotonic()
@@ -251,6 +266,37 @@ def run_chunk(module: str, folder: Path, ids: list[int], deadline: float | None,
             os.killpg(run.pid, signal.SIGKILL)  # this mutant and those after it are counted as not run
             run.wait()
             return
+
+
+def survivors(folder: Path) -> list[int]:
+    """The mutants of a chunk that survived its tests."""
+    given = json.loads((folder / "chunk.json").read_text())["ids"]
+    rows = sqlite3.connect(folder / ".mutmut-cache").execute("select id, status from Mutant").fetchall()
+    return [i for i, status in rows if i in given and status == "bad_survived"]
+
+
+def retest(args: argparse.Namespace, folders: dict[str, list[Path]]) -> None:
+    """Each kept chunk's survivors tested again against today's tests (and today's copies of what they read).
+    The module's source must be the one its mutants were listed from: a mutant is a line number and an index."""
+    chunks: list[tuple[str, Path, list[int]]] = []
+    for module, kept in folders.items():
+        name = f"scripts/membench/{module}.py"
+        if any((f / name).read_text() != (args.repo / name).read_text() for f in kept):
+            print(
+                f"scripts_mutants.py: {module}: its source changed since these mutants were listed; left out",
+                file=sys.stderr,
+            )
+            continue
+        for folder in kept:
+            copy_tests(folder, args.repo)
+            write_runner(module, folder)
+        quiet = dict(stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        if kept and subprocess.call([sys.executable, "run_tests.py"], cwd=kept[0], env=test_env(args.repo), **quiet):
+            print(f"scripts_mutants.py: {module}: today's tests fail with no mutant; left out", file=sys.stderr)
+            continue
+        chunks += [(module, f, survivors(f)) for f in kept]
+    with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
+        list(pool.map(lambda c: run_chunk(*c, None, args.repo, record=False), chunks))
 
 
 def score(module: str, folders: list[Path], repo: Path) -> Outcome:
@@ -333,9 +379,12 @@ def main(argv: list[str] | None = None) -> int:
     modules = args.modules or sorted(
         p.stem for p in (args.repo / "scripts" / "membench").glob("*.py") if p.stem != "__init__"
     )
-    if args.score:
+    kept = args.score or args.retest
+    if kept:
         # A chunk still being made (no chunk.json yet) has tested nothing.
-        folders = {m: sorted(f.parent for f in (args.score / m).glob("chunk-*/chunk.json")) for m in modules}
+        folders = {m: sorted(f.parent for f in (kept / m).glob("chunk-*/chunk.json")) for m in modules}
+        if args.retest:
+            retest(args, folders)
     else:
         scratch = args.keep or Path(tempfile.mkdtemp(prefix="membench-mutmut-"))
         scratch.mkdir(parents=True, exist_ok=True)
@@ -368,7 +417,7 @@ def main(argv: list[str] | None = None) -> int:
     for o in outcomes:
         for line, _original, mutated in o.text_survived:
             print(f"text survived: scripts/{o.module}.py:{line}: {mutated}")
-    if not args.keep and not args.score:
+    if not args.keep and not kept:
         shutil.rmtree(scratch, ignore_errors=True)
     return 0
 
