@@ -88,7 +88,7 @@ def row(root: Path, path: Path, doc: dict) -> Row:
         folder=path.parent.relative_to(root).as_posix(),
         file=path.name,
         gpu=cell(context.get("gpu_name", "?"), 40),
-        day=cell(str(context.get("date", ""))[:10], 10),
+        day=cell(str(context.get("date", ""))[:10]),
         version=cell(str(context.get("membench_version", "?")) + (f" ({build})" if build else ""), 30),
         sweep=cell(context.get("sweep", ""), 50),
         cases=sum(1 for c in cases if c.runs and not c.error and not c.skipped),

@@ -192,6 +192,7 @@ def test_smallest_p_of_the_exact_test():
     assert compare.smallest_p(4, 4) == pytest.approx(2 / 70)
     assert compare.smallest_p(2, 2) == pytest.approx(1 / 3)
     assert compare.smallest_p(1, 1) == 1.0
+    assert compare.smallest_p(0, 3) == 1.0  # a p-value, never above 1, even where one side has no sample
 
 
 def test_four_against_four_is_tested(capsys, h200_global, write_json):
@@ -369,6 +370,7 @@ def test_a_contended_baseline_cannot_hide_a_regression(capsys, h200_global, writ
     assert code == 1
     assert verdict(out, CASE).startswith("UNTRUSTED: baseline contended")
     assert row_of(out, CASE)[3] == "+20.00"  # the change is shown, but not judged
+    assert row_of(out, CASE)[4] == ""  # and no test was made: there is no p-value, not an untestable one
 
 
 def test_noise_below_the_threshold_is_judged(capsys, h200_global, write_json):

@@ -44,6 +44,7 @@ def test_each_result_is_a_row_from_its_context_and_repeats_are_named(tmp_path, c
     )
     (tmp_path / "h200" / "2026-12-02-b" / "peer.json").write_text(json.dumps({"nvbandwidth": 1}))
     assert results_index.main(["--root", str(tmp_path)]) == 0
+    assert capsys.readouterr().out == f"{tmp_path / 'INDEX.md'}\n"  # what was written, named
     text = (tmp_path / "INDEX.md").read_text()
     rows = [line for line in text.splitlines() if line.startswith("| h200/")]
     assert rows == [
