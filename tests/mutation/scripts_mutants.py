@@ -34,6 +34,7 @@ import sqlite3
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -122,7 +123,7 @@ def create_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--seconds",
         type=float,
-        help="stop every chunk this long after the start and score what was tested (the rest: not run)",
+        help="stop every chunk this long after the start (the listings included) and score what was tested (the rest: not run)",
     )
     p.add_argument(
         "--repo", type=Path, default=REPO, help="the checkout whose scripts and tests to mutate (default: this one)"
@@ -130,10 +131,20 @@ def create_parser() -> argparse.ArgumentParser:
     return p
 
 
+# CPython's parser is not safe to call from several threads at once (3.11 fails with "AST constructor recursion
+# depth mismatch"), and the modules are scored on several.
+PARSING = threading.Lock()
+
+
+def parse(source: str) -> ast.Module:
+    with PARSING:
+        return ast.parse(source)
+
+
 def docstring_lines(source: str) -> set[int]:
     """Line numbers (1-based) inside docstrings."""
     lines: set[int] = set()
-    for node in ast.walk(ast.parse(source)):
+    for node in ast.walk(parse(source)):
         if isinstance(node, (ast.Module, ast.FunctionDef, ast.ClassDef, ast.AsyncFunctionDef)) and node.body:
             first = node.body[0]
             if (
@@ -157,7 +168,7 @@ def is_text(original: str, mutated: str, line: int, docstrings: set[int]) -> boo
 def is_annotation_only(original: str, mutated: str) -> bool:
     """A mutant that changes only the annotation of an annotated assignment (`x: int | str = 1`)."""
     try:
-        before, after = ast.parse(original).body, ast.parse(mutated).body
+        before, after = parse(original).body, parse(mutated).body
     except SyntaxError:
         return False
     if (
@@ -210,9 +221,22 @@ def write_runner(module: str, folder: Path) -> None:
     )
 
 
+def no_bytecode(folder: Path) -> None:
+    """No compiled copy of a module can be kept in the folder: a file where Python would make its __pycache__.
+    A .pyc is trusted by its source's size and mtime in whole seconds, and mutmut writes a mutant and puts the
+    original back within one second: a test that runs a script in a Python of its own (whose environment need not
+    carry PYTHONDONTWRITEBYTECODE) would leave a mutant's bytecode that every later import runs, which fails the
+    tests of every mutant after it (killed, falsely) and of the unmutated source."""
+    cache = folder / "scripts" / "membench" / "__pycache__"
+    if cache.is_dir():
+        shutil.rmtree(cache)
+    cache.write_text("")
+
+
 def prepare(module: str, folder: Path, repo: Path) -> list[int]:
     """A folder holding what the module's tests need and a mutmut cache listing its mutants; their ids."""
     shutil.copytree(repo / "scripts", folder / "scripts", ignore=shutil.ignore_patterns("__pycache__"))
+    no_bytecode(folder)
     copy_tests(folder, repo)
     write_runner(module, folder)
     # mutmut's own listing, without running anything: the ids are the same in every copy of this folder.
@@ -288,6 +312,7 @@ def retest(args: argparse.Namespace, folders: dict[str, list[Path]]) -> None:
             )
             continue
         for folder in kept:
+            no_bytecode(folder)
             copy_tests(folder, args.repo)
             write_runner(module, folder)
         quiet = dict(stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -348,19 +373,26 @@ def wilson(killed: int, total: int) -> tuple[float, float]:
 
 
 def mutate(args: argparse.Namespace, modules: list[str], scratch: Path) -> dict[str, list[Path]]:
-    """Every module's mutants (or --sample of them) in chunks, --jobs chunks at a time; each module's folders."""
-    chunks: list[tuple[str, Path, list[int]]] = []
-    for module in modules:
+    """Every module's mutants (or --sample of them) in chunks, --jobs at a time (the modules' listings too, each
+    with its unmutated tests); each module's folders."""
+    deadline = None if args.seconds is None else time.monotonic() + args.seconds
+
+    def listed(module: str) -> tuple[str, Path, list[int]]:
         template = scratch / module / "listing"
         ids = prepare(module, template, args.repo)
         if args.sample < 1.0:
             ids = sorted(random.Random(f"{args.seed}:{module}").sample(ids, math.ceil(args.sample * len(ids))))
+        return module, template, ids
+
+    with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
+        listings = list(pool.map(listed, modules))
+    chunks: list[tuple[str, Path, list[int]]] = []
+    for module, template, ids in listings:
         for k in range(0, len(ids), args.chunk):
             folder = scratch / module / f"chunk-{k // args.chunk}"
             shutil.copytree(template, folder)
             chunks.append((module, folder, ids[k : k + args.chunk]))
         shutil.rmtree(template)
-    deadline = None if args.seconds is None else time.monotonic() + args.seconds
     with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
         list(pool.map(lambda c: run_chunk(*c, deadline, args.repo), chunks))
     return {m: [c[1] for c in chunks if c[0] == m] for m in modules}
@@ -389,7 +421,9 @@ def main(argv: list[str] | None = None) -> int:
         scratch = args.keep or Path(tempfile.mkdtemp(prefix="membench-mutmut-"))
         scratch.mkdir(parents=True, exist_ok=True)
         folders = mutate(args, modules, scratch)
-    outcomes = [score(m, f, args.repo) for m, f in folders.items() if f]
+    # Scoring asks mutmut for each mutated line that may be a message's: a process each, --jobs at a time.
+    with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
+        outcomes = list(pool.map(lambda m: score(m, folders[m], args.repo), [m for m in folders if folders[m]]))
     print(
         "| module | behavioural mutants | killed | survived | score | message-text mutants (survived) "
         "| annotation-only (equivalent) | timeouts (killed) | not run |"
