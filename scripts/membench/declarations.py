@@ -20,14 +20,14 @@ class Figure:
     heading: str
     x: str
     y: str
-    x_log: bool = False
-    y_log: bool = False
-    model: str = ""
-    variants: tuple[str, ...] = ()
-    lines: tuple[str, ...] = ()
-    vlines: tuple[str, ...] = ()
-    best_of: tuple[str, ...] = ()
-    bars: bool = False
+    x_log: bool
+    y_log: bool
+    model: str
+    variants: tuple[str, ...]
+    lines: tuple[str, ...]
+    vlines: tuple[str, ...]
+    best_of: tuple[str, ...]
+    bars: bool
 
 
 @dataclass(frozen=True)
@@ -40,8 +40,8 @@ class StudyRow:
     label: str
     case: str
     article_gb_per_second: float  # 0: a claim the article makes without a number
-    counters: tuple[str, ...] = ()
-    baseline: str = ""  # the case this row is set beside ("": the table's first row)
+    counters: tuple[str, ...]
+    baseline: str  # the case this row is set beside ("": the table's first row)
 
 
 @dataclass(frozen=True)
@@ -51,10 +51,10 @@ class Family:
 
     name: str
     title: str
-    study: str = ""
-    axes: tuple[dict, ...] = ()
-    figures: tuple[Figure, ...] = ()
-    study_rows: tuple[StudyRow, ...] = ()
+    study: str
+    axes: tuple[dict, ...]
+    figures: tuple[Figure, ...]
+    study_rows: tuple[StudyRow, ...]
 
     def axis_names(self, axis: str) -> list[str]:
         """A named axis's names in their declared order (empty for a numeric axis)."""
@@ -166,9 +166,9 @@ class NcuMeasure:
     counter: str
     pass_: str
     metrics: tuple[str, ...]
-    per: tuple[str, ...] = ()
-    scale: float = 1.0
-    judged: str = "always"
+    per: tuple[str, ...]
+    scale: float
+    judged: str
 
     def value(self, row: dict) -> float | None:
         """The measure from one pass's row: the metrics it has, summed (None when it has none of them, or `per`

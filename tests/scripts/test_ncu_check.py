@@ -1186,3 +1186,12 @@ def test_the_array_size_that_makes_a_dram_model_judged_is_read_from_the_declared
 def test_a_model_of_nothing_that_ncu_confirms_differs_by_nothing():
     assert ncu_check.Check("c", "local_load_bytes", 0.0, 0.0, 5.0).diff_pct == 0.0
     assert ncu_check.Check("c", "local_load_bytes", 0.0, 32.0, 5.0).ok is False
+
+
+def test_an_ncu_measure_declares_what_it_leaves_out_as_judged_always_per_nothing_scale_one():
+    from membench import declarations
+
+    doc = {"membench": {"counters": {"x_bytes": {"ncu": {"pass": "counters", "metrics": ["m"]}}}}}
+    measure = declarations.ncu_measures(doc)["x_bytes"]
+    assert (measure.judged, measure.per, measure.scale) == ("always", (), 1.0)
+    assert measure.value({"m": 3.0}) == 3.0
