@@ -265,7 +265,7 @@ def the_run(doc: dict, path: str) -> Table:
         ("CUDA (driver API, runtime)", f"{ctx.get('cuda_driver_version', '')}, {ctx.get('runtime_version', '')}"),
         ("peak SM clock", f"{ctx.get('sm_clock_peak_mhz', '')} MHz"),
         ("memory clock", f"{memory / 1000:.0f} MHz" if memory else ""),
-        ("membench", f"{ctx.get('membench_version', '')} ({ctx.get('membench_build', '')})"),
+        ("membench", f"{ctx['membench_version']} ({ctx.get('membench_build', '')})"),  # every result has a version
         (
             "cases",
             f"{len(cases)}: {len(ran)} measured, {count(lambda c: c.error)} failed, "

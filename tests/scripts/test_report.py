@@ -127,7 +127,7 @@ def test_a_study_case_missing_from_the_file_says_so(tmp_path, write_json, no_fig
         }
     )
     md, _ = made(tmp_path, write_json, doc)
-    assert "The counters for this table are not in this file." in md
+    assert "\nThe counters for this table are not in this file.\n" in md  # the note, a line of its own
 
 
 def test_the_run_and_every_family_with_their_marks(tmp_path, write_json, no_figures):
@@ -430,6 +430,8 @@ def test_marks_name_every_reason():
     assert report.marks(turns) == "noisy (±1.4% over its placements)"
     batches = report.mr.Case("a/b", "a", "b", {}, runs=[{"noisy": 1, "noise_pct": 0.74, "turns_sem_pct": 0.42}])
     assert report.marks(batches) == "noisy"
+    even = report.mr.Case("a/b", "a", "b", {}, runs=[{"noisy": 1, "noise_pct": 0.5, "turns_sem_pct": 0.5}])
+    assert report.marks(even) == "noisy"  # the placements are named only where they are the larger doubt
 
 
 def test_the_whole_run_table_as_written(tmp_path, write_json, no_figures):
@@ -512,6 +514,9 @@ def test_fit_cuts_exactly_the_rows_it_names_and_leaves_a_file_at_the_limit_alone
     assert f"({len(rows) - len(kept)} table rows left out" in fitted
     assert len(fitted) <= report_page.MD_LIMIT
     assert len("\n".join(["# head", "", *kept])) > report_page.MD_LIMIT - 200 - 120  # no more cut than needed
+    # Rows are cut until what is left is no longer than 200 under the limit: 300 + 50 rows of 10 is 800 exactly.
+    exact = report.fit("h" * 300 + "".join("\n| 4567890" for _ in range(80)), limit=1000)
+    assert exact.count("\n| 4567890") == 50 and "(30 table rows left out" in exact
 
 
 def test_markdown_tables_become_html_without_their_separator_row():
@@ -760,6 +765,10 @@ def test_the_study_s_counters_are_read_at_a_glance_never_in_an_exponent(tmp_path
     assert not [r for r in rows if re.search(r"\de[+-]\d", r)]
     assert "dram_read_bytes 33.6 MB (67.1 MB)" in study  # one lane's sector: half the DRAM reads of the baseline
     assert report.counter_text({}, "sectors_per_request", 17.9983) == "17.9983"
+    # A count whose unit is its own name, or a flag, reads as the number: 65.5 k, not 65.5 k placements.
+    catalog = {"membench": {"counters": {"placements": {"unit": "placements", "better": "neither", "kind": "model"}}}}
+    assert report.counter_text(catalog, "placements", 65536) == report.quantity(65536, "").strip()
+    assert not report.counter_text(catalog, "placements", 65536).endswith("s")
 
 
 def test_the_page_and_the_markdown_are_laid_out_as_their_contents_say(tmp_path, write_json, monkeypatch, capsys):
@@ -792,4 +801,6 @@ def test_the_page_and_the_markdown_are_laid_out_as_their_contents_say(tmp_path, 
     assert report.main([write_json(a_run()), other, "--out", str(tmp_path / "two")]) == 0
     two_md, two_page = (tmp_path / "two" / "report.md").read_text(), (tmp_path / "two" / "report.html").read_text()
     assert "Contents: The study on this GPU, The run, Every family, Beside the others." in two_md
+    # The markdown's comparison is cut to what needs a look, and says where the rest is.
+    assert "\nThe cases judged the same are on report.html.\n" in two_md
     assert '<a href="#others">beside the others</a></nav>' in two_page and 'id="others"' in two_page
