@@ -143,7 +143,9 @@ def test_prometheus_names_each_device_of_a_run_over_several(write_json, capsys):
 def test_out_writes_the_file_and_bad_input_is_one_line_and_exit_2(tmp_path, write_json, capsys):
     out = tmp_path / "run.prom"
     assert export.main([write_json(a_run()), "--format", "prometheus", "--out", str(out)]) == 0
-    assert out.read_text().startswith("# HELP membench_case_ok ")
+    assert out.read_text().startswith(
+        "# HELP membench_case_ok 1 when the case was measured, 0 when it failed or was skipped\n"
+    )
     assert capsys.readouterr().out == ""
     assert export.main([str(tmp_path / "missing.json"), "--format", "bmf"]) == 2
     err = capsys.readouterr().err
@@ -305,6 +307,8 @@ def test_untrusted_cases_are_left_out_with_a_count_and_an_empty_export_is_an_err
         ("gflops_per_second", "GFLOP/s", "membench_flops_per_second", 1e9),
         ("latency_cycles", "cycles", "membench_latency_cycles", 1.0),
         ("device3_bytes_per_second", "B/s", "membench_device3_bytes_per_second", 1.0),
+        ("updates_per_second", "updates/s", "membench_updates_per_second", 1.0),
+        ("peak_rate", "updates/s", "membench_peak_rate_updates_per_second", 1.0),  # the unit names the suffix
     ],
 )
 def test_prometheus_names_are_in_base_units(counter, unit, name, factor):
@@ -347,3 +351,8 @@ def test_a_prometheus_export_without_one_trusted_value_is_an_error_and_the_thres
         assert capsys.readouterr().err == (
             f"export.py: --noise-threshold {float(threshold)}: must be positive and finite\n"
         )
+
+
+def test_a_host_paced_case_says_so_beside_its_repetitions_and_noise():
+    case = export.mr.Case("a/b", "a", "b", {}, runs=[{"noise_pct": 1.5, "host_paced": 1}])
+    assert export.extra(case) == "1 repetition, noise 1.5%, host-paced"

@@ -1179,3 +1179,72 @@ def test_node_bars_are_each_variants_rate_with_the_links_model_on_it():
         round(p.get_x() + p.get_width() / 2, 6) for p in ax.patches
     ]
     plt.close(fig)
+
+
+def renamed(entry: dict, name: str) -> dict:
+    return {**entry, "name": name, "run_name": name}
+
+
+def test_every_strided_geometry_has_a_line_of_its_own_style():
+    doc = copy.deepcopy(load("h200_global_2p28.json"))
+    strided = entries(doc, "global/strided/")
+    for variant in ("strided_full_grid", "strided_readonly", "strided_texture"):
+        doc["benchmarks"] += [renamed(b, b["name"].replace("/strided/", f"/{variant}/")) for b in strided]
+    fig = draw(doc, "global")
+    n = param(strided[0], "n")
+    by_label = {l.get_label(): l for l in fig.axes[0].get_lines()}
+    styles = {
+        v: (by_label[f"{v}, n = {n:,}"].get_marker(), by_label[f"{v}, n = {n:,}"].get_linestyle())
+        for v in ("strided", "strided_full_grid", "strided_readonly", "strided_texture")
+    }
+    assert styles == {
+        "strided": ("o", "-"),
+        "strided_full_grid": ("s", "--"),
+        "strided_readonly": ("^", "-."),
+        "strided_texture": ("v", ":"),
+    }
+    plt.close(fig)
+
+
+def test_one_offset_past_alignment_stands_for_every_offset():
+    doc = copy.deepcopy(load("h200_global_2p28.json"))
+    one = entries(doc, "global/coalesced/")[0]
+    n = param(one, "n")
+    for offset, rate in ((0, 4.0e12), (4, 3.0e12), (8, 2.0e12)):
+        misaligned = renamed(one, f"global/misaligned/n:{n}/offset:{offset}/manual_time")
+        doc["benchmarks"].append({**misaligned, "bytes_per_second": rate})
+    fig = draw(doc, "global")
+    shown = {k: v for k, v in lines(fig.axes[1]).items() if k.startswith("misaligned")}
+    assert shown == {"misaligned offset 4": ([float(n)], [3.0e12 / 1e9])}  # the first offset that is not 0
+    plt.close(fig)
+
+
+def test_the_padding_panel_says_what_its_bars_are():
+    doc = load("h200_shared.json")
+    name = "shared/column_tile/side:4096/tile_side:16/pad:0/manual_time"
+    doc = {**doc, "benchmarks": doc["benchmarks"] + [
+        {"name": name, "run_name": name, "run_type": "iteration", "real_time": 1.0, "time_unit": "us",
+         "bytes_per_second": 2e12, "conflict_ways": 8, "blocks_per_sm": 16}
+    ]}  # fmt: skip
+    fig = draw(doc, "shared")
+    assert fig.axes[2].get_ylabel() == "bandwidth (GB/s, global read + write)"
+    plt.close(fig)
+
+
+def test_an_unknown_format_is_told_the_formats_there_are(tmp_path, write_json, capsys):
+    from matplotlib.backend_bases import FigureCanvasBase
+
+    assert plot.main([write_json(load("h200_global_layout.json")), "--out", str(tmp_path), "--formats", "bmpx"]) == 2
+    supported = ", ".join(sorted(FigureCanvasBase.get_supported_filetypes()))
+    assert (
+        capsys.readouterr().err.strip().endswith(f"not an image format matplotlib writes (one or more of {supported})")
+    )
+
+
+def test_a_case_that_lacks_what_its_figure_needs_is_one_line_and_exit_2(tmp_path, write_json, capsys):
+    doc = copy.deepcopy(load("h200_global_2p28.json"))
+    strided = entries(doc, "global/strided/")[0]
+    doc["benchmarks"].append(renamed(strided, f"global/strided/n:{param(strided, 'n')}/manual_time"))  # no stride
+    assert plot.main([write_json(doc), "--out", str(tmp_path / "f")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("plot.py: ") and "cannot draw its figures (KeyError" in err and err.count("\n") == 1

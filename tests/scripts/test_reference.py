@@ -67,7 +67,12 @@ def test_a_band_runs_from_the_lowest_less_the_margin_to_the_highest_plus_it(tmp_
     assert chase["high"] == pytest.approx(17.0 * 1.04)
     assert (read["runs"], read["gpus"]) == (3, 2)
     assert len(ref["cases"]) == 2  # only the check cases the runs hold
-    assert "| DRAM read | stream/read/" in capsys.readouterr().out
+    assert ref["made_by"] == "scripts/reference.py --margin 4"
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == "NVIDIA H200: 3 runs on 2 GPUs, margin 4%"
+    # Each band in the unit of its median: a rate with its prefix, a time with a space before its unit.
+    assert f"| DRAM read | {READ[: -len('/manual_time')]} | 4.4 TB/s | 4.128 TB/s to 4.68 TB/s | 3 | 2 |" in out
+    assert f"| L1 latency | {CHASE[: -len('/manual_time')]} | 16.4 ns | 15.36 ns to 17.68 ns | 3 | 2 |" in out
 
 
 def test_contended_or_clock_event_values_stay_out_of_the_band(tmp_path, write_json, exe):
@@ -95,6 +100,16 @@ def test_bad_runs_are_one_line_and_status_two(tmp_path, write_json, exe, capsys,
     code, _ = made(tmp_path, write_json, exe, docs)
     err = capsys.readouterr().err
     assert code == 2 and expected in err and err.count("\n") == 1
+
+
+@pytest.mark.parametrize("margin", ["-1", "100"])
+def test_a_margin_outside_0_to_under_100_is_refused(tmp_path, write_json, exe, capsys, margin):
+    code, ref = made(tmp_path, write_json, exe, [a_run("GPU-1", 4.4e12, 16.0)], "--margin", margin)
+    assert code == 2 and ref == {} and "--margin must be at least 0 and under 100" in capsys.readouterr().err
+
+
+def test_the_default_reference_lies_in_this_checkout():
+    assert reference.ROOT == ROOT
 
 
 def test_a_binary_that_cannot_list_the_check_is_status_two(tmp_path, write_json, capsys):
