@@ -131,12 +131,8 @@ def distrust(case: mr.Case) -> str:
 
 
 def kept(doc: dict) -> list[str]:
-    """The metrics a run keeps: real_time and every measured counter with a direction."""
-    return [
-        m
-        for m in mr.metrics(doc)
-        if m == "real_time" or (mr.meaning(doc, m).kind == "measured" and mr.better(doc, m) != "neither")
-    ]
+    """The metrics a run keeps: every measured counter with a direction (real_time among them)."""
+    return [m for m in mr.metrics(doc) if mr.meaning(doc, m).kind == "measured" and mr.better(doc, m) != "neither"]
 
 
 def add(con: history_store.Store, paths: list[str]) -> int:

@@ -40,7 +40,7 @@ CLOCK_EVENTS = {
     0x100: "display_clock_setting",
 }
 CLOCK_EVENT_MARKS = 0x4 | 0x8 | 0x20 | 0x40 | 0x80
-POWER_CAP = 0x4  # sw_power_cap: the board's power limiter
+POWER_CAP = next(bit for bit, name in CLOCK_EVENTS.items() if name == "sw_power_cap")  # the board's power limiter
 
 # A host-paced case changes by less than this many times its noise from the
 # host alone: the gates need that much before they call it a change.

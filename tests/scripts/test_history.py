@@ -187,7 +187,10 @@ def test_the_report_shows_the_study_cases_over_the_history(new_db, tmp_path, wri
 def test_a_run_keeps_its_key_metrics_and_its_context(new_db, write_json, capsys):
     path = new_db()
     doc = a_run(1)
-    doc["benchmarks"][0].update(latency_cycles=1.0, pct_of_peak=90.0, noise_pct=0.1, updates_per_second=2.0)
+    # migrated_bytes is measured but has no better direction: no trend to keep.
+    doc["benchmarks"][0].update(
+        latency_cycles=1.0, pct_of_peak=90.0, noise_pct=0.1, updates_per_second=2.0, migrated_bytes=1e6
+    )
     skipped = {
         **doc["benchmarks"][1],
         "name": "peer/x/bytes:64/manual_time",
@@ -199,8 +202,8 @@ def test_a_run_keeps_its_key_metrics_and_its_context(new_db, write_json, capsys)
     twin = a_run(1)
     twin["context"]["membench_version"] = "0.2.0"  # the same start on another version: another run
     bare = a_run(2)
-    for key in ("host_name", "driver_version"):
-        bare["context"].pop(key)
+    for key in ("host_name", "driver_version", "sm_clock_peak_mhz"):
+        bare["context"].pop(key, None)
     assert (
         history.main(["--db", path, "add", write_json(a_run(1)), write_json(doc), write_json(twin), write_json(bare)])
         == 0
@@ -221,6 +224,8 @@ def test_a_run_keeps_its_key_metrics_and_its_context(new_db, write_json, capsys)
         "| 2 | 2026-12-01T00:00:00+00:00 | n1 | NVIDIA H200 | GPU-1 | 580.159.04 | 0.2.0 | 2 |",
         "| 3 | 2026-12-02T00:00:00+00:00 |  | NVIDIA H200 | GPU-1 |  | 0.1.0 | 2 |",
     ]
+    # What a file does not say is kept empty, not made up.
+    assert rows(path, "SELECT host, driver, sm_clock_peak_mhz FROM runs ORDER BY id")[2] == ("", "", "")
     path2 = new_db()
     assert history.main(["--db", path2, "add", write_json(doc)]) == 0
     assert sorted(m for (m,) in rows(path2, "SELECT metric FROM measurements WHERE name = ?", (TRIAD,))) == [

@@ -431,3 +431,54 @@ def test_every_case_of_an_old_default_run_reads_under_a_name_today_s_run_has(old
     assert set(read) <= today, sorted(set(read) - today)[:5]
     assert len(set(read) - written) >= 10  # names the old file wrote otherwise: renamed or added axes
     assert len({(c.family, c.variant) for c in read.values()} & set(compat.ADDED_AXES)) >= 4
+
+
+def test_an_entry_without_a_run_type_is_an_iteration_and_is_checked(tmp_path):
+    bare = {"name": "a/b/manual_time", "real_time": "soon", "time_unit": "us"}  # Google Benchmark before run_type
+    path = tmp_path / "old.json"
+    path.write_text(json.dumps({"context": {"membench_version": "0.1.0"}, "benchmarks": [bare]}))
+    with pytest.raises(mr.InputError, match="'real_time'"):
+        mr.load(path)
+
+
+def test_a_counter_declared_without_a_description_has_none():
+    declared = {"membench": {"counters": {"x_bytes": {"unit": "B", "better": "neither", "kind": "model"}}}}
+    assert mr.meaning(declared, "x_bytes") == mr.Meaning("B", "neither", "model", "")
+
+
+def test_the_power_limiter_alone_is_the_one_clock_event_a_case_is_judged_under():
+    assert mr.CLOCK_EVENTS[mr.POWER_CAP] == "sw_power_cap"
+    assert mr.CLOCK_EVENT_MARKS & ~mr.POWER_CAP == 0x8 | 0x20 | 0x40 | 0x80
+
+
+def test_the_compatibility_table_means_what_today_s_catalog_says_of_every_counter_both_hold():
+    results = Path(__file__).resolve().parents[2] / "benchmarks/results"
+    catalog = json.loads((results / "h200/2026-12-03-chase-copies/default_after1.json").read_text())["membench"]
+    counters = catalog["counters"]
+    # Not in a one-GPU default run of today: the sum over several GPUs, and a counter no binary writes now.
+    elsewhere = {"sum_of_devices_bytes_per_second", "launches_per_iteration"}
+    assert {k for k in compat.OLD_COUNTERS if k not in counters} == elsewhere
+    for counter, then in compat.OLD_COUNTERS.items():
+        if counter in counters:
+            today = counters[counter]
+            assert then == (today["unit"], today["better"], today["kind"]), counter
+    assert all(counters[m]["kind"] == "model" for m in compat.OLD_MODELS)
+
+
+def test_the_old_families_declare_what_the_first_binary_to_declare_them_did():
+    # The first committed runs that carry declarations, beside what an older file is given: each family's title
+    # from the first of them, its figures from the first that declares any (some were drawn by hand at first).
+    results = Path(__file__).resolve().parents[2] / "benchmarks/results"
+    declaring = []
+    for path in results.glob("**/*.json"):
+        doc = json.loads(path.read_text())
+        families = doc.get("membench", {}).get("families") if isinstance(doc, dict) else None
+        if isinstance(families, dict):
+            declaring.append((doc["context"]["date"], str(path), families))
+    declaring.sort()
+    assert {name: f["title"] for name, f in declaring[0][2].items()} == compat.OLD_TITLES
+    defaults = {"heading": "", "x_log": False, "y_log": False, "model": "", "variants": [], "lines": [], "vlines": []}
+    defaults |= {"best_of": [], "bars": False}
+    for name, figures in compat.OLD_FIGURES.items():
+        path, first = next((path, f[name]["figures"]) for _, path, f in declaring if f.get(name, {}).get("figures"))
+        assert [defaults | f for f in figures] == [defaults | f for f in first], (name, path)
