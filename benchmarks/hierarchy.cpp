@@ -16,10 +16,7 @@
 // reported sizes. Each case reports the level the model expects
 // (model_level), that level's read ceiling (model_bytes_per_second) and the
 // bytes each level must serve per launch (l2_read_bytes, dram_read_bytes),
-// which the ncu check compares with the counters. Up to twice the L1, where
-// the bandwidth moves with where the set starts within its page
-// (hierarchy.hpp), a read takes turns over copies of its set, as the chase
-// below does.
+// which the ncu check compares with the counters.
 //
 // hierarchy/latency: one thread chases a random cyclic chain of pointers
 // spread chase_stride bytes apart over the working set: every load depends on
@@ -56,86 +53,19 @@ void add_level_model(Work& w, Level level, const DeviceInfo& gpu) {
   w.model.push_back({"model_bytes_per_second", level_read_ceiling(level, gpu)});
 }
 
-// A working set's copies (l1_edge_placements) and the turn: a launch reads
-// copy `turn` and hands the next launch its copy. The first launch (the one
-// verified) reads copy 0; a case's `check` reads each other copy once, into
-// `scratch` (made where there are copies), an output of its own for what
-// runs outside the timing.
-template <class T>
-struct Placed {
-  const T* base = nullptr;
-  std::size_t working_set = 0;
-  int count = 1;
-  int turn = 0;
-  DeviceAllocation scratch;
-  const T* copy(int k) const { return base + placement_start(working_set, k) / sizeof(T); }
-  const T* take_turn() {
-    const T* at = copy(turn);
-    turn = (turn + 1) % count;
-    return at;
-  }
-};
-
-template <class T>
-std::shared_ptr<Placed<T>> place(const std::shared_ptr<std::shared_ptr<Placed<T>>>& holder, const T* base,
-                                 std::size_t working_set, int count, std::size_t scratch_bytes) {
-  auto at = std::make_shared<Placed<T>>();
-  at->base = base;
-  at->working_set = working_set;
-  at->count = count;
-  if (count > 1) at->scratch = DeviceAllocation(scratch_bytes);
-  *holder = at;
-  return at;
-}
-
 CaseDefinition define_bandwidth(const BandwidthConfig& c, const DeviceInfo& gpu) {
   std::string why;
   if (!bandwidth_config_supported(c, &why)) throw CaseSkipped(why);
   CaseDefinition d;
   const auto plan = planned<BandwidthPlan>(c);
   const BandwidthCoverage cover = plan.coverage;
-  // Past the L1 (through_l1:0), where the set lies in its page decides nothing.
-  const int placements = c.through_l1 ? l1_edge_placements(c.working_set, gpu.l1_bytes) : 1;
-  d.input_elements = placements_bytes(c.working_set, placements) / sizeof(float);
+  d.input_elements = c.working_set / sizeof(float);
   d.output_elements = cover.grid;
   d.output_type = Element::f64;
   d.seed = kSeed;
-  if (placements > 1)
-    d.fill = [c, placements](const CaseBuffers& b, cudaStream_t s) {
-      float* base = b.input_to_fill<float>();
-      for (int k = 0; k < placements; ++k)
-        if (const cudaError_t rc = launch_fill_pattern(base + placement_start(c.working_set, k) / sizeof(float),
-                                                       c.working_set / sizeof(float), kSeed, s);
-            rc != cudaSuccess)
-          return rc;
-      return cudaSuccess;
-    };
-  const auto copies = std::make_shared<std::shared_ptr<Placed<float>>>();
-  d.bind = [c, plan, cover, placements, copies](const CaseBuffers& buffers, BoundLaunch* bound) {
-    auto at = place(copies, buffers.input<float>(), c.working_set, placements, cover.grid * sizeof(double));
-    bound->shape = plan.shape;
-    bound->round = placements;
-    bound->run = [plan, at, out = buffers.output<double>()](cudaStream_t s) {
-      return launch(plan, at->take_turn(), out, s);
-    };
-    return cudaSuccess;
-  };
+  d.bind = bind_plan<float, double>(plan);
   const auto sums = std::make_shared<const std::vector<double>>(bandwidth_chunk_sums(c, kSeed));
   d.expected_f64 = [cover, sums](std::size_t b) { return bandwidth_expected(cover, *sums, static_cast<unsigned>(b)); };
-  d.check = [plan, cover, sums, copies]() -> std::optional<std::string> {
-    const Placed<float>& at = **copies;
-    for (int k = 1; k < at.count; ++k) {
-      MEMBENCH_CUDA(launch_poison(at.scratch.get(), at.scratch.bytes(), nullptr));
-      MEMBENCH_CUDA(launch(plan, at.copy(k), at.scratch.as<double>(), nullptr));
-      const auto bad = first_mismatch(copy_to_host(at.scratch.as<double>(), cover.grid), [&](std::size_t b) {
-        return bandwidth_expected(cover, *sums, static_cast<unsigned>(b));
-      });
-      if (bad)
-        return "copy " + std::to_string(k) + " of the set: block " + std::to_string(bad->index) + " summed " +
-               std::to_string(bad->got) + ", expected " + std::to_string(bad->expected);
-    }
-    return std::nullopt;
-  };
   const DeviceInfo& device = gpu;
   // Past the L1 (through_l1:0), a set the L1 could hold is read from the L2.
   const Level level = std::max(level_holding(c.working_set, device), c.through_l1 ? Level::l1 : Level::l2);
@@ -149,9 +79,26 @@ CaseDefinition define_bandwidth(const BandwidthConfig& c, const DeviceInfo& gpu)
   const double first_touch = static_cast<double>(device.sm_count) * static_cast<double>(c.working_set);
   d.work.model.push_back({"l2_read_bytes", level == Level::l1 ? std::min(cover.bytes, first_touch) : cover.bytes});
   d.work.model.push_back({"dram_read_bytes", level == Level::dram ? cover.bytes : 0.0});
-  d.work.model.push_back({"placements", static_cast<double>(placements)});
   return d;
 }
+
+// The chain's copies (l1_edge_placements) and the turn: a launch chases
+// copy `turn` and hands the next launch its copy. The first launch (the one
+// verified) chases copy 0. `scratch`, a state of its own for what runs
+// outside the timing (a lap, a check), is made where there are copies.
+struct ChaseCopies {
+  const std::uint64_t* chain = nullptr;
+  std::size_t working_set = 0;
+  int count = 1;
+  int turn = 0;
+  DeviceAllocation scratch;
+  const std::uint64_t* copy(int k) const { return chain + placement_start(working_set, k) / sizeof(std::uint64_t); }
+  const std::uint64_t* take_turn() {
+    const std::uint64_t* at = copy(turn);
+    turn = (turn + 1) % count;
+    return at;
+  }
+};
 
 // Where a chain has copies, before each launch one lap of the copy it will
 // chase (on the scratch state, outside the timing) brings it back into the
@@ -179,9 +126,14 @@ CaseDefinition define_latency(const LatencyConfig& c, const DeviceInfo& gpu) {
   };
   d.output_elements = 1;
   d.output_type = Element::f64;
-  const auto copies = std::make_shared<std::shared_ptr<Placed<std::uint64_t>>>();
+  const auto copies = std::make_shared<std::shared_ptr<ChaseCopies>>();
   d.bind = [c, plan, warm, placements, copies](const CaseBuffers& buffers, BoundLaunch* bound) {
-    auto at = place(copies, buffers.input<std::uint64_t>(), c.working_set, placements, sizeof(double));
+    auto at = std::make_shared<ChaseCopies>();
+    at->chain = buffers.input<std::uint64_t>();
+    at->working_set = c.working_set;
+    at->count = placements;
+    if (placements > 1) at->scratch = DeviceAllocation(sizeof(double));
+    *copies = at;
     bound->shape = plan.shape;
     bound->round = placements;
     bound->run = [plan, at, state = buffers.output<double>()](cudaStream_t s) {
@@ -196,7 +148,7 @@ CaseDefinition define_latency(const LatencyConfig& c, const DeviceInfo& gpu) {
   const double end = latency_expected(c);
   d.expected_f64 = [end](std::size_t) { return end; };
   d.check = [plan, end, copies]() -> std::optional<std::string> {
-    const Placed<std::uint64_t>& at = **copies;
+    const ChaseCopies& at = **copies;
     for (int k = 1; k < at.count; ++k) {
       MEMBENCH_CUDA(launch_poison(at.scratch.get(), at.scratch.bytes(), nullptr));
       MEMBENCH_CUDA(launch(plan, at.copy(k), at.scratch.as<double>(), nullptr));

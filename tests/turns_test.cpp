@@ -47,21 +47,15 @@ TEST(Turns, AChaseNearTheL1TakesTurnsOverCopiesOfItsChainAndAChaseFarPastItDoesN
   EXPECT_FALSE(far.contains("turns_sem_pct"));
 }
 
-TEST(Turns, AReadNearTheL1TakesTurnsOverCopiesOfItsSetAndAReadPastTheL1OrFarBeyondItDoesNot) {
+TEST(Turns, AReadNearTheL1TakesNoTurns) {
   MEMBENCH_REQUIRE_GPU();
   nlohmann::json doc;
-  // Every copy's sums verified (the first launch, then each other copy by the case's check), else the run fails.
-  ASSERT_NO_FATAL_FAILURE(
-      run_ok("--working_set=512K,64M --through_l1=1,0 --benchmark_filter='^hierarchy/bandwidth/'", 4, &doc));
-  for (const auto& c : doc.at("benchmarks")) {
-    const std::string name = c.at("name").get<std::string>();
-    SCOPED_TRACE(name);
-    const bool near =
-        name.find("working_set:524288/") != std::string::npos && name.find("through_l1:1") != std::string::npos;
-    EXPECT_EQ(c.at("placements").get<double>(), near ? 8.0 : 1.0);
-    EXPECT_EQ(c.contains("turns_sem_pct"), near);
-    EXPECT_GT(c.at("bytes_per_second").get<double>(), 0.0);
-  }
+  // Its copies were tried and agreed: where the set lies in its page does not move the read.
+  ASSERT_NO_FATAL_FAILURE(run_ok("--working_set=512K --benchmark_filter='^hierarchy/bandwidth/'", 1, &doc));
+  const auto& c = doc.at("benchmarks").at(0);
+  EXPECT_FALSE(c.contains("placements"));
+  EXPECT_FALSE(c.contains("turns_sem_pct"));
+  EXPECT_GT(c.at("bytes_per_second").get<double>(), 0.0);
 }
 
 }  // namespace

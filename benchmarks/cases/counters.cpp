@@ -121,7 +121,7 @@ const std::map<std::string, CounterMeaning>& catalog() {
       {"addresses", {"addresses", B::neither, K::configuration, "distinct addresses updated"}},
       {"placements",
        {"placements", B::neither, K::configuration,
-        "places of the buffers the launches take turns over (the atomics' targets, a chase's chain, a read's set)"}},
+        "places of the buffers the launches take turns over (the atomics' targets, a chase's chain)"}},
       {"remote", {"flag", B::neither, K::configuration, "1: reads another block's shared memory"}},
       {"nvlink_links", {"links", B::neither, K::configuration, "NVLinks between the two GPUs (0: PCIe)"}},
       {"peer_device", {"ordinal", B::neither, K::configuration, "the other GPU of a peer case"}},

@@ -144,14 +144,17 @@ int latency_warm_up_launches(const LatencyConfig& c, std::size_t l2_bytes);
 
 // Near the L1's size, where a working set starts within its 2 MiB page
 // decides which of its lines share an L1 set, and so how many of its loads
-// hit: the hypothesis is that a chase's time per load, and a read's
-// bandwidth, then move with where the allocator put the set (another
-// binary, another sequence of allocations before it) by more than a run's
-// noise, and elsewhere not at all. Up to twice the L1 a case takes turns
-// over kPlacements copies of its set, copy 0 at the allocation's start and
-// each other one at an offset of its own within its page (whole 4 KiB,
-// drawn once by a fixed hash), a copy a launch, so that the copies' spread
-// shows how far another allocation's value may lie.
+// hit: the hypothesis is that a chase's time per load then moves with where
+// the allocator put the chain (another binary, another sequence of
+// allocations before it) by more than a run's noise, and elsewhere not at
+// all. Up to twice the L1 a chase takes turns over kPlacements copies of
+// its chain, copy 0 at the allocation's start and each other one at an
+// offset of its own within its page (whole 4 KiB, drawn once by a fixed
+// hash), a copy a launch, so that the copies' spread shows how far another
+// allocation's value may lie. A read of the whole set by the whole grid
+// was given copies in the same way, and they agreed: what moves its
+// bandwidth from one process to the next is not where the set lies, and it
+// takes no turns.
 inline constexpr int kPlacements = 8;
 inline constexpr std::size_t kPlacementPageBytes = std::size_t{2} << 20;
 inline constexpr std::size_t kPlacementOffsetStep = std::size_t{4} << 10;
