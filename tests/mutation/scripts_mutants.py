@@ -24,6 +24,7 @@ from __future__ import annotations
 import argparse
 import ast
 import concurrent.futures
+import itertools
 import json
 import math
 import os
@@ -386,13 +387,17 @@ def mutate(args: argparse.Namespace, modules: list[str], scratch: Path) -> dict[
 
     with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
         listings = list(pool.map(listed, modules))
-    chunks: list[tuple[str, Path, list[int]]] = []
+    per_module: list[list[tuple[str, Path, list[int]]]] = []
     for module, template, ids in listings:
+        per_module.append([])
         for k in range(0, len(ids), args.chunk):
             folder = scratch / module / f"chunk-{k // args.chunk}"
             shutil.copytree(template, folder)
-            chunks.append((module, folder, ids[k : k + args.chunk]))
+            per_module[-1].append((module, folder, ids[k : k + args.chunk]))
         shutil.rmtree(template)
+    # Every module's first chunk, then every module's second, ...: a run cut short by --seconds has tested some
+    # of every module, not all of the first modules and none of the last.
+    chunks = [c for round_ in itertools.zip_longest(*per_module) for c in round_ if c is not None]
     with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
         list(pool.map(lambda c: run_chunk(*c, deadline, args.repo), chunks))
     return {m: [c[1] for c in chunks if c[0] == m] for m in modules}
