@@ -755,3 +755,4 @@ def test_a_host_paced_case_of_one_repetition_is_listed_not_judged(capsys, write_
     got, out, _ = run(capsys, write_json(base), write_json(cont), "--metric", "latency_ns")
     assert got == 0
     assert row_of(out, CHASE)[-1] == "not judged: host-paced, 1 against 1 repetitions (5 or more judge it)"
+    assert row_of(out, CHASE)[3] == "+50.00"  # its change is shown, beside the verdict that it was not judged

@@ -309,6 +309,8 @@ def test_untrusted_cases_are_left_out_with_a_count_and_an_empty_export_is_an_err
         ("device3_bytes_per_second", "B/s", "membench_device3_bytes_per_second", 1.0),
         ("updates_per_second", "updates/s", "membench_updates_per_second", 1.0),
         ("peak_rate", "updates/s", "membench_peak_rate_updates_per_second", 1.0),  # the unit names the suffix
+        ("dram_read_bytes", "B", "membench_dram_read_bytes", 1.0),
+        ("launch_us", "us", "membench_launch_seconds", 1e-6),
     ],
 )
 def test_prometheus_names_are_in_base_units(counter, unit, name, factor):
@@ -351,6 +353,7 @@ def test_a_prometheus_export_without_one_trusted_value_is_an_error_and_the_thres
         assert capsys.readouterr().err == (
             f"export.py: --noise-threshold {float(threshold)}: must be positive and finite\n"
         )
+    assert export.main([write_json(a_run()), "--format", "bmf", "--noise-threshold", "0.5"]) == 0  # under 1 is fine
 
 
 def test_a_host_paced_case_says_so_beside_its_repetitions_and_noise():

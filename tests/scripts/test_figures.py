@@ -438,3 +438,9 @@ def test_series_with_a_value_of_an_axis_come_before_the_one_without_it():
         doc["benchmarks"].append(dict(doc["benchmarks"][0], name=name, run_name=name))
     keys = list(figures.series(list(mr.cases(doc).values()), "span"))
     assert [dict(k).get("order") for k in keys] == ["backward", "forward", None]
+
+
+def test_a_log_x_axis_that_would_hold_zero_is_drawn_linear():
+    fig = draw(toy_doc([("read", span, 1e12) for span in (0, 4096, 1 << 20)]))
+    assert fig.axes[0].get_xscale() == "linear"
+    plt.close(fig)

@@ -303,7 +303,15 @@ def test_one_regression_among_many_fails_and_a_case_without_history_does_not_sto
     new = a_run(9, 4.36e12 * 0.8)
     fresh = {**new["benchmarks"][0], "name": "stream/new/x:1/manual_time", "run_name": "stream/new/x:1/manual_time"}
     late = {**new["benchmarks"][0], "name": "stream/zz/x:1/manual_time", "run_name": "stream/zz/x:1/manual_time"}
-    new["benchmarks"] = [fresh, new["benchmarks"][0], late]  # no history, a regression, no history
+    failed = {
+        **new["benchmarks"][0],
+        "name": "stream/aa/x:1/manual_time",
+        "run_name": "stream/aa/x:1/manual_time",
+        "error_occurred": True,
+        "error_message": "verification failed",
+    }
+    # A failed case (no row: it has no value), no history, a regression, no history.
+    new["benchmarks"] = [failed, fresh, new["benchmarks"][0], late]
     capsys.readouterr()
     assert history.main(["--db", path, "check", write_json(new)]) == 1
     lines = capsys.readouterr().out.splitlines()

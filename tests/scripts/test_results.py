@@ -482,3 +482,34 @@ def test_the_old_families_declare_what_the_first_binary_to_declare_them_did():
     for name, figures in compat.OLD_FIGURES.items():
         path, first = next((path, f[name]["figures"]) for _, path, f in declaring if f.get(name, {}).get("figures"))
         assert [defaults | f for f in figures] == [defaults | f for f in first], (name, path)
+
+
+def declaring(key: str) -> list[tuple[str, str, dict]]:
+    """The committed runs whose catalog carries `key` ("families" or "counters"), oldest first."""
+    results = Path(__file__).resolve().parents[2] / "benchmarks/results"
+    found = []
+    for path in results.glob("**/*.json"):
+        doc = json.loads(path.read_text())
+        held = doc.get("membench", {}).get(key) if isinstance(doc, dict) else None
+        if isinstance(held, dict):
+            found.append((doc["context"]["date"], str(path), held))
+    return sorted(found)
+
+
+def test_the_old_ncu_measures_and_axes_are_what_the_first_binary_to_declare_them_did():
+    from membench import declarations
+
+    with_ncu = [d for d in declaring("counters") if any(isinstance(v, dict) and "ncu" in v for v in d[2].values())]
+    _, path, counters = with_ncu[0]
+    for counter, old in compat.OLD_NCU.items():
+        assert declarations._measure(counter, old) == declarations._measure(counter, counters[counter]["ncu"]), (
+            counter,
+            path,
+        )
+    # An older file's axes are among those the first declaring binary named (later ones added axes), as named.
+    _, path, families = declaring("families")[0]
+    for family, axes in compat.OLD_NAMED_AXES.items():
+        named = [{k: a[k] for k in ("name", "unit", "names")} for a in families[family]["axes"] if a["unit"] == "name"]
+        assert axes and all(a in named for a in axes), (family, path)
+    for family, axes in compat.OLD_BYTE_AXES.items():
+        assert set(axes) <= {a["name"] for a in families[family]["axes"] if a.get("unit") == "bytes"}, family
