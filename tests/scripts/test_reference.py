@@ -148,3 +148,36 @@ def test_the_binary_comes_from_the_environment_then_the_release_build(tmp_path, 
     monkeypatch.setattr(reference, "ROOT", tmp_path)  # a checkout without a build
     assert reference.main([run, "--out", str(tmp_path / "r2.json")]) == 2
     assert f"--membench {tmp_path}/build/release/membench: cannot run it" in capsys.readouterr().err
+
+
+def test_a_model_s_file_is_named_by_its_slug():
+    assert reference.slug("NVIDIA H200") == "nvidia-h200"
+    assert reference.slug(" NVIDIA H200 NVL (141 GB) ") == "nvidia-h200-nvl-141-gb"
+
+
+def test_each_run_that_gave_a_value_is_listed_once_with_its_date_and_a_file_that_gave_none_is_not(
+    tmp_path, write_json, exe
+):
+    later = a_run("GPU-2", 4.5e12, 16.5)
+    later["context"]["date"] = "2026-12-03T00:00:00+00:00"
+    code, ref = made(tmp_path, write_json, exe, [a_run("GPU-1", 4.4e12, 16.0), no_check_case(), later])
+    assert code == 0
+    assert [(r["gpu_uuid"], r["date"]) for r in ref["runs"]] == [
+        ("GPU-1", "2026-12-02T00:00:00+00:00"),
+        ("GPU-2", "2026-12-03T00:00:00+00:00"),
+    ]
+
+
+def test_a_check_case_whose_metric_has_no_direction_is_refused(tmp_path, write_json, exe, capsys):
+    doc = a_run("GPU-1", 4.4e12, 16.0)
+    doc["membench"] = {
+        "schema_version": 1,
+        "complete": True,
+        "counters": {
+            "bytes_per_second": {"unit": "B/s", "better": "neither", "kind": "measured"},
+            "latency_ns": {"unit": "ns", "better": "lower", "kind": "measured"},
+            "real_time": {"unit": "us", "better": "lower", "kind": "measured"},
+        },
+    }
+    code, _ = made(tmp_path, write_json, exe, [doc])
+    assert code == 2 and "the runs' catalog gives bytes_per_second no better direction" in capsys.readouterr().err

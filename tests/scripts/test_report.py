@@ -514,9 +514,20 @@ def test_fit_cuts_exactly_the_rows_it_names_and_leaves_a_file_at_the_limit_alone
     assert f"({len(rows) - len(kept)} table rows left out" in fitted
     assert len(fitted) <= report_page.MD_LIMIT
     assert len("\n".join(["# head", "", *kept])) > report_page.MD_LIMIT - 200 - 120  # no more cut than needed
+    assert fitted.endswith(
+        "table rows left out: a GitHub comment holds 65,536 characters; report.html has them all.)\n"
+    )
+    # report.md keeps to 65,000 characters, under a GitHub comment's 65,536 with room for the cut's own line.
+    just_over = "# head\n" + "\n".join(rows)[: 65_001 - 7]
+    assert len(just_over) == 65_001 and report.fit(just_over) != just_over
+    assert report.fit(just_over[:-1]) == just_over[:-1]
     # Rows are cut until what is left is no longer than 200 under the limit: 300 + 50 rows of 10 is 800 exactly.
     exact = report.fit("h" * 300 + "".join("\n| 4567890" for _ in range(80)), limit=1000)
     assert exact.count("\n| 4567890") == 50 and "(30 table rows left out" in exact
+
+
+def test_a_third_level_heading_is_an_escaped_h3():
+    assert report_page.md_to_html("### a <b> & c") == "<h3>a &lt;b&gt; &amp; c</h3>"
 
 
 def test_markdown_tables_become_html_without_their_separator_row():

@@ -43,6 +43,7 @@ def test_each_result_is_a_row_from_its_context_and_repeats_are_named(tmp_path, c
         json.dumps(run("global/coalesced/n:8/manual_time", complete=False, error=True))
     )
     (tmp_path / "h200" / "2026-12-02-b" / "peer.json").write_text(json.dumps({"nvbandwidth": 1}))
+    (tmp_path / "h200" / "2026-12-02-a" / "a_peer.json").write_text("[]")  # before the runs: they are still read
     assert results_index.main(["--root", str(tmp_path)]) == 0
     assert capsys.readouterr().out == f"{tmp_path / 'INDEX.md'}\n"  # what was written, named
     text = (tmp_path / "INDEX.md").read_text()
@@ -55,7 +56,7 @@ def test_each_result_is_a_row_from_its_context_and_repeats_are_named(tmp_path, c
         "| h200/2026-12-02-b | [default.json](h200/2026-12-02-b/default.json) | NVIDIA H200 | 2026-12-02 "
         "| 0.1.0 (01234567) | default / all | 1 | 0 | 0 | yes | h200/2026-12-02-a/default.json |",
     ]
-    assert "1 other JSON file(s)" in text
+    assert "2 other JSON file(s)" in text
     assert results_index.main(["--root", str(tmp_path), "--check"]) == 0
     (tmp_path / "h200" / "2026-12-02-b" / "old.json").write_text(json.dumps(run("a/b/manual_time", complete=None)))
     assert results_index.main(["--root", str(tmp_path), "--check"]) == 1
@@ -74,3 +75,9 @@ def test_a_long_cell_is_cut_and_a_pipe_cannot_break_the_table():
     assert results_index.cell("a | b") == "a / b"
     assert results_index.cell("x" * 100, 10) == "xxxxxxx..."
     assert results_index.cell("one\ntwo") == "one two"
+
+
+def test_a_run_that_names_no_sweep_has_an_empty_sweep_cell(tmp_path):
+    doc = run("global/coalesced/n:4/manual_time")
+    del doc["context"]["sweep"]
+    assert results_index.row(tmp_path, tmp_path / "x" / "d.json", doc).sweep == ""
