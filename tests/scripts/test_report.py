@@ -776,6 +776,9 @@ def test_the_study_s_counters_are_read_at_a_glance_never_in_an_exponent(tmp_path
     assert not [r for r in rows if re.search(r"\de[+-]\d", r)]
     assert "dram_read_bytes 33.6 MB (67.1 MB)" in study  # one lane's sector: half the DRAM reads of the baseline
     assert report.counter_text({}, "sectors_per_request", 17.9983) == "17.9983"
+    assert report.counter_text({}, "sectors_per_request", 9999.0) == "9999"  # as it is below 10,000
+    assert report.counter_text({}, "sectors_per_request", 10000.0) == report.quantity(10000.0, "").strip()
+    assert report.counter_text({}, "sectors_per_request", 10000.0) != "10000"
     # A count whose unit is its own name, or a flag, reads as the number: 65.5 k, not 65.5 k placements.
     catalog = {"membench": {"counters": {"placements": {"unit": "placements", "better": "neither", "kind": "model"}}}}
     assert report.counter_text(catalog, "placements", 65536) == report.quantity(65536, "").strip()
