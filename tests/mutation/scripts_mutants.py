@@ -56,7 +56,14 @@ OWN_TESTS = {
     "history_store": ["test_history.py"],
     "reference": ["test_reference.py", CLI],
     # Old files read as new ones: the reader's tests and those of every script that reads old files.
-    "compat": ["test_results.py", "test_package.py", "test_report.py", "test_compare.py", "test_history.py"],
+    "compat": [
+        "test_compat.py",
+        "test_results.py",
+        "test_package.py",
+        "test_report.py",
+        "test_compare.py",
+        "test_history.py",
+    ],
     "headline": ["test_headline.py", CLI],
     # The shared reader: its own tests and the gates' (the figures' tests add time, not kills).
     "results": ["test_results.py", "test_compare.py", "test_fleet.py", "test_levels.py", "test_names.py"],

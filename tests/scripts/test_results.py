@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 from membench import cli
-from membench import compat
 from membench import results as mr
 import pytest
 
@@ -398,41 +396,6 @@ def test_a_host_paced_cases_noise_is_no_doubt_but_a_shared_gpu_is():
     assert plain.gate_threshold(plain, 5.0) == 5.0
 
 
-def test_an_old_file_s_counters_mean_what_today_s_binary_says_they_mean():
-    # Files written before the catalog (read through compat) beside a default run of today's binary, which
-    # carries it: every counter the old files hold means the same in both, where today's run reports it.
-    results = Path(__file__).resolve().parents[2] / "benchmarks/results"
-    new = json.loads((results / "h200/2026-12-03-chase-copies/default_after1.json").read_text())
-    catalog = new["membench"]["counters"]
-    checked = set()
-    for old_path in ("h200-2026-11-30/default.json", "h200x2-2026-11-30/default.json"):
-        old = json.loads((results / old_path).read_text())
-        assert "membench" not in old
-        held = {k for b in old["benchmarks"] for k, v in b.items() if isinstance(v, (int, float)) and k in catalog}
-        for counter in sorted(held):
-            today, then = mr.meaning(new, counter), mr.meaning(old, counter)
-            # Which way is better and what kind of number it is decide the gates; the unit is named for the
-            # counters the compatibility table lists (the rest of an old file's are shown without one).
-            assert (then.better, then.kind) == (today.better, today.kind), counter
-            assert then.unit in (today.unit, "") and (then.unit or counter not in compat.OLD_COUNTERS), counter
-        checked |= held
-    assert len(checked) >= 20 and {"noisy", "noise_pct", "throttled_batches", "bytes"} <= checked
-
-
-@pytest.mark.parametrize(
-    "old", ["h200-2026-11-30/default.json", "h200x2-2026-11-30/default.json", "h200-2026-12-01/families/default.json"]
-)
-def test_every_case_of_an_old_default_run_reads_under_a_name_today_s_run_has(old):
-    results = Path(__file__).resolve().parents[2] / "benchmarks/results"
-    today = set(mr.cases(json.loads((results / "h200/2026-12-03-chase-copies/default_after1.json").read_text())))
-    doc = json.loads((results / old).read_text())
-    read = mr.cases(doc)
-    written = {b["name"] for b in doc["benchmarks"]}
-    assert set(read) <= today, sorted(set(read) - today)[:5]
-    assert len(set(read) - written) >= 10  # names the old file wrote otherwise: renamed or added axes
-    assert len({(c.family, c.variant) for c in read.values()} & set(compat.ADDED_AXES)) >= 4
-
-
 def test_an_entry_without_a_run_type_is_an_iteration_and_is_checked(tmp_path):
     bare = {"name": "a/b/manual_time", "real_time": "soon", "time_unit": "us"}  # Google Benchmark before run_type
     path = tmp_path / "old.json"
@@ -449,67 +412,3 @@ def test_a_counter_declared_without_a_description_has_none():
 def test_the_power_limiter_alone_is_the_one_clock_event_a_case_is_judged_under():
     assert mr.CLOCK_EVENTS[mr.POWER_CAP] == "sw_power_cap"
     assert mr.CLOCK_EVENT_MARKS & ~mr.POWER_CAP == 0x8 | 0x20 | 0x40 | 0x80
-
-
-def test_the_compatibility_table_means_what_today_s_catalog_says_of_every_counter_both_hold():
-    results = Path(__file__).resolve().parents[2] / "benchmarks/results"
-    catalog = json.loads((results / "h200/2026-12-03-chase-copies/default_after1.json").read_text())["membench"]
-    counters = catalog["counters"]
-    # Not in a one-GPU default run of today: the sum over several GPUs, and a counter no binary writes now.
-    elsewhere = {"sum_of_devices_bytes_per_second", "launches_per_iteration"}
-    assert {k for k in compat.OLD_COUNTERS if k not in counters} == elsewhere
-    for counter, then in compat.OLD_COUNTERS.items():
-        if counter in counters:
-            today = counters[counter]
-            assert then == (today["unit"], today["better"], today["kind"]), counter
-    assert all(counters[m]["kind"] == "model" for m in compat.OLD_MODELS)
-
-
-def test_the_old_families_declare_what_the_first_binary_to_declare_them_did():
-    # The first committed runs that carry declarations, beside what an older file is given: each family's title
-    # from the first of them, its figures from the first that declares any (some were drawn by hand at first).
-    results = Path(__file__).resolve().parents[2] / "benchmarks/results"
-    declaring = []
-    for path in results.glob("**/*.json"):
-        doc = json.loads(path.read_text())
-        families = doc.get("membench", {}).get("families") if isinstance(doc, dict) else None
-        if isinstance(families, dict):
-            declaring.append((doc["context"]["date"], str(path), families))
-    declaring.sort()
-    assert {name: f["title"] for name, f in declaring[0][2].items()} == compat.OLD_TITLES
-    defaults = {"heading": "", "x_log": False, "y_log": False, "model": "", "variants": [], "lines": [], "vlines": []}
-    defaults |= {"best_of": [], "bars": False}
-    for name, figures in compat.OLD_FIGURES.items():
-        path, first = next((path, f[name]["figures"]) for _, path, f in declaring if f.get(name, {}).get("figures"))
-        assert [defaults | f for f in figures] == [defaults | f for f in first], (name, path)
-
-
-def declaring(key: str) -> list[tuple[str, str, dict]]:
-    """The committed runs whose catalog carries `key` ("families" or "counters"), oldest first."""
-    results = Path(__file__).resolve().parents[2] / "benchmarks/results"
-    found = []
-    for path in results.glob("**/*.json"):
-        doc = json.loads(path.read_text())
-        held = doc.get("membench", {}).get(key) if isinstance(doc, dict) else None
-        if isinstance(held, dict):
-            found.append((doc["context"]["date"], str(path), held))
-    return sorted(found)
-
-
-def test_the_old_ncu_measures_and_axes_are_what_the_first_binary_to_declare_them_did():
-    from membench import declarations
-
-    with_ncu = [d for d in declaring("counters") if any(isinstance(v, dict) and "ncu" in v for v in d[2].values())]
-    _, path, counters = with_ncu[0]
-    for counter, old in compat.OLD_NCU.items():
-        assert declarations._measure(counter, old) == declarations._measure(counter, counters[counter]["ncu"]), (
-            counter,
-            path,
-        )
-    # An older file's axes are among those the first declaring binary named (later ones added axes), as named.
-    _, path, families = declaring("families")[0]
-    for family, axes in compat.OLD_NAMED_AXES.items():
-        named = [{k: a[k] for k in ("name", "unit", "names")} for a in families[family]["axes"] if a["unit"] == "name"]
-        assert axes and all(a in named for a in axes), (family, path)
-    for family, axes in compat.OLD_BYTE_AXES.items():
-        assert set(axes) <= {a["name"] for a in families[family]["axes"] if a.get("unit") == "bytes"}, family
