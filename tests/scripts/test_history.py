@@ -171,7 +171,7 @@ def test_the_report_shows_the_study_cases_over_the_history(new_db, tmp_path, wri
     path = new_db()
     name = "global/coalesced/n:16777216/manual_time"
     runs = []
-    for day, rate in ((1, 2.6e12), (2, 2.7e12)):
+    for day, rate in ((1, 2.6e12), (2, 2.7e12), (3, 2.5e12), (4, 2.6e12), (5, 2.8e12), (6, 2.7e12)):
         doc = a_run(day)
         doc["benchmarks"].append({**doc["benchmarks"][0], "name": name, "run_name": name, "bytes_per_second": rate})
         runs.append(write_json(doc))
@@ -179,7 +179,8 @@ def test_the_report_shows_the_study_cases_over_the_history(new_db, tmp_path, wri
     out = tmp_path / "r"
     assert report.main([runs[-1], "--out", str(out), "--history", path]) == 0
     md = (out / "report.md").read_text()
-    assert "| coalesced | 2 | 2600 | 2650 | 2700 | 2600, 2700 |" in md
+    assert "\n### The study's cases in the history\n" in md
+    assert "| coalesced | 6 | 2500 | 2650 | 2800 | 2700, 2500, 2600, 2800, 2700 |" in md  # the last five, oldest first
     assert "| stride 2 (the article's launch: n threads) | 0 |  |  |  |  |" in md  # its family ran, not the case
     assert report.main([runs[-1], "--out", str(out), "--history", str(tmp_path / "none.sqlite")]) == 2
 

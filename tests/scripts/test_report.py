@@ -147,6 +147,17 @@ def test_the_run_and_every_family_with_their_marks(tmp_path, write_json, no_figu
         in md
     )
     assert "e+" not in md  # no number in an exponent's notation
+    # A noise of exactly 0 was measured (every batch alike), and is shown; -1 (fewer than two batches) is not.
+    doc = a_run()
+    doc["benchmarks"].append(
+        entry("stream/read/type:float/elements:2048/block:256", bytes_per_second=4e12, noise_pct=0)
+    )
+    doc["benchmarks"].append(
+        entry("stream/read/type:float/elements:4096/block:256", bytes_per_second=4e12, noise_pct=-1)
+    )
+    md, _ = made(tmp_path, write_json, doc)
+    assert "| read/type:float/elements:2048/block:256 | 4 TB/s | 0% | 1 |" in md
+    assert "| read/type:float/elements:4096/block:256 | 4 TB/s |  | 1 |" in md
 
 
 def test_atomics_show_updates_per_second_beside_their_bound(tmp_path, write_json, no_figures):
