@@ -813,6 +813,24 @@ MUTANTS = [
         "return static_cast<double>(CycleOrder(nodes, kChaseKey).node(kChaseSteps % nodes));",
         "a chase's end ignores its steps",
     ),
+    M(
+        "kernels/src/hierarchy.cu",
+        "return working_set <= 2 * l1_bytes ? kPlacements : 1;",
+        "return working_set < 2 * l1_bytes ? kPlacements : 1;",
+        "a chase at twice the L1 takes no turns over copies",
+    ),
+    M(
+        "kernels/src/hierarchy.cu",
+        "return static_cast<std::size_t>(k) * placement_slot_bytes(working_set) + offset;",
+        "return placement_slot_bytes(working_set) + offset;",
+        "the chain's copies share one slot and overlap",
+    ),
+    M(
+        "kernels/src/hierarchy.cu",
+        "return copies <= 1 ? working_set : static_cast<std::size_t>(copies) * placement_slot_bytes(working_set);",
+        "return copies <= 1 ? working_set : static_cast<std::size_t>(copies) * working_set;",
+        "the copies' allocation is too small for their slots",
+    ),
     # ---- the regression path: repetitions, the result file, resume, refusals, the exit status ------
     M(
         "benchmarks/gbench/adapter.cpp",
