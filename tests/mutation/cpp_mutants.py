@@ -1125,6 +1125,9 @@ def run_one(m: Mutant, source: Path, build: Path, timeout: float) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     args = create_parser().parse_args(argv)
+    # The tests run in the build folder: a relative --build is the caller's, made absolute before that.
+    args.build = args.build.resolve()
+    args.source = args.source.resolve() if args.source else None
     chosen = [(i, m) for i, m in enumerate(MUTANTS, 1) if not args.only or i in args.only]
     source = prepare(args.source, args.build)
     if not tests_pass(args.build, args.timeout):
