@@ -154,22 +154,34 @@ def no_bytecode(folder: Path) -> None:
     cache.write_text("")
 
 
-def prepare(module: str, folder: Path, repo: Path) -> list[int]:
-    """A folder holding what the module's tests need and a mutmut cache listing its mutants; their ids."""
-    shutil.copytree(repo / "scripts", folder / "scripts", ignore=shutil.ignore_patterns("__pycache__"))
+def refresh(module: str, folder: Path, repo: Path) -> None:
+    """A folder's tests, what they read and its runner as the checkout has them today; no bytecode kept."""
     no_bytecode(folder)
     copy_tests(folder, repo)
     write_runner(module, folder)
+
+
+def unmutated_pass(module: str, folder: Path, repo: Path) -> bool:
+    """Whether the module's tests pass in the folder with no mutant. Tests that fail unmutated would kill every
+    mutant: such a module is left out, and says so."""
+    quiet = dict(stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    if subprocess.call([sys.executable, "run_tests.py"], cwd=folder, env=test_env(repo), **quiet) == 0:
+        return True
+    print(f"scripts_mutants.py: {module}: its tests fail with no mutant; left out", file=sys.stderr)
+    return False
+
+
+def prepare(module: str, folder: Path, repo: Path) -> list[int]:
+    """A folder holding what the module's tests need and a mutmut cache listing its mutants; their ids."""
+    shutil.copytree(repo / "scripts", folder / "scripts", ignore=shutil.ignore_patterns("__pycache__"))
+    refresh(module, folder, repo)
     # mutmut's own listing, without running anything: the ids are the same in every copy of this folder.
     listing = (
         "from mutmut import add_mutations_by_file; from mutmut.cache import update_line_numbers; "
         f"f = 'scripts/membench/{module}.py'; update_line_numbers(f); add_mutations_by_file({{}}, f, [], None)"
     )
     subprocess.run([sys.executable, "-c", listing], cwd=folder, check=True)
-    # Tests that fail unmutated would kill every mutant: such a module is left out, and says so.
-    quiet = dict(stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    if subprocess.call([sys.executable, "run_tests.py"], cwd=folder, env=test_env(repo), **quiet) != 0:
-        print(f"scripts_mutants.py: {module}: its tests fail with no mutant; left out", file=sys.stderr)
+    if not unmutated_pass(module, folder, repo):
         return []
     return [row[0] for row in sqlite3.connect(folder / ".mutmut-cache").execute("select id from Mutant order by id")]
 
@@ -233,12 +245,8 @@ def retest(args: argparse.Namespace, folders: dict[str, list[Path]]) -> None:
             )
             continue
         for folder in kept:
-            no_bytecode(folder)
-            copy_tests(folder, args.repo)
-            write_runner(module, folder)
-        quiet = dict(stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        if kept and subprocess.call([sys.executable, "run_tests.py"], cwd=kept[0], env=test_env(args.repo), **quiet):
-            print(f"scripts_mutants.py: {module}: today's tests fail with no mutant; left out", file=sys.stderr)
+            refresh(module, folder, args.repo)
+        if kept and not unmutated_pass(module, kept[0], args.repo):
             continue
         chunks += [(module, f, survivors(f)) for f in kept]
     with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
