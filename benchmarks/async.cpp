@@ -47,7 +47,7 @@ CaseDefinition define(const AsyncConfig& c, const DeviceInfo& gpu) {
   d.input_elements = d.output_elements = c.n;
   d.seed = kSeed;
   // Planned for the buffers: tma's tensor map points at the input.
-  d.bind = [c](const CaseBuffers& buffers, BoundLaunch* bound) {
+  d.bind = [c](const CaseBuffers& buffers, cudaStream_t, BoundLaunch* bound) {
     const float* in = buffers.input<float>();
     AsyncPlan plan;
     if (const cudaError_t rc = membench::plan(c, in, &plan); rc != cudaSuccess) return rc;

@@ -68,7 +68,7 @@ CaseDefinition define(const AtomicsConfig& c, const DeviceInfo& gpu) {
   MEMBENCH_CUDA(cudaDeviceSynchronize());
 
   CaseDefinition d;
-  d.bind = [plan, buffers](const CaseBuffers&, BoundLaunch* bound) {
+  d.bind = [plan, buffers](const CaseBuffers&, cudaStream_t, BoundLaunch* bound) {
     bound->shape = plan.shape;
     bound->round = plan.placements;
     // The first launch (the one verified) at placement 0, then each in turn.

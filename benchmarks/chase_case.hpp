@@ -26,7 +26,7 @@ inline CaseDefinition chase_case(const LatencyConfig& c, std::shared_ptr<const v
   CaseDefinition d;
   d.output_elements = 1;
   d.output_type = Element::f64;
-  d.bind = [plan, owner, nodes](const CaseBuffers& buffers, BoundLaunch* bound) {
+  d.bind = [plan, owner, nodes](const CaseBuffers& buffers, cudaStream_t, BoundLaunch* bound) {
     bound->shape = plan.shape;
     bound->run = [plan, owner, nodes, state = buffers.output<double>()](cudaStream_t s) {
       return launch(plan, nodes, state, s);

@@ -46,9 +46,9 @@ CaseDefinition define(const ConstantConfig& c, const DeviceInfo& gpu) {
   d.input_elements = c.words;
   d.output_elements = plan.threads;
   d.seed = kSeed;
-  d.bind = [plan](const CaseBuffers& buffers, BoundLaunch* bound) {
+  d.bind = [plan](const CaseBuffers& buffers, cudaStream_t stream, BoundLaunch* bound) {
     const float* device_table = buffers.input<float>();
-    if (const cudaError_t rc = bind_table(plan, device_table); rc != cudaSuccess) return rc;
+    if (const cudaError_t rc = bind_table(plan, device_table, stream); rc != cudaSuccess) return rc;
     bound->shape = plan.shape;
     bound->run = [plan, device_table, out = buffers.output<float>()](cudaStream_t s) {
       return launch(plan, device_table, out, s);

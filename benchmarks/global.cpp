@@ -59,7 +59,7 @@ bool is_strided_read(GlobalVariant v) {
 
 // A texture case's launch: its texture object, made once over the case's input.
 auto bind_texture(const GlobalPlan& plan) {
-  return [plan](const CaseBuffers& buffers, BoundLaunch* bound) {
+  return [plan](const CaseBuffers& buffers, cudaStream_t, BoundLaunch* bound) {
     auto texture = std::make_shared<const FloatTexture>(buffers.input<float>(), plan.config.n);
     bound->shape = plan.shape;
     bound->run = [plan, texture, out = buffers.output<float>()](cudaStream_t s) {

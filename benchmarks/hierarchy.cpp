@@ -127,7 +127,7 @@ CaseDefinition define_latency(const LatencyConfig& c, const DeviceInfo& gpu) {
   d.output_elements = 1;
   d.output_type = Element::f64;
   const auto copies = std::make_shared<std::shared_ptr<ChaseCopies>>();
-  d.bind = [c, plan, warm, placements, copies](const CaseBuffers& buffers, BoundLaunch* bound) {
+  d.bind = [c, plan, warm, placements, copies](const CaseBuffers& buffers, cudaStream_t, BoundLaunch* bound) {
     auto at = std::make_shared<ChaseCopies>();
     at->chain = buffers.input<std::uint64_t>();
     at->working_set = c.working_set;

@@ -65,7 +65,7 @@ CaseDefinition define(const ManagedConfig& c, const DeviceInfo& gpu) {
   CaseDefinition d;
   d.output_elements = plan.shape.grid;
   d.output_type = Element::f64;
-  d.bind = [plan, buffer](const CaseBuffers& buffers, BoundLaunch* bound) {
+  d.bind = [plan, buffer](const CaseBuffers& buffers, cudaStream_t, BoundLaunch* bound) {
     bound->shape = plan.shape;
     bound->run = [plan, buffer, partial = buffers.output<double>()](cudaStream_t s) {
       if (const cudaError_t rc = buffer->before_kernel(s); rc != cudaSuccess) return rc;

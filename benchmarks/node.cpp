@@ -109,7 +109,7 @@ CaseDefinition define(const NodeConfig& c, const DeviceInfo& gpu) {
     throw CaseSkipped(std::string("cannot allocate the buffers of every GPU: ") + e.what());
   } catch (const std::bad_alloc&) { throw CaseSkipped("cannot allocate the host memory"); }
   CaseDefinition d;  // no buffer of the runner's: every GPU's are the node's
-  d.bind = [node](const CaseBuffers&, BoundLaunch* bound) {
+  d.bind = [node](const CaseBuffers&, cudaStream_t, BoundLaunch* bound) {
     bound->run = [node](cudaStream_t s) { return node->launch(s); };
     return cudaSuccess;
   };

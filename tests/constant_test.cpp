@@ -2,7 +2,9 @@
 // on the host; both spaces against the reference on the GPU.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <set>
+#include <thread>
 #include <vector>
 
 #include "gpu.hpp"
@@ -83,11 +85,40 @@ TEST(ConstantKernels, BothSpacesSumWhatTheHostSums) {
         test::expect_output(
             words, p.threads, 9,
             [&](const float* in, float* out) {
-              MEMBENCH_CUDA(bind_table(p, in));
+              MEMBENCH_CUDA(bind_table(p, in, nullptr));
               return launch(p, in, out, nullptr);
             },
             [&](std::size_t t) { return constant_reference(c, t, table.data()); });
       }
+}
+
+// The table reaches constant memory in the order of the stream the case runs
+// on, not when the GPU happens to be idle: the stream is held up (as a
+// neighbour's load holds it up) before the table is filled, and the copy
+// and the launch must still come after the fill. A copy on the legacy
+// default stream, which a non-blocking stream is not ordered with, copies
+// the poisoned table instead.
+TEST(ConstantKernels, TheTableIsCopiedInTheOrderOfTheCaseStream) {
+  MEMBENCH_REQUIRE_GPU();
+  const ConstantConfig c{ConstantSpace::constant, 1, 64, kConstantMinWords};
+  ConstantPlan p;
+  MEMBENCH_CUDA(plan(c, &p));
+  std::vector<float> table(c.words);
+  for (std::size_t i = 0; i < table.size(); ++i) table[i] = pattern_value(i, 5);
+  DeviceBuffer<float> in(c.words), out(p.threads);
+  MEMBENCH_CUDA(launch_poison(in.get(), in.bytes(), nullptr));
+  MEMBENCH_CUDA(cudaDeviceSynchronize());
+  Stream stream;
+  const auto hold = [](void*) { std::this_thread::sleep_for(std::chrono::milliseconds(200)); };
+  MEMBENCH_CUDA(cudaLaunchHostFunc(stream.get(), hold, nullptr));
+  MEMBENCH_CUDA(launch_fill_pattern(in.get(), c.words, 5, stream.get()));
+  MEMBENCH_CUDA(launch_poison(out.get(), out.bytes(), stream.get()));
+  MEMBENCH_CUDA(bind_table(p, in.get(), stream.get()));
+  MEMBENCH_CUDA(launch(p, in.get(), out.get(), stream.get()));
+  MEMBENCH_CUDA(cudaStreamSynchronize(stream.get()));
+  const auto bad = first_mismatch(copy_to_host(out.get(), p.threads),
+                                  [&](std::size_t t) { return constant_reference(c, t, table.data()); });
+  EXPECT_FALSE(bad) << describe(*bad, "out");
 }
 
 }  // namespace

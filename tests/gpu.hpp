@@ -31,7 +31,7 @@ using cases::planned;
 // case rather than a plan (the copies: copy_case).
 inline cudaError_t launch_case(const cases::CaseDefinition& d, const cases::CaseBuffers& buffers, cudaStream_t stream) {
   cases::BoundLaunch bound;
-  if (const cudaError_t rc = d.bind(buffers, &bound); rc != cudaSuccess) return rc;
+  if (const cudaError_t rc = d.bind(buffers, stream, &bound); rc != cudaSuccess) return rc;
   if (bound.before_each)
     if (const cudaError_t rc = bound.before_each(stream); rc != cudaSuccess) return rc;
   return bound.run(stream);

@@ -137,7 +137,10 @@ struct BoundLaunch {
 };
 
 // Everything the runner needs for one case. `bind` works out the launch once,
-// for the case's buffers: the launch reads the input (input_elements values
+// for the case's buffers; whatever the launch depends on that bind enqueues
+// (a copy of the input into constant memory) goes on `stream`, the stream
+// the fill came before and the launches come after, so that it is ordered
+// by the stream and never by an idle GPU. The launch reads the input (input_elements values
 // of the input type, filled with pattern_value(i, seed)) and writes the output
 // (output_elements of the output type, poisoned first); out[i] must then
 // equal expected(i) (float outputs) or expected_f64(i) (double outputs) bit
@@ -151,7 +154,7 @@ struct CaseDefinition {
   Element input_type = Element::f32;
   Element output_type = Element::f32;
   std::uint32_t seed = 1;
-  std::function<cudaError_t(const CaseBuffers& buffers, BoundLaunch* launch)> bind;
+  std::function<cudaError_t(const CaseBuffers& buffers, cudaStream_t stream, BoundLaunch* launch)> bind;
   std::function<float(std::size_t i)> expected;
   std::function<double(std::size_t i)> expected_f64;
   std::function<cudaError_t(const CaseBuffers& buffers, cudaStream_t)> fill;  // empty: the pattern
@@ -178,7 +181,7 @@ struct CaseDefinition {
 // alive beside them (an index buffer, a scope), held as long as the launch.
 template <class In = float, class Out = float, class Plan>
 auto bind_plan(const Plan& plan, std::shared_ptr<const void> keep = nullptr) {
-  return [plan, keep](const CaseBuffers& buffers, BoundLaunch* bound) {
+  return [plan, keep](const CaseBuffers& buffers, cudaStream_t, BoundLaunch* bound) {
     bound->shape = plan.shape;
     bound->run = [plan, keep, in = buffers.input<In>(), out = buffers.output<Out>()](cudaStream_t s) {
       return launch(plan, in, out, s);

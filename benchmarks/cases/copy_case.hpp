@@ -27,7 +27,7 @@ CaseDefinition copy_case(const CopyOperation& op, std::size_t bytes, std::uint32
   d.seed = seed;
   CopyPlan sm;
   if (op.uses_sm()) MEMBENCH_CUDA(plan(op.direction == CopyDirection::both, &sm, passes));
-  d.bind = [op, bytes, far, engine, sm](const CaseBuffers& buffers, BoundLaunch* bound) {
+  d.bind = [op, bytes, far, engine, sm](const CaseBuffers& buffers, cudaStream_t, BoundLaunch* bound) {
     bound->shape = sm.shape;  // no kernel of ours for the copy engine
     const CopyEnds ends = far->ends(buffers.input<std::byte>(), buffers.output<std::byte>());
     bound->run = [op, bytes, far, engine, sm, ends](cudaStream_t s) {

@@ -252,7 +252,7 @@ Outcome Runner::measure(const CaseSpec& c, std::int64_t target_launches) {
           const CaseBuffers buffers(p->input.get(), def.input_type, p->output.get(), def.output_type);
           fill_input(def, buffers, stream);
           if (out_bytes > 0) MEMBENCH_CUDA(launch_poison(p->output.get(), out_bytes, stream));
-          MEMBENCH_CUDA(def.bind(buffers, &p->bound));
+          MEMBENCH_CUDA(def.bind(buffers, stream, &p->bound));
           if (p->bound.before_each) MEMBENCH_CUDA(p->bound.before_each(stream));
           MEMBENCH_CUDA(p->bound.run(stream));
           MEMBENCH_CUDA(cudaStreamSynchronize(stream));

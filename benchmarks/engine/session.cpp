@@ -41,7 +41,7 @@ void Session::start(int device) {
     // Twice the L2, zeroed: reading it leaves the L2 full of clean lines.
     flush_scratch_ = DeviceBuffer<float>(2 * device_.l2_bytes / sizeof(float));
     flush_sink_ = DeviceBuffer<float>(1);
-    MEMBENCH_CUDA(cudaMemset(flush_scratch_.get(), 0, flush_scratch_.bytes()));
+    MEMBENCH_CUDA(cudaMemsetAsync(flush_scratch_.get(), 0, flush_scratch_.bytes(), stream_->get()));
     MEMBENCH_CUDA(plan_l2_flush(flush_scratch_.get(), flush_scratch_.size(), flush_sink_.get(), &flush_));
   }
 }

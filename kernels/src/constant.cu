@@ -51,10 +51,10 @@ cudaError_t plan(const ConstantConfig& c, ConstantPlan* p) {
   return cudaSuccess;
 }
 
-cudaError_t bind_table(const ConstantPlan& p, const float* table) {
+cudaError_t bind_table(const ConstantPlan& p, const float* table, cudaStream_t stream) {
   if (p.config.space != ConstantSpace::constant) return cudaSuccess;
-  return cudaMemcpyToSymbol(kernels::constant_table, table, p.config.words * sizeof(float), 0,
-                            cudaMemcpyDeviceToDevice);
+  return cudaMemcpyToSymbolAsync(kernels::constant_table, table, p.config.words * sizeof(float), 0,
+                                 cudaMemcpyDeviceToDevice, stream);
 }
 
 cudaError_t launch(const ConstantPlan& p, const float* table, float* out, cudaStream_t stream) {

@@ -55,8 +55,12 @@ struct ConstantPlan {
   std::size_t threads = 0;
 };
 cudaError_t plan(const ConstantConfig& c, ConstantPlan* plan);
-// Copies the table into constant memory (a constant plan reads it from there).
-cudaError_t bind_table(const ConstantPlan& p, const float* table);
+// Copies the table into constant memory (a constant plan reads it from
+// there), on `stream`: after the table's fill and before the launches that
+// read it, whatever else the GPU runs. (cudaMemcpyToSymbol would go on the
+// legacy default stream, which a non-blocking stream is not ordered with: a
+// neighbour's load then lets the launch read a table not yet copied.)
+cudaError_t bind_table(const ConstantPlan& p, const float* table, cudaStream_t stream);
 cudaError_t launch(const ConstantPlan& p, const float* table, float* out, cudaStream_t stream);
 
 // Thread t's sum: what it read, in any order (every partial sum is exact).
