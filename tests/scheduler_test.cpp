@@ -195,6 +195,24 @@ TEST(Signals, SigtermLeavesValidJsonAndResumeRunsTheRest) {
   EXPECT_EQ(all.at("context").value("resumed_from", ""), cut);
 }
 
+// GNU timeout signals the process and then its process group, so SIGTERM
+// arrives twice at once: one stop, the JSON whole, the status 128 + 15.
+TEST(Signals, TimeoutsTwoSigtermsAreOneStopAndLeaveTheWholeJson) {
+  MEMBENCH_REQUIRE_GPU();
+  const std::string out = temp_path(".json");
+  std::remove(out.c_str());
+  const Outcome r = test::run_command("timeout --preserve-status -s TERM 6 '" MEMBENCH_EXE "' " +
+                                      std::string(kSlowGlobal) + " --max_time=1 --benchmark_out=" + out);
+  EXPECT_EQ(r.exit_code, 128 + SIGTERM) << r.output;
+  const nlohmann::json doc = parse_file(out);
+  ASSERT_FALSE(doc.is_discarded()) << "no whole JSON at " << out << ": " << r.output;
+  EXPECT_TRUE(doc.at("membench").at("complete").get<bool>());
+  EXPECT_EQ(doc.at("membench").at("end").value("stopped", ""), "interrupted by SIGTERM");
+  EXPECT_EQ(doc.at("benchmarks").size(), 22u);
+  EXPECT_NE(r.output.find("membench: interrupted by SIGTERM after "), std::string::npos) << r.output;
+  std::remove(out.c_str());
+}
+
 // SIGKILL (a scheduler after its grace period, the OOM killer) gives no
 // chance to finish the file: FILE is not written, FILE.partial holds every
 // finished case as valid JSON, and --resume=FILE carries them unchanged.

@@ -1,5 +1,6 @@
 // Stopping on a scheduler's signal: the first signal asks the run to stop,
-// a second ends the process by that signal. Checked in forked children, so
+// the same one again at once is the same request, any other ends the
+// process by that signal. Checked in forked children, so
 // the test process keeps its own handlers.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
@@ -50,6 +51,33 @@ TEST(Stop, ASecondSignalEndsTheProcessAtOnce) {
   });
   ASSERT_TRUE(WIFSIGNALED(status));
   EXPECT_EQ(WTERMSIG(status), SIGINT);
+}
+
+// GNU timeout (and launchers like it) signal the process and then its
+// process group: the same SIGTERM twice, a moment apart, is one request.
+TEST(Stop, TheSameSignalToTheProcessAndItsGroupIsOneRequest) {
+  for (int s : {SIGTERM, SIGINT, SIGHUP}) {
+    const int status = in_child([s] {
+      setpgid(0, 0);  // a group of its own, so kill(0, ...) reaches only this child
+      install_stop_signals();
+      raise(s);
+      kill(0, s);
+      if (stop_signal() != s) _exit(11);
+      _exit(0);
+    });
+    ASSERT_TRUE(WIFEXITED(status)) << signal_name(s) << " twice ended the child";
+    EXPECT_EQ(WEXITSTATUS(status), 0) << signal_name(s);
+  }
+}
+
+TEST(Stop, OnlyTheSameSignalWithinTheWindowIsARepeat) {
+  const std::int64_t t0 = 5'000'000'000;
+  EXPECT_TRUE(is_repeat_of_first(SIGTERM, t0, SIGTERM, t0));
+  EXPECT_TRUE(is_repeat_of_first(SIGTERM, t0, SIGTERM, t0 + kRepeatWindowNs - 1));
+  EXPECT_FALSE(is_repeat_of_first(SIGTERM, t0, SIGTERM, t0 + kRepeatWindowNs));
+  EXPECT_FALSE(is_repeat_of_first(SIGTERM, t0, SIGINT, t0 + 1));
+  EXPECT_FALSE(is_repeat_of_first(SIGTERM, t0, SIGTERM, t0 - 1));  // a clock that went back: not a repeat
+  EXPECT_EQ(kRepeatWindowNs, 1'000'000'000);
 }
 
 TEST(Stop, AReasonOfOurOwnAndTheFirstReasonWins) {

@@ -3,14 +3,24 @@
 // finding another process on the GPU asks the run to stop: the case in
 // flight is abandoned after the batches already queued, every case not yet
 // run is reported as skipped with the reason (no GPU work, so fast), and
-// Google Benchmark writes its JSON whole. A second signal ends the process
-// at once, by that signal's default action.
+// Google Benchmark writes its JSON whole. The same signal again within a
+// second is the same request (GNU timeout and many launchers signal the
+// process and then its process group, so it arrives twice); any other
+// signal, or the same one later, ends the process at once, by that signal's
+// default action.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 
 namespace membench::engine {
+
+// How long after the first signal the same one counts as the same request.
+inline constexpr std::int64_t kRepeatWindowNs = 1'000'000'000;
+
+// Is `signal` at now_ns the first one (`first` at first_ns) delivered again?
+bool is_repeat_of_first(int first, std::int64_t first_ns, int signal, std::int64_t now_ns);
 
 // SIGTERM, SIGINT, SIGHUP, SIGUSR1, SIGUSR2.
 void install_stop_signals();
