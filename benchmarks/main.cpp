@@ -17,6 +17,7 @@
 #include "cases/family.hpp"
 #include "cases/runner.hpp"
 #include "cli/command_line.hpp"
+#include "cli/files.hpp"
 #include "cli/gbench_flags.hpp"
 #include "cli/grammar.hpp"
 #include "cli/launcher.hpp"
@@ -120,6 +121,12 @@ int summarize(const mb::cases::RunSummary& s, std::size_t selected, const mb::cl
   return mb::cases::exit_status(s, ecc_grew, signal, why.has_value());
 }
 
+// Before any library initialises (Google Benchmark reads its variables then):
+// the executable's .preinit_array runs first.
+void take_benchmark_variables_first(int, char**, char** environment) { mb::cli::take_benchmark_variables(environment); }
+[[gnu::used, gnu::section(".preinit_array")]] void (*const kTakeFirst)(int, char**,
+                                                                       char**) = take_benchmark_variables_first;
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -165,14 +172,7 @@ int main(int argc, char** argv) {
     cases = mb::cases::enumerate_cases(options.selection());
     if (options.check) {
       if (!options.check_file.empty()) references = {mb::run::read_reference_file(options.check_file)};
-      if (!options.check_metrics.empty()) {
-        try {
-          mb::run::check_writable(options.check_metrics);
-        } catch (const mb::cli::UsageError&) {
-          throw mb::cli::UsageError("--check_metrics=" + options.check_metrics +
-                                    ": cannot write the file (does its folder exist?)");
-        }
-      }
+      if (!options.check_metrics.empty()) mb::cli::check_output_file("--check_metrics", options.check_metrics);
       if (options.list_cases) {
         std::cout << mb::run::check_listing(cases) << '\n';
         return 0;
@@ -231,7 +231,7 @@ int main(int argc, char** argv) {
     std::cout << mb::gbench::cases_json(selected) << '\n';
     return 0;
   }
-  mb::gbench::register_cases(cases);
+  mb::gbench::register_cases(selected);
   if (options.list_only) {
     mb::gbench::list();
     return 0;
@@ -241,8 +241,10 @@ int main(int argc, char** argv) {
   std::optional<mb::gbench::ResumeFile> resumed;
   try {
     if (!options.output_file.empty()) {
-      mb::run::check_writable(options.output_file);
-      mb::run::check_writable(mb::run::partial_path(options.output_file));
+      // Google Benchmark opens the file only when the run starts, where a
+      // folder that does not exist would end the run with status 1.
+      mb::cli::check_output_file("--benchmark_out", options.output_file);
+      mb::cli::check_output_file("--benchmark_out", mb::run::partial_path(options.output_file));
     }
     if (!options.resume_file.empty()) {
       if (const auto source = mb::run::read_resume_source(options.resume_file))

@@ -41,3 +41,32 @@ if(MEMBENCH_BUILD_TESTS)
     endif()
   endif()
 endif()
+
+# RE2 matches --benchmark_filter in time linear in the name, whatever the
+# pattern (a backtracking engine can take exponential time). The installed
+# library (Debian's libre2-dev ships no CMake package: found by its header
+# and library), else the last release that needs no Abseil.
+find_package(re2 CONFIG QUIET)
+if(NOT TARGET re2::re2)
+  find_path(MEMBENCH_RE2_INCLUDE re2/re2.h)
+  find_library(MEMBENCH_RE2_LIBRARY NAMES libre2.a re2)
+  if(MEMBENCH_RE2_INCLUDE AND MEMBENCH_RE2_LIBRARY)
+    add_library(re2::re2 UNKNOWN IMPORTED)
+    set_target_properties(re2::re2 PROPERTIES IMPORTED_LOCATION ${MEMBENCH_RE2_LIBRARY}
+      INTERFACE_INCLUDE_DIRECTORIES ${MEMBENCH_RE2_INCLUDE})
+    find_package(Threads REQUIRED)
+    target_link_libraries(re2::re2 INTERFACE Threads::Threads)
+    message(STATUS "membench: RE2 ${MEMBENCH_RE2_LIBRARY}")
+  else()
+    message(STATUS "membench: RE2 not installed; fetching 2022-06-01")
+    set(RE2_BUILD_TESTING OFF CACHE BOOL "" FORCE)
+    FetchContent_Declare(re2
+      GIT_REPOSITORY https://github.com/google/re2.git
+      GIT_TAG 2022-06-01
+      GIT_SHALLOW TRUE)
+    FetchContent_MakeAvailable(re2)
+    if(NOT TARGET re2::re2)
+      add_library(re2::re2 ALIAS re2)
+    endif()
+  endif()
+endif()

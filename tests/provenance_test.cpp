@@ -2,6 +2,7 @@
 // result file says about where its numbers came from, and what --resume
 // reads after a run killed outright.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <cstdio>
 #include <filesystem>
@@ -9,6 +10,7 @@
 #include <map>
 #include <string>
 
+#include "cli/files.hpp"
 #include "cli/grammar.hpp"
 #include "run/output_file.hpp"
 #include "run/provenance.hpp"
@@ -141,15 +143,58 @@ TEST_F(OutputFile, AFolderIsNotAResumeFile) {
 }
 
 TEST_F(OutputFile, AWritableOutputLeavesNoFileBehindAndAMissingFolderIsRefused) {
-  check_writable(path("out.json"));
+  cli::check_output_file("--benchmark_out", path("out.json"));
   EXPECT_FALSE(std::filesystem::exists(path("out.json")));
   write(path("kept.json"), "old");
-  check_writable(path("kept.json"));
+  cli::check_output_file("--benchmark_out", path("kept.json"));
   std::ifstream kept(path("kept.json"));
   std::string text;
   kept >> text;
   EXPECT_EQ(text, "old");  // an existing file is not truncated
-  EXPECT_THROW(check_writable(path("no/such/folder/out.json")), cli::UsageError);
+  EXPECT_THROW(cli::check_output_file("--benchmark_out", path("no/such/folder/out.json")), cli::UsageError);
+}
+
+// A FIFO would block the opening (until a reader or writer comes), a device
+// would be renamed over at the end: both refused before anything opens them.
+TEST_F(OutputFile, SpecialFilesAreRefusedWithoutBlocking) {
+  const std::string fifo = path("fifo");
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  const auto refusal = [](auto&& call) -> std::string {
+    try {
+      call();
+    } catch (const cli::UsageError& e) { return e.what(); }
+    return "accepted";
+  };
+  EXPECT_EQ(refusal([&] { cli::check_output_file("--check_metrics", fifo); }),
+            "--check_metrics=" + fifo + ": not a regular file");
+  EXPECT_EQ(refusal([&] { cli::read_text_file("--check", fifo, 100); }), "--check=" + fifo + ": not a regular file");
+  EXPECT_EQ(refusal([&] { read_resume_source(fifo); }), "--resume=" + fifo + ": not a regular file");
+  EXPECT_EQ(refusal([&] { cli::read_text_file("--check", "/dev/zero", 100); }),
+            "--check=/dev/zero: not a regular file");
+  EXPECT_EQ(refusal([&] { cli::check_output_file("--benchmark_out", "/dev/null"); }),
+            "--benchmark_out=/dev/null: not a regular file");
+}
+
+TEST_F(OutputFile, AnInputIsReadUpToItsLimitAndMustBeText) {
+  write(path("ten.json"), "0123456789");
+  EXPECT_EQ(cli::read_text_file("--sweep", path("ten.json"), 10), "0123456789");
+  EXPECT_THROW(cli::read_text_file("--sweep", path("ten.json"), 9), cli::UsageError);
+  EXPECT_FALSE(cli::read_text_file("--sweep", path("none.json"), 9));
+  EXPECT_THROW(cli::read_required_text_file("--sweep", path("none.json"), 9), cli::UsageError);
+  write(path("nul.json"), std::string("{}\0\0", 4));
+  try {
+    cli::read_text_file("--sweep", path("nul.json"), 100);
+    ADD_FAILURE() << "a NUL byte was read as text";
+  } catch (const cli::UsageError& e) {
+    EXPECT_EQ(std::string(e.what()), "--sweep=" + path("nul.json") + ": holds a NUL byte: not a text file");
+  }
+}
+
+TEST(JsonDepth, CountsNestingOutsideStrings) {
+  EXPECT_EQ(cli::json_depth("{}"), 1u);
+  EXPECT_EQ(cli::json_depth(R"({"a": [[1], {"b": "[[[["}]})"), 3u);
+  EXPECT_EQ(cli::json_depth(R"("\"[[")"), 0u);
+  EXPECT_EQ(cli::json_depth(std::string(1000, '[')), 1000u);
 }
 
 TEST_F(OutputFile, TheEndRenamesThePartialFile) {

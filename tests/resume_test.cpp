@@ -138,6 +138,35 @@ TEST(Resume, RefusesWhatIsNotMembenchsJson) {
             "--resume=old.json: a benchmark entry without a name");
 }
 
+// Each of Google Benchmark's own fields with a value of another type is
+// refused by name (it used to escape as an exception that ended the process).
+TEST(Resume, AFieldOfTheWrongTypeIsRefusedByName) {
+  const std::vector<std::pair<std::string, nlohmann::json>> wrong = {
+      {"error_occurred", "yes"}, {"skipped", "yes"},     {"run_type", 5},       {"run_name", 5},
+      {"iterations", 1.5},       {"iterations", "4000"}, {"real_time", "1.0"},  {"time_unit", 6},
+      {"label", false},          {"repetitions", "1"},   {"cpu_time", nullptr}, {"error_message", 1}};
+  for (const auto& [key, value] : wrong) {
+    nlohmann::json entry = measured("a/manual_time", 1);
+    entry[key] = value;
+    const std::string why = refusal(file(context(), nlohmann::json::array({entry})));
+    EXPECT_EQ(
+        why.rfind("--resume=old.json: entry a/manual_time: \"" + key + "\" is " + value.dump() + ", expected ", 0), 0u)
+        << key << ": " << why;
+  }
+  nlohmann::json nameless_twice = measured("a/manual_time", 1);
+  nameless_twice["run_type"] = nlohmann::json::array();
+  EXPECT_NE(refusal(file(context(), nlohmann::json::array({measured("b/manual_time", 1), nameless_twice})))
+                .find("entry a/manual_time: \"run_type\" is [], expected a string"),
+            std::string::npos);
+  for (const char* key : {"membench_version", "membench_build", "driver_version", "gpu_uuid", "devices"}) {
+    nlohmann::json ctx = context();
+    ctx[key] = 5;
+    EXPECT_EQ(refusal(file(ctx, nlohmann::json::array())),
+              std::string("--resume=old.json: its context's ") + key + " is not a string")
+        << key;
+  }
+}
+
 // A file cut off while a case was written (the process killed mid-write):
 // every whole case before the cut is carried, the cut one measured again.
 TEST(Resume, AFileCutInsideACaseCarriesTheCasesBeforeIt) {

@@ -79,7 +79,7 @@ void apply(const Arg& a, const AxisTable& axes, Options& o, std::map<std::string
     return *a.value;
   };
   if (name == "help") {
-    o.help = true;
+    o.help = !a.value || parse_bool(name, *a.value);
   } else if (name == "l2_flush") {  // the old spelling of --l2=cold
     o.measure.l2 = !a.value || parse_bool(name, *a.value) ? engine::L2::cold : engine::L2::warm;
   } else if (const auto* option = measure_option(name)) {

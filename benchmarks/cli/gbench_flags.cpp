@@ -11,29 +11,54 @@ namespace membench::cli {
 
 namespace {
 
-enum class Kind { boolean, integer, number, text, nonempty, regex, duration, format, color, unit, context };
+enum class Kind { boolean, integer, number, nonempty, regex, duration, format, color, unit, context, host_counters };
+
+struct FlagKind {
+  const char* name;
+  Kind kind;
+};
+
+// A constant table: take_benchmark_variables reads it before any initialiser has run.
+constexpr FlagKind kBenchmarkFlags[] = {
+    {"benchmark_list_tests", Kind::boolean},
+    {"benchmark_filter", Kind::regex},
+    {"benchmark_min_time", Kind::duration},
+    {"benchmark_min_warmup_time", Kind::number},
+    {"benchmark_repetitions", Kind::integer},
+    {"benchmark_enable_random_interleaving", Kind::boolean},
+    {"benchmark_report_aggregates_only", Kind::boolean},
+    {"benchmark_display_aggregates_only", Kind::boolean},
+    {"benchmark_format", Kind::format},
+    {"benchmark_out_format", Kind::format},
+    {"benchmark_out", Kind::nonempty},
+    {"benchmark_color", Kind::color},
+    {"benchmark_counters_tabular", Kind::boolean},
+    {"benchmark_perf_counters", Kind::host_counters},
+    {"benchmark_context", Kind::context},
+    {"benchmark_time_unit", Kind::unit},
+    {"v", Kind::integer},
+};
+constexpr std::size_t kFlagCount = sizeof kBenchmarkFlags / sizeof kBenchmarkFlags[0];
 
 const std::map<std::string, Kind>& benchmark_flags() {
-  static const std::map<std::string, Kind> flags = {
-      {"benchmark_list_tests", Kind::boolean},
-      {"benchmark_filter", Kind::regex},
-      {"benchmark_min_time", Kind::duration},
-      {"benchmark_min_warmup_time", Kind::number},
-      {"benchmark_repetitions", Kind::integer},
-      {"benchmark_enable_random_interleaving", Kind::boolean},
-      {"benchmark_report_aggregates_only", Kind::boolean},
-      {"benchmark_display_aggregates_only", Kind::boolean},
-      {"benchmark_format", Kind::format},
-      {"benchmark_out_format", Kind::format},
-      {"benchmark_out", Kind::nonempty},
-      {"benchmark_color", Kind::color},
-      {"benchmark_counters_tabular", Kind::boolean},
-      {"benchmark_perf_counters", Kind::text},
-      {"benchmark_context", Kind::context},
-      {"benchmark_time_unit", Kind::unit},
-      {"v", Kind::integer},
-  };
+  static const std::map<std::string, Kind> flags = [] {
+    std::map<std::string, Kind> m;
+    for (const FlagKind& f : kBenchmarkFlags) m.emplace(f.name, f.kind);
+    return m;
+  }();
   return flags;
+}
+
+// The variables taken out of the environment ("NAME=value", the process's
+// own strings), one per flag at most.
+const char* g_taken[kFlagCount] = {};
+
+// Does "NAME=value" name flag f's variable (its name in capitals)? No allocation.
+const char* value_if_variable(const char* entry, const FlagKind& f) {
+  std::size_t i = 0;
+  for (; f.name[i] != '\0'; ++i)
+    if (entry[i] != static_cast<char>(std::toupper(static_cast<unsigned char>(f.name[i])))) return nullptr;
+  return entry[i] == '=' ? entry + i + 1 : nullptr;
 }
 
 // --benchmark_min_time: seconds as X or Xs on every version, or Nx iterations
@@ -88,8 +113,15 @@ std::string check_flag(const std::string& name, Kind kind, const std::optional<s
         if (pair.find('=') == std::string::npos || pair.front() == '=')
           refuse(name, v, "expects KEY=VALUE[,KEY=VALUE...]");
       return v;
-    default: return v;
+    case Kind::boolean: break;  // answered above
+    case Kind::host_counters:
+      // Google Benchmark would read them around each case's host thread,
+      // which only waits on the GPU; a name it does not know it drops with a
+      // warning.
+      if (!v.empty()) refuse(name, v, "membench times the GPU; host CPU counters around its launches are not measured");
+      return v;
   }
+  return v;
 }
 
 }  // namespace
@@ -116,6 +148,29 @@ std::vector<std::string> environment_flags(const Environment& env) {
     flags.push_back("--" + name + "=" + *value);
   }
   return flags;
+}
+
+void take_benchmark_variables(char** environment) {
+  if (environment == nullptr) return;
+  char** kept = environment;
+  for (char** e = environment; *e != nullptr; ++e) {
+    bool taken = false;
+    for (std::size_t f = 0; f < kFlagCount && !taken; ++f)
+      if (value_if_variable(*e, kBenchmarkFlags[f]) != nullptr && g_taken[f] == nullptr) {
+        g_taken[f] = *e;
+        taken = true;
+      }
+    if (!taken) *kept++ = *e;
+  }
+  *kept = nullptr;
+}
+
+std::optional<std::string> taken_benchmark_variable(const std::string& name) {
+  for (std::size_t f = 0; f < kFlagCount; ++f)
+    if (g_taken[f] != nullptr)
+      if (const char* value = value_if_variable((name + "=").c_str(), kBenchmarkFlags[f]); value != nullptr)
+        return std::string(g_taken[f] + name.size() + 1);
+  return std::nullopt;
 }
 
 std::string default_min_time() { return normalize_min_time("0.000001"); }

@@ -24,6 +24,17 @@ std::string check_benchmark_flag(const std::string& name, const std::optional<st
 // line's, which still win.
 std::vector<std::string> environment_flags(const Environment& env);
 
+// Google Benchmark reads those variables while its library initialises,
+// before main, and prints a warning of its own for a value it cannot parse,
+// before membench's one line. Called before any library's initialiser (an
+// entry of the executable's .preinit_array), this takes them out of
+// `environment` (the process's environ, changed in place, nothing
+// allocated), so that Google Benchmark sees only the flags made of them;
+// process_environment() still reads them.
+void take_benchmark_variables(char** environment);
+// NAME's value where take_benchmark_variables took it.
+std::optional<std::string> taken_benchmark_variable(const std::string& name);
+
 // --benchmark_min_time when none is given: Google Benchmark is satisfied by
 // the first measurement, and the suite's own stopping rule decides.
 std::string default_min_time();

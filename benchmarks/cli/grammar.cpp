@@ -52,13 +52,19 @@ std::int64_t parse_value_text(const std::string& s, const std::string& flag, con
   if (s.empty()) refuse(flag, text, "empty value");
   const auto caret = s.find('^');
   if (caret != std::string::npos) {
-    const std::int64_t base = parse_integer(s.substr(0, caret), flag, text, s);
+    // A sign stands for the whole power: -2^20 is -(2^20), as written.
+    const bool negative = s[0] == '-';
+    const std::size_t digits = s[0] == '-' || s[0] == '+' ? 1 : 0;
+    const std::string base_text = s.substr(digits, caret - digits);
+    if (!base_text.empty() && (base_text[0] == '-' || base_text[0] == '+'))
+      refuse(flag, text, "'" + s + "' is not a number");
+    const std::int64_t base = parse_integer(base_text, flag, text, s);
     const std::int64_t exponent = parse_integer(s.substr(caret + 1), flag, text, s);
     if (exponent < 0) refuse(flag, text, "negative exponent in '" + s + "'");
     if (exponent > 63) refuse(flag, text, "exponent in '" + s + "' is too large (at most 63)");
     std::int64_t value = 1;
     for (std::int64_t k = 0; k < exponent; ++k) value = checked_mul(value, base, flag, text);
-    return value;
+    return negative ? -value : value;
   }
   std::int64_t scale = 1;
   std::string digits = s;
@@ -205,12 +211,36 @@ bool parse_bool(const std::string& flag, const std::string& text) {
   refuse(flag, text, "expects true or false");
 }
 
+// A decimal number as a person writes one: [+-]digits[.digits][e[+-]digits]
+// (or .digits); no space, hexadecimal, inf or nan, which strtod would take.
+bool is_decimal(const std::string& t) {
+  std::size_t i = 0;
+  const auto digits = [&] {
+    const std::size_t from = i;
+    while (i < t.size() && std::isdigit(static_cast<unsigned char>(t[i]))) ++i;
+    return i - from;
+  };
+  if (i < t.size() && (t[i] == '+' || t[i] == '-')) ++i;
+  std::size_t mantissa = digits();
+  if (i < t.size() && t[i] == '.') {
+    ++i;
+    mantissa += digits();
+  }
+  if (mantissa == 0) return false;
+  if (i < t.size() && (t[i] == 'e' || t[i] == 'E')) {
+    ++i;
+    if (i < t.size() && (t[i] == '+' || t[i] == '-')) ++i;
+    if (digits() == 0) return false;
+  }
+  return i == t.size();
+}
+
 double parse_number(const std::string& flag, const std::string& text, double min, double max) {
   std::size_t used = 0;
   double v = 0;
-  try {
-    v = std::stod(text, &used);
-  } catch (const std::exception&) { used = 0; }
+  if (is_decimal(text)) try {
+      v = std::stod(text, &used);
+    } catch (const std::exception&) { used = 0; }
   if (text.empty() || used != text.size() || !std::isfinite(v)) refuse(flag, text, "'" + text + "' is not a number");
   if (v < min || v > max) {
     std::ostringstream os;

@@ -3,12 +3,14 @@
 #include <cerrno>
 #include <cstdlib>
 
+#include "cli/gbench_flags.hpp"
 #include "cli/grammar.hpp"
 
 namespace membench::cli {
 
 Environment process_environment() {
   return [](const std::string& name) -> std::optional<std::string> {
+    if (auto taken = taken_benchmark_variable(name)) return taken;
     const char* v = std::getenv(name.c_str());
     if (v == nullptr) return std::nullopt;
     return std::string(v);

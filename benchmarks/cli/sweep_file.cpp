@@ -1,12 +1,10 @@
 #include "cli/sweep_file.hpp"
 
-#include <algorithm>
 #include <cstdint>
-#include <filesystem>
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
-#include <sstream>
+
+#include "cli/files.hpp"
 
 namespace membench::cli {
 
@@ -32,52 +30,14 @@ std::string as_flag_text(const std::string& key, const nlohmann::json& value, bo
          is_axis ? "expects a LIST string, an integer or an array" : "expects a string, a number or true/false");
 }
 
-std::string read_sweep_file(const std::string& path) {
-  std::error_code ec;
-  if (!std::filesystem::exists(path, ec)) throw UsageError("--sweep=" + path + ": no such file");
-  if (!std::filesystem::is_regular_file(path, ec)) throw UsageError("--sweep=" + path + ": not a regular file");
-  // A sweep is a few lines; reading a huge file would cost memory and time before refusing it.
-  constexpr std::uintmax_t kMaxSweepBytes = 1 << 20;
-  if (const std::uintmax_t size = std::filesystem::file_size(path, ec); !ec && size > kMaxSweepBytes)
-    throw UsageError("--sweep=" + path + ": " + std::to_string(size) + " bytes; a sweep file is at most " +
-                     std::to_string(kMaxSweepBytes) + " bytes");
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  if (!in || !(text << in.rdbuf())) throw UsageError("--sweep=" + path + ": cannot read the file");
-  return text.str();
-}
-
-// How deeply arrays and objects nest in JSON text (strings skipped), so a
-// pathological file is refused before a parser recurses through it.
-std::size_t json_depth(const std::string& text) {
-  std::size_t depth = 0, deepest = 0;
-  bool in_string = false, escaped = false;
-  for (char c : text) {
-    if (in_string) {
-      if (escaped)
-        escaped = false;
-      else if (c == '\\')
-        escaped = true;
-      else if (c == '"')
-        in_string = false;
-    } else if (c == '"') {
-      in_string = true;
-    } else if (c == '[' || c == '{') {
-      deepest = std::max(deepest, ++depth);
-    } else if ((c == ']' || c == '}') && depth > 0) {
-      --depth;
-    }
-  }
-  return deepest;
-}
-
 constexpr std::size_t kMaxSweepDepth = 8;
 
 }  // namespace
 
 std::vector<Arg> sweep_file_args(const std::string& path, const AxisTable& axes) {
   const std::string origin = "--sweep=" + path + ": ";
-  const std::string text = read_sweep_file(path);
+  // A sweep is a few lines; a huge file would cost memory and time before it is refused.
+  const std::string text = read_required_text_file("--sweep", path, std::uintmax_t{1} << 20);
   if (json_depth(text) > kMaxSweepDepth)
     throw UsageError(origin + "nested more than " + std::to_string(kMaxSweepDepth) +
                      " deep (a sweep file is an object of flag: value)");

@@ -12,7 +12,7 @@
 #pragma once
 
 #include <cstdint>
-#include <regex>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -30,6 +30,10 @@ namespace benchmark {
 class State;
 }
 
+namespace re2 {
+class RE2;
+}
+
 namespace membench::gbench {
 
 // The linked version: major * 10000 + minor * 100.
@@ -38,9 +42,13 @@ inline constexpr int kVersion = MEMBENCH_GBENCH_VERSION;
 // The name Google Benchmark gives a case.
 std::string benchmark_name(const cases::CaseId& id);
 
-// --benchmark_filter as Google Benchmark applies it: an extended regular
-// expression searched in the name, negated by a leading '-'; "" and "all"
-// match everything.
+// --benchmark_filter: a regular expression (RE2's syntax, which takes the
+// extended POSIX expressions Google Benchmark takes) searched in the name,
+// negated by a leading '-'; "" and "all" match everything. RE2 matches in
+// time linear in the name whatever the pattern, and compiles within a
+// memory bound, so no filter can hang the run or exhaust memory. Google
+// Benchmark is handed the selected cases alone, never the pattern: its own
+// engine backtracks.
 class Filter {
  public:
   struct Invalid : std::runtime_error {
@@ -51,7 +59,7 @@ class Filter {
 
  private:
   bool negative_ = false;
-  std::regex re_;
+  std::shared_ptr<const re2::RE2> re_;
 };
 
 // Hands Google Benchmark its flags (argv[0] first); false when it does not
@@ -59,8 +67,8 @@ class Filter {
 bool initialize(std::vector<std::string> args);
 // The filter in force (flag or environment).
 std::string filter();
-// Registers every case; they run in this order.
-void register_cases(const std::vector<cases::CaseSpec>& cases);
+// Registers the selected cases; they run in this order.
+void register_cases(const std::vector<const cases::CaseSpec*>& cases);
 // The cases the filter selects.
 std::vector<const cases::CaseSpec*> selected(const std::vector<cases::CaseSpec>& cases, const Filter& filter);
 // --list_cases=json: for each case its name (as Google Benchmark writes it),

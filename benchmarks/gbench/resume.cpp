@@ -1,6 +1,7 @@
 #include "gbench/resume.hpp"
 
 #include <cmath>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <set>
 
@@ -30,6 +31,66 @@ const std::set<std::string>& standard_keys() {
                                              "aggregate_name",
                                              "aggregate_unit"};
   return keys;
+}
+
+// The type Google Benchmark writes each of its own keys with.
+enum class Type { string, boolean, integer, number };
+
+const std::map<std::string, Type>& standard_types() {
+  static const std::map<std::string, Type> types = {{"name", Type::string},
+                                                    {"run_name", Type::string},
+                                                    {"run_type", Type::string},
+                                                    {"time_unit", Type::string},
+                                                    {"label", Type::string},
+                                                    {"error_message", Type::string},
+                                                    {"skip_message", Type::string},
+                                                    {"aggregate_name", Type::string},
+                                                    {"aggregate_unit", Type::string},
+                                                    {"error_occurred", Type::boolean},
+                                                    {"skipped", Type::boolean},
+                                                    {"iterations", Type::integer},
+                                                    {"repetitions", Type::integer},
+                                                    {"repetition_index", Type::integer},
+                                                    {"threads", Type::integer},
+                                                    {"family_index", Type::integer},
+                                                    {"per_family_instance_index", Type::integer},
+                                                    {"real_time", Type::number},
+                                                    {"cpu_time", Type::number}};
+  return types;
+}
+
+bool has_type(const nlohmann::json& value, Type type) {
+  switch (type) {
+    case Type::string: return value.is_string();
+    case Type::boolean: return value.is_boolean();
+    case Type::integer: return value.is_number_integer();
+    case Type::number: return value.is_number();
+  }
+  return false;
+}
+
+const char* type_name(Type type) {
+  switch (type) {
+    case Type::string: return "a string";
+    case Type::boolean: return "true or false";
+    case Type::integer: return "an integer";
+    case Type::number: return "a number";
+  }
+  return "?";
+}
+
+// Throws unless each of Google Benchmark's keys in `entry` (case `index`) has
+// the type it writes: a file edited or made by hand is refused with the
+// field, never read as something else.
+void check_entry_types(const std::string& origin, const nlohmann::json& entry, std::size_t index) {
+  for (const auto& [key, type] : standard_types()) {
+    const auto it = entry.find(key);
+    if (it == entry.end() || has_type(*it, type)) continue;
+    const std::string name = entry.contains("name") && entry["name"].is_string() ? entry["name"].get<std::string>()
+                                                                                 : "#" + std::to_string(index + 1);
+    throw ResumeError(origin + "entry " + name + ": \"" + key + "\" is " + it->dump().substr(0, 40) + ", expected " +
+                      type_name(type));
+  }
 }
 
 std::string context_text(const nlohmann::json& context, const std::string& key) {
@@ -99,14 +160,20 @@ ResumeFile read_resume(const std::string& path, const std::string& text, int rep
     throw ResumeError(origin + "not membench's JSON (no 'context' and 'benchmarks')");
   if (!doc["context"].contains("membench_version"))
     throw ResumeError(origin + "not a membench result (its context has no membench_version)");
+  for (const char* key :
+       {"membench_version", "membench_build", "driver_version", "cuda_driver_version", "gpu_uuid", "devices"})
+    if (doc["context"].contains(key) && !doc["context"][key].is_string())
+      throw ResumeError(origin + "its context's " + key + " is not a string");
   file.context = doc["context"];
 
   std::map<std::string, std::vector<CarriedRun>> runs;
   std::set<std::string> broken;
   std::vector<std::string> order;
-  for (const auto& entry : doc["benchmarks"]) {
+  for (std::size_t index = 0; index < doc["benchmarks"].size(); ++index) {
+    const nlohmann::json& entry = doc["benchmarks"][index];
     if (!entry.is_object() || !entry.contains("name") || !entry["name"].is_string())
       throw ResumeError(origin + "a benchmark entry without a name");
+    check_entry_types(origin, entry, index);
     if (entry.value("run_type", std::string("iteration")) != "iteration") continue;  // aggregates are recomputed
     const std::string name = entry.value("run_name", entry["name"].get<std::string>());
     if (runs.find(name) == runs.end() && broken.count(name) == 0) order.push_back(name);

@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "cases/family.hpp"
+#include "cli/files.hpp"
 #include "cli/grammar.hpp"
 #include "engine/health.hpp"
 #include "gbench/adapter.hpp"
@@ -18,6 +19,10 @@
 namespace membench::run {
 
 namespace {
+
+constexpr std::uintmax_t kMaxReferenceBytes = std::uintmax_t{16} << 20;
+constexpr std::uintmax_t kMaxResultBytes = std::uintmax_t{256} << 20;
+constexpr std::size_t kMaxJsonDepth = 64;  // a result file nests 5 deep
 
 std::optional<double> counter(const cases::Outcome& o, const std::string& name) {
   for (const auto& [key, value] : o.counters)
@@ -50,12 +55,12 @@ Observed observed(const std::vector<cases::Outcome>& outcomes, const std::string
 }  // namespace
 
 Reference read_reference_file(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw cli::UsageError("--check=" + path + ": cannot be read");
-  std::stringstream text;
-  text << in.rdbuf();
+  const std::string text = cli::read_required_text_file("--check", path, kMaxReferenceBytes);
+  if (cli::json_depth(text) > kMaxJsonDepth)
+    throw cli::UsageError("--check=" + path + ": not a membench reference: nested more than " +
+                          std::to_string(kMaxJsonDepth) + " deep");
   try {
-    return parse_reference(text.str(), path);
+    return parse_reference(text, path);
   } catch (const std::invalid_argument& e) {
     throw cli::UsageError("--check=" + path + ": not a membench reference: " + e.what());
   }
@@ -165,13 +170,15 @@ void add_entry(const nlohmann::json& e, const std::string& metric, Observed& o) 
 
 int judge_recorded(const std::string& path, const std::vector<Reference>& references, const std::string& metrics_file,
                    std::ostream& out) {
-  std::ifstream in(path);
-  if (!in) throw cli::UsageError("--judge=" + path + ": cannot be read");
+  const std::string text = cli::read_required_text_file("--judge", path, kMaxResultBytes);
+  if (cli::json_depth(text) > kMaxJsonDepth)
+    throw cli::UsageError("--judge=" + path + ": not a membench result file (nested more than " +
+                          std::to_string(kMaxJsonDepth) + " deep)");
   std::vector<DeviceInfo> devices;
   std::map<std::pair<int, std::string>, Observed> observed;
   std::string host;
   try {
-    const nlohmann::json doc = nlohmann::json::parse(in);
+    const nlohmann::json doc = nlohmann::json::parse(text);
     const nlohmann::json& context = doc.at("context");
     if (!context.contains("membench_version")) throw std::invalid_argument("its context has no membench_version");
     devices = recorded_devices(context);

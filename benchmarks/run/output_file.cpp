@@ -1,38 +1,21 @@
 #include "run/output_file.hpp"
 
+#include <cstdint>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
-#include <sstream>
 
-#include "cli/grammar.hpp"
+#include "cli/files.hpp"
 
 namespace membench::run {
 
 namespace {
 
-std::optional<std::string> read_text(const std::string& path) {
-  std::error_code ec;
-  if (!std::filesystem::exists(path, ec)) return std::nullopt;
-  if (!std::filesystem::is_regular_file(path, ec)) throw cli::UsageError("--resume=" + path + ": not a regular file");
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  if (!in || !(text << in.rdbuf())) throw cli::UsageError("--resume=" + path + ": cannot read the file");
-  return text.str();
-}
+// A result file of many cases and repetitions is a few MiB; far more is not one.
+constexpr std::uintmax_t kMaxResultBytes = std::uintmax_t{256} << 20;
 
 }  // namespace
 
 std::string partial_path(const std::string& output) { return output + ".partial"; }
-
-void check_writable(const std::string& path) {
-  std::error_code ec;
-  const bool existed = std::filesystem::exists(path, ec);
-  std::ofstream probe(path, std::ios::app);
-  if (!probe) throw cli::UsageError("--benchmark_out=" + path + ": cannot write the file (does its folder exist?)");
-  probe.close();
-  if (!existed) std::filesystem::remove(path, ec);
-}
 
 void finish_output(const std::string& path) {
   std::error_code ec;
@@ -44,7 +27,7 @@ void finish_output(const std::string& path) {
 
 std::optional<ResumeSource> read_resume_source(const std::string& resume_file) {
   for (const std::string& path : {resume_file, partial_path(resume_file)})
-    if (auto text = read_text(path)) return ResumeSource{path, std::move(*text)};
+    if (auto text = cli::read_text_file("--resume", path, kMaxResultBytes)) return ResumeSource{path, std::move(*text)};
   return std::nullopt;
 }
 

@@ -12,11 +12,6 @@ namespace membench::run {
 
 std::string partial_path(const std::string& output);
 
-// Google Benchmark opens --benchmark_out only when the run starts, and a
-// folder that does not exist then ends the run with status 1: tried now
-// (cli::UsageError where it cannot be written). Leaves no file behind.
-void check_writable(const std::string& path);
-
 // FILE.partial renamed to FILE; a warning on stderr where it cannot be.
 void finish_output(const std::string& path);
 
