@@ -25,6 +25,7 @@
 #include "engine/session.hpp"
 #include "engine/stop.hpp"
 #include "gbench/adapter.hpp"
+#include "gbench/result_file.hpp"
 #include "gbench/resume.hpp"
 #include "membench/platform/cuda.hpp"
 #include "membench/platform/device_info.hpp"
@@ -190,6 +191,13 @@ int main(int argc, char** argv) {
     if (out_flag && (options.list_only || options.list_cases)) continue;  // a listing writes no file
     args.push_back(
         arg.rfind("--benchmark_out=", 0) == 0 ? "--benchmark_out=" + mb::run::partial_path(options.output_file) : arg);
+  }
+  if (options.version) {
+    std::cout << "membench " << MEMBENCH_VERSION << " (build " << mb::run::build_id() << ", result schema "
+              << mb::gbench::kSchemaVersion << ", Google Benchmark " << mb::gbench::kVersion / 10000 << '.'
+              << mb::gbench::kVersion / 100 % 100 << ", CUDA runtime " << mb::cuda_version_string(CUDART_VERSION)
+              << ")\n";
+    return 0;
   }
   if (options.help) {
     std::cout << mb::cli::usage(axes);

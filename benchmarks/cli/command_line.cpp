@@ -80,6 +80,8 @@ void apply(const Arg& a, const AxisTable& axes, Options& o, std::map<std::string
   };
   if (name == "help") {
     o.help = !a.value || parse_bool(name, *a.value);
+  } else if (name == "version") {
+    o.version = !a.value || parse_bool(name, *a.value);
   } else if (name == "l2_flush") {  // the old spelling of --l2=cold
     o.measure.l2 = !a.value || parse_bool(name, *a.value) ? engine::L2::cold : engine::L2::warm;
   } else if (const auto* option = measure_option(name)) {
@@ -251,7 +253,8 @@ std::string usage(const AxisTable& axes) {
      << "  --check_metrics=FILE     with --check: the verdicts in Prometheus' text format, FILE replaced\n"
      << "                           whole (for a node exporter's textfile collector)\n"
      << "  --judge=RUN.json         with --check: judge a run recorded earlier (default runs hold the\n"
-     << "                           check's cases) instead of measuring; no GPU needed\n\n"
+     << "                           check's cases) instead of measuring; no GPU needed\n"
+     << "  --version                the version, the build, the result file's schema and the libraries\n\n"
      << "Exit status: 0 every selected case ran and verified (cases this GPU cannot run are skipped\n"
      << "with their reason); 1 at least one case failed (wrong result, CUDA error), an uncorrected\n"
      << "ECC error, or --exclusive saw another process; 2 usage: a bad flag or value, an unreadable\n"

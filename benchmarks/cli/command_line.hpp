@@ -35,6 +35,7 @@ struct Options {
   std::string check_metrics;           // --check_metrics=FILE: the verdicts in Prometheus' text format
   std::string judge_file;              // --judge=RUN.json: judge a recorded run instead of measuring
   bool help = false;
+  bool version = false;
   bool list_only = false;                // --benchmark_list_tests
   bool list_cases = false;               // --list_cases=json
   bool min_time_given = false;           // --benchmark_min_time: Google Benchmark's own iteration rule applies too
