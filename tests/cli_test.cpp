@@ -588,7 +588,27 @@ TEST(EnvironmentFlags, GoogleBenchmarksVariablesAreCheckedAndHandedOnAsFlags) {
     EXPECT_STREQ(e.what(), "environment BENCHMARK_REPETITIONS=abc (as --benchmark_repetitions): 'abc' is not a number");
   }
   EXPECT_THROW(environment_flags(env({{"BENCHMARK_FORMAT", "xml"}})), UsageError);
-  EXPECT_THROW(environment_flags(env({{"BENCHMARK_FILTER", "(.*)*"}})), UsageError);
+  EXPECT_THROW(environment_flags(env({{"BENCHMARK_FILTER", "a(b"}})), UsageError);
+  EXPECT_EQ(environment_flags(env({{"BENCHMARK_FILTER", "(.*)*"}})),
+            (std::vector<std::string>{"--benchmark_filter=(.*)*"}));  // linear in RE2: taken
+}
+
+// What the process's environment held of Google Benchmark's variables is
+// taken out before its library reads it, and still read as ours.
+TEST(EnvironmentFlags, TheVariablesAreTakenOutOfTheEnvironmentAndStillRead) {
+  std::string filter = "BENCHMARK_FILTER=^global/", other = "PATH=/bin", v = "V=2", twice = "BENCHMARK_FILTER=later";
+  std::string lower = "benchmark_filter=x", prefix = "BENCHMARK_FILTERS=y";
+  char* environment[] = {filter.data(), other.data(), v.data(), twice.data(), lower.data(), prefix.data(), nullptr};
+  take_benchmark_variables(environment);
+  EXPECT_STREQ(environment[0], "PATH=/bin");
+  EXPECT_STREQ(environment[1], "benchmark_filter=x");
+  EXPECT_STREQ(environment[2], "BENCHMARK_FILTERS=y");
+  EXPECT_EQ(environment[3], nullptr);  // a name given twice: both go, the first is read
+  EXPECT_EQ(taken_benchmark_variable("BENCHMARK_FILTER"), "^global/");
+  EXPECT_EQ(taken_benchmark_variable("V"), "2");
+  EXPECT_FALSE(taken_benchmark_variable("BENCHMARK_OUT"));
+  EXPECT_FALSE(taken_benchmark_variable("PATH"));
+  take_benchmark_variables(nullptr);
 }
 
 }  // namespace

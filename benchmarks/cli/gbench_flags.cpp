@@ -156,8 +156,8 @@ void take_benchmark_variables(char** environment) {
   for (char** e = environment; *e != nullptr; ++e) {
     bool taken = false;
     for (std::size_t f = 0; f < kFlagCount && !taken; ++f)
-      if (value_if_variable(*e, kBenchmarkFlags[f]) != nullptr && g_taken[f] == nullptr) {
-        g_taken[f] = *e;
+      if (value_if_variable(*e, kBenchmarkFlags[f]) != nullptr) {
+        if (g_taken[f] == nullptr) g_taken[f] = *e;  // the first, as getenv reads it; every one goes
         taken = true;
       }
     if (!taken) *kept++ = *e;
