@@ -60,12 +60,8 @@ void expect_every_case_verifies(const std::string& selection, bool beside_load) 
     if (c.value("contended", 0.0) == 1.0) ++contended;
   }
   EXPECT_GT(measured, 0u);
-  if (beside_load && sees_others) {
-    EXPECT_EQ(contended, measured) << "cases measured beside the load, unmarked";
-  }
-  if (!beside_load) {
-    EXPECT_EQ(contended, 0u) << "a case marked contended with no load running";
-  }
+  if (beside_load && sees_others) { EXPECT_EQ(contended, measured) << "cases measured beside the load, unmarked"; }
+  if (!beside_load) { EXPECT_EQ(contended, 0u) << "a case marked contended with no load running"; }
   std::remove(out.c_str());
 }
 
