@@ -22,15 +22,14 @@ hardware clock event slowed it (clock_event), batches were dropped for a low
 clock (throttled_batches), or, where too few repetitions allow the
 Mann-Whitney test, its noise_pct is at or above --threshold (a change the
 size of the noise cannot be judged; where the test runs, it judges the
-repetitions' spread itself). A baseline recorded on a bad day would
-otherwise lower the bar for good. A case the host paces (its
-host_paced counter: pageable copies, small copies' round trips, page faults)
-is noisy on a quiet GPU: it is not distrusted, but judged only where the
-repetitions allow the Mann-Whitney test (its spread from run to run is the
-host's, which only repetitions measure), and a change counts only beyond
-three times its noise (or --threshold, if larger); with fewer it is listed,
-not judged. A clock event of the power limiter alone that dropped no batch
-is the case's own power draw, and is judged as usual.
+repetitions' spread itself); or the run was killed before its end. A
+baseline recorded on a bad day would otherwise lower the bar for good.
+These are the doubts every script shares (results.Case.doubts). A case the
+host paces (its host_paced counter: pageable copies, small copies' round
+trips, page faults) is doubted alike, and where it is trusted a change
+counts only beyond three times its noise (or --threshold, if larger). A
+clock event of the power limiter alone that dropped no batch is the case's
+own power draw, and is judged as usual.
 
 Exit status: 1 when a case regresses, fails in the contender, is missing or
 skipped there (unless --ignore-missing), or is untrusted (unless
@@ -146,8 +145,9 @@ def compare(baseline: dict, contender: dict, metric: str, threshold: float, alph
 def judge_case(
     name: str, base: mr.Case, cont: mr.Case, metric: str, better: str, threshold: float, alpha: float
 ) -> Row:
-    """A case measured on both sides: judged, or untrusted with every reason. A host-paced
-    case is judged against its own noise (Case.gate_threshold), not as untrusted."""
+    """A case measured on both sides: judged, or untrusted with every reason (Case.doubts, the
+    trust rule every consumer shares). A host-paced case is judged against its own noise:
+    Case.gate_threshold widens the change it must show."""
     # Where the repetitions allow the Mann-Whitney test, it judges their spread, within-run noise included:
     # noise is then no doubt. With fewer, noise at or above the threshold is.
     testable = testable_sizes(len(base.values(metric)), len(cont.values(metric)), alpha)
@@ -162,28 +162,12 @@ def judge_case(
     if doubts:
         change = (c - b) / b * 100.0 if b and c is not None else None
         return Row(name, b, c, change, None, "UNTRUSTED: " + "; ".join(doubts), untrusted=True)
-    if (base.host_paced or cont.host_paced) and not testable:
-        # Its spread from run to run is the host's, and only repetitions measure it.
-        return Row(
-            name,
-            b,
-            c,
-            (c - b) / b * 100.0 if b and c is not None else None,
-            None,
-            f"not judged: host-paced, {len(base.values(metric))} against {len(cont.values(metric))} "
-            "repetitions (5 or more judge it)",
-            tested=False,
-        )
     gate = base.gate_threshold(cont, threshold)
     row = judge(base.values(metric), cont.values(metric), better, gate, alpha)
     row.name = name
     if gate > threshold:
         row.verdict += f" (host-paced: {gate:.3g}% needed)"
     return row
-
-
-def not_judged(row: Row) -> bool:
-    return row.verdict.startswith("not judged")
 
 
 def _fmt(x: float | None, spec: str) -> str:
@@ -203,14 +187,12 @@ def render(rows: list[Row], metric: str, alpha: float, unit: str | None = None) 
     ]
     for r in rows:
         p_value = _fmt(r.p_value, ".3g") if r.tested else "untestable"
-        verdict = r.verdict + (
-            "" if r.tested or r.change_pct is None or r.untrusted or not_judged(r) else " (threshold only)"
-        )
+        verdict = r.verdict + ("" if r.tested or r.change_pct is None or r.untrusted else " (threshold only)")
         lines.append(
             f"| {r.name} | {value(r.baseline)} | {value(r.contender)} | "
             f"{_fmt(r.change_pct, '+.2f')} | {p_value if r.change_pct is not None else ''} | {verdict} |"
         )
-    untested = [r for r in rows if not r.tested and r.change_pct is not None and not r.untrusted and not not_judged(r)]
+    untested = [r for r in rows if not r.tested and r.change_pct is not None and not r.untrusted]
     if untested:
         lines.append("")
         lines.append(

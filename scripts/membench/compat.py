@@ -66,6 +66,24 @@ def old_meaning(name: str) -> tuple[str, str, str]:
     return ("", "neither", "configuration")
 
 
+# The cases the host paces (pageable staging, a small copy's round trip,
+# page faults), for files written before the binary marked them
+# (host_paced): by family, the variants that were, or all but those named.
+OLD_HOST_PACED = {
+    "transfer": "all",
+    "managed": ("all but", "resident"),
+    "node": ("all but", "all_to_all_ce", "all_to_all_sm"),
+}
+
+
+def old_host_paced(family: str, variant: str) -> bool:
+    """Whether a case of a file without the host_paced counter was paced by the host."""
+    rule = OLD_HOST_PACED.get(family)
+    if rule is None:
+        return False
+    return rule == "all" or variant not in rule[1:]
+
+
 # Axes renamed when case names became data, by family: files written before then
 # (a baseline, a fleet's history) are read under today's names, so they still gate.
 RENAMED_AXES = {"layout": {"n": "structs"}, "shared": {"n": "side"}, "stream": {"n": "elements"}}

@@ -22,7 +22,10 @@ that ran the case, a column the GPU it reached.
 A GPU's value is no evidence, and is left out of the median with an
 UNTRUSTED verdict naming the reason, when another process held the GPU
 (contended), a power, thermal or hardware clock event slowed it, batches
-were dropped for a low clock, or its noise_pct is at or above --threshold.
+were dropped for a low clock, its noise_pct is at or above --threshold, or
+its run was killed before the end: the doubts every script shares
+(results.Case.doubts). A host-paced case (pageable copies, page faults) is
+flagged only beyond three times its own noise, as compare.py judges it.
 
 Exit status: 0 when every GPU is within the threshold, 1 when any is
 flagged or any value is untrusted (unless --allow-untrusted), 2 when an
@@ -90,6 +93,7 @@ class Entry:
     problem: str = ""  # why there is no value
     skipped: bool = False
     doubts: list[str] | None = None  # why the value is no evidence
+    gate: float = 0.0  # the change (percent) it must show to be flagged, where wider than --threshold (host-paced)
 
 
 def collect(paths: list[str], metric: str, threshold: float) -> tuple[dict[str, list[Entry]], str]:
@@ -121,7 +125,9 @@ def collect(paths: list[str], metric: str, threshold: float) -> tuple[dict[str, 
                     Entry(gpu, None, case.error or f"skipped: {case.skipped}", skipped=case.skipped is not None)
                 )
             elif (value := case.median(metric)) is not None:  # cases without the metric are not compared
-                table[untagged(case.name)].append(Entry(gpu, value, doubts=case.doubts(threshold)))
+                table[untagged(case.name)].append(
+                    Entry(gpu, value, doubts=case.doubts(threshold), gate=case.gate_threshold(case, threshold))
+                )
     return table, mr.require_direction(docs, metric)
 
 
@@ -180,7 +186,7 @@ def judge(
                     continue
                 ratio = e.value / median if median else float("nan")
                 worse = (ratio - 1) * 100 if lower_better else (1 - ratio) * 100
-                bad = worse > threshold
+                bad = worse > max(threshold, e.gate)
                 if bad:
                     flagged.add(e.gpu)
                 lines.append(f"| {e.gpu} | {e.value:.6g} | {ratio:.3f} | {'FLAGGED' if bad else 'ok'} |")

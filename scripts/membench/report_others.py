@@ -14,7 +14,7 @@ from membench.report_page import Table, md_text, quantity
 
 
 # compare.py's verdicts in the order a person reads them: what failed or moved first, what could not be judged
-# (noise, a host-paced case without repetitions), what held last.
+# (noise), what held last.
 VERDICT_ORDER = [
     "ERROR",
     "REGRESSION",
@@ -23,7 +23,6 @@ VERDICT_ORDER = [
     "UNTRUSTED",
     "improvement",
     "noise",
-    "not judged",
     "same",
 ]
 

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import json
 import math
+import os
+import stat
 import statistics
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,6 +25,22 @@ from membench import compat
 TIME_UNIT_NS = {"ns": 1.0, "us": 1e3, "ms": 1e6, "s": 1e9}
 TIMES = ("real_time", "cpu_time")
 PER_ITERATION = (*TIMES, "bytes")
+# Google Benchmark's keys whose values are text or true/false; every other key of a run is a number.
+_TEXT_KEYS = frozenset(
+    {
+        "name",
+        "run_name",
+        "run_type",
+        "time_unit",
+        "label",
+        "error_message",
+        "skip_message",
+        "aggregate_name",
+        "aggregate_unit",
+        "error_occurred",
+        "skipped",
+    }
+)
 _SKIPPED_PREFIX = "skipped: "  # how Google Benchmark 1.7, which has no skip, shows membench's skips
 
 
@@ -99,6 +117,7 @@ class Case:
     runs: list[dict] = field(default_factory=list)
     error: str | None = None  # failed: a wrong result or a CUDA error
     skipped: str | None = None  # could not run on this GPU, with the reason
+    run_complete: bool = True  # False: the process was killed before the run's end (its file says)
 
     def values(self, metric: str) -> list[float]:
         """The metric of every repetition, as numbers; times (in nanoseconds) and bytes per launch."""
@@ -131,8 +150,12 @@ class Case:
     @property
     def host_paced(self) -> bool:
         """The host paces this case's time and noise (pageable staging, a small copy's round
-        trip, page faults): its noise is the host's, not a sign of a shared GPU."""
-        return (self.most("host_paced") or 0) >= 1
+        trip, page faults): its noise is the host's, not a sign of a shared GPU. A file
+        written before the binary marked such cases is read as membench.compat says."""
+        marked = self.most("host_paced")
+        if marked is None and self.runs:
+            return compat.old_host_paced(self.family, self.variant)
+        return (marked or 0) >= 1
 
     def gate_threshold(self, other: Case, threshold: float) -> float:
         """The change (percent) a gate needs to see between this case and `other`: the
@@ -143,15 +166,20 @@ class Case:
         return max(threshold, HOST_NOISE_WIDTHS * noise)
 
     def doubts(self, noise_threshold: float) -> list[str]:
-        """Why this case's measurement is no evidence for a gate at this noise
-        threshold (percent); empty when it is. Another process held the GPU,
-        a power, thermal or hardware clock event, batches dropped for a low
-        clock, or noise at or above the threshold, in any repetition (the
-        power limiter alone, with no batch dropped, is the case's own draw
-        and no doubt). A host-paced case's noise is no doubt: gate_threshold widens its gate
-        instead. A GPU shared with another process is a doubt for every case."""
+        """Why this case's measurement is no evidence at this noise threshold
+        (percent); empty when it is. This is the one trust rule: compare,
+        fleet, history, export, reference and the report all ask it. Another
+        process held the GPU, a power, thermal or hardware clock event,
+        batches dropped for a low clock, noise unknown, or noise at or above
+        the threshold, in any repetition (the power limiter alone, with no
+        batch dropped, is the case's own draw and no doubt); or the run was
+        killed before its end. A host-paced case is doubted alike: its noise
+        is the host's, but a value that noisy is no evidence of anything;
+        where it is trusted, gate_threshold widens the change it must show. A
+        consumer that tests the repetitions' spread itself (compare's
+        Mann-Whitney test) passes an infinite threshold."""
         most = self.most
-        out = []
+        out = [] if self.run_complete else ["run incomplete (the process ended before the run did)"]
         if (others := most("contended")) and others >= 1:
             count = most("other_processes") or 1
             out.append(f"contended ({count:g} other process{'es' if count != 1 else ''} on the GPU)")
@@ -169,8 +197,9 @@ class Case:
         noise = most("noise_pct")
         if noise is not None and noise < 0:
             out.append("noise unknown (fewer than two batches)")
-        elif noise is not None and noise >= noise_threshold and not self.host_paced:
-            out.append(f"noise {noise:.3g}% >= the {noise_threshold:g}% threshold")
+        elif noise is not None and noise >= noise_threshold:
+            paced = "host-paced, " if self.host_paced else ""
+            out.append(f"{paced}noise {noise:.3g}% >= the {noise_threshold:g}% threshold")
         return out
 
 
@@ -184,14 +213,45 @@ def number(value: object, what: str) -> float:
 SCHEMA_VERSION = 1  # the "membench" object's schema_version these scripts read
 
 
+MAX_INPUT_BYTES = 512 << 20  # far more than any result file, reference or profile
+
+
+def read_input(path: str | Path, max_bytes: int = MAX_INPUT_BYTES) -> str:
+    """The text of a regular file, as the scripts read every input: a FIFO, a
+    device or a folder is refused before a byte is read (it is opened without
+    blocking), and so is a file over max_bytes or not UTF-8; an InputError."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except OSError as e:
+        raise InputError(f"{path}: cannot read ({e.strerror})") from e
+    try:
+        info = os.fstat(fd)
+        if stat.S_ISDIR(info.st_mode):
+            raise InputError(f"{path}: is a directory, not a file")
+        if not stat.S_ISREG(info.st_mode):
+            raise InputError(f"{path}: not a regular file")
+        if info.st_size > max_bytes:
+            raise InputError(f"{path}: {info.st_size} bytes; an input is read up to {max_bytes}")
+        chunks, size = [], 0
+        while size <= max_bytes and (chunk := os.read(fd, 1 << 20)):
+            chunks.append(chunk)
+            size += len(chunk)
+        data = b"".join(chunks)
+    except OSError as e:
+        raise InputError(f"{path}: cannot read ({e.strerror})") from e
+    finally:
+        os.close(fd)
+    if len(data) > max_bytes:
+        raise InputError(f"{path}: more than {max_bytes} bytes")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise InputError(f"{path}: not UTF-8 text (a byte at {e.start})") from e
+
+
 def load(path: str | Path) -> dict:
     """Reads and checks a membench result file; raises InputError."""
-    try:
-        text = Path(path).read_text()
-    except IsADirectoryError as e:
-        raise InputError(f"{path}: is a directory, not a JSON file") from e
-    except (OSError, UnicodeDecodeError) as e:
-        raise InputError(f"{path}: cannot read ({getattr(e, 'strerror', None) or e})") from e
+    text = read_input(path)
     try:
         doc = json.loads(text)
     except json.JSONDecodeError as e:
@@ -221,7 +281,18 @@ def check(doc: object, path: str) -> None:
             raise InputError(f"{path}: benchmarks[{i}] is not a benchmark (an object with a 'name')")
         if entry.get("error_occurred") or entry.get("skipped") or entry.get("run_type", "iteration") != "iteration":
             continue
-        number(entry.get("real_time"), f"{path}: {entry['name'][:80]}: 'real_time'")
+        what = f"{path}: {entry['name'][:80]}"
+        if number(entry.get("real_time"), f"{what}: 'real_time'") < 0:
+            raise InputError(f"{what}: 'real_time' is negative")
+        iterations = entry.get("iterations", 1)  # Google Benchmark always writes it; hand-made fixtures may not
+        if isinstance(iterations, bool) or not isinstance(iterations, int) or iterations < 1:
+            raise InputError(f"{what}: 'iterations' is not a count of one or more ({json.dumps(iterations)[:20]})")
+        for key, value in entry.items():
+            if key in _TEXT_KEYS:
+                if not isinstance(value, (str, bool)):
+                    raise InputError(f"{what}: '{key}' is not text ({json.dumps(value)[:40]})")
+            else:
+                number(value, f"{what}: counter '{key}'")  # a string, a list or NaN is no measurement
         if entry.get("time_unit", "ns") not in TIME_UNIT_NS:
             raise InputError(
                 f"{path}: {entry['name'][:80]}: unknown time_unit {json.dumps(entry.get('time_unit'))[:20]}"
@@ -323,10 +394,19 @@ def warm_name(name: str) -> str:
     return parse_name(name).without("l2").format()
 
 
+def complete(doc: dict) -> bool:
+    """Whether the run reached its end: False for the file of a process killed
+    before it (membench writes "complete": false until the last case is in).
+    A file written before membench said so was whole JSON, so complete."""
+    membench = doc.get("membench")
+    return not isinstance(membench, dict) or membench.get("complete", True) is not False
+
+
 def cases(doc: dict) -> dict[str, Case]:
     """The cases of a document, in run order, keyed by run name under today's axis
     names (aggregates ignored)."""
     out: dict[str, Case] = {}
+    whole = complete(doc)
     for entry in doc["benchmarks"]:
         if entry.get("run_type", "iteration") != "iteration":
             continue
@@ -335,7 +415,7 @@ def cases(doc: dict) -> dict[str, Case]:
             raise InputError(f"{entry['name']}: 'run_name' is not a string")
         name, parsed = current_name(name)
         if name not in out:
-            out[name] = Case(name, parsed.family, parsed.variant, parsed.params)
+            out[name] = Case(name, parsed.family, parsed.variant, parsed.params, run_complete=whole)
         case = out[name]
         message = str(entry.get("error_message") or entry.get("skip_message") or "")
         if entry.get("skipped"):

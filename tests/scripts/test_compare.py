@@ -90,7 +90,9 @@ def test_errored_cases_are_reported(capsys, h200_global, write_json):
     recorded = load("h200_global_layout.json")
     fixed = copy.deepcopy(recorded)
     for b in fixed["benchmarks"]:
-        b.pop("error_occurred", None)
+        if b.pop("error_occurred", None):
+            b.pop("error_message")
+            b["iterations"], b["real_time"] = 1000, 63.9  # a failed case is written with none
         b.setdefault("bytes_per_second", 4.2e12)
     code, out, _ = run(capsys, write_json(recorded), write_json(fixed))
     assert code == 1  # a failed baseline is no evidence that the contender is fine
@@ -750,9 +752,18 @@ def test_the_power_limiter_alone_is_the_cases_own_draw_and_is_judged(capsys, h20
     assert (code, verdict(out, CASE)) == (1, "REGRESSION")
 
 
-def test_a_host_paced_case_of_one_repetition_is_listed_not_judged(capsys, write_json):
+def test_a_host_paced_case_is_doubted_for_its_noise_and_judged_against_it_when_quiet(capsys, write_json):
+    # One trust rule everywhere: a value as noisy as the threshold is no evidence, host-paced or not.
     base, cont = chase_doc(600.0, host_paced=1, noise_pct=9.0), chase_doc(900.0, host_paced=1, noise_pct=2.0)
     got, out, _ = run(capsys, write_json(base), write_json(cont), "--metric", "latency_ns")
+    assert got == 1
+    assert row_of(out, CHASE)[-1] == "UNTRUSTED: baseline host-paced, noise 9% >= the 5% threshold"
+    # Quiet on both sides, one repetition each: judged, its gate three times its noise (6%), not the 5%.
+    base, cont = chase_doc(600.0, host_paced=1, noise_pct=2.0), chase_doc(633.0, host_paced=1, noise_pct=1.0)
+    got, out, _ = run(capsys, write_json(base), write_json(cont), "--metric", "latency_ns")
     assert got == 0
-    assert row_of(out, CHASE)[-1] == "not judged: host-paced, 1 against 1 repetitions (5 or more judge it)"
-    assert row_of(out, CHASE)[3] == "+50.00"  # its change is shown, beside the verdict that it was not judged
+    assert row_of(out, CHASE)[-1] == "same (host-paced: 6% needed) (threshold only)"
+    cont = chase_doc(640.0, host_paced=1, noise_pct=1.0)
+    got, out, _ = run(capsys, write_json(base), write_json(cont), "--metric", "latency_ns")
+    assert got == 1
+    assert row_of(out, CHASE)[-1].startswith("REGRESSION (host-paced: 6% needed)")

@@ -428,3 +428,28 @@ def test_untrusted_gpus_are_listed_by_host_then_ordinal(write_json, capsys):
         "UNTRUSTED: node1 device 1 (GPU-node1-1)",
         "UNTRUSTED: node2 device 0 (GPU-node2-0)",
     ]
+
+
+def test_a_host_paced_case_gets_the_verdict_compare_gives_it(write_json, capsys):
+    # A pageable copy 33% slower on one GPU: noisy past the threshold it is no evidence, as in compare.py;
+    # quiet, it is flagged only beyond three times its own noise.
+    docs = [gpu_doc(f"n{i}", 0, {CASES[0]: 4.37e12, CASES[1]: 2.8e13}) for i in range(3)]
+    for d in docs:
+        d["benchmarks"][1].update(host_paced=1, noise_pct=12.0)
+    docs[2]["benchmarks"][1]["bytes_per_second"] = 2.8e13 * 0.673
+    assert fleet.main([write_json(d) for d in docs]) == 1
+    assert "UNTRUSTED: host-paced, noise 12% >= the 10% threshold" in capsys.readouterr().out
+    for d in docs:
+        d["benchmarks"][1]["noise_pct"] = 9.0  # a 27% gate: 33% slower is flagged, 25% is not
+    assert fleet.main([write_json(d) for d in docs]) == 1
+    assert "FLAGGED" in capsys.readouterr().out
+    docs[2]["benchmarks"][1]["bytes_per_second"] = 2.8e13 * 0.75
+    assert fleet.main([write_json(d) for d in docs]) == 0
+
+
+def test_a_killed_runs_values_are_no_evidence(write_json, capsys):
+    docs = [gpu_doc(f"n{i}", 0, {CASES[0]: 4.37e12, CASES[1]: 2.8e13}) for i in range(3)]
+    counters = {"bytes_per_second": {"unit": "B/s", "better": "higher", "kind": "measured"}}
+    docs[1]["membench"] = {"schema_version": 1, "complete": False, "counters": counters}
+    assert fleet.main([write_json(d) for d in docs]) == 1
+    assert "UNTRUSTED: run incomplete" in capsys.readouterr().out

@@ -591,7 +591,6 @@ def test_a_run_with_energy_shows_its_picojoules_per_byte_and_one_without_does_no
 def test_what_needs_a_look_comes_first_in_the_order_a_person_reads():
     verdicts = [
         "same",
-        "not judged: host-paced, 1 against 1 repetitions",
         "noise",
         "improvement",
         "UNTRUSTED: another process",

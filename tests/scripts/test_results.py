@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import math
+import os
 
 from membench import cli
 from membench import results as mr
@@ -115,7 +117,7 @@ def test_load_refuses_what_is_not_google_benchmark_json(tmp_path):
         with pytest.raises(mr.InputError) as e:
             mr.load(path)
         assert str(e.value) == f"{path}: {messages[name]}"
-    with pytest.raises(mr.InputError, match="is a directory, not a JSON file"):
+    with pytest.raises(mr.InputError, match="is a directory, not a file"):
         mr.load(tmp_path)
     with pytest.raises(mr.InputError, match="cannot read"):
         mr.load(tmp_path / "missing.json")
@@ -386,10 +388,11 @@ def test_a_mark_any_repetition_has_counts_not_only_the_first():
     assert case.doubts(5.0) == ["contended (1 other process on the GPU)", "noise 12% >= the 5% threshold"]
 
 
-def test_a_host_paced_cases_noise_is_no_doubt_but_a_shared_gpu_is():
+def test_a_host_paced_cases_noise_is_a_doubt_like_any_and_a_shared_gpu_too():
     paced = mr.cases(doc(entry("a/b/manual_time", noise_pct=12.0, host_paced=1)))["a/b/manual_time"]
-    assert paced.host_paced and paced.doubts(5.0) == []
-    shared = mr.cases(doc(entry("a/b/manual_time", noise_pct=12.0, host_paced=1, contended=1)))["a/b/manual_time"]
+    assert paced.host_paced and paced.doubts(5.0) == ["host-paced, noise 12% >= the 5% threshold"]
+    assert paced.doubts(12.5) == [] and paced.doubts(math.inf) == []
+    shared = mr.cases(doc(entry("a/b/manual_time", noise_pct=1.0, host_paced=1, contended=1)))["a/b/manual_time"]
     assert shared.doubts(5.0) == ["contended (1 other process on the GPU)"]
     assert paced.gate_threshold(paced, 5.0) == 36.0
     plain = mr.cases(doc(entry("a/b/manual_time", noise_pct=12.0)))["a/b/manual_time"]
@@ -412,3 +415,61 @@ def test_a_counter_declared_without_a_description_has_none():
 def test_the_power_limiter_alone_is_the_one_clock_event_a_case_is_judged_under():
     assert mr.CLOCK_EVENTS[mr.POWER_CAP] == "sw_power_cap"
     assert mr.CLOCK_EVENT_MARKS & ~mr.POWER_CAP == 0x8 | 0x20 | 0x40 | 0x80
+
+
+def test_a_killed_runs_cases_are_doubted_and_an_old_file_is_whole():
+    killed = doc(entry("a/b/manual_time", noise_pct=0.1))
+    killed["membench"] = {"schema_version": 1, "complete": False, "counters": {}}
+    case = mr.cases(killed)["a/b/manual_time"]
+    assert not mr.complete(killed) and not case.run_complete
+    assert case.doubts(math.inf) == ["run incomplete (the process ended before the run did)"]
+    killed["membench"]["complete"] = True
+    assert mr.complete(killed) and mr.cases(killed)["a/b/manual_time"].doubts(5.0) == []
+    assert mr.complete(doc(entry("a/b/manual_time")))  # no membench object: written whole
+
+
+def test_an_old_files_host_paced_cases_are_the_compatibility_modules():
+    old = doc(
+        entry("transfer/host_to_device_memcpy_ce/host:pageable/bytes:4096/manual_time"),
+        entry("managed/resident/bytes:1/manual_time"),
+        entry("global/coalesced/n:1/manual_time"),
+    )
+    assert [c.host_paced for c in mr.cases(old).values()] == [True, False, False]
+    marked = doc(entry("transfer/host_to_device_memcpy_ce/host:pinned/bytes:4096/manual_time", host_paced=0))
+    assert not next(iter(mr.cases(marked).values())).host_paced  # the file's own mark wins
+
+
+@pytest.mark.parametrize(
+    "bad, message",
+    [
+        ({"real_time": -1.0}, "'real_time' is negative"),
+        ({"iterations": 0}, "'iterations' is not a count of one or more (0)"),
+        ({"iterations": 2.5}, "'iterations' is not a count of one or more (2.5)"),
+        ({"bytes_per_second": "fast"}, "counter 'bytes_per_second' is not a number (\"fast\")"),
+        ({"noise_pct": None}, "counter 'noise_pct' is not a number (null)"),
+        ({"bytes": float("nan")}, "counter 'bytes' is not a number (NaN)"),
+        ({"label": 5}, "'label' is not text (5)"),
+    ],
+)
+def test_a_measured_entry_whose_numbers_are_not_numbers_is_refused_naming_the_case(tmp_path, bad, message):
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(doc(entry("a/b/manual_time", **bad))))
+    with pytest.raises(mr.InputError) as e:
+        mr.load(path)
+    assert str(e.value) == f"{path}: a/b/manual_time: {message}"
+
+
+def test_a_fifo_is_refused_without_being_opened_for_a_read_that_waits(tmp_path):
+    fifo = tmp_path / "fifo.json"
+    os.mkfifo(fifo)
+    with pytest.raises(mr.InputError, match="not a regular file"):
+        mr.load(fifo)
+    with pytest.raises(mr.InputError, match="not a regular file"):
+        mr.read_input("/dev/zero")
+    big = tmp_path / "big.json"
+    big.write_text("x" * 11)
+    with pytest.raises(mr.InputError, match="11 bytes; an input is read up to 10"):
+        mr.read_input(big, max_bytes=10)
+    big.write_bytes(b"\xff\xfe")
+    with pytest.raises(mr.InputError, match="not UTF-8"):
+        mr.read_input(big)
