@@ -531,6 +531,19 @@ TEST(Suite, CasesThatPutPagesBackBeforeEachLaunchAreTimedOneLaunchAtATime) {
   EXPECT_EQ(cases[1].at("model_migrated_bytes").get<double>(), 4.0 * (1 << 20));
 }
 
+// A case that does no arithmetic has its intensity (0 FLOP/B) but no FLOP
+// rate: a rate of nothing would be exported as a measurement of zero.
+TEST(Suite, OnlyACaseThatComputesReportsAFlopRate) {
+  MEMBENCH_REQUIRE_GPU();
+  nlohmann::json doc;
+  ASSERT_NO_FATAL_FAILURE(run_ok("--n=2^20 --flops=0,16 --benchmark_filter='^async/sync/'", 2, &doc));
+  const auto& none = doc.at("benchmarks").at(0);
+  const auto& some = doc.at("benchmarks").at(1);
+  EXPECT_EQ(none.value("flops_per_byte", -1.0), 0.0);
+  EXPECT_FALSE(none.contains("gflops_per_second"));
+  EXPECT_GT(some.value("gflops_per_second", 0.0), 0.0);
+}
+
 TEST(Suite, AtomicsReportUpdatesPerSecondBesideTheModel) {
   MEMBENCH_REQUIRE_GPU();
   nlohmann::json doc;

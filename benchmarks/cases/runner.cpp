@@ -127,11 +127,11 @@ void set_counters(Outcome& o, const DeviceInfo& device, const Work& w, const eng
     add("updates_per_second",
         s.clean_seconds > 0 ? w.updates * static_cast<double>(s.clean_launches) / s.clean_seconds : 0);
   }
-  if (w.flops >= 0) {
-    add("flops_per_byte", w.flops / w.bytes);
+  if (w.flops >= 0) add("flops_per_byte", w.flops / w.bytes);
+  // A rate of nothing is no measurement: a case that does no arithmetic reports no FLOP rate.
+  if (w.flops > 0)
     add("gflops_per_second",
         s.clean_seconds > 0 ? w.flops * static_cast<double>(s.clean_launches) / s.clean_seconds * 1e-9 : 0);
-  }
   for (const auto& model : w.model) add(model.name, model.value);
   if (m.power && s.clean_launches > 0) {
     add("power_w", m.power->watts);

@@ -4,6 +4,8 @@ one line an input it cannot use gets, the one line a missing package gets, and t
 from __future__ import annotations
 
 import argparse
+import os
+import stat
 import sys
 from pathlib import Path
 from typing import NoReturn
@@ -48,6 +50,25 @@ def write_or_check(path: Path, text: str, check: bool, stale: str) -> int:
     path.write_text(text)
     print(path)
     return 0
+
+
+def replace_file(path: Path, text: str) -> None:
+    """Writes `text` to `path` whole: into a file beside it, then renamed over it, so that a reader (a
+    textfile collector) sees the old file or the new one, never half of one. A path that is there and is not
+    a regular file (a FIFO, a device) is refused with an OSError naming it, before anything is opened."""
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        mode = None
+    if mode is not None and not stat.S_ISREG(mode):
+        raise OSError(0, "not a regular file", str(path))
+    partial = path.with_name(f".{path.name}.{os.getpid()}.partial")
+    try:
+        partial.write_text(text)
+        os.replace(partial, path)
+    except OSError:
+        partial.unlink(missing_ok=True)
+        raise
 
 
 class Parser(argparse.ArgumentParser):

@@ -8,8 +8,9 @@ direction: every measured counter that is better higher or lower
 never a model's prediction or the case's configuration). Each value is the
 median of the case's repetitions. A case that failed or was skipped has no
 value; a case the gates distrust (another process on the GPU, a clock
-event, throttled batches, noise at or above --noise-threshold) is left out
-too, and stderr says how many. An export that would hold no value is an
+event, throttled batches, noise at or above --noise-threshold, a killed
+run: the doubts every script shares) is left out too, and stderr says how
+many. An export that would hold no value is an
 error, never an empty success.
 
 bmf: Bencher Metric Format, for `bencher run --adapter json`: each case's
@@ -32,10 +33,20 @@ health mark (`membench_bytes_per_second`, `membench_latency_seconds`,
 `family`, `variant`, `gpu_uuid`, `gpu_name` and `host`;
 `membench_case_ok` (1 measured, 0 failed or skipped) and
 `membench_case_trusted` for every case; the case's configuration as the
-labels of `membench_case_info`; and `membench_run_timestamp_seconds`, when
-the run started (the textfile collector takes no sample timestamps).
+labels of `membench_case_info`; `membench_run_complete` (0 for the file of
+a process killed before its end, whose cases are all untrusted); and
+`membench_run_timestamp_seconds`, when the run started (the textfile
+collector takes no sample timestamps). The file (--out) is replaced whole,
+by a rename, and is written even when no case is trusted, so that a
+collector never goes on serving the previous run's health.
 
-Exit status: 0 written, 2 unreadable input, a bad flag, or nothing to export.
+A measured rate of exactly zero in every repetition is a rate that does not
+apply (the FLOP rate of a case that computes nothing, in files written
+before the binary left it out) and is not exported.
+
+Exit status: 0 written; 1 prometheus, and no case trusted (the status
+metrics written all the same); 2 unreadable input, a bad flag, or nothing
+to export (the other formats: a killed run's file, or no trusted value).
 """
 
 from __future__ import annotations
@@ -75,8 +86,9 @@ def create_parser() -> cli.Parser:
     p.add_argument(
         "--noise-threshold",
         type=float,
-        default=5.0,
-        help="noise (percent) at or above which a case is left out as untrusted (default 5, as compare.py)",
+        default=mr.NOISE_THRESHOLD,
+        help=f"noise (percent) at or above which a case is left out as untrusted (default {mr.NOISE_THRESHOLD:g}, "
+        "as compare.py)",
     )
     return p
 
@@ -97,9 +109,16 @@ def exported_cases(doc: dict, noise_threshold: float) -> tuple[list[mr.Case], in
     return trusted, len(ran) - len(trusted)
 
 
+def applies(case: mr.Case, key: str) -> bool:
+    """Whether the case has a value of this measurement: a rate of exactly zero in every repetition is a rate that
+    does not apply (a FLOP rate of a case that computes nothing, as files before the binary left it out wrote it)."""
+    values = case.values(key)
+    return bool(values) and any(v != 0 for v in values)
+
+
 def spread(case: mr.Case, key: str) -> dict | None:
     values = case.values(key)
-    if not values:
+    if not applies(case, key):
         return None
     return {"value": case.median(key), "lower_value": min(values), "upper_value": max(values)}
 
@@ -140,7 +159,7 @@ def benchmark_action(doc: dict, cases: list[mr.Case], better: str) -> list[dict]
         shown = {k: ("ns", 1.0) for k in counters if mr.meaning(doc, k).unit == "ns"}
     out = []
     for case in cases:
-        present = [k for k in shown if case.values(k)]
+        present = [k for k in shown if applies(case, k)]
         for key in present:
             values = case.values(key)
             unit, divisor = shown[key]
@@ -224,7 +243,7 @@ def prometheus(doc: dict, path: str, noise_threshold: float) -> tuple[str, int]:
             continue
         for key in gauges:
             value = case.median(key)
-            if value is None:
+            if value is None or (key in measured and not applies(case, key)):
                 continue
             meaning = mr.meaning(doc, key)
             metric, factor = prometheus_name(key, meaning.unit)
@@ -234,17 +253,24 @@ def prometheus(doc: dict, path: str, noise_threshold: float) -> tuple[str, int]:
     status_help = {
         "membench_case_ok": "1 when the case was measured, 0 when it failed or was skipped",
         "membench_case_trusted": "1 when the case's values are evidence (no other process, clock event, "
-        "throttling or noise over the threshold); only such cases have values",
+        "throttling, noise over the threshold or killed run); only such cases have values",
         "membench_case_info": "the case's configuration, as labels",
     }
     for metric, rows in status.items():
         lines += [f"# HELP {metric} {status_help[metric]}", f"# TYPE {metric} gauge"]
         lines += [sample(metric, labels, value) for labels, value in rows]
+    run_labels = {"gpu_uuid": only[0], "gpu_name": only[1], "host": host}
+    lines += [
+        "# HELP membench_run_complete 1 when the run reached its end, 0 when its process was killed first (its cases "
+        "are then untrusted)",
+        "# TYPE membench_run_complete gauge",
+        sample("membench_run_complete", run_labels, 1.0 if mr.complete(doc) else 0.0),
+    ]
     if (started := run_timestamp(doc)) is not None:
         lines += [
             "# HELP membench_run_timestamp_seconds when the run started (seconds since the epoch)",
             "# TYPE membench_run_timestamp_seconds gauge",
-            sample("membench_run_timestamp_seconds", {"gpu_uuid": only[0], "gpu_name": only[1], "host": host}, started),
+            sample("membench_run_timestamp_seconds", run_labels, started),
         ]
     for metric in sorted(samples):
         lines += [f"# HELP {metric} {label_value(helps[metric])}", f"# TYPE {metric} gauge"]
@@ -269,10 +295,16 @@ def render(doc: dict, fmt: str, path: str, noise_threshold: float) -> tuple[str,
     else:
         out = benchmark_action(doc, cases, "higher" if fmt == "benchmark-action" else "lower")
         text, count = json.dumps(out, indent=1) + "\n", len(out)
-    if count == 0:
-        why = f" ({untrusted} measured case(s) are untrusted)" if untrusted else ""
-        raise mr.InputError(f"{path}: nothing to export as {fmt}: no trusted case has a value for it{why}")
+    if count == 0 and fmt != "prometheus":
+        raise mr.InputError(f"{path}: nothing to export as {fmt}: {nothing_trusted(doc, untrusted)}")
     return text, untrusted
+
+
+def nothing_trusted(doc: dict, untrusted: int) -> str:
+    why = f" ({untrusted} measured case(s) are untrusted)" if untrusted else ""
+    return ("the run is incomplete (its process was killed); " if not mr.complete(doc) else "") + (
+        f"no trusted case has a value{why}"
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -280,10 +312,11 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if not 0 < args.noise_threshold < float("inf"):
             raise mr.InputError(f"--noise-threshold {args.noise_threshold}: must be positive and finite")
-        text, untrusted = render(mr.load(args.results), args.format, args.results, args.noise_threshold)
+        doc = mr.load(args.results)
+        text, untrusted = render(doc, args.format, args.results, args.noise_threshold)
         if args.out:
             try:
-                Path(args.out).write_text(text)
+                cli.replace_file(Path(args.out), text)
             except OSError as e:
                 raise mr.InputError(f"--out {args.out}: cannot write the file ({e.strerror})") from e
         else:
@@ -293,7 +326,11 @@ def main(argv: list[str] | None = None) -> int:
     if untrusted:
         print(
             f"export.py: {untrusted} case(s) left out as untrusted (another process on the GPU, a clock event, "
-            f"throttling or noise at or above {args.noise_threshold:g}%)",
+            f"throttling, noise at or above {args.noise_threshold:g}% or a killed run)",
             file=sys.stderr,
         )
+    if args.format == "prometheus" and not exported_cases(doc, args.noise_threshold)[0]:
+        # The status is written whole all the same, so that a collector never serves the last run's health.
+        print(f"export.py: {args.results}: {nothing_trusted(doc, untrusted)}: only the status written", file=sys.stderr)
+        return 1
     return 0

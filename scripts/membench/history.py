@@ -3,7 +3,8 @@
     python scripts/history.py [--db FILE|URL] add RUN.json...
     python scripts/history.py [--db FILE] list
     python scripts/history.py [--db FILE] trend CASE-REGEX --out DIR [--metric M]
-    python scripts/history.py [--db FILE] check RUN.json [--metric M] [--last N] [--width K] [--allow-untrusted]
+    python scripts/history.py [--db FILE] check RUN.json [--metric M] [--last N] [--width K] [--noise-threshold PCT]
+                                                [--allow-untrusted]
 
 --db: a SQLite file (default membench-history.sqlite: one machine's
 history), or a PostgreSQL URL (postgresql://user@host/db: a fleet's, which
@@ -16,8 +17,9 @@ start time and membench version, kept with its build, CUDA driver and
 runtime, peak SM clock, sweep and repetitions; adding it again changes
 nothing. Every measured counter the file's catalog gives a direction (and
 real_time) is kept: a case's value is the median of its repetitions, with
-whether it can be trusted and, where not, why (noisy, contended, throttled
-or under a clock event). Only add creates a history file.
+whether it can be trusted and, where not, why (the doubts every script
+shares: noise at or above --noise-threshold, contended, throttled, under a
+clock event, a killed run). Only add creates a history file.
 
 trend: DIR/trend.csv and DIR/trend.png, the metric of every matching case
 over the runs, one line per GPU and case.
@@ -62,6 +64,13 @@ def create_parser() -> cli.Parser:
     sub = p.add_subparsers(dest="command", required=True, parser_class=cli.Parser)
     add = sub.add_parser("add", help="add runs (again: nothing changes)")
     add.add_argument("results", nargs="+", help="Google Benchmark JSON written by membench")
+    noise = {
+        "type": float,
+        "default": mr.NOISE_THRESHOLD,
+        "help": f"noise (percent) at or above which a value is untrusted (default {mr.NOISE_THRESHOLD:g}, as "
+        "compare.py)",
+    }
+    add.add_argument("--noise-threshold", **noise)
     sub.add_parser("list", help="the runs, oldest first")
     trend = sub.add_parser("trend", help="a CSV and a figure of matching cases over the runs")
     trend.add_argument("pattern", help="regular expression on case names")
@@ -74,6 +83,7 @@ def create_parser() -> cli.Parser:
         "--last", type=int, default=10, help="trusted values of each case to keep in the band (default 10)"
     )
     check.add_argument("--width", type=float, default=3.0, help="band half-width in scaled MADs (default 3.0)")
+    check.add_argument("--noise-threshold", **noise)
     check.add_argument(
         "--allow-untrusted",
         action="store_true",
@@ -123,11 +133,9 @@ def runs_of(doc: dict, path: str) -> list[tuple[dict, dict[str, mr.Case]]]:
     return out
 
 
-def distrust(case: mr.Case) -> str:
-    """Why a measured case's value is no evidence ('' when it is): noisy by the stopping rule,
-    contended, throttled or under a clock event."""
-    why = [] if (case.median("noisy") or 0) < 1 or case.host_paced else ["noisy"]
-    return "; ".join(why + case.doubts(float("inf")))
+def distrust(case: mr.Case, noise_threshold: float) -> str:
+    """Why a measured case's value is no evidence ('' when it is): the doubts every script shares."""
+    return "; ".join(case.doubts(noise_threshold))
 
 
 def kept(doc: dict) -> list[str]:
@@ -135,7 +143,7 @@ def kept(doc: dict) -> list[str]:
     return [m for m in mr.metrics(doc) if mr.meaning(doc, m).kind == "measured" and mr.better(doc, m) != "neither"]
 
 
-def add(con: history_store.Store, paths: list[str]) -> int:
+def add(con: history_store.Store, paths: list[str], noise_threshold: float) -> int:
     added = 0
     for path in paths:
         doc = mr.load(path)
@@ -145,7 +153,7 @@ def add(con: history_store.Store, paths: list[str]) -> int:
             for name, case in cases.items():
                 if case.error or case.skipped:
                     continue
-                why = distrust(case)
+                why = distrust(case, noise_threshold)
                 for metric, better in metrics.items():
                     value = case.median(metric)
                     if value is not None:
@@ -218,7 +226,9 @@ def draw_trend(rows: list[tuple], metric: str):
     return fig
 
 
-def check(con: history_store.Store, path: str, metric: str, last: int, width: float) -> tuple[str, int, int, int]:
+def check(
+    con: history_store.Store, path: str, metric: str, last: int, width: float, noise_threshold: float
+) -> tuple[str, int, int, int]:
     """The table, and how many cases regressed, were untrusted in this run, and were judged
     (trusted, with enough history) at all."""
     doc = mr.load(path)
@@ -262,7 +272,7 @@ def check(con: history_store.Store, path: str, metric: str, last: int, width: fl
                 spread = max(spread, mr.HOST_NOISE_WIDTHS * (case.most("noise_pct") or 0) / 100 * median)
             low, high = median - spread, median + spread
             bad = value > high if lower_better else value < low
-            why = distrust(case)
+            why = distrust(case, noise_threshold)
             verdict = f"UNTRUSTED in this run: {why}" if why else ("REGRESSION" if bad else "ok")
             judged += not why
             regressed += bool(bad and not why)
@@ -276,18 +286,22 @@ def check(con: history_store.Store, path: str, metric: str, last: int, width: fl
 def main(argv: list[str] | None = None) -> int:
     args = create_parser().parse_args(argv)
     try:
+        if not 0 < getattr(args, "noise_threshold", 1.0) < math.inf:
+            raise mr.InputError("--noise-threshold must be positive and finite")
         if args.command == "check" and (args.last < MIN_HISTORY or not 0 < args.width < math.inf):
             raise mr.InputError(f"--last must be at least {MIN_HISTORY} and --width positive and finite")
         con = connect(args.db, create=args.command == "add")
         if args.command == "add":
-            print(f"{add(con, args.results)} run(s) added to {args.db}")
+            print(f"{add(con, args.results, args.noise_threshold)} run(s) added to {args.db}")
         elif args.command == "list":
             print(list_runs(con))
         elif args.command == "trend":
             for path in trend(con, args.pattern, args.metric, Path(args.out)):
                 print(path)
         else:
-            text, regressed, untrusted, judged = check(con, args.results, args.metric, args.last, args.width)
+            text, regressed, untrusted, judged = check(
+                con, args.results, args.metric, args.last, args.width, args.noise_threshold
+            )
             print(text)
             if untrusted and not args.allow_untrusted:
                 print(

@@ -60,6 +60,10 @@ CLOCK_EVENTS = {
 CLOCK_EVENT_MARKS = 0x4 | 0x8 | 0x20 | 0x40 | 0x80
 POWER_CAP = next(bit for bit, name in CLOCK_EVENTS.items() if name == "sw_power_cap")  # the board's power limiter
 
+# The noise (percent) at or above which a value is no evidence, where a script
+# is given none: compare.py's --threshold, export.py's and history.py's --noise-threshold.
+NOISE_THRESHOLD = 5.0
+
 # A host-paced case changes by less than this many times its noise from the
 # host alone: the gates need that much before they call it a change.
 HOST_NOISE_WIDTHS = 3.0

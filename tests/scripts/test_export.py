@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 
 import pytest
 
@@ -110,6 +111,7 @@ def test_prometheus_text_reads_back_with_prometheus_client(write_json, capsys):
         "membench_noise_ratio",
         "membench_latency_seconds",
         "membench_latency_cycles",
+        "membench_run_complete",
     }
 
 
@@ -282,7 +284,7 @@ def test_untrusted_cases_are_left_out_with_a_count_and_an_empty_export_is_an_err
     assert export.main([path, "--format", "benchmark-action"]) == 2
     err = capsys.readouterr().err
     assert err == (
-        f"export.py: {path}: nothing to export as benchmark-action: no trusted case has a value for it "
+        f"export.py: {path}: nothing to export as benchmark-action: no trusted case has a value "
         "(1 measured case(s) are untrusted)\n"
     )
     assert export.main([path, "--format", "benchmark-action-latency"]) == 0
@@ -346,8 +348,12 @@ def test_a_prometheus_export_without_one_trusted_value_is_an_error_and_the_thres
     for b in doc["benchmarks"]:
         b.update(contended=1, other_processes=1)
     path = write_json(doc)
-    assert export.main([path, "--format", "prometheus"]) == 2
-    assert "nothing to export as prometheus" in capsys.readouterr().err
+    assert export.main([path, "--format", "prometheus"]) == 1
+    done = capsys.readouterr()
+    assert done.err.endswith(
+        ": no trusted case has a value (2 measured case(s) are untrusted): only the status written\n"
+    )
+    assert 'membench_case_trusted{case="' in done.out and "membench_bytes_per_second" not in done.out
     for threshold in ("0", "-1", "inf"):
         assert export.main([write_json(a_run()), "--format", "bmf", "--noise-threshold", threshold]) == 2
         assert capsys.readouterr().err == (
@@ -359,3 +365,60 @@ def test_a_prometheus_export_without_one_trusted_value_is_an_error_and_the_thres
 def test_a_host_paced_case_says_so_beside_its_repetitions_and_noise():
     case = export.mr.Case("a/b", "a", "b", {}, runs=[{"noise_pct": 1.5, "host_paced": 1}])
     assert export.extra(case) == "1 repetition, noise 1.5%, host-paced"
+
+
+def test_a_collector_never_keeps_serving_the_last_runs_health(tmp_path, write_json, capsys):
+    # The previous .prom said healthy; a run with no trusted case replaces it whole, status and all.
+    prom = tmp_path / "membench.prom"
+    assert export.main([write_json(a_run()), "--format", "prometheus", "--out", str(prom)]) == 0
+    assert "membench_bytes_per_second{" in prom.read_text()
+    shared = a_run()
+    for b in shared["benchmarks"]:
+        b.update(contended=1, other_processes=1)
+    assert export.main([write_json(shared), "--format", "prometheus", "--out", str(prom)]) == 1
+    text = prom.read_text()
+    assert "membench_bytes_per_second{" not in text and "membench_case_trusted{" in text
+    assert not [p.name for p in tmp_path.iterdir() if "partial" in p.name]  # no partial file left beside it
+    capsys.readouterr()
+
+
+def test_a_killed_run_says_so_in_every_format(write_json, capsys):
+    killed = a_run()
+    killed["membench"] = {"schema_version": 1, "complete": False, "counters": {}}
+    path = write_json(killed)
+    for fmt in ("bmf", "benchmark-action", "benchmark-action-latency"):
+        assert export.main([path, "--format", fmt]) == 2
+        assert "the run is incomplete (its process was killed)" in capsys.readouterr().err
+    assert export.main([path, "--format", "prometheus"]) == 1
+    done = capsys.readouterr()
+    assert "membench_run_complete{" in done.out and done.out.split("membench_run_complete{")[1].split("\n")[0].endswith(
+        " 0.0"
+    )
+    assert 'membench_case_trusted{case="' + CASE_BW in done.out and "membench_bytes_per_second" not in done.out
+
+
+def test_a_rate_of_nothing_is_not_exported(write_json, capsys):
+    doc = a_run()
+    for b in doc["benchmarks"]:
+        if b["name"] == CASE_BW:
+            b["gflops_per_second"] = 0.0
+    doc["membench"] = {
+        "schema_version": 1,
+        "counters": {
+            "bytes_per_second": {"unit": "B/s", "better": "higher", "kind": "measured"},
+            "gflops_per_second": {"unit": "GFLOP/s", "better": "higher", "kind": "measured"},
+            "latency_ns": {"unit": "ns", "better": "lower", "kind": "measured"},
+            "noise_pct": {"unit": "%", "better": "lower", "kind": "health"},
+        },
+    }
+    entries = json.loads(exported(write_json, capsys, "benchmark-action", doc))
+    assert [e["unit"] for e in entries] == ["GB/s"] and all(e["value"] != 0 for e in entries)
+    assert "gflops-per-second" not in json.loads(exported(write_json, capsys, "bmf", doc))[CASE_BW]
+    assert "membench_flops_per_second" not in exported(write_json, capsys, "prometheus", doc)
+
+
+def test_an_output_that_is_not_a_regular_file_is_refused(tmp_path, write_json, capsys):
+    fifo = tmp_path / "fifo.prom"
+    os.mkfifo(fifo)
+    assert export.main([write_json(a_run()), "--format", "prometheus", "--out", str(fifo)]) == 2
+    assert capsys.readouterr().err == f"export.py: --out {fifo}: cannot write the file (not a regular file)\n"

@@ -117,11 +117,15 @@ def test_untrusted_values_never_enter_the_band_and_the_gate_fails_closed(new_db,
     assert "2 trusted values in the history, 3 needed: not judged" in done.out
     assert done.err.startswith("history.py: no trusted case of ") and done.err.endswith(": nothing judged\n")
     assert history.main(["--db", path, "add", write_json(a_run(5, 4.36e12))]) == 0
-    noisy = write_json(a_run(6, 2.0e12, noisy=1))
+    noisy = write_json(a_run(6, 2.0e12, noisy=1, noise_pct=6.0))
     capsys.readouterr()
     assert history.main(["--db", path, "check", noisy]) == 1  # no evidence is no pass
     done = capsys.readouterr()
-    assert "| UNTRUSTED in this run: noisy |" in done.out and "--allow-untrusted accepts them" in done.err
+    assert "| UNTRUSTED in this run: noise 6% >= the 5% threshold |" in done.out
+    assert "--allow-untrusted accepts them" in done.err
+    # The stopping rule's own mark (its 0.5% target not met) is no doubt: the same threshold as every gate is.
+    assert history.main(["--db", path, "check", "--noise-threshold", "6.5", noisy]) == 1
+    assert "| REGRESSION |" in capsys.readouterr().out
     # --allow-untrusted lets untrusted cases pass, but a gate that judged only those has judged nothing.
     assert history.main(["--db", path, "check", "--allow-untrusted", noisy]) == 1
     assert capsys.readouterr().err.endswith(": nothing judged\n")
