@@ -290,7 +290,7 @@ def test_untrusted_cases_are_left_out_with_a_count_and_an_empty_export_is_an_err
     assert export.main([path, "--format", "benchmark-action-latency"]) == 0
     assert capsys.readouterr().err == (
         "export.py: 1 case(s) left out as untrusted (another process on the GPU, a "
-        "clock event, throttling or noise at or above 5%)\n"
+        "clock event, throttling, noise at or above 5% or a killed run)\n"
     )
     parser = pytest.importorskip("prometheus_client.parser")
     assert export.main([path, "--format", "prometheus"]) == 0
