@@ -2,6 +2,13 @@
 
     python scripts/compare.py BASELINE.json CONTENDER.json [--metric bytes_per_second]
                               [--threshold 5] [--alpha 0.05] [--ignore-missing] [--allow-untrusted]
+                              [--changed-only] [--raw]
+
+The baseline comes first: the output's first line names each file, and a
+baseline that ran after its contender is warned of. That line counts the
+cases of each verdict; the table shows values in their units (4.33 TB/s,
+133 us), or as plain numbers with --raw, and only the cases whose verdict
+is not 'same' with --changed-only.
 
 Matches cases by name and compares the median of a metric (bytes_per_second
 by default; any measured counter the files carry, or real_time per launch).
@@ -46,7 +53,7 @@ from dataclasses import dataclass
 
 from membench import cli
 from membench import results as mr
-from membench.report_page import quantity
+from membench.report_page import duration, quantity
 
 try:
     from scipy.stats import mannwhitneyu
@@ -81,9 +88,33 @@ def create_parser() -> cli.Parser:
     p.add_argument(
         "--allow-untrusted",
         action="store_true",
-        help="untrusted cases (contended, clock event, throttled, too noisy, failed in the baseline) do not fail",
+        help="untrusted cases (contended, clock event, throttled, too noisy, a killed run, failed in the baseline) "
+        "do not fail",
     )
+    p.add_argument(
+        "--changed-only",
+        action="store_true",
+        help="list only the cases whose verdict is not 'same' (the summary counts all)",
+    )
+    p.add_argument("--raw", action="store_true", help="values as plain numbers (4.325e+12), for a script to read back")
     return p
+
+
+def unit_of(doc: dict, metric: str) -> str:
+    """The unit compare.py shows a metric's values in: the file's, but "ns" for times (Case.values gives them in ns)."""
+    return "ns" if metric in mr.TIMES else mr.meaning(doc, metric).unit
+
+
+def summary(rows: list[Row], baseline: str, contender: str, metric: str) -> str:
+    """One line: which file is which, and how many cases got each verdict, the worst first."""
+    counts: dict[str, int] = {}
+    for r in rows:
+        kind = r.verdict.split(":")[0].split(" (")[0]
+        counts[kind] = counts.get(kind, 0) + 1
+    order = ["ERROR in contender", "REGRESSION", "missing in contender", "SKIPPED in contender", "UNTRUSTED"]
+    ranked = sorted(counts.items(), key=lambda kv: (order.index(kv[0]) if kv[0] in order else len(order), kv[0]))
+    said = ", ".join(f"{n} {kind}" for kind, n in ranked)
+    return f"baseline {baseline}, contender {contender}, {metric}: {len(rows)} cases: {said}"
 
 
 def smallest_p(n1: int, n2: int) -> float:
@@ -175,11 +206,15 @@ def _fmt(x: float | None, spec: str) -> str:
 
 
 def render(rows: list[Row], metric: str, alpha: float, unit: str | None = None) -> str:
-    """The rows as a markdown table and its notes; with the metric's unit, values as a person reads them (4.33 TB/s),
-    else as numbers a script reads back (4.325e+12)."""
+    """The rows as a markdown table and its notes; with the metric's unit, values as a person reads them (4.33 TB/s,
+    133 us: a time's unit is "ns", what Case.values gives times in), else as numbers a script reads back (4.325e+12)."""
 
     def value(x: float | None) -> str:
-        return "" if x is None else quantity(x, unit) if unit is not None else format(x, ".4g")
+        if x is None:
+            return ""
+        if unit is None:
+            return format(x, ".4g")
+        return duration(x) if unit == "ns" else quantity(x, unit)
 
     lines = [
         f"| case | baseline {metric} | contender {metric} | change % | p-value | verdict |",
@@ -243,5 +278,9 @@ def main(argv: list[str] | None = None) -> int:
             f"compare.py: warning: different GPUs: '{mr.gpu_name(baseline)}' vs '{mr.gpu_name(contender)}'",
             file=sys.stderr,
         )
-    print(render(rows, args.metric, args.alpha))
+    if (order := mr.out_of_order(baseline, contender)) is not None:
+        print(f"compare.py: warning: {order}; the baseline comes first", file=sys.stderr)
+    shown = [r for r in rows if not r.verdict.startswith("same")] if args.changed_only else rows
+    print(summary(rows, args.baseline, args.contender, args.metric) + "\n")
+    print(render(shown, args.metric, args.alpha, None if args.raw else unit_of(contender, args.metric)))
     return 1 if failed(rows, args.ignore_missing, args.allow_untrusted) else 0

@@ -15,8 +15,9 @@ figures are DIR/figures/*.png). Both hold, for the first file:
 - every family: each case measured against its model and the peak, with its
   marks, and the figures plot.py draws.
 
-With two files of the same GPU, a comparison of the second against the first
-(compare.py's verdicts); with files of different GPUs, the fleet view
+With two files of the same GPU, a comparison of the second against the first,
+the baseline (compare.py's verdicts; a baseline that ran after the second
+file is warned of); with files of different GPUs, the fleet view
 (fleet.py's). Exit status: 0 written, 2 unreadable input or a bad flag.
 """
 
@@ -45,7 +46,11 @@ GB = 1e9
 
 def create_parser() -> cli.Parser:
     p = cli.Parser(prog="report.py", description=__doc__.split("\n\n")[0])
-    p.add_argument("results", nargs="+", help="Google Benchmark JSON written by membench; the first is reported")
+    p.add_argument(
+        "results",
+        nargs="+",
+        help="Google Benchmark JSON written by membench; the first is reported, and is the baseline of a second",
+    )
     p.add_argument("--out", required=True, help="directory for report.html and report.md")
     p.add_argument(
         "--history", help="a history.py history (file or URL): each study case's values over its runs on this GPU model"

@@ -40,7 +40,12 @@ def several(paths: list[str], docs: list[dict], every_row: bool = True) -> str:
         return ""
     uuids = [set(uuid for uuid, _ in mr.devices(doc, path).values()) for path, doc in zip(paths, docs)]
     if len(paths) == 2 and uuids[0] == uuids[1]:
-        parts = [f"## {paths[1]} against {paths[0]}\n"]
+        parts = [
+            f"## {paths[1]} against {paths[0]}\n",
+            f"The baseline is the first file, {paths[0]}; the contender {paths[1]}.\n",
+        ]
+        if (order := mr.out_of_order(docs[0], docs[1])) is not None:
+            parts.append(f"**Warning: {order}.** Give the baseline first: every change here has its sign turned.\n")
         # Each case on the headlines it has (its bandwidth, its latency, its update rate: the catalog's).
         present = set(mr.metrics(docs[0])) | set(mr.metrics(docs[1]))
         compared = dict.fromkeys(m for doc in docs for m, _ in md.headlines(doc))

@@ -18,6 +18,14 @@ def quantity(value: float, unit: str) -> str:
     return f"{digits} {prefix}{unit}" if unit.startswith("B") or not prefix else f"{digits} {prefix} {unit}"
 
 
+def duration(ns: float) -> str:
+    """A time a person reads at a glance, from nanoseconds: 16.5 ns, 133 us, 1.20 ms, 2.5 s."""
+    for factor, unit in ((1e9, "s"), (1e6, "ms"), (1e3, "us")):
+        if abs(ns) >= factor:
+            return f"{ns / factor:.3g} {unit}"
+    return f"{ns:.3g} ns"
+
+
 def md_text(text: str) -> str:
     """Text from a file, safe in markdown that a page renders: no raw HTML (a GPU name may hold anything)."""
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")

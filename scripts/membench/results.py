@@ -18,6 +18,7 @@ import os
 import stat
 import statistics
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 
 from membench import compat
@@ -473,6 +474,22 @@ def devices(doc: dict, path: str) -> dict[int, tuple[str, str]]:
 
 def gpu_name(doc: dict) -> str:
     return str(doc.get("context", {}).get("gpu_name", "unknown GPU"))
+
+
+def started(doc: dict) -> datetime | None:
+    """When the run started (its context's date), or None."""
+    try:
+        return datetime.fromisoformat(str(doc.get("context", {}).get("date", "")))
+    except ValueError:
+        return None
+
+
+def out_of_order(baseline: dict, contender: dict) -> str | None:
+    """What is wrong with the order of two runs given baseline first, or None: the baseline ran after."""
+    first, second = started(baseline), started(contender)
+    if first is None or second is None or first.tzinfo is None or second.tzinfo is None or first <= second:
+        return None
+    return f"the baseline ran at {first.isoformat()}, after the contender ({second.isoformat()})"
 
 
 def context_number(doc: dict, key: str) -> float | None:

@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 from membench import compare
+from membench import results as mr
 import pytest
 from conftest import load, scaled, with_aggregates, with_repetitions
 
@@ -36,7 +37,9 @@ def test_identical_files_pass(capsys, h200_global, write_json):
     code, out, _ = run(capsys, write_json(h200_global), write_json(h200_global))
     assert code == 0
     assert verdict(out, CASE) == "same"
-    assert out.startswith("| case | baseline bytes_per_second |")
+    first, blank, table = out.split("\n")[:3]
+    assert first.startswith("baseline ") and ", contender " in first and ", bytes_per_second: " in first
+    assert first.endswith(" same") and blank == "" and table.startswith("| case | baseline bytes_per_second |")
 
 
 def test_a_20_percent_drop_is_a_regression(capsys, h200_global, write_json):
@@ -462,7 +465,7 @@ def test_repetitions_with_aggregates_are_judged_on_the_repetitions(capsys, h200_
     assert not any(name.endswith(("_mean", "_median", "_stddev", "_cv")) for name in cases)
     code, out, _ = run(capsys, write_json(base), write_json(cont))
     assert code == 1
-    assert row_of(out, CASE)[1:4] == ["100", "80", "-20.00"]  # medians of the repetitions
+    assert row_of(out, CASE)[1:4] == ["100 B/s", "80 B/s", "-20.00"]  # medians of the repetitions
     assert verdict(out, CASE) == "REGRESSION"
     assert float(row_of(out, CASE)[4]) < 0.05
 
@@ -767,3 +770,45 @@ def test_a_host_paced_case_is_doubted_for_its_noise_and_judged_against_it_when_q
     got, out, _ = run(capsys, write_json(base), write_json(cont), "--metric", "latency_ns")
     assert got == 1
     assert row_of(out, CHASE)[-1].startswith("REGRESSION (host-paced: 6% needed)")
+
+
+def test_the_table_reads_in_units_and_the_summary_counts_every_verdict(capsys, h200_global, write_json):
+    slower = scaled(h200_global, CASE, 0.8)
+    code, out, _ = run(capsys, write_json(h200_global), write_json(slower))
+    assert code == 1
+    first = out.split("\n")[0]
+    cases = len(mr.cases(h200_global))
+    assert first.endswith(f": {cases} cases: 1 REGRESSION, {cases - 1} same")
+    assert row_of(out, CASE)[1].endswith(" TB/s") or row_of(out, CASE)[1].endswith(" GB/s")
+    code, raw, _ = run(capsys, write_json(h200_global), write_json(slower), "--raw")
+    assert "e+" in row_of(raw, CASE)[1]
+    code, changed, _ = run(capsys, write_json(h200_global), write_json(slower), "--changed-only")
+    rows = [
+        line
+        for line in changed.splitlines()
+        if line.startswith("| ") and not line.startswith("| case") and "---" not in line
+    ]
+    assert code == 1 and len(rows) == 1 and rows[0].startswith(f"| {CASE} |")
+    assert changed.split("\n")[0].split(": ", 1)[1] == first.split(": ", 1)[1]  # the summary still counts every case
+
+
+def test_a_time_reads_in_its_own_unit(capsys, write_json):
+    base, cont = chase_doc(600.0), chase_doc(600.0)
+    for d in (base, cont):
+        d["membench"]["counters"]["real_time"] = {"unit": "us", "better": "lower", "kind": "measured"}
+        for b in d["benchmarks"]:
+            b["real_time"], b["time_unit"] = 133.1, "us"
+    code, out, _ = run(capsys, write_json(base), write_json(cont), "--metric", "real_time")
+    assert row_of(out, CHASE)[1:3] == ["133 us", "133 us"]
+
+
+def test_a_baseline_that_ran_after_its_contender_is_warned_of(capsys, h200_global, write_json):
+    older, newer = copy.deepcopy(h200_global), copy.deepcopy(h200_global)
+    older["context"]["date"] = "2026-12-01T10:00:00+00:00"
+    newer["context"]["date"] = "2026-12-04T10:00:00+00:00"
+    assert run(capsys, write_json(older), write_json(newer))[2] == ""
+    _, _, err = run(capsys, write_json(newer), write_json(older))
+    assert err == (
+        "compare.py: warning: the baseline ran at 2026-12-04T10:00:00+00:00, after the contender "
+        "(2026-12-01T10:00:00+00:00); the baseline comes first\n"
+    )

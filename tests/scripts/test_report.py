@@ -4,6 +4,7 @@ nothing but itself."""
 from __future__ import annotations
 
 import base64
+import copy
 import json
 import re
 import shutil
@@ -15,6 +16,7 @@ import pytest
 
 from membench import report
 from membench import report_others, report_page
+from conftest import load
 
 STUDY_RATES = {  # GB/s, and the counters the notes read
     "global/coalesced/n:16777216": (2600.0, {"sectors_per_request": 4, "dram_efficiency": 1.0}),
@@ -828,3 +830,14 @@ def test_the_page_and_the_markdown_are_laid_out_as_their_contents_say(tmp_path, 
     # The markdown's comparison is cut to what needs a look, and says where the rest is.
     assert "\nThe cases judged the same are on report.html.\n" in two_md
     assert '<a href="#others">beside the others</a></nav>' in two_page and 'id="others"' in two_page
+
+
+def test_a_comparison_says_which_file_is_the_baseline_and_warns_of_the_wrong_order(write_json):
+    older, newer = copy.deepcopy(load("h200_global_layout.json")), copy.deepcopy(load("h200_global_layout.json"))
+    older["context"]["date"] = "2026-12-01T10:00:00+00:00"
+    newer["context"]["date"] = "2026-12-04T10:00:00+00:00"
+    a, b = write_json(older), write_json(newer)
+    right = report_others.several([a, b], [older, newer])
+    assert f"The baseline is the first file, {a}; the contender {b}." in right and "Warning" not in right
+    wrong = report_others.several([b, a], [newer, older])
+    assert "**Warning: the baseline ran at 2026-12-04T10:00:00+00:00, after the contender" in wrong
