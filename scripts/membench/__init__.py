@@ -7,3 +7,5 @@ binary wrote into the file's catalog; an older file's through
 a module with `main(argv) -> int`; `scripts/<command>.py` runs it from a
 checkout, and `pip install .` puts it on PATH as `membench-<command>`.
 """
+
+__version__ = "0.1.0"  # pyproject.toml's version, which a test holds it to

@@ -72,7 +72,20 @@ def replace_file(path: Path, text: str) -> None:
 
 
 class Parser(argparse.ArgumentParser):
-    """argparse, but a usage error is one line (and exit status 2)."""
+    """argparse, but a usage error is one line (and exit status 2); every command answers --version with the
+    package's version and the result schema it reads."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        from membench import __version__
+        from membench.results import SCHEMA_VERSION
+
+        self.add_argument(
+            "--version",
+            action="version",
+            version=f"%(prog)s (membench scripts {__version__}, result schema {SCHEMA_VERSION})",
+            help="the version of the scripts and the result schema they read, and exit",
+        )
 
     def error(self, message: str) -> NoReturn:
         print(f"{self.prog}: {message}", file=sys.stderr)

@@ -35,6 +35,22 @@ def test_help_from_the_command_line_starts_with_the_summary(name, summary):
     assert summary in " ".join(done.stdout.split())  # argparse wraps the text
 
 
+@pytest.mark.parametrize("name", [*SUMMARIES, "results_index"])
+def test_version_from_the_command_line_is_one_line_of_the_package_and_the_schema(name):
+    from membench import __version__
+
+    done = subprocess.run([sys.executable, str(SCRIPTS / f"{name}.py"), "--version"], capture_output=True, text=True)
+    assert (done.returncode, done.stderr) == (0, "")
+    assert done.stdout == f"{name}.py (membench scripts {__version__}, result schema 1)\n"
+
+
+def test_the_package_version_is_pyprojects():
+    from membench import __version__
+
+    pyproject = (SCRIPTS.parent / "pyproject.toml").read_text()
+    assert re.search(r'^version = "([^"]+)"', pyproject, re.M).group(1) == __version__
+
+
 @pytest.mark.parametrize("name", SUMMARIES)
 def test_a_bad_flag_from_the_command_line_is_one_line_and_exit_2(name):
     done = subprocess.run(

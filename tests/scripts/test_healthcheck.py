@@ -121,8 +121,10 @@ def test_the_textfile_is_whole_and_promtool_accepts_it(slurm, status):
     slurm(status, "--textfile-dir", str(out), timeout="1")
     assert [p.name for p in out.iterdir()] == ["membench.prom"]  # no temporary file left for the collector
     text = (out / "membench.prom").read_text()
-    expected = {"0": "0", "1": "1", "hang": "124"}[status]
-    assert f'membench_healthcheck_exit_status{{host="node7"}} {expected}\n' in text
+    membench_status = {"0": "0", "1": "1", "hang": "124"}[status]
+    assert f'membench_check_exit_status{{host="node7"}} {membench_status}\n' in text
+    # What the script itself exits with (a hang is a GPU in trouble: 1), not membench's status.
+    assert f'membench_healthcheck_exit_status{{host="node7"}} {"0" if status == "0" else "1"}\n' in text
     if status != "hang":
         assert f'membench_check_status{{host="node7",gpu="0"}} {status}' in text
     if not shutil.which("promtool"):
@@ -140,3 +142,27 @@ def test_the_real_binary_on_a_node_without_a_gpu_drains_it(slurm):
         pytest.skip("a GPU is visible here")
     assert done.returncode == 1
     assert "Reason=membench --check: no CUDA device visible" in drained
+
+
+@pytest.mark.parametrize("flag", ["--help", "-h", "--version"])
+def test_help_and_version_answer_without_a_gpu(slurm, flag):
+    done = subprocess.run(["bash", str(SCRIPT), flag], capture_output=True, text=True, timeout=30)
+    assert done.returncode == 0 and done.stderr == ""
+    if flag == "--version":
+        assert done.stdout.startswith("membench-healthcheck, of membench") and done.stdout.count("\n") == 1
+    else:
+        assert (
+            "membench-healthcheck [--drain] [--textfile-dir DIR]" in done.stdout
+            and "Exit status: 0 healthy" in done.stdout
+        )
+        assert not any(line.startswith("#") for line in done.stdout.splitlines())
+
+
+def test_the_inconclusive_status_is_the_scripts_zero_where_the_script_exits_zero(slurm):
+    out = slurm.tmp / "textfile3"
+    out.mkdir()
+    done, _ = slurm("3", "--textfile-dir", str(out))
+    assert done.returncode == 0
+    text = (out / "membench.prom").read_text()
+    assert 'membench_check_exit_status{host="node7"} 3\n' in text
+    assert 'membench_healthcheck_exit_status{host="node7"} 0\n' in text
