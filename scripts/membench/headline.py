@@ -93,10 +93,12 @@ def energy_row(files: Files, spec: dict) -> str:
 def tables(spec_path: Path) -> dict[str, str]:
     """Each block's table: the results (rows) and, where the spec has them, the energy per level."""
     try:
-        spec = json.loads(spec_path.read_text())
+        spec = json.loads(mr.read_input(spec_path))
         rows = spec["rows"]
-    except (OSError, ValueError, KeyError, TypeError) as e:
-        raise mr.InputError(f"{spec_path}: not a headline spec ({e})") from e
+    except RecursionError as e:
+        raise mr.InputError(f"{spec_path}: not a headline spec (nested too deep to read)") from e
+    except (ValueError, KeyError, TypeError) as e:
+        raise mr.InputError(f"{spec_path}: not a headline spec ({str(e)[:120]})") from e
     files = Files()
     out = {}
     try:
@@ -133,7 +135,7 @@ def main(argv: list[str] | None = None) -> int:
     args = create_parser().parse_args(argv)
     try:
         readme_path = located(args.readme)
-        readme = readme_path.read_text()
+        readme = mr.read_input(readme_path)
         new = replaced(readme, tables(located(args.spec)))
     except (mr.InputError, OSError) as e:
         return cli.refused("headline.py", e)

@@ -33,6 +33,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import math
 import statistics
 import subprocess
 import sys
@@ -136,7 +137,10 @@ def _number(text: str) -> float | None:
 
 def parse_csv(text: str) -> list[dict]:
     """Rows of `ncu --csv --page raw`: kernel name and metrics in base units."""
-    reader = list(csv.reader(io.StringIO(text)))
+    try:
+        reader = list(csv.reader(io.StringIO(text)))
+    except csv.Error as e:  # a field over the csv module's limit: not what ncu writes
+        raise mr.InputError(f"not an ncu raw CSV ({e})") from e
     start = next((i for i, row in enumerate(reader) if "Kernel Name" in row), None)
     if start is None:
         raise mr.InputError("not an ncu raw CSV (no 'Kernel Name' column)")
@@ -337,15 +341,24 @@ def render(checks: list[Check]) -> str:
 
 
 def read_text(path: Path) -> str:
-    try:
-        return path.read_text()
-    except (OSError, UnicodeDecodeError) as e:
-        raise mr.InputError(f"{path}: cannot read ({getattr(e, 'strerror', None) or e})") from e
+    return mr.read_input(path)
+
+
+def check_flags(args) -> None:
+    """The tolerances are percentages a check can meet, the launches counts of one or more; an InputError."""
+    for flag in ("tolerance", "time_tolerance", "time_slack_us"):
+        value = getattr(args, flag)
+        if not (0 <= value < math.inf):
+            raise mr.InputError(f"--{flag.replace('_', '-')}={value}: must be zero or more and finite")
+    for flag in ("launches", "dram_launches"):
+        if getattr(args, flag) < 1:
+            raise mr.InputError(f"--{flag.replace('_', '-')}={getattr(args, flag)}: must be at least 1")
 
 
 def main(argv: list[str] | None = None) -> int:
     args = create_parser().parse_args(argv)
     try:
+        check_flags(args)
         if args.json or args.csv or args.cases:
             if not (args.json and args.csv and args.cases):
                 raise mr.InputError("--json, --csv and --cases go together")

@@ -326,10 +326,10 @@ def make_figures(doc: dict, out_dir: Path, formats: list[str]) -> list[Path]:
 
 def check_output(out: str, formats: str) -> tuple[Path, list[str]]:
     """The output directory and image formats, or InputError before anything is drawn."""
-    chosen = [f.strip() for f in formats.split(",") if f.strip()]
+    chosen = [f.strip() for f in formats.split(",")]
     supported = FigureCanvasBase.get_supported_filetypes()
-    unknown = [f for f in chosen if f not in supported]
-    if not chosen or unknown:
+    unknown = [f for f in chosen if f not in supported]  # an empty item among them: "png,,svg"
+    if unknown:
         raise mr.InputError(
             f"--formats {formats}: not an image format matplotlib writes "
             f"(one or more of {', '.join(sorted(supported))})"

@@ -6,7 +6,9 @@ Every membench result file under the root becomes one row: its folder and
 file, the GPU, the day it ran, membench's version and build, the sweep, its
 cases (measured, failed, skipped), whether its catalog says it is complete,
 and the earlier file it repeats byte for byte, if any. Files that are not
-membench results (a peer tool's output, a profile) are counted apart.
+membench results (a peer tool's output, a profile) are counted apart; a
+file that says it is one and cannot be read, or a .json file that is not
+JSON, is refused (exit 2) rather than left out of an index written over it.
 Written to ROOT/INDEX.md; with --check, exit 1 when INDEX.md is not what
 the files give (a test runs this), 0 when it is, 2 on bad input.
 """
@@ -14,6 +16,8 @@ the files give (a test runs this), 0 when it is, 2 on bad input.
 from __future__ import annotations
 
 import hashlib
+import json
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -98,15 +102,49 @@ def row(root: Path, path: Path, doc: dict) -> Row:
     )
 
 
+MAX_FILES = 100_000
+
+
+def json_files(root: Path) -> list[Path]:
+    """The regular .json files under root, in the order of their paths; links are not followed (a store holds
+    none), and a folder that cannot be read is an InputError."""
+
+    def refuse(error: OSError) -> None:
+        raise mr.InputError(f"--root {root}: cannot read {error.filename} ({error.strerror})")
+
+    found = []
+    for folder, _, names in os.walk(root, onerror=refuse, followlinks=False):
+        for name in names:
+            path = Path(folder) / name
+            if name.endswith(".json") and not path.is_symlink() and path.is_file():
+                found.append(path)
+        if len(found) > MAX_FILES:
+            raise mr.InputError(f"--root {root}: more than {MAX_FILES} JSON files; not a results store")
+    return sorted(found, key=lambda p: p.relative_to(root).as_posix())
+
+
+def claims_to_be_membench(path: Path) -> bool:
+    """Whether a file that membench.results refused says it is a membench result, or is not JSON at all:
+    either is a broken file in the store, where a peer tool's JSON is merely another kind of file."""
+    try:
+        doc = json.loads(mr.read_input(path))
+    except (mr.InputError, ValueError, RecursionError):
+        return True
+    context = doc.get("context") if isinstance(doc, dict) else None
+    return isinstance(context, dict) and "membench_version" in context
+
+
 def index(root: Path) -> tuple[list[Row], int]:
     """The rows of every membench result under root (folders in order), and the count of other JSON files."""
     if not root.is_dir():
         raise mr.InputError(f"--root {root}: not a folder")
     rows, others, seen = [], 0, {}
-    for path in sorted(root.rglob("*.json"), key=lambda p: p.relative_to(root).as_posix()):
+    for path in json_files(root):
         try:
             doc = mr.load(path)
         except mr.InputError:
+            if claims_to_be_membench(path):
+                raise  # a result file of the store that cannot be read: no index over it
             others += 1
             continue
         r = row(root, path, doc)

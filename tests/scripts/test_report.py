@@ -730,7 +730,11 @@ UPD = "atomics/red/word:u32/space:global/shared_by:thread/updates:16"
 def test_a_comparison_opens_with_its_files_and_covers_a_metric_either_file_has(tmp_path):
     lat = entry(LAT, latency_ns=16.5, noisy=0)
     out = compared(tmp_path, [lat], [lat, entry(BW, bytes_per_second=4e12, noisy=0)])  # a rate only in the second
-    assert out.startswith(f"## {tmp_path / 'run1.json'} against {tmp_path / 'run0.json'}\n\ncompare.py's verdicts on ")
+    base, cont = tmp_path / "run0.json", tmp_path / "run1.json"
+    assert out.startswith(
+        f"## {cont} against {base}\n\nThe baseline is the first file, {base}; the contender {cont}.\n\n"
+        "compare.py's verdicts on "
+    )
     assert "verdicts on bytes_per_second (5% threshold), what needs a look first: 1 new in contender." in out
     out = compared(tmp_path, [lat, entry(BW, bytes_per_second=4e12, noisy=0)], [lat])  # only in the first
     assert "verdicts on bytes_per_second (5% threshold), what needs a look first: 1 missing in contender." in out
