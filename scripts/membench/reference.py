@@ -53,6 +53,12 @@ def create_parser() -> cli.Parser:
         "--margin", type=float, default=5.0, help="percent beyond the lowest and highest value seen (default 5)"
     )
     p.add_argument("--out", help="the reference file; where not given, benchmarks/references/<model>.json")
+    p.add_argument(
+        "--partial",
+        action="store_true",
+        help="a reference of the check cases the runs hold (without it, a case with no trusted value is refused: "
+        "a check would call a GPU healthy on cases it never judged)",
+    )
     return p
 
 
@@ -79,7 +85,7 @@ def slug(model: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", model.lower()).strip("-")
 
 
-def make(paths: list[str], exe: str | None, margin: float) -> dict:
+def make(paths: list[str], exe: str | None, margin: float, partial: bool = False) -> dict:
     docs = {path: mr.load(path) for path in paths}  # every file read before the binary is asked
     sweep = check_sweep(exe)
     wanted = {c["case"]: c for c in sweep}
@@ -119,11 +125,19 @@ def make(paths: list[str], exe: str | None, margin: float) -> dict:
         raise mr.InputError(f"the runs are of several GPU models ({', '.join(sorted(models))}): one reference each")
     if not models:
         raise mr.InputError("no run holds a trusted value of a check case: run membench --check or a default run")
+    missing = [name for name in wanted if not values[name]]
+    for name in missing if partial else []:
+        print(f"reference.py: {name}: no trusted value in these runs; left out (--partial)", file=sys.stderr)
+    if missing and not partial:
+        # A reference of some of the check's cases would call a GPU healthy on the rest unseen.
+        raise mr.InputError(
+            f"{len(missing)} of the check's {len(wanted)} cases have no trusted value in these runs (first: "
+            f"{missing[0]}); a reference needs every one (run membench --check or a default run), or --partial"
+        )
     cases = []
     for name, case in wanted.items():
         seen = values[name]
         if not seen:
-            print(f"reference.py: {name}: no trusted value in these runs; left out", file=sys.stderr)
             continue
         meaning = meanings[name]
         if meaning.better not in ("higher", "lower"):
@@ -182,7 +196,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if not 0 <= args.margin < 100:
             raise mr.InputError("--margin must be at least 0 and under 100")
-        ref = make(args.runs, args.membench, args.margin)
+        ref = make(args.runs, args.membench, args.margin, args.partial)
         out = Path(args.out) if args.out else ROOT / "benchmarks" / "references" / f"{slug(ref['gpu_name'])}.json"
         out.write_text(json.dumps(ref, indent=1) + "\n")
     except (mr.InputError, OSError) as e:

@@ -49,7 +49,7 @@ def no_check_case() -> dict:
 
 def made(tmp_path, write_json, exe, docs, *flags) -> tuple[int, dict]:
     out = tmp_path / "ref.json"
-    code = reference.main([*map(write_json, docs), "--membench", exe, "--out", str(out), *flags])
+    code = reference.main([*map(write_json, docs), "--membench", exe, "--out", str(out), "--partial", *flags])
     return code, json.loads(out.read_text()) if out.exists() else {}
 
 
@@ -141,12 +141,12 @@ def test_the_committed_h200_reference_is_what_its_runs_make(tmp_path, exe):
 def test_the_binary_comes_from_the_environment_then_the_release_build(tmp_path, write_json, exe, monkeypatch, capsys):
     run = write_json(a_run("GPU-1", 4.4e12, 16.0))
     monkeypatch.setenv("MEMBENCH_EXE", exe)
-    assert reference.main([run, "--out", str(tmp_path / "r.json")]) == 0
+    assert reference.main([run, "--out", str(tmp_path / "r.json"), "--partial"]) == 0
     ref = json.loads((tmp_path / "r.json").read_text())
     assert ref["margin_pct"] == 5 and ref["cases"][0]["low"] == pytest.approx(ref["cases"][0]["seen"][0] * 0.95)
     monkeypatch.delenv("MEMBENCH_EXE")
     monkeypatch.setattr(reference, "ROOT", tmp_path)  # a checkout without a build
-    assert reference.main([run, "--out", str(tmp_path / "r2.json")]) == 2
+    assert reference.main([run, "--out", str(tmp_path / "r2.json"), "--partial"]) == 2
     assert f"--membench {tmp_path}/build/release/membench: cannot run it" in capsys.readouterr().err
 
 
@@ -181,3 +181,16 @@ def test_a_check_case_whose_metric_has_no_direction_is_refused(tmp_path, write_j
     }
     code, _ = made(tmp_path, write_json, exe, [doc])
     assert code == 2 and "the runs' catalog gives bytes_per_second no better direction" in capsys.readouterr().err
+
+
+def test_a_run_lacking_check_cases_makes_no_reference_unless_partial_is_asked(tmp_path, write_json, exe, capsys):
+    # A reference of 2 of the check's cases would report a GPU healthy on 2 of 2, the others never judged.
+    out = tmp_path / "ref.json"
+    run = write_json(a_run("GPU-1", 4.4e12, 16.0))
+    assert reference.main([run, "--membench", exe, "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("reference.py: 13 of the check's 15 cases have no trusted value in these runs (first: ")
+    assert err.endswith("or --partial\n") and not out.exists()
+    assert reference.main([run, "--membench", exe, "--out", str(out), "--partial"]) == 0
+    assert len(json.loads(out.read_text())["cases"]) == 2
+    assert capsys.readouterr().err.count("left out (--partial)") == 13
