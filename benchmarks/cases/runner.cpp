@@ -196,8 +196,9 @@ void Runner::note_failure(const std::string& name, const std::string& message) {
 // The first time a case sees another process or a clock event, stderr says so (once per run).
 void Runner::note_health(const std::string& name, const engine::CaseHealth& h) {
   RunSummary& s = summary_;
+  // Counted once a case, however many repetitions saw it (the summary counts cases).
   if (h.contended()) {
-    ++s.contended;
+    if (counted_.insert("contended " + name).second) ++s.contended;
     if (s.first_other.empty()) {
       const unsigned pid = h.first_other_pid.value_or(0);
       const std::string process = nvml::process_name(pid);
@@ -208,7 +209,7 @@ void Runner::note_health(const std::string& name, const engine::CaseHealth& h) {
     }
   }
   if (h.clock_event()) {
-    ++s.clock_events;
+    if (counted_.insert("clock event " + name).second) ++s.clock_events;
     const std::uint64_t marks = *h.clock_event_reasons & engine::kClockEventMarks;
     if ((marks & ~s.clock_events_seen) != 0) {
       s.clock_events_seen |= marks;
