@@ -9,30 +9,6 @@ namespace membench::gbench {
 
 namespace {
 
-// Google Benchmark's own keys of a run; every other number is a counter.
-const std::set<std::string>& standard_keys() {
-  static const std::set<std::string> keys = {"name",
-                                             "family_index",
-                                             "per_family_instance_index",
-                                             "run_name",
-                                             "run_type",
-                                             "repetitions",
-                                             "repetition_index",
-                                             "threads",
-                                             "iterations",
-                                             "real_time",
-                                             "cpu_time",
-                                             "time_unit",
-                                             "label",
-                                             "error_occurred",
-                                             "error_message",
-                                             "skipped",
-                                             "skip_message",
-                                             "aggregate_name",
-                                             "aggregate_unit"};
-  return keys;
-}
-
 // The type Google Benchmark writes each of its own keys with.
 enum class Type { string, boolean, integer, number };
 
@@ -194,7 +170,8 @@ ResumeFile read_resume(const std::string& path, const std::string& text, int rep
     }
     if (entry.contains("label") && entry["label"].is_string()) run.label = entry["label"].get<std::string>();
     for (const auto& [key, value] : entry.items())
-      if (value.is_number() && standard_keys().count(key) == 0) run.counters.emplace_back(key, value.get<double>());
+      // Google Benchmark's own keys are not counters; every other number is.
+      if (value.is_number() && standard_types().count(key) == 0) run.counters.emplace_back(key, value.get<double>());
     if (run.iterations < 1) {
       broken.insert(name);
       continue;

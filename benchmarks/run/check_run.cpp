@@ -8,7 +8,6 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <optional>
-#include <sstream>
 
 #include "cases/family.hpp"
 #include "cli/files.hpp"
