@@ -4,7 +4,8 @@
 
 Writes DIR/report.html (opens offline from the file: its style and figures
 are inside it) and DIR/report.md (for a CI log or a pull request; its
-figures are DIR/figures/*.png). Both hold, for the first file:
+figures are DIR/figures/*.png). Both hold, for the run reported (the first
+file; of two files of one GPU, the second, the contender):
 
 - the study on this GPU: the article's three tables (coalesced vs strided,
   shared memory, async copies) at its sizes, this GPU's ratios next to the
@@ -15,16 +16,17 @@ figures are DIR/figures/*.png). Both hold, for the first file:
 - every family: each case measured against its model and the peak, with its
   marks, and the figures plot.py draws.
 
-With two files of the same GPU, a comparison of the second against the first,
-the baseline (compare.py's verdicts; a baseline that ran after the second
-file is warned of); with files of different GPUs, the fleet view
-(fleet.py's). Exit status: 0 written, 2 unreadable input or a bad flag.
+With two files of the same GPU, the baseline first: the page reports the
+second and compares it against the first (compare.py's verdicts; a baseline
+that ran after the second file is warned of). With files of different GPUs,
+the fleet view (fleet.py's) beside the first. Exit status: 0 written, 2 unreadable input or a bad flag.
 """
 
 from __future__ import annotations
 
 import base64
 import html
+import json
 import statistics
 import sys
 import tempfile
@@ -49,7 +51,8 @@ def create_parser() -> cli.Parser:
     p.add_argument(
         "results",
         nargs="+",
-        help="Google Benchmark JSON written by membench; the first is reported, and is the baseline of a second",
+        help="Google Benchmark JSON written by membench; the first is the baseline of a second of the same GPU "
+        "(the page reports the second), or the first of a fleet",
     )
     p.add_argument("--out", required=True, help="directory for report.html and report.md")
     p.add_argument(
@@ -242,13 +245,48 @@ def families(doc: dict) -> list[Table]:
                 marks(case),
             ]
         )
-    for t in tables.values():
-        if any(r[5] and float(r[5]) > 100 for r in t.rows):
-            t.note = (
-                "% of peak over 100: the peak is the DRAM's (unless the case names another), and these cases "
-                "are served from a cache that is faster than DRAM."
-            )
+    over: dict[str, list[mr.Case]] = {}
+    for case in cases:
+        if not case.error and not case.skipped and (case.median("pct_of_peak") or 0) > 100:
+            over.setdefault(case.family, []).append(case)
+    for family, above in over.items():
+        tables[family].note = peak_note(above)
     return list(tables.values())
+
+
+def peak_note(above: list[mr.Case]) -> str:
+    """What the peak of cases measured past 100% of it is: the model's ceiling where pct_of_peak is the rate over
+    model_bytes_per_second (the hierarchy's level, a link), else the DRAM's theoretical peak."""
+
+    def against_model(c: mr.Case) -> bool:
+        rate, model, pct = c.median("bytes_per_second"), c.median("model_bytes_per_second"), c.median("pct_of_peak")
+        return bool(rate and model and pct) and abs(100 * rate / model - pct) <= 0.01 * pct
+
+    of_model = sum(1 for c in above if against_model(c))
+    parts = ([f"{of_model} against the model's ceiling (the model column)"] if of_model else []) + (
+        [f"{len(above) - of_model} against the DRAM's theoretical peak"] if of_model < len(above) else []
+    )
+    return (
+        f"% of peak over 100 in {len(above)} case{'s' if len(above) != 1 else ''}, "
+        + " and ".join(parts)
+        + ": part of their bytes come from a level faster than that peak's."
+    )
+
+
+def noisy_means(doc: dict) -> str:
+    """What "noisy" is on this page, beside what the gates distrust: the stopping rule's target (--max_noise, as the
+    run's sweep context records it) is far tighter than the gates' thresholds."""
+    try:
+        target = json.loads(str(doc.get("context", {}).get("sweep", ""))).get("max_noise")
+    except (ValueError, AttributeError):
+        target = None
+    known = isinstance(target, (int, float)) and not isinstance(target, bool)
+    return (
+        f"the case's noise stayed over the stopping rule's target ({f'{target:g}%' if known else '--max_noise'}) "
+        "until --max_time. The gates distrust a value only from their own threshold: compare.py's "
+        f"and fleet.py's --threshold (5% and 10% by default), history.py's and export.py's --noise-threshold "
+        f"({mr.NOISE_THRESHOLD:g}%)"
+    )
 
 
 def the_run(doc: dict, path: str) -> Table:
@@ -256,6 +294,11 @@ def the_run(doc: dict, path: str) -> Table:
     cases = list(mr.cases(doc).values())
     count = lambda test: sum(1 for c in cases if test(c))  # noqa: E731
     ran = [c for c in cases if not c.error and not c.skipped]
+
+    def marked(mark: str, least: float) -> int:
+        """Cases any of whose repetitions has the mark (a single throttled batch counts), each once."""
+        return sum(1 for c in ran if (c.most(mark) or 0) >= max(least, 1e-9))
+
     memory = mr.context_number(doc, "memory_clock_khz")
     rows = [
         ("file", path),
@@ -278,11 +321,10 @@ def the_run(doc: dict, path: str) -> Table:
         ),
         (
             "health",
-            f"{sum(1 for c in ran if (c.median('noisy') or 0) >= 1)} noisy, "
-            f"{sum(1 for c in ran if (c.median('contended') or 0) >= 1)} contended, "
-            f"{sum(1 for c in ran if (c.median('throttled_batches') or 0) > 0)} throttled, "
-            f"{sum(1 for c in ran if (c.median('clock_event') or 0) >= 1)} under a clock event",
+            f"{marked('noisy', 1)} noisy, {marked('contended', 1)} contended, "
+            f"{marked('throttled_batches', 0)} throttled, {marked('clock_event', 1)} under a clock event",
         ),
+        ("noisy", noisy_means(doc)),
     ]
     return Table("", ["what", "value"], [[k, v] for k, v in rows])
 
@@ -301,9 +343,10 @@ NO_STUDY = "No case of the study in this run: membench --sweep=sweeps/seed.json 
 
 def write(paths: list[str], out: Path, history: str | None = None) -> tuple[Path, Path]:
     docs = [mr.load(p) for p in paths]
-    doc = docs[0]
+    shown = report_others.reported(paths, docs)
+    doc = docs[shown]
     head = f"membench report: {mr.gpu_name(doc)}"
-    study_tables, run, family_tables = study(doc), the_run(doc, paths[0]), families(doc)
+    study_tables, run, family_tables = study(doc), the_run(doc, paths[shown]), families(doc)
     if history:
         study_tables.append(study_history(history, doc))
     extra = report_others.several(paths, docs)

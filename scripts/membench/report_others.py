@@ -32,17 +32,29 @@ def worth_a_look(verdict: str) -> int:
     return next((k for k, v in enumerate(VERDICT_ORDER) if verdict.startswith(v)), len(VERDICT_ORDER))
 
 
+def one_gpu_pair(paths: list[str], docs: list[dict]) -> bool:
+    """Two files of the same GPUs: a baseline and a contender, compared."""
+    if len(paths) != 2:
+        return False
+    uuids = [set(uuid for uuid, _ in mr.devices(doc, path).values()) for path, doc in zip(paths, docs)]
+    return uuids[0] == uuids[1]
+
+
+def reported(paths: list[str], docs: list[dict]) -> int:
+    """Which file the page reports: of a baseline and a contender the contender (the second), else the first."""
+    return 1 if one_gpu_pair(paths, docs) else 0
+
+
 def several(paths: list[str], docs: list[dict], every_row: bool = True) -> str:
     """Markdown: the comparison of two runs of one GPU, or the fleet view of several GPUs (in several files, or
     in one file of a run over several devices). Without every_row the comparison leaves out the cases judged the
     same (report.md, which a comment must hold; the page has them)."""
     if len(paths) < 2 and len(mr.devices(docs[0], paths[0])) < 2:
         return ""
-    uuids = [set(uuid for uuid, _ in mr.devices(doc, path).values()) for path, doc in zip(paths, docs)]
-    if len(paths) == 2 and uuids[0] == uuids[1]:
+    if one_gpu_pair(paths, docs):
         parts = [
             f"## {paths[1]} against {paths[0]}\n",
-            f"The baseline is the first file, {paths[0]}; the contender {paths[1]}.\n",
+            f"The baseline is the first file, {paths[0]}; the contender, which this page reports, {paths[1]}.\n",
         ]
         if (order := mr.out_of_order(docs[0], docs[1])) is not None:
             parts.append(f"**Warning: {order}.** Give the baseline first: every change here has its sign turned.\n")

@@ -212,6 +212,52 @@ def test_two_runs_of_one_gpu_are_compared_and_of_two_gpus_are_a_fleet(tmp_path, 
     assert "fleet.py's verdicts (bytes_per_second, 10% threshold): FLAGGED: n1 device 0 (GPU-2)" in md
 
 
+def test_the_run_says_what_noisy_means_beside_the_gates_thresholds(tmp_path, write_json, no_figures):
+    doc = a_run()
+    doc["context"]["sweep"] = json.dumps({"max_noise": 0.25})
+    md, _ = made(tmp_path, write_json, doc)
+    said = next(line for line in md.splitlines() if line.startswith("| noisy |"))
+    assert "stopping rule's target (0.25%)" in said and "--noise-threshold (5%)" in said and "(5% and 10%" in said
+    doc["context"]["sweep"] = "not json"
+    md, _ = made(tmp_path, write_json, doc)
+    assert "stopping rule's target (--max_noise)" in md
+
+
+def test_a_family_past_100_percent_of_its_peak_says_which_peak(tmp_path, write_json, no_figures):
+    level = entry(
+        "hierarchy/bandwidth/working_set:524288/width:16/persistent:1/through_l1:1",
+        bytes_per_second=30e12,
+        model_bytes_per_second=17e12,
+        pct_of_peak=100 * 30 / 17,
+        noisy=0,
+    )
+    dram = entry(
+        "hierarchy/bandwidth/working_set:1048576/width:16/persistent:1/through_l1:1",
+        bytes_per_second=9e12,
+        pct_of_peak=187.0,
+        noisy=0,
+    )
+    md, _ = made(tmp_path, write_json, {**a_run(), "benchmarks": [level, dram]})
+    assert (
+        "% of peak over 100 in 2 cases, 1 against the model's ceiling (the model column) and 1 against the DRAM's "
+        "theoretical peak: part of their bytes come from a level faster than that peak's." in md
+    )
+    md, _ = made(tmp_path, write_json, {**a_run(), "benchmarks": [level]})
+    assert "% of peak over 100 in 1 case, 1 against the model's ceiling" in md and "DRAM's theoretical" not in md
+
+
+def test_of_two_runs_of_one_gpu_the_page_reports_the_contender(tmp_path, write_json, no_figures):
+    """The baseline comes first; the run the page describes (its host, its cases) is the second."""
+    contender = a_run(scale=0.5)
+    contender["context"]["host_name"] = "the-contender"
+    md, page = made(tmp_path, write_json, a_run(), contender)
+    run = md.split("## The run")[1].split("## Every family")[0]
+    assert "| host | the-contender |" in run and "<td>the-contender</td>" in page
+    second = {**a_run("GPU-2"), "context": {**a_run("GPU-2")["context"], "host_name": "second"}}
+    md, _ = made(tmp_path, write_json, a_run("GPU-1"), second)
+    assert "| host | n1 |" in md.split("## The run")[1].split("## Every family")[0]  # a fleet's: the first
+
+
 def test_one_file_of_two_gpus_gets_the_fleet_view_and_names_both(tmp_path, write_json, no_figures):
     """A --device=all run: its cases tagged device:K, its GPUs in the context's devices."""
     doc = {
@@ -476,8 +522,24 @@ def test_the_whole_run_table_as_written(tmp_path, write_json, no_figures):
             "| membench | 0.1.0 (abc123) |",
             "| cases | 13: 12 measured, 0 failed, 1 skipped |",
             "| health | 1 noisy, 1 contended, 0 throttled, 0 under a clock event |",
+            "| noisy | the case's noise stayed over the stopping rule's target (--max_noise) until --max_time. The "
+            "gates distrust a value only from their own threshold: compare.py's and fleet.py's --threshold (5% and "
+            "10% by default), history.py's and export.py's --noise-threshold (5%) |",
         ]
     )
+
+
+def test_the_health_line_counts_a_single_throttled_batch_in_any_repetition(tmp_path, write_json, no_figures):
+    """One batch dropped in one of three repetitions is a throttled case; a case is counted once however many
+    of its repetitions carry the mark."""
+    name = "stream/read/type:float/elements:1024/block:256"
+    reps = [entry(name, bytes_per_second=4e12, throttled_batches=t, clock_event=e) for t, e in ((0, 0), (1, 0), (0, 1))]
+    twice = [entry("stream/copy/type:float/elements:1024/block:256", bytes_per_second=4e12, noisy=1) for _ in "ab"]
+    md, _ = made(tmp_path, write_json, {**a_run(), "benchmarks": reps + twice})
+    assert "| health | 1 noisy, 0 contended, 1 throttled, 1 under a clock event |" in md
+    reps[1]["throttled_batches"] = 0
+    md, _ = made(tmp_path, write_json, {**a_run(), "benchmarks": reps})
+    assert "| health | 0 noisy, 0 contended, 0 throttled, 1 under a clock event |" in md
 
 
 def test_numbers_read_at_a_glance():
@@ -732,7 +794,7 @@ def test_a_comparison_opens_with_its_files_and_covers_a_metric_either_file_has(t
     out = compared(tmp_path, [lat], [lat, entry(BW, bytes_per_second=4e12, noisy=0)])  # a rate only in the second
     base, cont = tmp_path / "run0.json", tmp_path / "run1.json"
     assert out.startswith(
-        f"## {cont} against {base}\n\nThe baseline is the first file, {base}; the contender {cont}.\n\n"
+        f"## {cont} against {base}\n\nThe baseline is the first file, {base}; the contender, which this page reports, {cont}.\n\n"
         "compare.py's verdicts on "
     )
     assert "verdicts on bytes_per_second (5% threshold), what needs a look first: 1 new in contender." in out
@@ -842,6 +904,7 @@ def test_a_comparison_says_which_file_is_the_baseline_and_warns_of_the_wrong_ord
     newer["context"]["date"] = "2026-12-04T10:00:00+00:00"
     a, b = write_json(older), write_json(newer)
     right = report_others.several([a, b], [older, newer])
-    assert f"The baseline is the first file, {a}; the contender {b}." in right and "Warning" not in right
+    assert f"The baseline is the first file, {a}; the contender, which this page reports, {b}." in right
+    assert "Warning" not in right
     wrong = report_others.several([b, a], [newer, older])
     assert "**Warning: the baseline ran at 2026-12-04T10:00:00+00:00, after the contender" in wrong
