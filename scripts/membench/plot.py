@@ -137,18 +137,44 @@ def plot_global(doc: dict, cases: list[mr.Case], fig: plt.Figure) -> None:
                 continue
             label += f" offset {shown_offset}"
         series[label].append((c.params["n"], bw(c)))
-    for label, points in sorted(series.items()):
-        points.sort()
-        ax_n.plot([p[0] for p in points], [p[1] for p in points], "o-", label=label)
-    l2 = mr.context_number(doc, "l2_bytes")
-    if l2:
-        ax_n.axvline(l2 / 8, color="grey", ls=":", label="n where in + out = L2 size")
     peak = mr.context_number(doc, "dram_peak_bytes_per_second")
-    if peak:
-        ax_n.axhline(peak / GB, color="red", ls="--", alpha=0.5, label="theoretical DRAM peak")
-    ax_n.set_xscale("log", base=2)
-    finish(ax_n, "n (floats)", "bandwidth (GB/s, read + write)", "global: bandwidth vs n", bool(series), 7)
+    if len({n for points in series.values() for n, _ in points}) == 1:
+        bars_at_one_n(ax_n, series, peak)
+    else:
+        lines_by_n(ax_n, series, peak, mr.context_number(doc, "l2_bytes"))
     fig.suptitle(title(doc, family_title(doc, "global")))
+
+
+def bars_at_one_n(ax, series: dict[str, list[tuple[int, float]]], peak: float | None) -> None:
+    """One n: a bar a variant, named on its own row (a line of one point is a dot whose colour must be matched)."""
+    rows = sorted(((points[0][1], label) for label, points in series.items()), key=lambda r: r[0])
+    ax.barh(range(len(rows)), [r[0] for r in rows], color="tab:blue")
+    ax.set_yticks(range(len(rows)), [r[1] for r in rows], fontsize=6)
+    if peak:
+        ax.axvline(peak / GB, color="red", ls="--", alpha=0.5, label="theoretical DRAM peak")
+    n = next(iter(series.values()))[0][0]
+    finish(ax, "bandwidth (GB/s, read + write)", "", f"global: each variant at n = {n:,}", bool(peak), 7)
+
+
+def lines_by_n(ax, series: dict[str, list[tuple[int, float]]], peak: float | None, l2: float | None) -> None:
+    """Several n: a line a variant, each its own colour and marker (more variants than a colour cycle has)."""
+    colours = plt.get_cmap("tab20").colors
+    markers = "osv^D<>pP*Xh"
+    for k, (label, points) in enumerate(sorted(series.items())):
+        points.sort()
+        ax.plot(
+            [p[0] for p in points],
+            [p[1] for p in points],
+            marker=markers[k % len(markers)],
+            color=colours[k % len(colours)],
+            label=label,
+        )
+    if l2:
+        ax.axvline(l2 / 8, color="grey", ls=":", label="n where in + out = L2 size")
+    if peak:
+        ax.axhline(peak / GB, color="red", ls="--", alpha=0.5, label="theoretical DRAM peak")
+    ax.set_xscale("log", base=2)
+    finish(ax, "n (floats)", "bandwidth (GB/s, read + write)", "global: bandwidth vs n", bool(series), 7)
 
 
 def plot_layout(doc: dict, cases: list[mr.Case], fig: plt.Figure) -> None:

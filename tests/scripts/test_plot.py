@@ -191,16 +191,39 @@ def test_global_draws_each_geometrys_bandwidth_and_the_dram_model():
     model = [copy_rate * b["bytes"] / (b["dram_read_bytes"] + b["dram_write_bytes"]) / 1e9 for b in strided]
     assert close(drawn[f"model: memcpy rate x useful / DRAM bytes (n = {n:,})"][1], model)
     assert model[0] > model[-1] * 4  # stride 1 moves every fetched byte, stride 32 an eighth or less
-    right = lines(ax_n)
+    # One n in the file: a bar a variant, named on its row, in the order of their rates.
+    drawn_bars = bars(ax_n)
     coalesced = entries(doc, "global/coalesced/")[0]
-    assert right["coalesced"] == ([float(n)], [coalesced["bytes_per_second"] / 1e9])
+    assert drawn_bars["coalesced"] == coalesced["bytes_per_second"] / 1e9
     float4 = [b for b in entries(doc, "global/vectorized/") if param(b, "vec") == 4 and param(b, "ilp") == 1]
     label = "vectorized vec 4 ilp 1" + (" grid-stride" if param(float4[0], "persistent") else "")
-    assert right[label][1] == [float4[0]["bytes_per_second"] / 1e9]
-    l2 = float(doc["context"]["l2_bytes"])
-    assert right["n where in + out = L2 size"][0] == [l2 / 8, l2 / 8]  # 2 arrays x 4 bytes = the L2
+    assert drawn_bars[label] == float4[0]["bytes_per_second"] / 1e9
+    assert list(drawn_bars.values()) == sorted(drawn_bars.values())
     peak = float(doc["context"]["dram_peak_bytes_per_second"])
-    assert right["theoretical DRAM peak"][1] == [peak / 1e9, peak / 1e9]
+    assert lines(ax_n)["theoretical DRAM peak"][0] == [peak / 1e9, peak / 1e9]
+    plt.close(fig)
+
+
+def test_global_over_several_n_gives_every_series_its_own_colour_and_marker():
+    """Past a colour cycle's ten: eleven variants over two n are eleven colours, each with its own marker."""
+    doc = copy.deepcopy(load("h200_global_2p28.json"))
+    more = []
+    for b in doc["benchmarks"]:
+        if "/strided" not in b["name"]:
+            half = copy.deepcopy(b)
+            for key in ("name", "run_name"):
+                half[key] = half[key].replace("n:268435456", "n:134217728")
+            more.append(half)
+    doc["benchmarks"] += more  # a file without the catalog: its cases' parameters are read from their names
+    fig = draw(doc, "global")
+    ax_n = fig.axes[1]
+    series = [line for line in ax_n.get_lines() if not line.get_label().startswith(("n where", "theoretical"))]
+    assert len(series) >= 11
+    assert all(len(line.get_xdata()) == 2 for line in series)
+    assert len({line.get_color() for line in series}) == len(series)
+    assert ax_n.get_title() == "global: bandwidth vs n"
+    l2 = float(doc["context"]["l2_bytes"])
+    assert lines(ax_n)["n where in + out = L2 size"][0] == [l2 / 8, l2 / 8]  # 2 arrays x 4 bytes = the L2
     plt.close(fig)
 
 
@@ -365,18 +388,12 @@ LOOKS = {
                 7,
             ),
             (
-                "global: bandwidth vs n",
-                "n (floats)",
+                "global: each variant at n = 268,435,456",
                 RATE,
-                ("log base 2", "linear"),
+                "",
+                ("linear", "linear"),
                 True,
-                [
-                    "coalesced",
-                    "memcpy",
-                    *(f"vectorized vec {v} ilp {i}" for v in (1, 2, 4) for i in (1, 2, 4, 8)),
-                    "n where in + out = L2 size",
-                    "theoretical DRAM peak",
-                ],
+                ["theoretical DRAM peak"],
                 7,
             ),
         ],
@@ -720,6 +737,11 @@ def test_a_global_file_without_strided_cases_says_so_in_the_panel():
     plt.close(fig)
 
 
+def bars(ax) -> dict[str, float]:
+    """A horizontal bar panel: each row's name and its bar's length."""
+    return {t.get_text(): p.get_width() for t, p in zip(ax.get_yticklabels(), ax.patches)}
+
+
 def test_vectorized_labels_name_the_loop_and_a_cold_l2():
     doc = {"context": {"membench_version": "0.1.0", "gpu_name": "NVIDIA H200"}, "benchmarks": []}
     for name in (
@@ -739,7 +761,7 @@ def test_vectorized_labels_name_the_loop_and_a_cold_l2():
             }
         )
     fig = draw(doc, "global")
-    assert sorted(lines(fig.axes[1])) == [
+    assert sorted(bars(fig.axes[1])) == [
         "coalesced, cold L2",
         "vectorized vec 2 ilp 1, cold L2",
         "vectorized vec 4 ilp 2 grid-stride",
@@ -1214,8 +1236,8 @@ def test_one_offset_past_alignment_stands_for_every_offset():
         misaligned = renamed(one, f"global/misaligned/n:{n}/offset:{offset}/manual_time")
         doc["benchmarks"].append({**misaligned, "bytes_per_second": rate})
     fig = draw(doc, "global")
-    shown = {k: v for k, v in lines(fig.axes[1]).items() if k.startswith("misaligned")}
-    assert shown == {"misaligned offset 4": ([float(n)], [3.0e12 / 1e9])}  # the first offset that is not 0
+    shown = {k: v for k, v in bars(fig.axes[1]).items() if k.startswith("misaligned")}
+    assert shown == {"misaligned offset 4": 3.0e12 / 1e9}  # the first offset that is not 0
     plt.close(fig)
 
 
