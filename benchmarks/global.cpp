@@ -24,9 +24,9 @@
 //
 // global/broadcast is the exception coalescing names: every lane of a warp
 // reads the same address (its warp's first element), which one sector serves
-// (sectors_per_request 1); its bytes count what the lanes receive, so its
-// rate may pass what DRAM moves, which is one 64-byte unit per warp read and
-// the whole output written.
+// (sectors_per_request 1); its useful bytes are what the warps need, one
+// float a warp read and every float written, against what DRAM moves: one
+// 64-byte unit per warp read and the whole output written.
 //
 // global/misaligned reads from `offset` floats past an aligned start: a
 // warp's 128 bytes then straddle a fifth sector unless the offset is a whole

@@ -6,9 +6,15 @@
 // the lanes land in 32 different sectors, so the requests the L1 sends the
 // L2 grow eight-fold whether or not DRAM is involved. Whether DRAM is
 // involved is the window's size: a permutation random within windows the L2
-// holds (4 MiB) reads each line from DRAM once, like the identity; random
-// over an array far past the L2, nearly every access misses and moves a
-// 64-byte unit for 4 useful bytes.
+// could hold (4 MiB) reads each line from DRAM once, like the identity;
+// random over an array far past the L2, nearly every access misses and moves
+// a 64-byte unit for 4 useful bytes. Every element is read once a launch
+// either way. indirect/lookup is the access that re-reads a hot set: an
+// embedding-table lookup, n indices into a table of `table` floats, each run
+// of `table` indices a fresh permutation of it. A table the L1 holds is
+// served there, one the L2 holds is read from DRAM once a launch and its
+// sectors served by the L2 (the gather's sector count, DRAM as the
+// identity's), and one past the L2 is the whole-array gather again.
 //
 // The model, which ncu checks: sectors_per_request over every load (the
 // index's 4 and the indirect read's expected distinct sectors, 32 draws
@@ -22,14 +28,17 @@
 // dram_write_bytes_bound are what DRAM moves if every indirect access costs
 // what a lone one does (a 64-byte read; a sector read to merge and written
 // back), and ncu checks that DRAM moves no more. window 1 is the identity,
-// the coalesced baseline in the same kernel. Verified exactly: the permutation and its inverse are computed on
-// the host as on the GPU.
+// the coalesced baseline in the same kernel. model_level says which level
+// holds a lookup's table (the L2's sector count is not judged for a table the
+// L1 holds). Verified exactly: the permutation and its inverse are computed
+// on the host as on the GPU.
 //==============================================================================
 #include <cstdint>
 #include <memory>
 
 #include "cases/family.hpp"
 #include "cases/planned.hpp"
+#include "membench/hierarchy.hpp"
 #include "membench/indirect.hpp"
 #include "membench/platform/cuda.hpp"
 
@@ -47,7 +56,8 @@ CaseDefinition define(const IndirectConfig& c, const DeviceInfo& gpu) {
   plan.index = index->get();
 
   CaseDefinition d;
-  d.input_elements = d.output_elements = c.n;
+  d.input_elements = indirect_input_floats(c);
+  d.output_elements = c.n;
   d.seed = kSeed;
   d.bind = bind_plan<float, float>(plan, index);
   d.expected = [c](std::size_t i) { return indirect_reference(c, i, kSeed); };
@@ -56,6 +66,8 @@ CaseDefinition define(const IndirectConfig& c, const DeviceInfo& gpu) {
   d.work.model.push_back({"store_sectors_per_request", indirect_store_sectors_per_request(c)});
   d.work.model.push_back({"l2_read_bytes", indirect_l2_read_bytes(c)});
   d.work.model.push_back({"l2_write_bytes", indirect_l2_write_bytes(c)});
+  if (c.variant == IndirectVariant::lookup)
+    d.work.model.push_back({"model_level", static_cast<double>(level_holding(4 * c.table, gpu))});
   if (const auto t = indirect_dram_traffic(c, gpu.l2_bytes)) {
     d.work.model.push_back({"dram_read_bytes", t->read_bytes});
     d.work.model.push_back({"dram_write_bytes", t->write_bytes});
@@ -68,12 +80,17 @@ CaseDefinition define(const IndirectConfig& c, const DeviceInfo& gpu) {
 }
 
 void cases(Family& f) {
-  for (IndirectVariant v : kIndirectVariants.all()) {
+  for (IndirectVariant v : {IndirectVariant::gather, IndirectVariant::scatter}) {
     const char* kernel = v == IndirectVariant::gather ? "gather_scale" : "scatter_scale";
     f.add(std::string(kIndirectVariants(v)), {"entries", "window"}, {kernel}, [v](const CaseArgs& a) {
       return define({v, a.size("entries"), a.size("window")}, a.device());
     });
   }
+  f.add("lookup", {"entries", "table"}, {"gather_scale"}, [](const CaseArgs& a) {
+    IndirectConfig c{IndirectVariant::lookup, a.size("entries")};
+    c.table = a.size("table");
+    return define(c, a.device());
+  });
 }
 
 std::vector<std::int64_t> powers_of_two() {
@@ -90,14 +107,27 @@ AxisSpec window_axis() {
   return a;
 }
 
+// 4 KiB (the L1 holds it), 16 MiB (the L2), 1 GiB (DRAM).
+AxisSpec table_axis() {
+  AxisSpec a = axis("table", "floats", "lookup: floats in the table the indices fall in (a power of two)",
+                    {std::int64_t{1} << 10, std::int64_t{1} << 22, std::int64_t{1} << 28});
+  a.allowed = powers_of_two();
+  return a;
+}
+
 const Registrar registrar{
     {"indirect",
      {axis("entries", "floats", "elements of each array, and indices", {std::int64_t{1} << 26}, 1,
            static_cast<std::int64_t>(kIndirectMaxElements)),
-      window_axis()},
+      window_axis(), table_axis()},
      cases,
      {"Indirect access: gather and scatter through a permutation",
-      {figure("GB/s of index, input and output by the permutation's window", "window", "bytes_per_second").log_x()},
+      {figure("GB/s of index, input and output by the permutation's window", "window", "bytes_per_second")
+           .log_x()
+           .only({"gather", "scatter"}),
+       figure("lookup: GB/s of index, table reads and output by the table's size", "table", "bytes_per_second")
+           .log_x()
+           .only({"lookup"})},
       "the article's random access: the transactions a warp request needs soar, whether or not DRAM is involved",
       {{kClaimsTable,
         kClaimsTitle,
@@ -119,7 +149,14 @@ const Registrar registrar{
         "indirect/scatter/entries:67108864/window:67108864",
         0,
         {"store_sectors_per_request", "l2_write_bytes"},
-        "indirect/scatter/entries:67108864/window:1"}}}}};
+        "indirect/scatter/entries:67108864/window:1"},
+       {kClaimsTable,
+        kClaimsTitle,
+        "a hot 16 MiB table looked up 16 times a launch: the gather's sectors, DRAM reads the table once",
+        "indirect/lookup/entries:67108864/table:4194304",
+        0,
+        {"sectors_per_request", "dram_read_bytes"},
+        "indirect/gather/entries:67108864/window:1048576"}}}}};
 
 }  // namespace
 

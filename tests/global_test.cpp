@@ -113,7 +113,10 @@ TEST(GlobalModel, ABroadcastIsOneSectorAWarpAndOneDramUnitPer32Floats) {
   const DramTraffic t = global_dram_traffic(b);
   EXPECT_DOUBLE_EQ(t.read_bytes, a / 2);  // 64 bytes per 128: a lone read fetches its 64-byte unit
   EXPECT_DOUBLE_EQ(t.write_bytes, a);
-  EXPECT_DOUBLE_EQ(global_bytes(b), 2 * a);  // what the lanes receive, and write
+  // Its useful bytes are what the warps need: one float a warp, and every float written.
+  EXPECT_DOUBLE_EQ(global_bytes(b), a + a / 32);
+  EXPECT_DOUBLE_EQ(global_bytes({GlobalVariant::broadcast, 33}), 4.0 * (33 + 2));  // a last warp of one lane
+  EXPECT_DOUBLE_EQ(global_bytes({GlobalVariant::coalesced, 33}), 8.0 * 33);
   EXPECT_EQ(global_reference(b, 3.25f), 6.5f);
 }
 

@@ -126,6 +126,75 @@ TEST(IndirectModel, TheL1AsksTheL2ForEverySectorAndWritesEveryScatteredLaneAlone
   EXPECT_DOUBLE_EQ(indirect_l2_write_bytes({IndirectVariant::scatter, n, 1}), a);
 }
 
+// Each run of `table` consecutive lookups reads every entry of the table
+// once, in an order of its own.
+TEST(IndirectLookup, EachRunOfTheTableIsAPermutationOfItsOwn) {
+  for (const std::size_t table : {std::size_t{1}, std::size_t{8}, std::size_t{64}, std::size_t{1} << 12}) {
+    std::vector<std::size_t> first;
+    for (std::size_t run = 0; run < 4; ++run) {
+      std::set<std::size_t> seen;
+      std::vector<std::size_t> order;
+      for (std::size_t k = 0; k < table; ++k) {
+        const std::size_t j = lookup_index(run * table + k, table);
+        ASSERT_LT(j, table);
+        seen.insert(j);
+        order.push_back(j);
+      }
+      EXPECT_EQ(seen.size(), table) << "table " << table << " run " << run;
+      if (run == 0) first = order;
+      if (run > 0 && table >= 64) EXPECT_NE(order, first) << "table " << table << " run " << run;
+    }
+  }
+  EXPECT_EQ(lookup_index(std::size_t{1} << 33, std::size_t{1} << 32), lookup_index(0, std::size_t{1} << 32));
+}
+
+TEST(IndirectLookup, ItsModelsAreTheGathersOverTheTableWhichDramReadsOnce) {
+  const std::size_t n = std::size_t{1} << 26, l2 = std::size_t{60} << 20;
+  const double a = 4.0 * n, warps = n / 32.0;
+  IndirectConfig c{IndirectVariant::lookup, n};
+  c.table = std::size_t{1} << 22;  // 16 MiB
+  EXPECT_EQ(indirect_input_floats(c), c.table);
+  EXPECT_DOUBLE_EQ(indirect_bytes(c), 3 * a);
+  EXPECT_DOUBLE_EQ(indirect_load_sectors_per_request(c), (4 + indirect_lane_sectors(c.table)) / 2);
+  EXPECT_DOUBLE_EQ(indirect_store_sectors_per_request(c), 4.0);
+  EXPECT_DOUBLE_EQ(indirect_l2_read_bytes(c), a + warps * indirect_lane_sectors(c.table) * 32);
+  EXPECT_DOUBLE_EQ(indirect_l2_write_bytes(c), a);
+  const auto t = indirect_dram_traffic(c, l2);
+  ASSERT_TRUE(t);
+  EXPECT_DOUBLE_EQ(t->read_bytes, a + 4.0 * c.table);  // the index, and the table once
+  EXPECT_DOUBLE_EQ(t->write_bytes, a);
+  c.table = std::size_t{1} << 28;  // 1 GiB: past the L2, the gather's bound
+  EXPECT_FALSE(indirect_dram_traffic(c, l2));
+  EXPECT_DOUBLE_EQ(indirect_dram_bound(c).read_bytes, a + n * 64.0);
+  c.n = 1024, c.table = 4096;  // a table the indices do not cover is not read whole
+  EXPECT_FALSE(indirect_dram_traffic(c, l2));
+  // A table smaller than a warp: the warp touches every sector of it.
+  EXPECT_DOUBLE_EQ(lookup_lane_sectors(16), 2.0);
+  EXPECT_DOUBLE_EQ(lookup_lane_sectors(4), 1.0);
+  EXPECT_DOUBLE_EQ(lookup_lane_sectors(32), 4.0);
+  EXPECT_DOUBLE_EQ(lookup_lane_sectors(std::size_t{1} << 20), indirect_lane_sectors(std::size_t{1} << 20));
+  IndirectPlan p;
+  IndirectConfig bad{IndirectVariant::lookup, 1000};
+  bad.table = 3;
+  EXPECT_EQ(plan(bad, &p), cudaErrorInvalidValue);
+  bad.table = 0;
+  EXPECT_EQ(plan(bad, &p), cudaErrorInvalidValue);
+}
+
+// The lanes of a warp of lookups hit the sectors the model says.
+TEST(IndirectLookup, TheLanesOfAWarpHitTheSectorsTheModelSays) {
+  for (const std::size_t table : {std::size_t{16}, std::size_t{1} << 12, std::size_t{1} << 20}) {
+    const int warps = 4096;
+    double sectors = 0;
+    for (int w = 0; w < warps; ++w) {
+      std::set<std::size_t> hit;
+      for (int lane = 0; lane < 32; ++lane) hit.insert(lookup_index(std::size_t(w) * 32 + lane, table) / 8);
+      sectors += static_cast<double>(hit.size());
+    }
+    EXPECT_NEAR(sectors / warps, lookup_lane_sectors(table), 0.01 * lookup_lane_sectors(table)) << table;
+  }
+}
+
 TEST(IndirectReference, AGatherReadsItsIndexAndAScatterItsSource) {
   const IndirectConfig g{IndirectVariant::gather, 1000, 256}, s{IndirectVariant::scatter, 1000, 256};
   for (std::size_t i : {0u, 17u, 999u}) {
@@ -140,7 +209,7 @@ TEST(IndirectReference, AGatherReadsItsIndexAndAScatterItsSource) {
 
 TEST(IndirectKernels, GatherAndScatterMatchTheHostReference) {
   MEMBENCH_REQUIRE_GPU();
-  for (IndirectVariant v : kIndirectVariants.all())
+  for (IndirectVariant v : {IndirectVariant::gather, IndirectVariant::scatter})
     for (const std::size_t window : {std::size_t{1}, std::size_t{64}, std::size_t{1} << 12, std::size_t{1} << 20}) {
       const IndirectConfig c{v, (std::size_t{1} << 18) + 77, window};  // a short last window
       IndirectPlan p;
@@ -153,6 +222,23 @@ TEST(IndirectKernels, GatherAndScatterMatchTheHostReference) {
           c.n, c.n, 3, [&](const float* in, float* out) { return launch(p, in, out, nullptr); },
           [&](std::size_t i) { return indirect_reference(c, i, 3); });
     }
+}
+
+TEST(IndirectKernels, ALookupMatchesTheHostReference) {
+  MEMBENCH_REQUIRE_GPU();
+  for (const std::size_t table : {std::size_t{1}, std::size_t{16}, std::size_t{1} << 12, std::size_t{1} << 20}) {
+    IndirectConfig c{IndirectVariant::lookup, (std::size_t{1} << 18) + 77};
+    c.table = table;
+    IndirectPlan p;
+    MEMBENCH_CUDA(plan(c, &p));
+    DeviceBuffer<std::uint32_t> index(c.n);
+    MEMBENCH_CUDA(fill_index(c, index.get(), nullptr));
+    p.index = index.get();
+    SCOPED_TRACE("table " + std::to_string(table));
+    test::expect_output(
+        indirect_input_floats(c), c.n, 3, [&](const float* in, float* out) { return launch(p, in, out, nullptr); },
+        [&](std::size_t i) { return indirect_reference(c, i, 3); });
+  }
 }
 
 TEST(IndirectKernels, ALaunchWithoutItsIndexIsRefused) {

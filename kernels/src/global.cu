@@ -264,6 +264,8 @@ std::size_t global_elements_touched(const GlobalConfig& c) {
 }
 
 double global_bytes(const GlobalConfig& c) {
+  if (c.variant == GlobalVariant::broadcast)
+    return sizeof(float) * static_cast<double>(c.n + ceil_div(c.n, std::size_t{kWarpSize}));
   return 2.0 * sizeof(float) * static_cast<double>(global_elements_touched(c));
 }
 

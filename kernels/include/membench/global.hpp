@@ -95,7 +95,9 @@ inline float global_reference(const GlobalConfig& c, float x) {
 
 // Elements a case reads (and writes): n, or ceil(n / stride) for the strided variants.
 std::size_t global_elements_touched(const GlobalConfig& c);
-// Useful bytes per launch: each touched element read once and written once.
+// Useful bytes per launch: each touched element read once and written once;
+// for broadcast, the float each warp needs (one for its 32 lanes) and every
+// float written.
 double global_bytes(const GlobalConfig& c);
 // Sector bytes the L1 (or the texture path) asks of the L2 per launch: every
 // sector the reads touch, once (no warp shares a sector with another).

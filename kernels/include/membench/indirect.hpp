@@ -2,12 +2,18 @@
 //
 //   gather   out[i] = 2 * in[index[i]]
 //   scatter  out[index[i]] = 2 * in[i]
+//   lookup   out[i] = 2 * table[index[i]]   (the gather's kernel, its input a table)
 //
-// The index array is a permutation of 0 .. n-1 that is random within windows
-// of `window` elements (a power of two) and keeps every window in place:
-// window 1 is the identity (the coalesced baseline, the same kernel), a
-// window of a few MiB is random within a set the L2 holds, a window of n is
-// random over the whole array. The permutation is a keyed bijection on the
+// For the gather and the scatter the index array is a permutation of
+// 0 .. n-1 that is random within windows of `window` elements (a power of
+// two) and keeps every window in place: window 1 is the identity (the
+// coalesced baseline, the same kernel), a window of a few MiB is random
+// within a span the L2 could hold, a window of n is random over the whole
+// array. Either way each element is read once a launch, so no window makes
+// a set the L2 serves twice. The lookup does: its n indices fall in a table
+// of `table` floats (a power of two), each run of `table` consecutive
+// indices a permutation of the table drawn afresh (an embedding-table
+// lookup: a hot table read n / table times a launch). The permutation is a keyed bijection on the
 // window's bits (multiply-add and xorshift rounds), computed the same way on
 // the host and the GPU, with its inverse for the scatter's reference; a last
 // window shorter than the others is permuted over its own size by cycle
@@ -27,16 +33,17 @@
 
 namespace membench {
 
-enum class IndirectVariant { gather, scatter };
-inline constexpr auto kIndirectVariants = enum_names<IndirectVariant>("gather", "scatter");
+enum class IndirectVariant { gather, scatter, lookup };
+inline constexpr auto kIndirectVariants = enum_names<IndirectVariant>("gather", "scatter", "lookup");
 
 inline constexpr int kIndirectBlock = 256;
 inline constexpr std::size_t kIndirectMaxElements = std::size_t{1} << 32;  // 32-bit indices
 
 struct IndirectConfig {
   IndirectVariant variant = IndirectVariant::gather;
-  std::size_t n = 0;       // floats in each array, and indices
-  std::size_t window = 1;  // a power of two
+  std::size_t n = 0;       // floats in each array, and indices (lookup: in the index and the output)
+  std::size_t window = 1;  // gather, scatter: a power of two
+  std::size_t table = 0;   // lookup: the table's floats, a power of two
 };
 
 namespace detail {
@@ -116,9 +123,22 @@ MEMBENCH_HOST_DEVICE inline std::size_t indirect_source(std::size_t j, std::size
   return window_walk<true>(j, n, window);
 }
 
+// A lookup's index[i]: the table entry it reads. Run r of `table`
+// consecutive indices is the table permuted after an xor with a key of r's
+// own (a bijection on the low bits), so every run reads each entry once in
+// an order of its own.
+MEMBENCH_HOST_DEVICE inline std::size_t lookup_index(std::size_t i, std::size_t table) {
+  const int bits = window_bits(table);
+  const std::uint32_t low = static_cast<std::uint32_t>(i) & detail::low_mask(bits);
+  const auto run = static_cast<std::uint32_t>(bits >= 32 ? 0 : i >> bits);
+  const std::uint32_t key = (run * detail::permute_mul(1) + detail::permute_add(1)) & detail::low_mask(bits);
+  return permute_bits(low ^ key, bits);
+}
+
 // Its launch, once the index array is filled: out as the variant says, every
-// element written once. plan() refuses a window that is not a power of two,
-// or more than 2^32 elements, with cudaErrorInvalidValue, before any CUDA call.
+// element written once. plan() refuses a window (a lookup's table) that is
+// not a power of two, or more than 2^32 elements, with cudaErrorInvalidValue,
+// before any CUDA call.
 struct IndirectPlan {
   IndirectConfig config;
   KernelShape shape;
@@ -129,20 +149,29 @@ cudaError_t plan(const IndirectConfig& c, IndirectPlan* plan);
 cudaError_t fill_index(const IndirectConfig& c, std::uint32_t* index, cudaStream_t stream);
 cudaError_t launch(const IndirectPlan& p, const float* in, float* out, cudaStream_t stream);
 
+// The input's floats: the table for a lookup, else n.
+std::size_t indirect_input_floats(const IndirectConfig& c);
+
 // What the host reference says out[i] holds.
 inline float indirect_reference(const IndirectConfig& c, std::size_t i, std::uint32_t seed) {
-  const std::size_t from =
-      c.variant == IndirectVariant::gather ? indirect_index(i, c.n, c.window) : indirect_source(i, c.n, c.window);
+  const std::size_t from = c.variant == IndirectVariant::lookup   ? lookup_index(i, c.table)
+                           : c.variant == IndirectVariant::gather ? indirect_index(i, c.n, c.window)
+                                                                  : indirect_source(i, c.n, c.window);
   return 2.0f * pattern_value(from, seed);
 }
 
-// Useful bytes per launch: the index, the input and the output, each once.
+// Useful bytes per launch: each of the n places' index, the float it reads
+// (the input's, the table's) and the float it writes.
 double indirect_bytes(const IndirectConfig& c);
 
 // Sectors one warp's indirect access touches: 32 lanes at distinct places of
 // one window of `size` elements (drawn without replacement, uniformly): the
 // expected number of 8-float sectors hit, 4 for a window within 32 elements.
 double indirect_lane_sectors(std::size_t size);
+// A lookup's warp: 32 draws from one run of the table's permutations (a
+// table of 32 floats or more), or every entry of a smaller table (its
+// sectors, at least one).
+double lookup_lane_sectors(std::size_t table);
 // What ncu sees: the sectors of every load request (the index's 4 and the
 // gather's indirect read, or the scatter's coalesced input), and of every store.
 double indirect_load_sectors_per_request(const IndirectConfig& c);
@@ -156,11 +185,12 @@ double indirect_l2_read_bytes(const IndirectConfig& c);
 double indirect_l2_write_bytes(const IndirectConfig& c);
 
 // DRAM bytes per launch in steady state, where the model is exact: every
-// array once, for a gather whose window fits in half the L2 (`l2_bytes`),
-// and for a scatter whose window lies within a warp's 32 stores (every
-// sector written whole by one request). Elsewhere nullopt, and the bound
-// holds: every indirect access moves what a lone access costs (a gather's
-// 64-byte read; a scatter's sector read to merge and written back).
+// array once, for a gather whose window (a lookup's table) fits in half the
+// L2 (`l2_bytes`), and for a scatter whose window lies within a warp's 32
+// stores (every sector written whole by one request). Elsewhere nullopt, and
+// the bound holds: every indirect access moves what a lone access costs (a
+// gather's or lookup's 64-byte read; a scatter's sector read to merge and
+// written back).
 std::optional<DramTraffic> indirect_dram_traffic(const IndirectConfig& c, std::size_t l2_bytes);
 DramTraffic indirect_dram_bound(const IndirectConfig& c);
 
