@@ -106,10 +106,10 @@ TEST(IndirectModel, DramBytesAreExactWhereEachArrayMovesOnceAndABoundElsewhere) 
   EXPECT_TRUE(indirect_dram_traffic({IndirectVariant::gather, n, std::size_t{1} << 22}, l2));   // 16 MiB
   EXPECT_FALSE(indirect_dram_traffic({IndirectVariant::gather, n, std::size_t{1} << 23}, l2));  // 32 MiB
   // The bounds: every gathered float a 64-byte read; every scattered one a sector read and written.
-  const DramTraffic g = indirect_dram_bound({IndirectVariant::gather, n, n});
+  const DramTraffic g = indirect_dram_bound({IndirectVariant::gather, n, n}, l2);
   EXPECT_DOUBLE_EQ(g.read_bytes, a + n * 64.0);
   EXPECT_DOUBLE_EQ(g.write_bytes, a);
-  const DramTraffic s = indirect_dram_bound({IndirectVariant::scatter, n, n});
+  const DramTraffic s = indirect_dram_bound({IndirectVariant::scatter, n, n}, l2);
   EXPECT_DOUBLE_EQ(s.read_bytes, 2 * a + n * 32.0);
   EXPECT_DOUBLE_EQ(s.write_bytes, n * 32.0);
   EXPECT_DOUBLE_EQ(indirect_bytes({IndirectVariant::scatter, 10, 1}), 120.0);
@@ -159,15 +159,15 @@ TEST(IndirectLookup, ItsModelsAreTheGathersOverTheTableWhichDramReadsOnce) {
   EXPECT_DOUBLE_EQ(indirect_store_sectors_per_request(c), 4.0);
   EXPECT_DOUBLE_EQ(indirect_l2_read_bytes(c), a + warps * indirect_lane_sectors(c.table) * 32);
   EXPECT_DOUBLE_EQ(indirect_l2_write_bytes(c), a);
-  const auto t = indirect_dram_traffic(c, l2);
-  ASSERT_TRUE(t);
-  EXPECT_DOUBLE_EQ(t->read_bytes, a + 4.0 * c.table);  // the index, and the table once
-  EXPECT_DOUBLE_EQ(t->write_bytes, a);
+  // Part of a table the L2 holds stays there between launches: DRAM reads it at most once.
+  EXPECT_FALSE(indirect_dram_traffic(c, l2));
+  const DramTraffic hot = indirect_dram_bound(c, l2);
+  EXPECT_DOUBLE_EQ(hot.read_bytes, a + 4.0 * c.table);  // the index, and the table once
+  EXPECT_DOUBLE_EQ(hot.write_bytes, a);
   c.table = std::size_t{1} << 28;  // 1 GiB: past the L2, the gather's bound
-  EXPECT_FALSE(indirect_dram_traffic(c, l2));
-  EXPECT_DOUBLE_EQ(indirect_dram_bound(c).read_bytes, a + n * 64.0);
-  c.n = 1024, c.table = 4096;  // a table the indices do not cover is not read whole
-  EXPECT_FALSE(indirect_dram_traffic(c, l2));
+  EXPECT_DOUBLE_EQ(indirect_dram_bound(c, l2).read_bytes, a + n * 64.0);
+  c.n = 1024, c.table = 1 << 20;  // fewer lookups than the table's lines: each one a 64-byte read at most
+  EXPECT_DOUBLE_EQ(indirect_dram_bound(c, l2).read_bytes, 4.0 * 1024 + 1024 * 64.0);
   // A table smaller than a warp: the warp touches every sector of it.
   EXPECT_DOUBLE_EQ(lookup_lane_sectors(16), 2.0);
   EXPECT_DOUBLE_EQ(lookup_lane_sectors(4), 1.0);
@@ -179,6 +179,34 @@ TEST(IndirectLookup, ItsModelsAreTheGathersOverTheTableWhichDramReadsOnce) {
   EXPECT_EQ(plan(bad, &p), cudaErrorInvalidValue);
   bad.table = 0;
   EXPECT_EQ(plan(bad, &p), cudaErrorInvalidValue);
+}
+
+// The L2 serves a table the L1 holds once an SM; one far past the L1 every
+// lookup's sectors; nothing is claimed in between.
+TEST(IndirectLookup, TheL2ServesATableTheL1HoldsOnceAnSm) {
+  const std::size_t n = std::size_t{1} << 24, l1 = 256 << 10;
+  const int sms = 132;
+  IndirectConfig c{IndirectVariant::lookup, n};
+  c.table = 1024;  // 4 KiB
+  const auto held = lookup_l2_read_bytes(c, l1, sms);
+  ASSERT_TRUE(held);
+  EXPECT_DOUBLE_EQ(*held, 4.0 * n + sms * 4096.0);
+  c.table = 3;  // part of a sector: the sector
+  EXPECT_DOUBLE_EQ(*lookup_l2_read_bytes(c, l1, sms), 4.0 * n + sms * 32.0);
+  c.table = l1 / 4;  // the L1 exactly, looked up eight times over by each SM
+  EXPECT_FALSE(lookup_l2_read_bytes(c, l1, sms));
+  c.n = std::size_t{1} << 30;
+  EXPECT_TRUE(lookup_l2_read_bytes(c, l1, sms));
+  c.table = l1 / 2;  // twice the L1: neither
+  EXPECT_FALSE(lookup_l2_read_bytes(c, l1, sms));
+  c.table = 8 * l1;  // 32 times the L1: every lookup from the L2
+  EXPECT_DOUBLE_EQ(*lookup_l2_read_bytes(c, l1, sms), indirect_l2_read_bytes(c));
+  c.table = 8 * l1 - 1;
+  EXPECT_FALSE(lookup_l2_read_bytes(c, l1, sms));
+  c.n = 1024 * sms * 8 - 1, c.table = 1024;  // too few lookups an SM to read the whole table
+  EXPECT_FALSE(lookup_l2_read_bytes(c, l1, sms));
+  c.n += 1;
+  EXPECT_TRUE(lookup_l2_read_bytes(c, l1, sms));
 }
 
 // The lanes of a warp of lookups hit the sectors the model says.

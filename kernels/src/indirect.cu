@@ -126,25 +126,37 @@ double indirect_l2_write_bytes(const IndirectConfig& c) {
                                                : 4 * floats;
 }
 
+std::optional<double> lookup_l2_read_bytes(const IndirectConfig& c, std::size_t l1_bytes, int sms) {
+  const double table_bytes = 4.0 * static_cast<double>(c.table), l1 = static_cast<double>(l1_bytes);
+  if (table_bytes >= 32 * l1) return indirect_l2_read_bytes(c);
+  const double lookups_per_sm = static_cast<double>(c.n) / std::max(sms, 1);
+  if (table_bytes > l1 || lookups_per_sm < 8.0 * static_cast<double>(c.table)) return std::nullopt;
+  const double table_sectors = std::ceil(table_bytes / kSectorBytes) * kSectorBytes;
+  return 4.0 * static_cast<double>(c.n) + sms * table_sectors;  // the index, and the table once an SM
+}
+
 std::optional<DramTraffic> indirect_dram_traffic(const IndirectConfig& c, std::size_t l2_bytes) {
-  const bool lookup = c.variant == IndirectVariant::lookup;
-  const double read_set = 4.0 * static_cast<double>(lookup ? c.table : window_size(c));
-  // A lookup's table is read whole only where the indices cover it.
-  const bool exact = reads_through_index(c.variant) ? read_set <= l2_bytes / 2.0 && (!lookup || c.n >= c.table)
-                                                    : window_size(c) <= static_cast<std::size_t>(kWarpSize);
+  if (c.variant == IndirectVariant::lookup) return std::nullopt;
+  const double window_bytes = 4.0 * static_cast<double>(window_size(c));
+  const bool exact = c.variant == IndirectVariant::gather ? window_bytes <= l2_bytes / 2.0
+                                                          : window_size(c) <= static_cast<std::size_t>(kWarpSize);
   if (!exact) return std::nullopt;
   const AccessPattern coalesced{c.n, 4, 4};
-  DramTraffic t = dram_read(coalesced);              // the index
-  t += dram_read({indirect_input_floats(c), 4, 4});  // the input, or the table, once
+  DramTraffic t = dram_read(coalesced);  // the index
+  t += dram_read(coalesced);             // the input
   t += dram_write(coalesced);
   return t;
 }
 
-DramTraffic indirect_dram_bound(const IndirectConfig& c) {
+DramTraffic indirect_dram_bound(const IndirectConfig& c, std::size_t l2_bytes) {
   const AccessPattern coalesced{c.n, 4, 4};
   const double accesses = static_cast<double>(c.n);
   DramTraffic t = dram_read(coalesced);  // the index
-  if (reads_through_index(c.variant)) {
+  if (c.variant == IndirectVariant::lookup && 4.0 * static_cast<double>(c.table) <= l2_bytes / 2.0) {
+    // A table half the L2 holds: each of its lines read at most once a launch.
+    t.read_bytes += std::min(accesses * kDramReadBytes, dram_read({c.table, 4, 4}).read_bytes);
+    t += dram_write(coalesced);
+  } else if (reads_through_index(c.variant)) {
     t.read_bytes += accesses * kDramReadBytes;
     t += dram_write(coalesced);
   } else {

@@ -182,16 +182,23 @@ double indirect_store_sectors_per_request(const IndirectConfig& c);
 // a request) and writes (the L1 keeps no store: a scattered lane's store is
 // a 32-byte sector write of its own).
 double indirect_l2_read_bytes(const IndirectConfig& c);
+// A lookup's, where a model holds: a table the L1 holds (`l1_bytes`) and
+// that each of the `sms` SMs looks up eight times over is read from the L2
+// once an SM (its sectors) and then hits; a table of 32 times the L1 or more
+// hits too little to count, and every lookup's sectors come from the L2 (as
+// the gather's). Between the two, nullopt.
+std::optional<double> lookup_l2_read_bytes(const IndirectConfig& c, std::size_t l1_bytes, int sms);
 double indirect_l2_write_bytes(const IndirectConfig& c);
 
 // DRAM bytes per launch in steady state, where the model is exact: every
-// array once, for a gather whose window (a lookup's table) fits in half the
-// L2 (`l2_bytes`), and for a scatter whose window lies within a warp's 32
-// stores (every sector written whole by one request). Elsewhere nullopt, and
-// the bound holds: every indirect access moves what a lone access costs (a
-// gather's or lookup's 64-byte read; a scatter's sector read to merge and
-// written back).
+// array once, for a gather whose window fits in half the L2 (`l2_bytes`),
+// and for a scatter whose window lies within a warp's 32 stores (every
+// sector written whole by one request). Elsewhere nullopt, and the bound
+// holds: every indirect access moves what a lone access costs (a gather's or
+// lookup's 64-byte read; a scatter's sector read to merge and written back).
+// A lookup is never exact: a table the L2 holds is read at most once a launch
+// (its bound), and part of it stays in the L2 from one launch to the next.
 std::optional<DramTraffic> indirect_dram_traffic(const IndirectConfig& c, std::size_t l2_bytes);
-DramTraffic indirect_dram_bound(const IndirectConfig& c);
+DramTraffic indirect_dram_bound(const IndirectConfig& c, std::size_t l2_bytes);
 
 }  // namespace membench
