@@ -15,7 +15,8 @@ case is flagged (worse: the way the files' catalog says is worse for the
 metric: lower for bandwidths, higher for times and latencies; a metric
 without a direction is refused). A case that failed on a GPU is flagged too, and so is one
 skipped on some GPUs of a model but not all; a case missing on some GPUs is
-reported and compared among the GPUs that ran it. The cases that name the GPU
+reported and compared among the GPUs whose files have it (so a case skipped
+for one reason on every GPU that has it is no finding). The cases that name the GPU
 they reached (peer) are also drawn as a matrix for each host: a row the GPU
 that ran the case, a column the GPU it reached.
 
@@ -161,8 +162,9 @@ def judge(
                 )
             values = [e.value for e in here if e.value is not None and not e.doubts]
             median = statistics.median(values) if values else None
-            # A case every GPU of the model skipped for one reason (a peer case on one-GPU nodes) is no finding.
-            skipped_everywhere = not missing and all(e.skipped for e in here) and len({e.problem for e in here}) == 1
+            # A case every GPU of the model that has it skipped for one reason (a peer case on one-GPU nodes) is
+            # no finding; the GPUs whose files lack it are the warning above, not a reason to flag the others.
+            skipped_everywhere = all(e.skipped for e in here) and len({e.problem for e in here}) == 1
             lines.append(
                 f"{case} ({model}, {len(here)} GPUs)"
                 + (f": median {median:.6g}, min {min(values):.6g}, max {max(values):.6g}" if values else "")

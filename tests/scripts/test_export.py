@@ -422,3 +422,33 @@ def test_an_output_that_is_not_a_regular_file_is_refused(tmp_path, write_json, c
     os.mkfifo(fifo)
     assert export.main([write_json(a_run()), "--format", "prometheus", "--out", str(fifo)]) == 2
     assert capsys.readouterr().err == f"export.py: --out {fifo}: cannot write the file (not a regular file)\n"
+
+
+def test_every_format_writes_the_median_of_an_even_count_and_leaves_out_a_part_skipped_case(write_json, capsys):
+    """Four repetitions 4.0, 4.1, 4.5 and 9.0 TB/s: the median is 4.3 (the middle two's mean, neither of them, nor
+    the mean 5.4), the range 4.0 .. 9.0. A case one of whose repetitions was skipped (the run stopped inside it)
+    is no whole measurement: no format exports its values, and Prometheus says it was not measured."""
+    parser = pytest.importorskip("prometheus_client.parser")
+    doc = a_run()
+    doc["benchmarks"] = [
+        run(CASE_BW, bytes_per_second=bw, noise_pct=0.2, repetition_index=i, repetitions=4)
+        for i, bw in enumerate((4.5e12, 4.0e12, 9.0e12, 4.1e12))
+    ]
+    doc["benchmarks"] += [
+        run(CASE_LAT, latency_ns=v, repetition_index=i, repetitions=2) for i, v in enumerate((16, 17))
+    ]
+    doc["benchmarks"].append({**run(CASE_LAT), "error_occurred": True, "error_message": "skipped: interrupted"})
+    bmf = json.loads(exported(write_json, capsys, "bmf", doc))
+    assert bmf == {CASE_BW: {"bytes-per-second": {"value": 4.3e12, "lower_value": 4.0e12, "upper_value": 9.0e12}}}
+    (higher,) = json.loads(exported(write_json, capsys, "benchmark-action", doc))
+    assert higher["value"] == pytest.approx(4300.0) and higher["range"] == "± 2500"
+    assert higher["extra"] == "4 repetitions, noise 0.2%"
+    assert export.main([write_json(doc), "--format", "benchmark-action-latency"]) == 2  # nothing whole to export
+    capsys.readouterr()
+    families = {
+        f.name: f for f in parser.text_string_to_metric_families(exported(write_json, capsys, "prometheus", doc))
+    }
+    (bw,) = families["membench_bytes_per_second"].samples
+    assert bw.value == pytest.approx(4.3e12)
+    assert {s.labels["case"]: s.value for s in families["membench_case_ok"].samples} == {CASE_BW: 1.0, CASE_LAT: 0.0}
+    assert "membench_latency_seconds" not in families

@@ -335,6 +335,27 @@ UNTRUSTED: n0 device 0 (GPU-n0-0), NVIDIA H200, from {files[3]}: some of its val
     assert f"from {files[3]}: some of its values are no evidence\n" in out
 
 
+def test_a_case_skipped_on_some_gpus_and_missing_on_the_others_flags_none(write_json, capsys):
+    """A peer case skipped on two one-GPU nodes, absent from a third node's file (another sweep): the third is a
+    warning, the two no finding; but skipped on one and measured on another, the one that skipped is flagged."""
+    docs = [gpu_doc(f"n{i}", 0, {CASES[0]: 4.37e12, CASES[1]: 2.8e13}) for i in range(3)]
+    for d in docs[:2]:
+        d["benchmarks"][1].update(skipped=True, skip_message="needs a second GPU")
+    del docs[2]["benchmarks"][1]
+    assert fleet.main([write_json(d) for d in docs]) == 0
+    out = capsys.readouterr().out
+    assert "| n0 device 0 (GPU-n0-0) | - | - | skipped: needs a second GPU (on every GPU) |" in out
+    assert f"warning: {CASES[1]}: missing on 1 NVIDIA H200 GPU(s) (n2 device 0 (GPU-n2-0))" in out
+    assert "FLAGGED" not in out
+    docs[1]["benchmarks"][1] = {
+        k: v for k, v in docs[1]["benchmarks"][1].items() if k not in ("skipped", "skip_message")
+    }
+    assert fleet.main([write_json(d) for d in docs]) == 1
+    out = capsys.readouterr().out
+    assert "| n0 device 0 (GPU-n0-0) | - | - | SKIPPED: skipped: needs a second GPU |" in out
+    assert "FLAGGED: n0 device 0 (GPU-n0-0)" in out and "FLAGGED: n1" not in out
+
+
 def test_every_gpu_skipping_for_one_reason_lists_each_and_is_no_finding(write_json, capsys):
     docs = [gpu_doc(h, 0, {CASES[0]: 4.4e12, CASES[1]: 2.8e13}) for h in ("n1", "n0")]
     for d in docs:

@@ -284,6 +284,21 @@ def test_the_band_is_the_last_n_values_and_at_least_one_percent(new_db, write_js
     assert history.main(["--db", path, "check", "--last", "3", "--width", "0.5", write_json(a_run(22, 3.99e12))]) == 0
 
 
+def test_the_band_is_the_newest_values_by_the_runs_dates_not_the_order_they_were_added(new_db, write_json, capsys):
+    """Five runs at 9 TB/s on days 1-5, five at 4 TB/s on days 6-10, added newest first: --last 5 is the newest
+    five (4 TB/s), whatever the order of the rows."""
+    path = new_db()
+    files = [write_json(a_run(day, 9e12 if day <= 5 else 4e12)) for day in range(10, 0, -1)]
+    assert history.main(["--db", path, "add", *files]) == 0
+    capsys.readouterr()
+    assert history.main(["--db", path, "check", "--last", "5", write_json(a_run(20, 4e12))]) == 0
+    assert "| 4e+12 | 4e+12 |" in capsys.readouterr().out
+    assert history.main(["--db", path, "check", "--last", "5", write_json(a_run(21, 3.5e12))]) == 1
+    # The check's own run is never its band: a run already in the history is judged against the others.
+    assert history.main(["--db", path, "check", "--last", "5", files[0]]) == 0
+    assert "| 4e+12 | 4e+12 |" in capsys.readouterr().out
+
+
 @pytest.mark.parametrize(
     "metric, worse", [("real_time", 1.2), ("latency_cycles", 1.2), ("latency_ns", 1.2), ("bytes_per_second", 0.8)]
 )
