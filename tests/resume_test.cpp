@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <random>
 
@@ -189,6 +190,43 @@ TEST(Resume, AnUnknownTimeUnitIsMeasuredAgain) {
       read_resume("old.json", file(context(), nlohmann::json::array({odd, measured("b/manual_time", 2)})), 1);
   EXPECT_EQ(f.carried.cases.count("a/manual_time"), 0u);
   EXPECT_EQ(f.carried.cases.count("b/manual_time"), 1u);
+  EXPECT_EQ(f.carried.incomplete, 1u);
+}
+
+// A carried repetition is replayed in the unit Google Benchmark reports (us
+// here), whatever unit its file wrote, with every counter and resumed = 1.
+TEST(Resume, AReplayConvertsEachTimeUnitAndMarksTheCaseResumed) {
+  const std::map<std::string, double> per_launch_us = {{"ns", 1.5e-3}, {"us", 1.5}, {"ms", 1500.0}, {"s", 1.5e6}};
+  for (const auto& [unit, us] : per_launch_us) {
+    CarriedRun run;
+    run.iterations = 10, run.real_time = 1.5, run.time_unit = unit;
+    run.counters = {{"bytes_per_second", 3.9e12}, {"noise_pct", 0.2}};
+    const Replay r = replay_of(run, 1e6);
+    EXPECT_DOUBLE_EQ(r.real_time, us) << unit;
+    ASSERT_EQ(r.counters.size(), 3u) << unit;
+    EXPECT_EQ(r.counters[0], (std::pair<std::string, double>{"bytes_per_second", 3.9e12}));
+    EXPECT_EQ(r.counters[1], (std::pair<std::string, double>{"noise_pct", 0.2}));
+    EXPECT_EQ(r.counters[2], (std::pair<std::string, double>{"resumed", 1.0}));
+  }
+  CarriedRun twice;  // resumed once before: still one mark, of 1
+  twice.real_time = 2, twice.time_unit = "ns", twice.counters = {{"resumed", 1.0}, {"bytes", 8.0}};
+  const Replay r = replay_of(twice, 1e9);
+  EXPECT_DOUBLE_EQ(r.real_time, 2.0);  // already in the reported unit
+  EXPECT_EQ(r.counters, (std::vector<std::pair<std::string, double>>{{"bytes", 8.0}, {"resumed", 1.0}}));
+  twice.time_unit = "fortnight";
+  EXPECT_THROW(replay_of(twice, 1e6), ResumeError);
+}
+
+// An entry of no iterations has no time to replay: its case is measured again.
+TEST(Resume, AnEntryOfZeroIterationsIsMeasuredAgain) {
+  nlohmann::json none = measured("a/manual_time", 1);
+  none["iterations"] = 0;
+  nlohmann::json one = measured("b/manual_time", 2);
+  one["iterations"] = 1;
+  const ResumeFile f = read_resume("old.json", file(context(), nlohmann::json::array({none, one})), 1);
+  EXPECT_EQ(f.carried.cases.count("a/manual_time"), 0u);
+  ASSERT_EQ(f.carried.cases.count("b/manual_time"), 1u);
+  EXPECT_EQ(f.carried.cases.at("b/manual_time").front().iterations, 1);
   EXPECT_EQ(f.carried.incomplete, 1u);
 }
 

@@ -84,6 +84,25 @@ TEST(Refusals, TheCaseCapCountsColdCasesToo) {
                      " cases, more than the 100000 one run may hold; narrow the axes or split the run");
 }
 
+// The cap is on the cases of every device: half the cap's cases on each of
+// three devices is over it.
+TEST(Refusals, TheCaseCapCountsEveryDevicesCases) {
+  const Outcome one = run("--n=1:700 --benchmark_list_tests");
+  ASSERT_EQ(one.exit_code, 0);
+  const int cases = listed_cases(one);
+  ASSERT_GT(3 * cases, 100000);
+  expect_refused(run("--n=1:700 --device=0:2 --benchmark_list_tests"),
+                 "these flags make " + std::to_string(3 * cases) +
+                     " cases, more than the 100000 one run may hold; narrow the axes or split the run");
+  // Each device's cases are named by their device, after the variant and before the axes.
+  const Outcome two = run("--device=0:1 --benchmark_list_tests --benchmark_filter=^stream/triad/");
+  ASSERT_EQ(two.exit_code, 0) << two.output;
+  EXPECT_EQ(two.lines(), 2 * run("--benchmark_list_tests --benchmark_filter=^stream/triad/").lines());
+  EXPECT_NE(two.output.find("stream/triad/device:0/type:"), std::string::npos) << two.output;
+  EXPECT_NE(two.output.find("stream/triad/device:1/type:"), std::string::npos) << two.output;
+  EXPECT_EQ(two.output.find("stream/triad/type:"), std::string::npos) << two.output;
+}
+
 TEST(Refusals, AMalformedLauncherVariableBreaksOnlyWhatReadsIt) {
   for (const char* var : {"LOCAL_RANK", "SLURM_LOCALID"}) {
     const std::string env = std::string(var) + "=x";
@@ -104,6 +123,12 @@ TEST(Listing, WritesNoFileAndIsLinearInTheDevices) {
   const Outcome r = run("--benchmark_list_tests --benchmark_filter=^global/coalesced --benchmark_out=" + out);
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_FALSE(std::filesystem::exists(out)) << "a listing left " << out;
+  EXPECT_FALSE(std::filesystem::exists(out + ".partial")) << "a listing left " << out << ".partial";
+  // Nor does a listing over several devices, or one of the cases as data.
+  EXPECT_EQ(run("--device=0:1 --list_cases=json --benchmark_filter=^global/coalesced --benchmark_out=" + out).exit_code,
+            0);
+  EXPECT_FALSE(std::filesystem::exists(out));
+  EXPECT_FALSE(std::filesystem::exists(out + ".partial"));
   // 256 devices x every default case: Google Benchmark's own match-all filter
   // made this quadratic (90 s); the count is what must hold.
   const Outcome all = run("--device=0:255 --benchmark_list_tests");

@@ -104,8 +104,8 @@ void verify(const engine::Session& s, const CaseDefinition& def, void* output) {
     if (const auto wrong = def.check()) throw CaseFailed(*wrong);
 }
 
-// The counters of a measured case: the rates computed from its Work and the
-// GPU time kept, the model's predictions, the measurement and the GPU's health.
+}  // namespace
+
 void set_counters(Outcome& o, const DeviceInfo& device, const Work& w, const engine::Measurement& m,
                   const std::optional<KernelFacts>& facts, const KernelShape& shape, std::optional<double> idle_w) {
   const engine::BatchSummary& s = m.summary;
@@ -168,8 +168,6 @@ void set_counters(Outcome& o, const DeviceInfo& device, const Work& w, const eng
   }
   if (s.throttled_batches > 0 && s.clean_batches < m.rule.min_batches) o.label = describe_throttle(s, m.rule);
 }
-
-}  // namespace
 
 // Makes `name` the held case (the previous one's buffers are freed first).
 void Runner::start_case(const std::string& name) {

@@ -30,6 +30,13 @@ struct Outcome {
   std::string label;
 };
 
+// The counters of a measured case: the rates computed from its Work and the
+// GPU time kept, the model's predictions, the measurement (its noise, the
+// batches dropped for a low clock, the clock) and the GPU's health. Host
+// arithmetic only, tested on the CPU.
+void set_counters(Outcome& o, const DeviceInfo& device, const Work& w, const engine::Measurement& m,
+                  const std::optional<KernelFacts>& facts, const KernelShape& shape, std::optional<double> idle_w);
+
 // What the run came to: failed cases make the exit status 1.
 struct RunSummary {
   int measured = 0;

@@ -70,10 +70,11 @@ const TimingMode& cold_l2() {
   return cold;
 }
 
-StopRule stop_rule(const Session& session) {
-  const MeasureOptions& m = session.options();
-  return {m.min_batches, m.max_noise_pct, m.max_seconds, m.throttle_pct / 100.0, session.device().sm_clock_khz / 1e3};
+StopRule stop_rule(const MeasureOptions& m, const DeviceInfo& device) {
+  return {m.min_batches, m.max_noise_pct, m.max_seconds, m.throttle_pct / 100.0, device.sm_clock_khz / 1e3};
 }
+
+StopRule stop_rule(const Session& session) { return stop_rule(session.options(), session.device()); }
 
 // An instantiated graph of `count` back-to-back launches.
 class CaseTimer::Graph {

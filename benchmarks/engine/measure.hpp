@@ -73,7 +73,10 @@ struct Measurement {
 // Whole updates of the energy counter a case's power rests on.
 inline constexpr int kEnergyIntervals = 2;
 
-// The stopping rule of the session's options and device.
+// The stopping rule of these options on this device: the throttle's
+// percentage as a fraction, the device's peak SM clock (kHz) in MHz, as the
+// batches' clock stamps are.
+StopRule stop_rule(const MeasureOptions& m, const DeviceInfo& device);
 StopRule stop_rule(const Session& session);
 
 // One case's timing, kept across the calls that measure it again (Google

@@ -62,18 +62,13 @@ void replay(benchmark::State& state, const std::string& name, const std::vector<
   std::size_t& index = reg.replayed[name];
   if (later) ++index;  // the next repetition; else the first one again, asked for more iterations
   const CarriedRun& run = runs[std::min(index, runs.size() - 1)];
-  static const std::map<std::string, double> kPerSecond = {{"ns", 1e9}, {"us", 1e6}, {"ms", 1e3}, {"s", 1.0}};
-  const auto unit = kPerSecond.find(run.time_unit);
-  const double real_time = unit == kPerSecond.end() || unit->second == kReportedPerSecond
-                               ? run.real_time
-                               : run.real_time / unit->second * kReportedPerSecond;
+  const Replay r = replay_of(run, kReportedPerSecond);
   const std::int64_t iterations = report_count(name, state.max_iterations, run.iterations);
   if (state.KeepRunningBatch(iterations)) {
-    state.SetIterationTime(manual_seconds_for(real_time, kReportedPerSecond, iterations));
+    state.SetIterationTime(manual_seconds_for(r.real_time, kReportedPerSecond, iterations));
     while (state.KeepRunningBatch(1)) {}
   }
-  for (const auto& [counter, value] : run.counters) state.counters[counter] = value;
-  state.counters["resumed"] = 1;
+  for (const auto& [counter, value] : r.counters) state.counters[counter] = value;
   if (!run.label.empty()) state.SetLabel(run.label);
 }
 

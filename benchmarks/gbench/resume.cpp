@@ -198,6 +198,19 @@ Carried read_carried(const std::string& path, const std::string& text, const Run
   return std::move(file.carried);
 }
 
+Replay replay_of(const CarriedRun& run, double reported_per_second) {
+  static const std::map<std::string, double> kPerSecond = {{"ns", 1e9}, {"us", 1e6}, {"ms", 1e3}, {"s", 1.0}};
+  const auto unit = kPerSecond.find(run.time_unit);
+  if (unit == kPerSecond.end()) throw ResumeError("a carried run in an unknown time unit: " + run.time_unit);
+  Replay r;
+  r.real_time =
+      unit->second == reported_per_second ? run.real_time : run.real_time / unit->second * reported_per_second;
+  for (const auto& counter : run.counters)
+    if (counter.first != "resumed") r.counters.push_back(counter);
+  r.counters.emplace_back("resumed", 1.0);
+  return r;
+}
+
 double manual_seconds_for(double real_time, double multiplier, std::int64_t iterations) {
   const double n = static_cast<double>(iterations);
   const auto reported = [&](double t) { return t * multiplier / n; };

@@ -68,4 +68,14 @@ Carried read_carried(const std::string& path, const std::string& text, const Run
 // seconds * multiplier / iterations, so the nearest double that rounds back is chosen.
 double manual_seconds_for(double real_time, double multiplier, std::int64_t iterations);
 
+// What a replay of a carried repetition reports: its time per iteration in
+// the unit Google Benchmark reports (`reported_per_second` of them to a
+// second), converted from the unit its file wrote, and its counters with
+// resumed = 1 (once, however many runs carried it).
+struct Replay {
+  double real_time = 0;
+  std::vector<std::pair<std::string, double>> counters;
+};
+Replay replay_of(const CarriedRun& run, double reported_per_second);
+
 }  // namespace membench::gbench
