@@ -1124,6 +1124,67 @@ MUTANTS = [
         "return !converged(s, rule);",
         "a mean less certain over its turns than the target is not noisy",
     ),
+    # ---- the decisions a measured case's numbers rest on --------------------------------------
+    M(
+        "benchmarks/engine/measure.cpp",
+        "m.throttle_pct / 100.0, device.sm_clock_khz / 1e3};",
+        "m.throttle_pct / 100.0, device.sm_clock_khz / 1e6};",
+        "the throttle's peak clock in GHz against stamps in MHz (nothing is ever throttled)",
+    ),
+    M(
+        "benchmarks/engine/measure.cpp",
+        "m.throttle_pct / 100.0, device.sm_clock_khz / 1e3};",
+        "m.throttle_pct, device.sm_clock_khz / 1e3};",
+        "the throttle's percentage taken as a fraction",
+    ),
+    M(
+        "benchmarks/cases/runner.cpp",
+        'add("noise_pct", std::isfinite(s.noise_pct) ? s.noise_pct : -1);',
+        'add("noise_pct", std::isfinite(s.noise_pct) ? s.noise_pct / 100 : -1);',
+        "the noise reported as a fraction, not a percentage",
+    ),
+    M(
+        "benchmarks/cases/runner.cpp",
+        'add("noise_pct", std::isfinite(s.noise_pct) ? s.noise_pct : -1);',
+        'add("noise_pct", std::isfinite(s.noise_pct) ? s.noise_pct : 0);',
+        "an unknown noise reported as none",
+    ),
+    M(
+        "benchmarks/cases/runner.cpp",
+        'add("throttled_batches", s.throttled_batches);',
+        'add("throttled_batches", s.throttled_batches > 1 ? s.throttled_batches : 0);',
+        "a single throttled batch not reported",
+    ),
+    M(
+        "benchmarks/cases/runner.cpp",
+        'add("latency_cycles", ns * s.clock_mhz * 1e-3);',
+        'add("latency_cycles", ns * s.clock_mhz);',
+        "latency in cycles from a clock taken in kHz",
+    ),
+    M(
+        "benchmarks/gbench/resume.cpp",
+        '{"ns", 1e9}, {"us", 1e6}, {"ms", 1e3}, {"s", 1.0}};',
+        '{"ns", 1e6}, {"us", 1e6}, {"ms", 1e3}, {"s", 1.0}};',
+        "a carried time in ns replayed as if in us",
+    ),
+    M(
+        "benchmarks/gbench/resume.cpp",
+        '  r.counters.emplace_back("resumed", 1.0);\n',
+        "",
+        "a replayed case is not marked resumed",
+    ),
+    M(
+        "benchmarks/gbench/resume.cpp",
+        "    if (run.iterations < 1) {",
+        "    if (run.iterations < 0) {",
+        "an entry of zero iterations is carried (a time of nothing)",
+    ),
+    M(
+        "benchmarks/cases/family.cpp",
+        "  total *= static_cast<double>(selection.devices.size());\n",
+        "",
+        "the case cap counts one device's cases",
+    ),
 ]
 
 
