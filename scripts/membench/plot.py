@@ -153,7 +153,7 @@ def bars_at_one_n(ax, series: dict[str, list[tuple[int, float]]], peak: float | 
     if peak:
         ax.axvline(peak / GB, color="red", ls="--", alpha=0.5, label="theoretical DRAM peak")
     n = next(iter(series.values()))[0][0]
-    finish(ax, "bandwidth (GB/s, read + write)", "", f"global: each variant at n = {n:,}", bool(peak), 7)
+    finish(ax, "bandwidth (GB/s, useful bytes read + written)", "", f"global: each variant at n = {n:,}", bool(peak), 7)
 
 
 def lines_by_n(ax, series: dict[str, list[tuple[int, float]]], peak: float | None, l2: float | None) -> None:

@@ -389,7 +389,7 @@ LOOKS = {
             ),
             (
                 "global: each variant at n = 268,435,456",
-                RATE,
+                "bandwidth (GB/s, useful bytes read + written)",
                 "",
                 ("linear", "linear"),
                 True,
