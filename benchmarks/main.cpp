@@ -27,6 +27,7 @@
 #include "gbench/adapter.hpp"
 #include "gbench/result_file.hpp"
 #include "gbench/resume.hpp"
+#include "membench/platform/code.hpp"
 #include "membench/platform/cuda.hpp"
 #include "membench/platform/device_info.hpp"
 #include "membench/platform/numa.hpp"
@@ -76,6 +77,9 @@ void add_context(const mb::cli::Options& options, const mb::cli::AxisTable& axes
   facts.ecc_start = ecc;
   facts.resumed_from = options.resume_file;
   facts.sweep = mb::cli::describe_sweep(options, axes);
+  facts.cuda_architectures = mb::built_cuda_architectures();
+  if (const cudaError_t rc = mb::code_ran_as_here(&facts.code_ran_as); rc != cudaSuccess)
+    facts.code_ran_as = std::string("unknown: ") + cudaGetErrorString(rc);
   for (const auto& [key, value] : mb::run::context_keys(facts)) mb::gbench::add_context(key, value);
 }
 

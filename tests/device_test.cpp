@@ -4,6 +4,7 @@
 
 #include "gpu.hpp"
 #include "membench/global.hpp"
+#include "membench/platform/code.hpp"
 #include "membench/platform/device_info.hpp"
 #include "membench/platform/fidelity.hpp"
 
@@ -120,6 +121,31 @@ TEST(KernelFacts, OccupancyRegistersAndArchitecture) {
   EXPECT_GT(facts.compiled_arch, 0);
   EXPECT_LE(facts.compiled_arch, d.cc_major * 10 + d.cc_minor);
   EXPECT_EQ(kernel_facts(KernelShape{}, &facts), cudaErrorInvalidDeviceFunction);
+}
+
+// Machine code where the build carries the device's, PTX compiled at load where it does not.
+TEST(CodeRanAs, MachineCodeWhereTheBuildCarriesItElsePtxCompiledAtLoad) {
+  EXPECT_EQ(code_ran_as("75-real;80-real;90-real;90-virtual", 90, 90), "sm_90 machine code");
+  EXPECT_EQ(code_ran_as("90", 90, 90), "sm_90 machine code");
+  EXPECT_EQ(code_ran_as("90a-real", 90, 90), "sm_90 machine code");
+  EXPECT_EQ(code_ran_as("75-real;80-real;90-real;90-virtual", 80, 80), "sm_80 machine code");  // an 8.6 GPU
+  EXPECT_EQ(code_ran_as("80-virtual", 90, 80), "compute_80 PTX, JIT-compiled for sm_90");
+  EXPECT_EQ(code_ran_as("75-real;80-real;90-real;90-virtual", 100, 90), "compute_90 PTX, JIT-compiled for sm_100");
+  EXPECT_EQ(code_ran_as("75", 90, 75), "compute_75 PTX, JIT-compiled for sm_90");
+  EXPECT_EQ(code_ran_as("native", 90, 90), "sm_90 code from compute_90 (the build's architectures: native)");
+  EXPECT_EQ(code_ran_as("", 90, 90), "sm_90 code from compute_90 (the build's architectures: )");
+  EXPECT_STRNE(built_cuda_architectures(), "unknown");  // the build names what it carries
+}
+
+TEST(CodeRanAs, TheDeviceRunsCodeOfItsOwnArchitecture) {
+  MEMBENCH_REQUIRE_GPU();
+  const DeviceInfo d = query_device(0);
+  std::string ran;
+  ASSERT_EQ(code_ran_as_here(&ran), cudaSuccess);
+  const std::string own = "sm_" + std::to_string(d.cc_major * 10 + d.cc_minor);
+  EXPECT_TRUE(ran == own + " machine code" || ran.find("JIT-compiled for " + own) != std::string::npos ||
+              ran.rfind(own + " code from", 0) == 0)
+      << ran;
 }
 
 }  // namespace

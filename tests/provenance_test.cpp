@@ -53,6 +53,14 @@ TEST(Provenance, TheContextNamesTheBuildTheGpuAndTheDriver) {
   EXPECT_EQ(keys.at("driver_version"), "580.159.04");
   EXPECT_EQ(keys.at("cuda_driver_version"), "13.0");
   EXPECT_EQ(keys.at("runtime_version"), "13.0");
+  EXPECT_EQ(keys.at("cuda_architectures"), "unknown");  // not given: never a guess
+  EXPECT_EQ(keys.at("code_ran_as"), "unknown");
+  RunFacts built = facts();
+  built.cuda_architectures = "80-virtual";
+  built.code_ran_as = "compute_80 PTX, JIT-compiled for sm_90";
+  const auto named = as_map(context_keys(built));
+  EXPECT_EQ(named.at("cuda_architectures"), "80-virtual");
+  EXPECT_EQ(named.at("code_ran_as"), "compute_80 PTX, JIT-compiled for sm_90");
   EXPECT_EQ(keys.at("gpu_health"), "NVML: other processes, clock event reasons, ECC");
   EXPECT_EQ(keys.at("sweep"), "default");
   EXPECT_EQ(keys.count("devices"), 0u);  // one device: named by the gpu_* keys

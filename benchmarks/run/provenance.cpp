@@ -58,6 +58,8 @@ ContextKeys context_keys(const RunFacts& f) {
     if (!error->empty()) add("launcher_error", *error);
   if (!l.job_id.empty()) add("job_id", l.job_id);
   add("compute_capability", std::to_string(d.cc_major) + "." + std::to_string(d.cc_minor));
+  add("cuda_architectures", f.cuda_architectures.empty() ? "unknown" : f.cuda_architectures);
+  add("code_ran_as", f.code_ran_as.empty() ? "unknown" : f.code_ran_as);
   add("sm_count", std::to_string(d.sm_count));
   add("l2_bytes", std::to_string(d.l2_bytes));
   add("l1_shared_bytes_per_sm", std::to_string(d.l1_bytes));

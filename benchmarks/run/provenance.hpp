@@ -34,8 +34,10 @@ struct RunFacts {
   std::optional<double> idle_power_w;  // with --energy, where the board has an energy counter
   std::string energy;                  // energy_description()
   nvml::Ecc ecc_start;
-  std::string resumed_from;  // --resume's file, where given
-  std::string sweep;         // cli::describe_sweep()
+  std::string resumed_from;        // --resume's file, where given
+  std::string sweep;               // cli::describe_sweep()
+  std::string cuda_architectures;  // what the build carries (membench::built_cuda_architectures())
+  std::string code_ran_as;         // how its code ran on the first device (membench::code_ran_as_here())
 };
 
 ContextKeys context_keys(const RunFacts& facts);

@@ -314,6 +314,11 @@ def the_run(doc: dict, path: str) -> Table:
         ("peak SM clock", f"{ctx.get('sm_clock_peak_mhz', '')} MHz"),
         ("memory clock", f"{memory / 1000:.0f} MHz" if memory else ""),
         ("membench", f"{ctx['membench_version']} ({ctx.get('membench_build', '')})"),  # every result has a version
+        *(
+            [("GPU code", f"{ctx['code_ran_as']} (the build carries {ctx.get('cuda_architectures', 'unknown')})")]
+            if "code_ran_as" in ctx
+            else []
+        ),
         (
             "cases",
             f"{len(cases)}: {len(ran)} measured, {count(lambda c: c.error)} failed, "

@@ -542,6 +542,15 @@ def test_the_health_line_counts_a_single_throttled_batch_in_any_repetition(tmp_p
     assert "| health | 0 noisy, 0 contended, 0 throttled, 1 under a clock event |" in md
 
 
+def test_the_run_says_which_gpu_code_ran_where_the_file_says(tmp_path, write_json, no_figures):
+    doc = a_run()
+    doc["context"].update(code_ran_as="compute_80 PTX, JIT-compiled for sm_90", cuda_architectures="80-virtual")
+    md, _ = made(tmp_path, write_json, doc)
+    assert "| GPU code | compute_80 PTX, JIT-compiled for sm_90 (the build carries 80-virtual) |" in md
+    md, _ = made(tmp_path, write_json, a_run())  # a file from before the binary said: no row
+    assert "| GPU code |" not in md
+
+
 def test_numbers_read_at_a_glance():
     assert report.quantity(3.223e13, "B/s") == "32.2 TB/s"
     assert report.quantity(4.033e12, "B/s") == "4.03 TB/s"
