@@ -168,7 +168,9 @@ __global__ void __launch_bounds__(kAsyncBlock + 32)
 // sm_90 only, so older targets get no such bound.
 template <int TILE>
 constexpr int tma_min_blocks() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 1200
+  return 1536 / (kAsyncBlock + 32);  // sm_120's SM holds 1536 threads, not 2048
+#elif defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   return TILE <= 1024 ? 7 : 5;
 #else
   return 1;
