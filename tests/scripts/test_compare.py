@@ -812,3 +812,26 @@ def test_a_baseline_that_ran_after_its_contender_is_warned_of(capsys, h200_globa
         "compare.py: warning: the baseline ran at 2026-12-04T10:00:00+00:00, after the contender "
         "(2026-12-01T10:00:00+00:00); the baseline comes first\n"
     )
+
+
+def test_the_summary_puts_the_worst_verdicts_first_and_the_rest_by_name():
+    rows = [
+        compare.Row(f"c{k}", 1.0, 1.0, 0.0, None, verdict)
+        for k, verdict in enumerate(
+            [
+                "same",
+                "faster (threshold only)",
+                "faster",
+                "UNTRUSTED: noisy",
+                "missing in contender",
+                "SKIPPED in contender",
+            ]
+            + ["REGRESSION", "ERROR in contender: wrong"]
+        )
+    ]
+    assert compare.summary(rows, "a.json", "b.json", "bytes_per_second") == (
+        "baseline a.json, contender b.json, bytes_per_second: 8 cases: 1 ERROR in contender, 1 REGRESSION, "
+        "1 missing in contender, 1 SKIPPED in contender, 1 UNTRUSTED, 2 faster, 1 same"
+    )
+    two_faster = [compare.Row("a", 1.0, 1.0, 0.0, None, v) for v in ("same", "faster", "faster")]
+    assert compare.summary(two_faster, "a", "b", "m").endswith("3 cases: 2 faster, 1 same")  # by name, not count

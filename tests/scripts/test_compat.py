@@ -106,3 +106,19 @@ def test_the_old_ncu_measures_and_axes_are_what_the_first_binary_to_declare_them
         assert axes and all(a in named for a in axes), (family, path)
     for family, axes in compat.OLD_BYTE_AXES.items():
         assert set(axes) <= {a["name"] for a in families[family]["axes"] if a.get("unit") == "bytes"}, family
+
+
+def test_the_old_host_paced_cases_are_the_link_s_and_the_faults_not_a_resident_read_or_an_all_to_all():
+    assert compat.old_host_paced("transfer", "host_to_device_memcpy_ce")
+    assert compat.old_host_paced("managed", "fault") and not compat.old_host_paced("managed", "resident")
+    assert compat.old_host_paced("node", "all_to_host_memcpy_ce")
+    assert not compat.old_host_paced("node", "all_to_all_ce") and not compat.old_host_paced("node", "all_to_all_sm")
+    assert not compat.old_host_paced("stream", "read")
+
+
+def test_an_old_file_s_sum_over_devices_is_a_rate_and_an_old_family_declares_its_axes():
+    assert compat.old_meaning("sum_of_devices_bytes_per_second") == ("B/s", "higher", "measured")
+    assert compat.old_meaning("device3_bytes_per_second") == ("B/s", "higher", "measured")
+    declared = compat.old_family("hierarchy")
+    assert {a["name"] for a in declared["axes"]} >= {"working_set"}
+    assert set(declared) == {"title", "axes", "figures", "study_rows"}

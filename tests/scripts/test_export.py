@@ -313,6 +313,7 @@ def test_untrusted_cases_are_left_out_with_a_count_and_an_empty_export_is_an_err
         ("peak_rate", "updates/s", "membench_peak_rate_updates_per_second", 1.0),  # the unit names the suffix
         ("dram_read_bytes", "B", "membench_dram_read_bytes", 1.0),
         ("launch_us", "us", "membench_launch_seconds", 1e-6),
+        ("l2.hit-rate", "%", "membench_l2_hit_rate_ratio", 0.01),  # what Prometheus' names may not hold: "_"
     ],
 )
 def test_prometheus_names_are_in_base_units(counter, unit, name, factor):
@@ -452,3 +453,22 @@ def test_every_format_writes_the_median_of_an_even_count_and_leaves_out_a_part_s
     assert bw.value == pytest.approx(4.3e12)
     assert {s.labels["case"]: s.value for s in families["membench_case_ok"].samples} == {CASE_BW: 1.0, CASE_LAT: 0.0}
     assert "membench_latency_seconds" not in families
+
+
+def test_a_label_escapes_backslash_quote_and_newline_and_a_bitmask_is_no_gauge(write_json, capsys):
+    assert export.label_value('a\\b"c\nd') == 'a\\\\b\\"c\\nd'
+    doc = a_run()
+    doc["context"]["host_name"] = "rack\\7"
+    for b in doc["benchmarks"][:3]:
+        b.update(clock_event_reasons=4, clock_event=0)
+    doc["membench"] = {
+        "schema_version": 1,
+        "counters": {
+            "clock_event_reasons": {"unit": "bitmask", "better": "neither", "kind": "health"},
+            "clock_event": {"unit": "flag", "better": "lower", "kind": "health"},
+        },
+    }
+    text = exported(write_json, capsys, "prometheus", doc)
+    assert 'host="rack\\\\7"' in text
+    assert "membench_clock_event_reasons" not in text.replace('clock_event_reasons="4"', "")  # a label, not a gauge
+    assert "membench_clock_event{" in text

@@ -444,3 +444,15 @@ def test_a_log_x_axis_that_would_hold_zero_is_drawn_linear():
     fig = draw(toy_doc([("read", span, 1e12) for span in (0, 4096, 1 << 20)]))
     assert fig.axes[0].get_xscale() == "linear"
     plt.close(fig)
+
+
+@pytest.mark.parametrize("count, ticks", [(12, 12), (13, 7)])
+def test_a_log_x_axis_from_one_ticks_at_every_size_up_to_twelve_and_thins_them_past(count, ticks):
+    """A span of 1 (the identity window) is a size like any other on a log axis: every value is a tick up to twelve
+    of them, every other one past that."""
+    fig = draw(toy_doc([("read", 1 << k, 1e12 * (k + 1)) for k in range(count)]))
+    ax = fig.axes[0]
+    assert ax.get_xscale() == "log"
+    assert [round(t) for t in ax.get_xticks()] == [1 << k for k in range(0, count, -(-count // 12))]
+    assert len(ax.get_xticks()) == ticks
+    plt.close(fig)

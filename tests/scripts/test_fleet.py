@@ -474,3 +474,21 @@ def test_a_killed_runs_values_are_no_evidence(write_json, capsys):
     docs[1]["membench"] = {"schema_version": 1, "complete": False, "counters": counters}
     assert fleet.main([write_json(d) for d in docs]) == 1
     assert "UNTRUSTED: run incomplete" in capsys.readouterr().out
+
+
+def test_each_gpu_s_verdict_on_each_case_is_kept_for_the_matrix(write_json):
+    """The verdicts the report's fleet matrix colours: ok, FLAGGED, SKIPPED, FAILED, UNTRUSTED, and a reason
+    every GPU shares."""
+    docs = [gpu_doc(f"n{i}", 0, {CASES[0]: 4.37e12, CASES[1]: 2.8e13}) for i in range(4)]
+    docs[0]["benchmarks"][0].update(skipped=True, skip_message="does not fit")
+    docs[1]["benchmarks"][0].update(error_occurred=True, error_message="verification failed")
+    docs[2]["benchmarks"][0]["bytes_per_second"] = 2e12
+    docs[3]["benchmarks"][1].update(contended=1, other_processes=1)
+    table, better = fleet.collect([write_json(d) for d in docs], "bytes_per_second", 10.0)
+    cells: dict = {}
+    fleet.judge(table, 10.0, better, cells)
+    by_host = {(case.split("/")[0], gpu.host): verdict for (case, gpu), verdict in cells.items()}
+    first, second = CASES[0].split("/")[0], CASES[1].split("/")[0]
+    assert by_host[first, "n0"] == "SKIPPED" and by_host[first, "n1"] == "FAILED"
+    assert by_host[first, "n2"] == "FLAGGED" and by_host[first, "n3"] == "ok" and by_host[second, "n3"] == "UNTRUSTED"
+    assert by_host[second, "n0"] == "ok"

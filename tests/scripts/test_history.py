@@ -413,6 +413,9 @@ def test_a_host_paced_case_s_band_is_at_least_three_times_its_noise(new_db, writ
     capsys.readouterr()
     assert history.main(["--db", path, "check", write_json(a_run(5, 4.23e12, noise_pct=2.0))]) == 1
     assert "| REGRESSION |" in capsys.readouterr().out
+    # A host-paced value whose noise is not in the file widens nothing: the 1% floor, so 2% under fails.
+    assert history.main(["--db", path, "check", write_json(a_run(6, 4.27e12, host_paced=1))]) == 1
+    assert "| REGRESSION |" in capsys.readouterr().out
 
 
 def test_only_add_makes_a_history_on_either_database(new_db, write_json, capsys):

@@ -194,3 +194,25 @@ def test_a_run_lacking_check_cases_makes_no_reference_unless_partial_is_asked(tm
     assert reference.main([run, "--membench", exe, "--out", str(out), "--partial"]) == 0
     assert len(json.loads(out.read_text())["cases"]) == 2
     assert capsys.readouterr().err.count("left out (--partial)") == 13
+
+
+def test_a_margin_of_zero_is_the_values_seen_and_each_run_names_its_build_and_driver(tmp_path, write_json, exe):
+    run = a_run("GPU-1", 4.4e12, 16.0)
+    run["context"].update(driver_version="580.159.04", membench_build="00ff00ff")
+    code, ref = made(tmp_path, write_json, exe, [run, a_run("GPU-2", 4.2e12, 16.5)], "--margin", "0")
+    assert code == 0
+    read = next(c for c in ref["cases"] if c["case"] + "/manual_time" == READ)
+    assert (read["low"], read["high"]) == (4.2e12, 4.4e12)
+    assert {(r["gpu_uuid"], r["driver"], r["membench_build"]) for r in ref["runs"]} == {
+        ("GPU-1", "580.159.04", "00ff00ff"),
+        ("GPU-2", "", ""),
+    }
+
+
+def test_without_out_the_reference_goes_beside_the_others_named_by_its_model(tmp_path, write_json, exe, monkeypatch):
+    monkeypatch.setattr(reference, "ROOT", tmp_path)
+    (tmp_path / "benchmarks" / "references").mkdir(parents=True)
+    files = [write_json(a_run("GPU-1", 4.4e12, 16.0))]
+    assert reference.main([*files, "--membench", exe, "--partial"]) == 0
+    written = json.loads((tmp_path / "benchmarks" / "references" / "nvidia-h200.json").read_text())
+    assert written["gpu_name"] == "NVIDIA H200"

@@ -917,3 +917,11 @@ def test_a_comparison_says_which_file_is_the_baseline_and_warns_of_the_wrong_ord
     assert "Warning" not in right
     wrong = report_others.several([b, a], [newer, older])
     assert "**Warning: the baseline ran at 2026-12-04T10:00:00+00:00, after the contender" in wrong
+
+
+def test_a_time_reads_in_the_largest_unit_it_fills():
+    assert report_page.duration(16.5) == "16.5 ns"
+    assert report_page.duration(133_000) == "133 us"
+    assert report_page.duration(1_200_000) == "1.2 ms"
+    assert report_page.duration(999_999_999) == "1e+03 ms"
+    assert report_page.duration(2.5e9) == "2.5 s"
