@@ -147,17 +147,17 @@ def add(con: history_store.Store, paths: list[str], noise_threshold: float) -> i
     added = 0
     for path in paths:
         doc = mr.load(path)
-        metrics = {m: mr.better(doc, m) for m in kept(doc)}
+        metrics = {m: (mr.better(doc, m), mr.meaning(doc, m).unit) for m in kept(doc)}
         for key, cases in runs_of(doc, path):
             rows = []
             for name, case in cases.items():
                 if case.error or case.skipped:
                     continue
                 why = distrust(case, noise_threshold)
-                for metric, better in metrics.items():
+                for metric, (better, unit) in metrics.items():
                     value = case.median(metric)
                     if value is not None:
-                        rows.append((name, metric, value, int(not why), why or None, better))
+                        rows.append((name, metric, value, int(not why), why or None, better, unit))
             added += con.add_run(key, rows)  # False: this run is already there
     return added
 

@@ -30,7 +30,7 @@ ADDED_COLUMNS = {
         "sweep": "TEXT",
         "repetitions": "INTEGER",
     },
-    "measurements": {"why": "TEXT", "better": "TEXT"},
+    "measurements": {"why": "TEXT", "better": "TEXT", "unit": "TEXT"},
 }
 # The check's query: a case's trusted values on one GPU model and driver, newest first.
 INDEXES = [
@@ -176,7 +176,7 @@ class Store:
             raise DatabaseError(str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__) from e
 
     def add_run(self, key: dict, measurements: list[tuple]) -> bool:
-        """A run and its (name, metric, value, trusted, why, better) rows in one transaction; False (nothing
+        """A run and its (name, metric, value, trusted, why, better, unit) rows in one transaction; False (nothing
         written) when a run with its host, GPU, start and version is there already."""
         columns = list(key)
         insert = (
@@ -184,7 +184,8 @@ class Store:
             "ON CONFLICT DO NOTHING RETURNING id"
         )
         rows_sql = (
-            "INSERT INTO measurements (run, name, metric, value, trusted, why, better) VALUES (?, ?, ?, ?, ?, ?, ?)"
+            "INSERT INTO measurements (run, name, metric, value, trusted, why, better, unit) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
         )
         values = [key[c] for c in columns]
         try:

@@ -1,6 +1,7 @@
 """The expected results of one GPU model, for membench --check: a band per case of the check sweep.
 
     python scripts/reference.py RUN.json... [--membench PATH] [--margin PCT] [--out FILE]
+    python scripts/reference.py --history DB --model NAME [--min-runs N] [--min-gpus N] [--margin PCT] [--out FILE]
 
 Reads runs of one GPU model (any that hold the check sweep's cases: default
 runs, check runs, --device=all files) and writes the reference membench
@@ -17,10 +18,18 @@ runs from the lowest value less --margin percent to the highest plus
 GPUs (UUIDs) each band rests on. A band resting on one GPU says only what
 that GPU measured: the table marks it.
 
+With --history (history.py's SQLite file or PostgreSQL URL) the runs are a
+fleet's own: every run of GPU model --model the history holds, its trusted
+values only (history.py add judged each when it was added), so a model no
+reference ships gets one from its GPUs' quiet runs. A band resting on fewer
+than --min-runs runs (default 3) or --min-gpus GPUs (default 2) is refused:
+the spread of one GPU, or of two runs, says little of the next.
+
 The reference goes to --out (default benchmarks/references/<model>.json,
-which the next build puts into the binary). Exit status: 0 written; 2 bad
-input: an unreadable file, runs of several models, no run holding a check
-case, a binary that cannot list the check.
+which the next build puts into the binary; `membench --check=FILE` reads
+any). Exit status: 0 written; 2 bad input: an unreadable file or history,
+runs of several models, no run holding a check case, too few runs or GPUs,
+a binary that cannot list the check.
 """
 
 from __future__ import annotations
@@ -34,7 +43,9 @@ import subprocess
 import sys
 from pathlib import Path
 
+from membench import compat
 from membench import history
+from membench import history_store
 from membench import cli
 from membench import results as mr
 
@@ -44,7 +55,15 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def create_parser() -> cli.Parser:
     p = cli.Parser(prog="reference.py", description=__doc__.split("\n\n")[0])
-    p.add_argument("runs", nargs="+", help="Google Benchmark JSON written by membench, all of one GPU model")
+    p.add_argument("runs", nargs="*", help="Google Benchmark JSON written by membench, all of one GPU model")
+    p.add_argument("--history", help="instead of files: history.py's database (a SQLite file or a postgresql:// URL)")
+    p.add_argument("--model", help="with --history: the GPU model, as the runs name it (e.g. 'NVIDIA A100-SXM4-80GB')")
+    p.add_argument(
+        "--min-runs", type=int, default=3, help="with --history: the fewest runs a band may rest on (default 3)"
+    )
+    p.add_argument(
+        "--min-gpus", type=int, default=2, help="with --history: the fewest GPUs a band may rest on (default 2)"
+    )
     p.add_argument(
         "--membench",
         help="the binary whose check sweep to cover; where not given, $MEMBENCH_EXE, else build/release/membench",
@@ -125,6 +144,28 @@ def make(paths: list[str], exe: str | None, margin: float, partial: bool = False
         raise mr.InputError(f"the runs are of several GPU models ({', '.join(sorted(models))}): one reference each")
     if not models:
         raise mr.InputError("no run holds a trusted value of a check case: run membench --check or a default run")
+    return bands(
+        wanted,
+        values,
+        {n: (m.unit, m.better, wanted[n]["metric"]) for n, m in meanings.items()},
+        models.pop(),
+        runs,
+        margin,
+        partial,
+    )
+
+
+def bands(
+    wanted: dict[str, dict],
+    values: dict[str, list[tuple[float, object, str]]],
+    meanings: dict[str, tuple[str, str, str]],
+    model: str,
+    runs: list[dict],
+    margin: float,
+    partial: bool,
+) -> dict:
+    """The reference: per check case its (value, run, GPU) values made a band; meanings gives each case's
+    (unit, better, metric)."""
     missing = [name for name in wanted if not values[name]]
     for name in missing if partial else []:
         print(f"reference.py: {name}: no trusted value in these runs; left out (--partial)", file=sys.stderr)
@@ -139,8 +180,8 @@ def make(paths: list[str], exe: str | None, margin: float, partial: bool = False
         seen = values[name]
         if not seen:
             continue
-        meaning = meanings[name]
-        if meaning.better not in ("higher", "lower"):
+        unit, better, _ = meanings[name]
+        if better not in ("higher", "lower"):
             raise mr.InputError(f"{name}: the runs' catalog gives {case['metric']} no better direction")
         numbers = [v for v, _, _ in seen]
         cases.append(
@@ -148,8 +189,8 @@ def make(paths: list[str], exe: str | None, margin: float, partial: bool = False
                 "case": name,
                 "level": case["level"],
                 "metric": case["metric"],
-                "unit": meaning.unit,
-                "better": meaning.better,
+                "unit": unit,
+                "better": better,
                 "median": statistics.median(numbers),
                 "low": min(numbers) * (1 - margin / 100),
                 "high": max(numbers) * (1 + margin / 100),
@@ -160,13 +201,64 @@ def make(paths: list[str], exe: str | None, margin: float, partial: bool = False
         )
     return {
         "schema": SCHEMA,
-        "gpu_name": models.pop(),
+        "gpu_name": model,
         "made_by": "scripts/reference.py --margin " + f"{margin:g}",
         "margin_pct": margin,
         "gpus": len({r["gpu_uuid"] for r in runs}),
         "runs": runs,
         "cases": cases,
     }
+
+
+def from_history(
+    db: str, model: str, exe: str | None, margin: float, partial: bool, min_runs: int, min_gpus: int
+) -> dict:
+    """The reference of a GPU model from a history's trusted values of its runs."""
+    con = history_store.Store(db, create=False, read_only=True)
+    sweep = check_sweep(exe)
+    wanted = {c["case"]: c for c in sweep}
+    values: dict[str, list[tuple[float, object, str]]] = {name: [] for name in wanted}
+    meanings: dict[str, tuple[str, str, str]] = {}
+    used: dict[object, dict] = {}
+    for name, case in wanted.items():
+        metric = case["metric"]
+        stored = con.stored_names(name + "/manual_time")
+        rows = con.execute(
+            "SELECT m.value, r.id, r.gpu_uuid, m.better, m.unit, r.host, r.started, r.driver, r.build, r.source "
+            f"FROM measurements m JOIN runs r ON r.id = m.run WHERE m.name IN ({history_store.placeholders(stored)}) "
+            "AND m.metric = ? AND m.trusted = 1 AND r.gpu_name = ? ORDER BY r.started",
+            (*stored, metric, model),
+        )
+        for value, run, uuid, better, unit, host, started, driver, build, source in rows:
+            values[name].append((float(value), run, str(uuid)))
+            # Rows added before the history kept units read them as the compatibility module says.
+            meanings.setdefault(name, (unit or compat.old_meaning(metric)[0], better or "neither", metric))
+            used[run] = {
+                "file": str(source or ""),
+                "date": str(started or ""),
+                "host": str(host or ""),
+                "gpu_uuid": str(uuid),
+                "membench_build": str(build or ""),
+                "driver": str(driver or ""),
+            }
+    if not used:
+        raise mr.InputError(f"--history {history_store.shown(db)}: no trusted value of a check case on a {model}")
+    gpus = {r["gpu_uuid"] for r in used.values()}
+    if len(used) < min_runs or len(gpus) < min_gpus:
+        raise mr.InputError(
+            f"{len(used)} run{'s' if len(used) != 1 else ''} of {len(gpus)} GPU{'s' if len(gpus) != 1 else ''} of "
+            f"{model} in the history; a reference rests on at least {min_runs} runs of {min_gpus} GPUs "
+            "(--min-runs, --min-gpus)"
+        )
+    thin = [n for n, seen in values.items() if seen and len({r for _, r, _ in seen}) < min_runs]
+    if thin:
+        raise mr.InputError(
+            f"{len(thin)} check case(s) have trusted values in fewer than {min_runs} runs (first: {thin[0]}); "
+            "a band needs --min-runs of them"
+        )
+    ref = bands(wanted, values, meanings, model, sorted(used.values(), key=lambda r: r["date"]), margin, partial)
+    ref["made_by"] = f"scripts/reference.py --history --margin {margin:g} --min-runs {min_runs} --min-gpus {min_gpus}"
+    return ref
 
 
 def table(ref: dict) -> str:
@@ -196,7 +288,16 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if not 0 <= args.margin < 100:
             raise mr.InputError("--margin must be at least 0 and under 100")
-        ref = make(args.runs, args.membench, args.margin, args.partial)
+        if bool(args.runs) == bool(args.history) or bool(args.history) != bool(args.model):
+            raise mr.InputError("give run files, or --history with --model")
+        if args.min_runs < 1 or args.min_gpus < 1:
+            raise mr.InputError("--min-runs and --min-gpus must be at least 1")
+        if args.history:
+            ref = from_history(
+                args.history, args.model, args.membench, args.margin, args.partial, args.min_runs, args.min_gpus
+            )
+        else:
+            ref = make(args.runs, args.membench, args.margin, args.partial)
         out = Path(args.out) if args.out else ROOT / "benchmarks" / "references" / f"{slug(ref['gpu_name'])}.json"
         out.write_text(json.dumps(ref, indent=1) + "\n")
     except (mr.InputError, OSError) as e:

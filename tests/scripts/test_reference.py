@@ -216,3 +216,98 @@ def test_without_out_the_reference_goes_beside_the_others_named_by_its_model(tmp
     assert reference.main([*files, "--membench", exe, "--partial"]) == 0
     written = json.loads((tmp_path / "benchmarks" / "references" / "nvidia-h200.json").read_text())
     assert written["gpu_name"] == "NVIDIA H200"
+
+
+def history_of(new_db, write_json, runs: list[tuple[str, str, float, float]]) -> str:
+    """A history of runs (GPU, day, read rate, chase latency) of the H200 check cases, added as history.py adds."""
+    from membench import history
+
+    db = new_db()
+    docs = []
+    for uuid, day, read, chase in runs:
+        doc = a_run(uuid, read, chase)
+        doc["context"].update(date=f"2026-12-{day}T00:00:00+00:00", driver_version="580.159.04")
+        docs.append(write_json(doc))
+    assert history.main(["--db", db, "add", *docs]) == 0
+    return db
+
+
+FLEET = [("GPU-1", "01", 4.40e12, 16.0), ("GPU-2", "02", 4.30e12, 16.4), ("GPU-1", "03", 4.50e12, 17.0)]
+
+
+def test_a_reference_from_a_fleet_s_history_is_the_one_its_files_make(new_db, tmp_path, write_json, exe, capsys):
+    db = history_of(new_db, write_json, FLEET)
+    out = tmp_path / "from_history.json"
+    args = ["--history", db, "--model", "NVIDIA H200", "--membench", exe, "--out", str(out), "--partial"]
+    assert reference.main(args) == 0
+    ref = json.loads(out.read_text())
+    _, from_files = made(tmp_path, write_json, exe, [a_run(u, r, c) for u, _, r, c in FLEET])
+    assert ref["cases"] == from_files["cases"]
+    assert (ref["gpu_name"], ref["gpus"], len(ref["runs"])) == ("NVIDIA H200", 2, 3)
+    assert [r["date"][:10] for r in ref["runs"]] == ["2026-12-01", "2026-12-02", "2026-12-03"]
+    assert ref["made_by"] == "scripts/reference.py --history --margin 5 --min-runs 3 --min-gpus 2"
+    assert "NVIDIA H200: 3 runs on 2 GPUs, margin 5%" in capsys.readouterr().out
+
+
+def test_a_history_reference_leaves_out_untrusted_values_and_other_models(new_db, tmp_path, write_json, exe):
+    db = history_of(new_db, write_json, FLEET)
+    from membench import history
+
+    slow = a_run("GPU-3", 1.0e12, 30.0, contended=1, other_processes=1)  # untrusted: never in a band
+    slow["context"]["date"] = "2026-12-04T00:00:00+00:00"
+    other = a_run("GPU-9", 9e12, 9.0, gpu="NVIDIA B200")
+    assert history.main(["--db", db, "add", write_json(slow), write_json(other)]) == 0
+    out = tmp_path / "ref.json"
+    assert (
+        reference.main(["--history", db, "--model", "NVIDIA H200", "--membench", exe, "--out", str(out), "--partial"])
+        == 0
+    )
+    read = next(c for c in json.loads(out.read_text())["cases"] if c["case"] + "/manual_time" == READ)
+    assert read["seen"] == [4.30e12, 4.50e12] and read["gpus"] == 2
+
+
+@pytest.mark.parametrize(
+    "flags, expected",
+    [
+        (["--min-runs", "4"], "3 runs of 2 GPUs of NVIDIA H200 in the history; a reference rests on at least 4 runs"),
+        (["--min-gpus", "3"], "at least 3 runs of 3 GPUs"),
+        (["--model", "NVIDIA A100"], "no trusted value of a check case on a NVIDIA A100"),
+        (["--min-runs", "0"], "--min-runs and --min-gpus must be at least 1"),
+    ],
+)
+def test_a_history_too_thin_for_a_band_is_refused(new_db, tmp_path, write_json, exe, capsys, flags, expected):
+    db = history_of(new_db, write_json, FLEET)
+    out = tmp_path / "ref.json"
+    args = ["--history", db, "--model", "NVIDIA H200", "--membench", exe, "--out", str(out), "--partial"]
+    if "--model" in flags:
+        args[3] = flags[1]
+        flags = []
+    assert reference.main([*args, *flags]) == 2
+    err = capsys.readouterr().err
+    assert expected in err and err.count("\n") == 1 and not out.exists()
+
+
+def test_files_and_a_history_are_one_or_the_other(tmp_path, write_json, capsys):
+    assert reference.main([write_json(a_run("GPU-1", 4.4e12, 16.0)), "--history", "h.sqlite", "--model", "x"]) == 2
+    assert reference.main(["--history", str(tmp_path / "h.sqlite")]) == 2
+    assert reference.main([]) == 2
+    assert capsys.readouterr().err.count("give run files, or --history with --model") == 3
+
+
+def test_the_check_judges_a_run_by_the_reference_a_history_made(new_db, tmp_path, write_json, exe):
+    """membench --check=FILE --judge=RUN: healthy inside the fleet's bands, unhealthy 20% below them."""
+    db = history_of(new_db, write_json, FLEET)
+    out = tmp_path / "ref.json"
+    assert (
+        reference.main(["--history", db, "--model", "NVIDIA H200", "--membench", exe, "--out", str(out), "--partial"])
+        == 0
+    )
+
+    def judged(read: float, chase: float) -> subprocess.CompletedProcess:
+        run = write_json(a_run("GPU-5", read, chase))
+        return subprocess.run([exe, f"--check={out}", f"--judge={run}"], capture_output=True, text=True)
+
+    healthy = judged(4.4e12, 16.4)
+    assert healthy.returncode == 0, healthy.stdout + healthy.stderr
+    slow = judged(4.4e12 * 0.8, 16.4 / 0.8)
+    assert slow.returncode == 1, slow.stdout + slow.stderr
