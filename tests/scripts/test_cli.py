@@ -4,6 +4,7 @@ default is the one its help names."""
 from __future__ import annotations
 
 import importlib
+import os
 import re
 import subprocess
 import sys
@@ -154,3 +155,33 @@ def test_a_missing_package_is_one_line_naming_it_and_the_pinned_set_and_exit_2(c
     assert capsys.readouterr().err == (
         "plot.py: needs the Python package 'matplotlib': python -m pip install -r scripts/requirements.txt\n"
     )
+
+
+def test_a_replaced_file_is_written_whole_and_a_special_file_is_never_opened(tmp_path, monkeypatch):
+    from membench import cli as membench_cli
+
+    new = tmp_path / "new.prom"
+    membench_cli.replace_file(new, "a 1\n")  # not there yet: made
+    assert new.read_text() == "a 1\n"
+    membench_cli.replace_file(new, "a 2\n")  # there: replaced whole
+    assert new.read_text() == "a 2\n" and [p.name for p in tmp_path.iterdir()] == ["new.prom"]
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    with pytest.raises(OSError, match="not a regular file"):
+        membench_cli.replace_file(fifo, "x")
+
+    def no_room(self, text):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(Path, "write_text", no_room)  # the partial file is never made: the first error is told
+    with pytest.raises(OSError, match="No space left"):
+        membench_cli.replace_file(new, "a 3\n")
+    monkeypatch.undo()
+
+    def refused(src, dst):
+        raise OSError(1, "Operation not permitted")
+
+    monkeypatch.setattr(os, "replace", refused)  # the partial is made, the rename fails: nothing is left behind
+    with pytest.raises(OSError, match="not permitted"):
+        membench_cli.replace_file(new, "a 4\n")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["fifo", "new.prom"] and new.read_text() == "a 2\n"
