@@ -311,3 +311,12 @@ def test_the_check_judges_a_run_by_the_reference_a_history_made(new_db, tmp_path
     assert healthy.returncode == 0, healthy.stdout + healthy.stderr
     slow = judged(4.4e12 * 0.8, 16.4 / 0.8)
     assert slow.returncode == 1, slow.stdout + slow.stderr
+
+
+def test_a_history_of_one_run_makes_a_reference_where_one_is_all_it_asks(new_db, tmp_path, write_json, exe):
+    db = history_of(new_db, write_json, FLEET[:1])
+    out = tmp_path / "ref.json"
+    args = ["--history", db, "--model", "NVIDIA H200", "--membench", exe, "--out", str(out), "--partial"]
+    assert reference.main([*args, "--min-runs", "1", "--min-gpus", "1"]) == 0
+    assert json.loads(out.read_text())["gpus"] == 1
+    assert reference.main([*args, "--min-runs", "1"]) == 2  # two GPUs by default

@@ -81,3 +81,26 @@ def test_a_run_that_names_no_sweep_has_an_empty_sweep_cell(tmp_path):
     doc = run("global/coalesced/n:4/manual_time")
     del doc["context"]["sweep"]
     assert results_index.row(tmp_path, tmp_path / "x" / "d.json", doc).sweep == ""
+
+
+def test_a_row_counts_measured_failed_and_skipped_cases_apart_and_a_broken_result_is_refused(tmp_path, capsys):
+    """A cell exactly at its limit is kept whole; a skipped case is not a measured one; a file that says it is
+    membench's but cannot be read is refused, where a peer tool's JSON is only another kind of file."""
+    assert results_index.cell("x" * 10, 10) == "x" * 10
+    doc = run("global/coalesced/n:4/manual_time")
+    doc["benchmarks"] += [
+        {**doc["benchmarks"][0], "name": n, "run_name": n, "skipped": True, "skip_message": "needs two GPUs"}
+        for n in ("peer/a/manual_time", "peer/b/manual_time")
+    ]
+    (tmp_path / "h100").mkdir()
+    (tmp_path / "h100" / "run.json").write_text(json.dumps(doc))
+    assert results_index.main(["--root", str(tmp_path)]) == 0
+    capsys.readouterr()
+    row = next(line for line in (tmp_path / "INDEX.md").read_text().splitlines() if "run.json" in line)
+    assert row.endswith("| default / all | 1 | 0 | 2 | yes |  |")
+    (tmp_path / "h100" / "broken.json").write_text('{"context": {"membench_version": "0.1.0"}, "benchmarks": 5}')
+    assert results_index.main(["--root", str(tmp_path)]) == 2
+    assert "broken.json" in capsys.readouterr().err
+    assert results_index.claims_to_be_membench(tmp_path / "h100" / "broken.json")
+    (tmp_path / "h100" / "peer.json").write_text('{"context": {"tool": "nvbandwidth"}}')
+    assert not results_index.claims_to_be_membench(tmp_path / "h100" / "peer.json")
