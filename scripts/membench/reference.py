@@ -147,7 +147,7 @@ def make(paths: list[str], exe: str | None, margin: float, partial: bool = False
     return bands(
         wanted,
         values,
-        {n: (m.unit, m.better, wanted[n]["metric"]) for n, m in meanings.items()},
+        {n: (m.unit, m.better) for n, m in meanings.items()},
         models.pop(),
         runs,
         margin,
@@ -158,14 +158,14 @@ def make(paths: list[str], exe: str | None, margin: float, partial: bool = False
 def bands(
     wanted: dict[str, dict],
     values: dict[str, list[tuple[float, object, str]]],
-    meanings: dict[str, tuple[str, str, str]],
+    meanings: dict[str, tuple[str, str]],
     model: str,
     runs: list[dict],
     margin: float,
     partial: bool,
 ) -> dict:
     """The reference: per check case its (value, run, GPU) values made a band; meanings gives each case's
-    (unit, better, metric)."""
+    (unit, better)."""
     missing = [name for name in wanted if not values[name]]
     for name in missing if partial else []:
         print(f"reference.py: {name}: no trusted value in these runs; left out (--partial)", file=sys.stderr)
@@ -180,7 +180,7 @@ def bands(
         seen = values[name]
         if not seen:
             continue
-        unit, better, _ = meanings[name]
+        unit, better = meanings[name]
         if better not in ("higher", "lower"):
             raise mr.InputError(f"{name}: the runs' catalog gives {case['metric']} no better direction")
         numbers = [v for v, _, _ in seen]
@@ -218,7 +218,7 @@ def from_history(
     sweep = check_sweep(exe)
     wanted = {c["case"]: c for c in sweep}
     values: dict[str, list[tuple[float, object, str]]] = {name: [] for name in wanted}
-    meanings: dict[str, tuple[str, str, str]] = {}
+    meanings: dict[str, tuple[str, str]] = {}
     used: dict[object, dict] = {}
     for name, case in wanted.items():
         metric = case["metric"]
@@ -232,7 +232,7 @@ def from_history(
         for value, run, uuid, better, unit, host, started, driver, build, source in rows:
             values[name].append((float(value), run, str(uuid)))
             # Rows added before the history kept units read them as the compatibility module says.
-            meanings.setdefault(name, (unit or compat.old_meaning(metric)[0], better or "neither", metric))
+            meanings.setdefault(name, (unit or compat.old_meaning(metric)[0], better or "neither"))
             used[run] = {
                 "file": str(source or ""),
                 "date": str(started or ""),
