@@ -142,7 +142,7 @@ TEST(IndirectLookup, EachRunOfTheTableIsAPermutationOfItsOwn) {
       }
       EXPECT_EQ(seen.size(), table) << "table " << table << " run " << run;
       if (run == 0) first = order;
-      if (run > 0 && table >= 64) EXPECT_NE(order, first) << "table " << table << " run " << run;
+      if (run > 0 && table >= 64) { EXPECT_NE(order, first) << "table " << table << " run " << run; }
     }
   }
   EXPECT_EQ(lookup_index(std::size_t{1} << 33, std::size_t{1} << 32), lookup_index(0, std::size_t{1} << 32));
@@ -165,7 +165,7 @@ TEST(IndirectLookup, ItsModelsAreTheGathersOverTheTableWhichDramReadsOnce) {
   EXPECT_DOUBLE_EQ(hot.read_bytes, a + 4.0 * c.table);  // the index, and the table once
   EXPECT_DOUBLE_EQ(hot.write_bytes, a);
   c.table = std::size_t{1} << 28;  // 1 GiB: past the L2, the gather's bound
-  EXPECT_DOUBLE_EQ(indirect_dram_bound(c, l2).read_bytes, a + n * 64.0);
+  EXPECT_DOUBLE_EQ(indirect_dram_bound(c, l2).read_bytes, a + static_cast<double>(n) * 64.0);
   c.n = 1024, c.table = 1 << 20;  // fewer lookups than the table's lines: each one a 64-byte read at most
   EXPECT_DOUBLE_EQ(indirect_dram_bound(c, l2).read_bytes, 4.0 * 1024 + 1024 * 64.0);
   // A table smaller than a warp: the warp touches every sector of it.

@@ -302,7 +302,7 @@ Outcome Runner::measure(const CaseSpec& c, std::int64_t target_launches) {
     set_counters(o, session_.device(), prepared_->def.work, m, prepared_->facts, prepared_->bound.shape, idle_w);
     if (prepared_->def.after_timing) {
       const SelfMeasured extra = prepared_->def.after_timing(session_.stream());
-      for (const ModelCounter& c : extra.counters) o.counters.emplace_back(c.name, c.value);
+      for (const ModelCounter& counter : extra.counters) o.counters.emplace_back(counter.name, counter.value);
       if (!extra.unmeasured.empty() && said_.insert(extra.unmeasured).second)
         std::cerr << "membench: " << extra.unmeasured << "\n";
     }
