@@ -162,7 +162,7 @@ TEST(IndirectLookup, ItsModelsAreTheGathersOverTheTableWhichDramReadsOnce) {
   // Part of a table the L2 holds stays there between launches: DRAM reads it at most once.
   EXPECT_FALSE(indirect_dram_traffic(c, l2));
   const DramTraffic hot = indirect_dram_bound(c, l2);
-  EXPECT_DOUBLE_EQ(hot.read_bytes, a + 4.0 * c.table);  // the index, and the table once
+  EXPECT_DOUBLE_EQ(hot.read_bytes, a + 4.0 * static_cast<double>(c.table));  // the index, and the table once
   EXPECT_DOUBLE_EQ(hot.write_bytes, a);
   c.table = std::size_t{1} << 28;  // 1 GiB: past the L2, the gather's bound
   EXPECT_DOUBLE_EQ(indirect_dram_bound(c, l2).read_bytes, a + static_cast<double>(n) * 64.0);
