@@ -44,8 +44,9 @@ CaseDefinition define(const DsmemConfig& c, const DeviceInfo& gpu) {
     d.work.model.push_back({"chain_nodes", static_cast<double>(dsmem_chain_nodes())});
   } else {
     d.work.bytes = dsmem_bytes(c, grid);
-    d.work.peak_bytes_per_second = gpu.smem_peak_bytes_per_second;
-    d.work.model.push_back({"model_bytes_per_second", gpu.smem_peak_bytes_per_second});
+    d.work.peak_bytes_per_second = shared_peak(gpu, d.work);
+    if (d.work.peak_bytes_per_second > 0)
+      d.work.model.push_back({"model_bytes_per_second", gpu.smem_peak_bytes_per_second});
     d.bind = bind_plan<float, double>(plan);
   }
   d.work.model.push_back({"remote", dsmem_remote(c.variant) ? 1.0 : 0.0});

@@ -48,9 +48,22 @@ namespace {
 
 constexpr std::uint32_t kSeed = 0x4B;
 
-void add_level_model(Work& w, Level level, const DeviceInfo& gpu) {
-  w.model.push_back({"model_level", static_cast<double>(level)});
-  w.model.push_back({"model_bytes_per_second", level_read_ceiling(level, gpu)});
+// The level's model; where the architecture facts cannot tell the level or
+// its ceiling, each unknown with why, and no pct_of_peak.
+void add_level_model(Work& w, std::optional<Level> level, const DeviceInfo& gpu) {
+  std::string why;
+  const auto ceiling = level ? level_read_ceiling(*level, gpu, &why) : std::nullopt;
+  if (level)
+    w.model.push_back({"model_level", static_cast<double>(*level)});
+  else
+    w.unknown.push_back("model_level: " + unknown_fact(gpu.cc_major, gpu.cc_minor, Fact::unified_l1_bytes));
+  if (ceiling)
+    w.model.push_back({"model_bytes_per_second", *ceiling});
+  else if (level)
+    w.unknown.push_back("model_bytes_per_second: " + why);
+  w.peak_bytes_per_second = ceiling.value_or(-1);
+  if (const auto fact = level ? level_ceiling_fact(*level) : std::nullopt)
+    if (const auto v = arch_fact(gpu.cc_major, gpu.cc_minor, *fact)) w.peak_assumed = v->basis == Basis::assumed;
 }
 
 CaseDefinition define_bandwidth(const BandwidthConfig& c, const DeviceInfo& gpu) {
@@ -68,17 +81,19 @@ CaseDefinition define_bandwidth(const BandwidthConfig& c, const DeviceInfo& gpu)
   d.expected_f64 = [cover, sums](std::size_t b) { return bandwidth_expected(cover, *sums, static_cast<unsigned>(b)); };
   const DeviceInfo& device = gpu;
   // Past the L1 (through_l1:0), a set the L1 could hold is read from the L2.
-  const Level level = std::max(level_holding(c.working_set, device), c.through_l1 ? Level::l1 : Level::l2);
+  std::optional<Level> level = level_holding(c.working_set, device);
+  if (!c.through_l1 && (!level || *level < Level::l2)) level = Level::l2;
   d.work.bytes = cover.bytes;
-  d.work.peak_bytes_per_second = level_read_ceiling(level, device);
   add_level_model(d.work, level, gpu);
   // In the steady state: held in L1, each SM reads the set from the L2 at
   // most once per launch (less where the L1 keeps it across launches); past
   // the L1 every byte read is an L2 read, and past the L2 a DRAM read too
   // (a chunk is read again only after the whole set has been).
   const double first_touch = static_cast<double>(device.sm_count) * static_cast<double>(c.working_set);
-  d.work.model.push_back({"l2_read_bytes", level == Level::l1 ? std::min(cover.bytes, first_touch) : cover.bytes});
-  d.work.model.push_back({"dram_read_bytes", level == Level::dram ? cover.bytes : 0.0});
+  if (level) {
+    d.work.model.push_back({"l2_read_bytes", level == Level::l1 ? std::min(cover.bytes, first_touch) : cover.bytes});
+    d.work.model.push_back({"dram_read_bytes", level == Level::dram ? cover.bytes : 0.0});
+  }
   return d;
 }
 

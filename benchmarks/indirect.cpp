@@ -67,6 +67,8 @@ CaseDefinition define(const IndirectConfig& c, const DeviceInfo& gpu) {
   d.work.model.push_back({"store_sectors_per_request", indirect_store_sectors_per_request(c)});
   if (c.variant != IndirectVariant::lookup)
     d.work.model.push_back({"l2_read_bytes", indirect_l2_read_bytes(c)});
+  else if (gpu.l1_bytes == 0)
+    d.work.unknown.push_back("l2_read_bytes: " + unknown_fact(gpu.cc_major, gpu.cc_minor, Fact::unified_l1_bytes));
   else if (const auto l2 = lookup_l2_read_bytes(c, gpu.l1_bytes, gpu.sm_count))
     d.work.model.push_back({"l2_read_bytes", *l2});
   d.work.model.push_back({"l2_write_bytes", indirect_l2_write_bytes(c)});

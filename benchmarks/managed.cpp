@@ -34,6 +34,7 @@
 // (transfer/host_to_device_memcpy_sm). Fault-driven cases do not settle: the
 // driver's fault handling runs on the host, and they stay noisy = 1.
 //==============================================================================
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 
@@ -113,11 +114,14 @@ CaseDefinition define(const ManagedConfig& c, const DeviceInfo& gpu) {
   // memory read in place): the host paces it.
   d.work.host_paced = c.variant != ManagedVariant::resident;
   // Resident: the level that holds the buffer (the L2 up to its size, then DRAM), as hierarchy/bandwidth.
-  const Level level = level_holding(c.bytes, gpu);
-  double model = level_read_ceiling(level == Level::l1 ? Level::l2 : level, gpu);
-  if (c.variant == ManagedVariant::resident)
-    d.work.model.push_back({"model_level", static_cast<double>(level == Level::l1 ? Level::l2 : level)});
-  if (c.variant != ManagedVariant::resident) {
+  const Level level = std::max(level_holding(c.bytes, gpu).value_or(Level::l2), Level::l2);
+  double model = -1;
+  if (c.variant == ManagedVariant::resident) {
+    d.work.model.push_back({"model_level", static_cast<double>(level)});
+    std::string unknown;
+    model = level_read_ceiling(level, gpu, &unknown).value_or(-1);
+    if (model < 0) d.work.unknown.push_back("model_bytes_per_second: " + unknown);
+  } else {
     const auto link = pcie_link(gpu.pci_bus_id, &why);
     model = !link ? -1 : c.variant == ManagedVariant::ping_pong ? link->bytes_per_second / 2 : link->bytes_per_second;
   }

@@ -34,6 +34,7 @@
 
 #include "cases/family.hpp"
 #include "membench/node.hpp"
+#include "membench/platform/arch_facts.hpp"
 #include "membench/platform/cuda.hpp"
 #include "membench/platform/links.hpp"
 
@@ -60,7 +61,8 @@ void add_link_model(Work& w, const NodeConfig& c, int devices) {
     std::vector<int> links(devices, 0), switch_links(devices, 0);
     for (int j = 0; j < devices; ++j) {
       if (j == i) continue;
-      if (const auto path = nvlink_path(gpus[i].pci_bus_id, gpus[j].pci_bus_id, gpus[i].cc_major, &why)) {
+      if (const auto path =
+              nvlink_path(gpus[i].pci_bus_id, gpus[j].pci_bus_id, gpus[i].cc_major, gpus[i].cc_minor, &why)) {
         links[j] = path->links;
         switch_links[j] = path->switch_links;
       }
@@ -68,7 +70,13 @@ void add_link_model(Work& w, const NodeConfig& c, int devices) {
     const int egress = node_egress_links(links, switch_links);
     if (egress == 0) return;
     if (i == 0) w.model.push_back({"nvlink_links", static_cast<double>(egress)});
-    sum += nvlink_bytes_per_second(gpus[i].cc_major, egress);
+    const double rate = nvlink_bytes_per_second(gpus[i].cc_major, gpus[i].cc_minor, egress);
+    if (rate == 0) {
+      w.unknown.push_back("model_bytes_per_second: " +
+                          unknown_fact(gpus[i].cc_major, gpus[i].cc_minor, Fact::nvlink_bytes_per_link));
+      return;
+    }
+    sum += rate;
   }
   w.peak_bytes_per_second = sum;
   w.model.push_back({"model_bytes_per_second", sum});

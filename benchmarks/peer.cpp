@@ -35,6 +35,7 @@
 #include "chase_case.hpp"
 #include "membench/hierarchy.hpp"
 #include "membench/peer.hpp"
+#include "membench/platform/arch_facts.hpp"
 #include "membench/platform/cuda.hpp"
 #include "membench/platform/links.hpp"
 #include "membench/platform/pattern.hpp"
@@ -51,9 +52,12 @@ void add_link_model(Work& w, int peer, int directions, const DeviceInfo& gpu) {
   const DeviceInfo& here = gpu;
   const std::string to = query_device(peer).pci_bus_id;
   double rate = 0;
-  if (const auto nvlink = nvlink_path(here.pci_bus_id, to, here.cc_major, &why)) {
+  if (const auto nvlink = nvlink_path(here.pci_bus_id, to, here.cc_major, here.cc_minor, &why)) {
     rate = nvlink->bytes_per_second;
     w.model.push_back({"nvlink_links", static_cast<double>(nvlink->links)});
+    if (rate == 0)
+      w.unknown.push_back("model_bytes_per_second: " +
+                          unknown_fact(here.cc_major, here.cc_minor, Fact::nvlink_bytes_per_link));
   } else if (const auto pcie = pcie_link(here.pci_bus_id, &why)) {
     rate = pcie->bytes_per_second;
   }

@@ -49,7 +49,7 @@ CaseDefinition define(const SharedConfig& c, const DeviceInfo& gpu) {
     if (smem > gpu.smem_per_block_optin)
       throw CaseSkipped("needs " + std::to_string(smem) + " bytes of shared memory per block; the device allows " +
                         std::to_string(gpu.smem_per_block_optin));
-    d.work.peak_bytes_per_second = gpu.smem_peak_bytes_per_second;
+    d.work.peak_bytes_per_second = shared_peak(gpu, d.work);
     d.work.model.push_back({"wavefronts_per_request", static_cast<double>(conflict_wavefronts(c.stride, c.width))});
   }
   const auto plan = planned<SharedPlan>(c);

@@ -18,6 +18,7 @@ namespace {
 
 DeviceInfo h200() {
   DeviceInfo d;
+  d.cc_major = 9;
   d.sm_count = 132;
   d.sm_clock_khz = 1980000;
   d.dram_peak_bytes_per_second = 4.8e12;

@@ -20,8 +20,9 @@ TEST(Peaks, DramIsClockTimesBusTimesTwoOverEight) {
 
 TEST(Peaks, SharedIs32BanksOf4BytesPerSmPerClock) {
   // 32 banks x 4 bytes = 128 bytes per SM per clock; 132 SMs x 128 = 16,896 bytes a clock, x 1.98 GHz.
-  EXPECT_DOUBLE_EQ(smem_peak_bytes_per_second(132, 1'980'000), 3.345408e13);
-  EXPECT_DOUBLE_EQ(smem_peak_bytes_per_second(1, 1'000), 128e6);  // one SM at 1 MHz
+  EXPECT_DOUBLE_EQ(smem_peak_bytes_per_second(132, 1'980'000, 9, 0), 3.345408e13);
+  EXPECT_DOUBLE_EQ(smem_peak_bytes_per_second(1, 1'000, 9, 0), 128e6);  // one SM at 1 MHz
+  EXPECT_EQ(smem_peak_bytes_per_second(132, 1'980'000, 5, 2), 0);       // no source for its banks: unknown
 }
 
 TEST(Peaks, UnifiedL1ByArchitecture) {
@@ -35,7 +36,9 @@ TEST(Peaks, UnifiedL1ByArchitecture) {
   EXPECT_EQ(unified_l1_bytes(9, 0), 256 * KiB);   // Hopper
   EXPECT_EQ(unified_l1_bytes(10, 0), 256 * KiB);  // Blackwell datacenter
   EXPECT_EQ(unified_l1_bytes(12, 0), 128 * KiB);  // Blackwell consumer
+  EXPECT_EQ(unified_l1_bytes(8, 7), 192 * KiB);   // Orin, as the A100
   EXPECT_EQ(unified_l1_bytes(6, 1), 0u);          // not in the table: unknown
+  EXPECT_EQ(unified_l1_bytes(10, 3), 0u);         // no source the table names: unknown, not 10.0's
 }
 
 TEST(DeviceIdentity, UuidAsNvidiaSmiPrintsIt) {

@@ -56,7 +56,7 @@ DeviceInfo made_up_h200() {
   d.bus_width_bits = 6016;
   d.sm_clock_khz = 1980000;
   d.dram_peak_bytes_per_second = dram_peak_bytes_per_second(d.mem_clock_khz, d.bus_width_bits);
-  d.smem_peak_bytes_per_second = smem_peak_bytes_per_second(d.sm_count, d.sm_clock_khz);
+  d.smem_peak_bytes_per_second = smem_peak_bytes_per_second(d.sm_count, d.sm_clock_khz, d.cc_major, d.cc_minor);
   return d;
 }
 

@@ -156,6 +156,7 @@ TEST(BandwidthReference, BlockSumsAddUpToTheChunksEachBlockRead) {
 
 TEST(HierarchyModel, LevelsAndCeilings) {
   DeviceInfo d;
+  d.cc_major = 9;
   d.l1_bytes = 256 << 10;
   d.l2_bytes = 50 << 20;
   d.sm_count = 132;
@@ -168,9 +169,21 @@ TEST(HierarchyModel, LevelsAndCeilings) {
   EXPECT_EQ(level_holding(64 << 20, d), Level::dram);
   // L1: 128 bytes per SM per clock, 132 x 128 x 1.98e9 = 33.45408 TB/s; the L2 ceiling assumes half
   // that per SM (16.72704 TB/s); DRAM is the device's own peak.
-  EXPECT_DOUBLE_EQ(level_read_ceiling(Level::l1, d), 3.345408e13);
-  EXPECT_DOUBLE_EQ(level_read_ceiling(Level::l2, d), 1.672704e13);
-  EXPECT_DOUBLE_EQ(level_read_ceiling(Level::dram, d), 4.8e12);
+  EXPECT_DOUBLE_EQ(level_read_ceiling(Level::l1, d).value(), 3.345408e13);
+  EXPECT_DOUBLE_EQ(level_read_ceiling(Level::l2, d).value(), 1.672704e13);
+  EXPECT_DOUBLE_EQ(level_read_ceiling(Level::dram, d).value(), 4.8e12);
+  // Where the architecture facts have no L1 size, a set the L2 holds is at no known level;
+  // where they have no L2 rate (Turing), the L2's ceiling is unknown and says which fact is missing.
+  d.l1_bytes = 0;
+  EXPECT_EQ(level_holding(16 << 10, d), std::nullopt);
+  EXPECT_EQ(level_holding(64 << 20, d), Level::dram);
+  d.cc_major = 7;
+  d.cc_minor = 5;
+  std::string why;
+  EXPECT_EQ(level_read_ceiling(Level::l2, d, &why), std::nullopt);
+  EXPECT_NE(why.find("l2_bytes_per_clock_per_sm"), std::string::npos) << why;
+  EXPECT_NE(why.find("7.5"), std::string::npos) << why;
+  EXPECT_TRUE(level_read_ceiling(Level::l1, d).has_value());
 }
 
 TEST(LatencyConfig, NodesWarmUpAndRefusals) {

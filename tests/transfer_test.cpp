@@ -30,12 +30,13 @@ TEST(LinkModel, PcieRatesPerDirection) {
 }
 
 TEST(LinkModel, NvlinkRatesPerDirection) {
-  EXPECT_DOUBLE_EQ(nvlink_bytes_per_second(9, 18), 450e9);   // H100 / H200 SXM: 18 links
-  EXPECT_DOUBLE_EQ(nvlink_bytes_per_second(8, 12), 300e9);   // A100
-  EXPECT_DOUBLE_EQ(nvlink_bytes_per_second(10, 18), 900e9);  // B200
-  EXPECT_DOUBLE_EQ(nvlink_bytes_per_second(7, 6), 150e9);    // V100: 6 links of NVLink 2
-  EXPECT_DOUBLE_EQ(nvlink_bytes_per_second(6, 4), 80e9);     // P100: 4 links of NVLink 1 at 20 GB/s
-  EXPECT_DOUBLE_EQ(nvlink_bytes_per_second(5, 4), 0);
+  EXPECT_DOUBLE_EQ(nvlink_bytes_per_second(9, 0, 18), 450e9);   // H100 / H200 SXM: 18 links
+  EXPECT_DOUBLE_EQ(nvlink_bytes_per_second(8, 0, 12), 300e9);   // A100
+  EXPECT_DOUBLE_EQ(nvlink_bytes_per_second(10, 0, 18), 900e9);  // B200
+  EXPECT_DOUBLE_EQ(nvlink_bytes_per_second(7, 0, 6), 150e9);    // V100: 6 links of NVLink 2
+  EXPECT_DOUBLE_EQ(nvlink_bytes_per_second(6, 0, 4), 80e9);     // P100: 4 links of NVLink 1 at 20 GB/s
+  EXPECT_DOUBLE_EQ(nvlink_bytes_per_second(5, 0, 4), 0);
+  EXPECT_DOUBLE_EQ(nvlink_bytes_per_second(8, 6, 4), 0);  // GA10x's bridge: no source, unknown, not the A100's
 }
 
 TEST(LinkModel, BusIdsInEitherForm) {

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "cases/case_id.hpp"
+#include "membench/platform/arch_facts.hpp"
 #include "membench/platform/device_info.hpp"
 #include "membench/platform/kernel_shape.hpp"
 
@@ -54,8 +55,25 @@ struct Work {
   // driver serves): the gates judge such a case against its own noise, not
   // as a sign that the GPU was shared.
   bool host_paced = false;
+  // The peak rests on a fact the architecture table only assumes (no
+  // public figure): pct_of_peak then says how near an assumed ceiling the
+  // case comes, and a provisional check does not judge by it.
+  bool peak_assumed = false;
   std::vector<ModelCounter> model;
+  // The models this GPU's architecture facts cannot give, each "counter:
+  // why" (arch_facts.hpp's unknown_fact): reported in the case's
+  // label, with no value.
+  std::vector<std::string> unknown;
 };
+
+// The shared-memory peak a case is measured against: the device's, or -1
+// (no pct_of_peak) with why in `w.unknown` where the architecture facts
+// cannot give it.
+inline double shared_peak(const DeviceInfo& gpu, Work& w) {
+  if (gpu.smem_peak_bytes_per_second > 0) return gpu.smem_peak_bytes_per_second;
+  w.unknown.push_back("pct_of_peak: " + unknown_fact(gpu.cc_major, gpu.cc_minor, Fact::shared_banks));
+  return -1;
+}
 
 // What a case measures itself after its timing: counters, and where some
 // could not be measured, why (the runner says each reason once a run).

@@ -3,6 +3,9 @@
 #include <cctype>
 #include <map>
 
+#include "membench/platform/models.hpp"
+#include "membench/shared.hpp"
+
 namespace membench::cases {
 
 namespace {
@@ -37,6 +40,9 @@ const std::map<std::string, CounterMeaning>& catalog() {
       {"bytes_per_second", {"B/s", B::higher, K::measured, "useful bytes per second of GPU time"}},
       {"pct_of_peak",
        {"%", B::higher, K::measured, "bytes_per_second against the case's peak (DRAM unless it names another)"}},
+      {"peak_assumed",
+       {"flag", B::neither, K::configuration,
+        "1: pct_of_peak is against a ceiling resting on an assumed architecture fact (the context's arch_facts)"}},
       {"latency_ns", {"ns", B::lower, K::measured, "time per dependent load of a pointer chase"}},
       {"latency_cycles", {"cycles", B::lower, K::measured, "latency_ns at the SM clock measured over the batches"}},
       {"updates", {"updates", B::neither, K::configuration, "atomic read-modify-writes per launch"}},
@@ -191,6 +197,33 @@ const std::vector<Headline>& headlines() {
                                              {"latency_ns", ""},
                                              {"updates_per_second", "model_updates_per_second"}};
   return list;
+}
+
+std::vector<Assumption> model_assumptions(const std::string& counter) {
+  const Assumption sectors{Fact::sector_bytes, kSectorBytes};
+  const Assumption dram_fetch{Fact::dram_fetch_bytes, kDramReadBytes};
+  const Assumption banks{Fact::shared_banks, kSharedBanks};
+  const Assumption bank_bytes{Fact::shared_bank_bytes, kBankBytes};
+  static const std::map<std::string, std::vector<Assumption>> table = {
+      {"sectors_per_request", {sectors}},
+      {"store_sectors_per_request", {sectors}},
+      {"l2_read_bytes", {sectors}},
+      {"l2_write_bytes", {sectors}},
+      {"local_load_bytes", {sectors}},
+      {"local_store_bytes", {sectors}},
+      {"dram_efficiency", {sectors, dram_fetch}},
+      {"dram_read_bytes", {sectors, dram_fetch}},
+      {"dram_write_bytes", {sectors, dram_fetch}},
+      {"dram_read_bytes_bound", {sectors, dram_fetch}},
+      {"dram_write_bytes_bound", {sectors, dram_fetch}},
+      {"model_dram_read_bytes", {sectors, dram_fetch}},
+      {"conflict_ways", {banks, bank_bytes}},
+      {"store_conflict_ways", {banks, bank_bytes}},
+      {"wavefronts_per_request", {banks, bank_bytes}},
+      {"model_shared_wavefronts", {banks, bank_bytes}},
+  };
+  const auto it = table.find(counter);
+  return it == table.end() ? std::vector<Assumption>{} : it->second;
 }
 
 std::optional<NcuMeasure> ncu_measure(const std::string& name) {

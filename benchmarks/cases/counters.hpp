@@ -14,6 +14,8 @@
 #include <string>
 #include <vector>
 
+#include "membench/platform/arch_facts.hpp"
+
 namespace membench::cases {
 
 enum class Better { higher, lower, neither };
@@ -64,6 +66,17 @@ struct Headline {
   std::string model;  // empty: no model in this unit
 };
 const std::vector<Headline>& headlines();
+
+// The architecture facts a model counter's value rests on, each with the
+// value its model's code assumes (its constant); empty for a counter that
+// rests on none or reads its facts itself (a family reports those unknown
+// through Work::unknown). Where one does not hold on a GPU, the counter is
+// left out and the case's label says why.
+struct Assumption {
+  Fact fact;
+  double value;
+};
+std::vector<Assumption> model_assumptions(const std::string& counter);
 
 const char* to_string(Better better);
 const char* to_string(CounterKind kind);

@@ -5,6 +5,7 @@
 #include <optional>
 #include <sstream>
 
+#include "cases/counters.hpp"
 #include "engine/stop.hpp"
 #include "membench/platform/cuda.hpp"
 #include "membench/platform/nvml.hpp"
@@ -116,6 +117,7 @@ void set_counters(Outcome& o, const DeviceInfo& device, const Work& w, const eng
     add("bytes", w.bytes);  // per launch, like real_time
     add("bytes_per_second", rate);
     if (peak > 0) add("pct_of_peak", 100.0 * rate / peak);
+    if (peak > 0 && w.peak_assumed) add("peak_assumed", 1);
   }
   if (w.dependent_loads > 0 && s.clean_launches > 0) {
     const double ns = s.clean_seconds / static_cast<double>(s.clean_launches) / w.dependent_loads * 1e9;
@@ -132,7 +134,16 @@ void set_counters(Outcome& o, const DeviceInfo& device, const Work& w, const eng
   if (w.flops > 0)
     add("gflops_per_second",
         s.clean_seconds > 0 ? w.flops * static_cast<double>(s.clean_launches) / s.clean_seconds * 1e-9 : 0);
-  for (const auto& model : w.model) add(model.name, model.value);
+  std::vector<std::string> unknown = w.unknown;
+  for (const auto& model : w.model) {
+    std::optional<std::string> unmet;
+    for (const Assumption& a : model_assumptions(model.name))
+      if (!unmet) unmet = assumption_unmet(device.cc_major, device.cc_minor, a.fact, a.value);
+    if (unmet)
+      unknown.push_back(model.name + ": " + *unmet);
+    else
+      add(model.name, model.value);
+  }
   if (m.power && s.clean_launches > 0) {
     add("power_w", m.power->watts);
     add("energy_j", m.power->watts * s.clean_seconds / static_cast<double>(s.clean_launches));  // per launch
@@ -167,6 +178,7 @@ void set_counters(Outcome& o, const DeviceInfo& device, const Work& w, const eng
     add("smem_per_block", static_cast<double>(facts->smem_per_block));
   }
   if (s.throttled_batches > 0 && s.clean_batches < m.rule.min_batches) o.label = describe_throttle(s, m.rule);
+  for (const std::string& why : unknown) o.label += (o.label.empty() ? "model unknown: " : "; model unknown: ") + why;
 }
 
 // Makes `name` the held case (the previous one's buffers are freed first).

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/measure.hpp"
+#include "membench/platform/arch_facts.hpp"
 #include "membench/platform/cuda.hpp"
 #include "membench/platform/numa.hpp"
 
@@ -27,6 +28,26 @@ std::string energy_description(bool asked, const std::string& why_not) {
   if (!why_not.empty()) return "none: " + why_not;
   return "NVML total energy counter: each case run again after its timing, its power over " +
          std::to_string(engine::kEnergyIntervals) + " whole updates of the counter";
+}
+
+std::string arch_facts_json(int cc_major, int cc_minor) {
+  nlohmann::ordered_json facts = nlohmann::ordered_json::object();
+  for (const FactSpec& spec : fact_specs()) {
+    nlohmann::ordered_json entry = {{"unit", spec.unit}, {"meaning", spec.meaning}};
+    if (const auto v = arch_fact(cc_major, cc_minor, spec.fact)) {
+      entry["value"] = v->value;
+      entry["basis"] = to_string(v->basis);
+      entry["source"] = v->source;
+    } else {
+      entry["value"] = nullptr;
+      entry["basis"] = "unknown";
+      entry["source"] = unknown_fact(cc_major, cc_minor, spec.fact);
+    }
+    facts[spec.name] = entry;
+  }
+  return nlohmann::ordered_json{{"compute_capability", std::to_string(cc_major) + "." + std::to_string(cc_minor)},
+                                {"facts", facts}}
+      .dump();
 }
 
 ContextKeys context_keys(const RunFacts& f) {
@@ -60,6 +81,7 @@ ContextKeys context_keys(const RunFacts& f) {
   add("compute_capability", std::to_string(d.cc_major) + "." + std::to_string(d.cc_minor));
   add("cuda_architectures", f.cuda_architectures.empty() ? "unknown" : f.cuda_architectures);
   add("code_ran_as", f.code_ran_as.empty() ? "unknown" : f.code_ran_as);
+  add("arch_facts", arch_facts_json(d.cc_major, d.cc_minor));
   add("sm_count", std::to_string(d.sm_count));
   add("l2_bytes", std::to_string(d.l2_bytes));
   add("l1_shared_bytes_per_sm", std::to_string(d.l1_bytes));

@@ -42,6 +42,12 @@ struct RunFacts {
 
 ContextKeys context_keys(const RunFacts& facts);
 
+// The architecture facts of this compute capability as the context's
+// arch_facts carries them (JSON text): each fact by name with its unit,
+// meaning, value, basis and source; value null and basis "unknown" where
+// the table has none.
+std::string arch_facts_json(int cc_major, int cc_minor);
+
 // The ECC state as context keys with a suffix (_start, _end).
 ContextKeys ecc_keys(const nvml::Ecc& e, const std::string& suffix);
 

@@ -236,20 +236,26 @@ std::size_t placements_bytes(std::size_t working_set, int copies) {
 
 // ---- the model -----------------------------------------------------------------
 
-Level level_holding(std::size_t working_set, const DeviceInfo& d) {
-  if (working_set <= d.l1_bytes) return Level::l1;
-  if (working_set <= d.l2_bytes) return Level::l2;
-  return Level::dram;
+std::optional<Level> level_holding(std::size_t working_set, const DeviceInfo& d) {
+  if (working_set > d.l2_bytes) return Level::dram;
+  if (d.l1_bytes == 0) return std::nullopt;
+  return working_set <= d.l1_bytes ? Level::l1 : Level::l2;
 }
 
-double level_read_ceiling(Level level, const DeviceInfo& d) {
-  const double sm_hz = d.sm_clock_khz * 1e3;
-  switch (level) {
-    case Level::l1: return kL1BytesPerClock * d.sm_count * sm_hz;
-    case Level::l2: return kL2BytesPerClockPerSm * d.sm_count * sm_hz;
-    case Level::dram: return d.dram_peak_bytes_per_second;
+std::optional<Fact> level_ceiling_fact(Level level) {
+  if (level == Level::dram) return std::nullopt;
+  return level == Level::l1 ? Fact::l1_bytes_per_clock : Fact::l2_bytes_per_clock_per_sm;
+}
+
+std::optional<double> level_read_ceiling(Level level, const DeviceInfo& d, std::string* why) {
+  const auto fact = level_ceiling_fact(level);
+  if (!fact) return d.dram_peak_bytes_per_second;
+  const auto per_clock = arch_fact(d.cc_major, d.cc_minor, *fact);
+  if (!per_clock) {
+    if (why != nullptr) *why = unknown_fact(d.cc_major, d.cc_minor, *fact);
+    return std::nullopt;
   }
-  return 0;
+  return per_clock->value * d.sm_count * d.sm_clock_khz * 1e3;
 }
 
 }  // namespace membench

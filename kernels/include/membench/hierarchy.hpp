@@ -7,9 +7,11 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "membench/platform/arch_facts.hpp"
 #include "membench/platform/device_info.hpp"
 #include "membench/platform/int_list.hpp"
 #include "membench/platform/kernel_shape.hpp"
@@ -170,16 +172,18 @@ std::size_t placements_bytes(std::size_t working_set, int copies);
 
 // ---- the model -----------------------------------------------------------------
 
-// The level that holds a working set: the smallest one it fits in.
+// The level that holds a working set: the smallest one it fits in; nullopt
+// for a set the L2 holds where the L1's size is not known (d.l1_bytes 0).
 enum class Level { l1 = 1, l2 = 2, dram = 3 };
-Level level_holding(std::size_t working_set, const DeviceInfo& d);
+std::optional<Level> level_holding(std::size_t working_set, const DeviceInfo& d);
 
 // The level's read bandwidth ceiling. DRAM: the theoretical peak from the
-// memory clock and bus width. L1: one 128-byte line per SM per clock. L2: no
-// attribute gives its slice count or clock, so the model assumes each SM's
-// port to the L2 delivers 64 bytes per SM clock, and it is a ceiling.
-double level_read_ceiling(Level level, const DeviceInfo& d);
-inline constexpr double kL1BytesPerClock = 128;
-inline constexpr double kL2BytesPerClockPerSm = 64;
+// memory clock and bus width. L1 and L2: the architecture facts' bytes per
+// SM per clock x SMs x the peak SM clock. No attribute gives the L2's slice
+// count or clock, so its figure is a ceiling. nullopt, with the fact the
+// table lacks for this compute capability in `why`, where unknown.
+std::optional<double> level_read_ceiling(Level level, const DeviceInfo& d, std::string* why = nullptr);
+// The architecture fact a level's ceiling rests on (none for DRAM's).
+std::optional<Fact> level_ceiling_fact(Level level);
 
 }  // namespace membench

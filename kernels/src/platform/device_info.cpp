@@ -2,6 +2,7 @@
 
 #include <cstring>
 
+#include "membench/platform/arch_facts.hpp"
 #include "membench/platform/cuda.hpp"
 #include "membench/platform/numa.hpp"
 
@@ -11,27 +12,14 @@ double dram_peak_bytes_per_second(double mem_clock_khz, int bus_width_bits) {
   return mem_clock_khz * 1e3 * static_cast<double>(bus_width_bits) * 2.0 / 8.0;
 }
 
-double smem_peak_bytes_per_second(int sm_count, double sm_clock_khz) {
-  constexpr double kBanks = 32.0;
-  constexpr double kBankBytes = 4.0;
-  return static_cast<double>(sm_count) * kBanks * kBankBytes * sm_clock_khz * 1e3;
+double smem_peak_bytes_per_second(int sm_count, double sm_clock_khz, int cc_major, int cc_minor) {
+  const double banks = arch_value_or_zero(cc_major, cc_minor, Fact::shared_banks);
+  const double bank_bytes = arch_value_or_zero(cc_major, cc_minor, Fact::shared_bank_bytes);
+  return static_cast<double>(sm_count) * banks * bank_bytes * sm_clock_khz * 1e3;
 }
 
 std::size_t unified_l1_bytes(int cc_major, int cc_minor) {
-  constexpr std::size_t KiB = 1024;
-  switch (cc_major * 10 + cc_minor) {
-    case 70: return 128 * KiB;
-    case 75: return 96 * KiB;
-    case 80: return 192 * KiB;
-    case 86:
-    case 87:
-    case 89: return 128 * KiB;
-    case 90:
-    case 100:
-    case 103: return 256 * KiB;
-    case 120: return 128 * KiB;
-    default: return 0;
-  }
+  return static_cast<std::size_t>(arch_value_or_zero(cc_major, cc_minor, Fact::unified_l1_bytes));
 }
 
 std::string format_gpu_uuid(const unsigned char (&bytes)[16]) {
@@ -73,7 +61,8 @@ DeviceInfo query_device(int ordinal) {
   MEMBENCH_CUDA(cudaDriverGetVersion(&info.driver_version));
   MEMBENCH_CUDA(cudaRuntimeGetVersion(&info.runtime_version));
   info.dram_peak_bytes_per_second = dram_peak_bytes_per_second(info.mem_clock_khz, info.bus_width_bits);
-  info.smem_peak_bytes_per_second = smem_peak_bytes_per_second(info.sm_count, info.sm_clock_khz);
+  info.smem_peak_bytes_per_second =
+      smem_peak_bytes_per_second(info.sm_count, info.sm_clock_khz, info.cc_major, info.cc_minor);
   return info;
 }
 

@@ -1,6 +1,7 @@
 // Link rates, and the NVML calls that tell a GPU's links. See links.hpp.
 #include "membench/platform/links.hpp"
 
+#include "membench/platform/arch_facts.hpp"
 #include "membench/platform/nvml.hpp"
 
 #include <cstdio>
@@ -15,9 +16,8 @@ double pcie_bytes_per_second(int generation, int width) {
   return kGigatransfers[generation] * 1e9 * encoding * width / 8;
 }
 
-double nvlink_bytes_per_second(int cc_major, int links) {
-  const double per_link = cc_major == 6 ? 20e9 : cc_major >= 7 && cc_major <= 9 ? 25e9 : cc_major >= 10 ? 50e9 : 0;
-  return per_link * links;
+double nvlink_bytes_per_second(int cc_major, int cc_minor, int links) {
+  return arch_value_or_zero(cc_major, cc_minor, Fact::nvlink_bytes_per_link) * links;
 }
 
 namespace {
@@ -59,7 +59,8 @@ std::optional<PcieLink> pcie_link(const std::string& pci_bus_id, std::string* wh
                   pcie_bytes_per_second(static_cast<int>(gen), static_cast<int>(width))};
 }
 
-std::optional<NvlinkPath> nvlink_path(const std::string& from, const std::string& to, int cc_major, std::string* why) {
+std::optional<NvlinkPath> nvlink_path(const std::string& from, const std::string& to, int cc_major, int cc_minor,
+                                      std::string* why) {
   const auto d = nvml::device_by_bus_id(from, why);
   if (!d) return std::nullopt;
   const nvml::Api& n = nvml::api();
@@ -86,7 +87,7 @@ std::optional<NvlinkPath> nvlink_path(const std::string& from, const std::string
     if (why != nullptr) *why = "NVML reports no active NVLink from " + from + " to " + to;
     return std::nullopt;
   }
-  path.bytes_per_second = nvlink_bytes_per_second(cc_major, path.links);
+  path.bytes_per_second = nvlink_bytes_per_second(cc_major, cc_minor, path.links);
   return path;
 }
 

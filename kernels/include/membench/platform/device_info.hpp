@@ -27,12 +27,13 @@ struct DeviceInfo {
   int driver_version = 0;
   int runtime_version = 0;
   double dram_peak_bytes_per_second = 0;
-  double smem_peak_bytes_per_second = 0;
+  double smem_peak_bytes_per_second = 0;  // 0: not known for this architecture
 };
 
 // The unified L1 data cache + shared memory of one SM, from the
-// architecture (no device attribute reports it); 0 for an architecture not
-// in the table. With no shared memory carved out, all of it is L1.
+// architecture facts (no device attribute reports it); 0 for an
+// architecture the table has no source for. With no shared memory carved
+// out, all of it is L1.
 std::size_t unified_l1_bytes(int cc_major, int cc_minor);
 
 // The UUID's 16 bytes as nvidia-smi prints them.
@@ -44,7 +45,8 @@ DeviceInfo query_device(int ordinal);
 // Theoretical DRAM bandwidth: memory clock x bus width x 2 (double data rate) / 8 bits.
 double dram_peak_bytes_per_second(double mem_clock_khz, int bus_width_bits);
 
-// Shared-memory peak: every SM serves 32 banks x 4 bytes each clock.
-double smem_peak_bytes_per_second(int sm_count, double sm_clock_khz);
+// Shared-memory peak: every SM serves its banks x their width each clock (32
+// x 4 bytes where the architecture facts know them; 0 where they do not).
+double smem_peak_bytes_per_second(int sm_count, double sm_clock_khz, int cc_major, int cc_minor);
 
 }  // namespace membench

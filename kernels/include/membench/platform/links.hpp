@@ -26,10 +26,10 @@ struct NvlinkPath {
 
 // Theoretical per-direction rates. PCIe: GT/s per lane x encoding (8b/10b
 // up to gen 2, 128b/130b for gen 3-5, 242/256 flits for gen 6) x width / 8.
-// NVLink per link and direction: 25 GB/s on Volta, Ampere and Hopper
-// (NVLink 2-4), 50 GB/s on Blackwell (NVLink 5), 20 GB/s on Pascal.
+// NVLink: the architecture facts' rate per link and direction (0 where
+// they have no source for the compute capability) x links.
 double pcie_bytes_per_second(int generation, int width);
-double nvlink_bytes_per_second(int cc_major, int links);
+double nvlink_bytes_per_second(int cc_major, int cc_minor, int links);
 
 // "0000:19:00.0" and "00000000:19:00.0" name the same function.
 bool same_pci_function(const std::string& a, const std::string& b);
@@ -37,10 +37,11 @@ bool same_pci_function(const std::string& a, const std::string& b);
 // The PCIe link of the GPU at this bus id (cudaDeviceGetPCIBusId's form);
 // empty with `why` when NVML cannot tell.
 std::optional<PcieLink> pcie_link(const std::string& pci_bus_id, std::string* why);
-// The NVLinks from the GPU at `from` (compute capability major `cc_major`)
+// The NVLinks from the GPU at `from` (of compute capability `cc_major`.`cc_minor`)
 // to the GPU at `to`: links to it directly, or to NVSwitches (which reach
 // every GPU of the fabric); empty with `why` when there are none or NVML
 // cannot tell.
-std::optional<NvlinkPath> nvlink_path(const std::string& from, const std::string& to, int cc_major, std::string* why);
+std::optional<NvlinkPath> nvlink_path(const std::string& from, const std::string& to, int cc_major, int cc_minor,
+                                      std::string* why);
 
 }  // namespace membench
