@@ -62,6 +62,21 @@ Observed seen(double value) {
   return o;
 }
 
+// A reference of one case, kRead, with an efficiency band (percent of peak).
+Reference with_efficiency(const std::string& gpu, double median, double low, double high, int runs = 3) {
+  nlohmann::json band = band_json(kRead, 4.4e12, 4.1e12, 4.8e12);
+  band["efficiency"] = {{"median", median}, {"low", low}, {"high", high}};
+  band["runs"] = runs;
+  return parse_reference(
+      reference_json(gpu, nlohmann::json::array({band, band_json(kChase, 16.5, 15.6, 17.3, "lower")})).dump(), "test");
+}
+
+Observed seen_pct(double value, double pct) {
+  Observed o = seen(value);
+  o.pct_of_peak = {pct};
+  return o;
+}
+
 TEST(CheckReference, ABadFileSaysWhatIsWrong) {
   const auto refused = [](const std::string& text) {
     try {
@@ -82,6 +97,82 @@ TEST(CheckReference, ABadFileSaysWhatIsWrong) {
   EXPECT_NE(refused(doc.dump()).find("wrong type"), std::string::npos);
   doc["cases"][0].erase("median");
   EXPECT_NE(refused(doc.dump()).find("\"median\""), std::string::npos);
+  doc = reference_json("X", nlohmann::json::array({band_json(kRead, 2, 1, 3)}));
+  doc["cases"][0]["efficiency"] = {{"median", 90}, {"low", 95}, {"high", 99}};
+  EXPECT_NE(refused(doc.dump()).find("efficiency: 0 < low <= median <= high"), std::string::npos);
+  doc["cases"][0]["efficiency"] = {{"median", 90}};
+  EXPECT_NE(refused(doc.dump()).find("\"low\""), std::string::npos);
+}
+
+// Bands from the references' efficiencies: the lowest low less the margin
+// to the highest high plus it, around the median of their medians; a case
+// no reference has an efficiency of is not in it; no efficiency at all, no
+// provisional reference.
+TEST(CheckProvisional, BandsJoinTheReferencesEfficienciesWidenedByTheMargin) {
+  const auto p = provisional_reference(
+      {with_efficiency("NVIDIA H200", 93, 85, 99, 13), with_efficiency("NVIDIA H100", 91, 88, 100, 2)}, "NVIDIA B201");
+  ASSERT_TRUE(p.has_value());
+  EXPECT_TRUE(p->provisional);
+  EXPECT_EQ(p->gpu_name, "NVIDIA B201");
+  ASSERT_EQ(p->bands.size(), 1u);  // the chase has no peak: no provisional band
+  const Band& b = p->bands[0];
+  EXPECT_EQ(b.of.name, kRead);
+  EXPECT_DOUBLE_EQ(b.efficiency->median, 92);
+  EXPECT_DOUBLE_EQ(b.efficiency->low, 85 * (1 - kProvisionalMarginPct / 100));
+  EXPECT_DOUBLE_EQ(b.efficiency->high, 100 * (1 + kProvisionalMarginPct / 100));
+  EXPECT_EQ(b.runs, 15);
+  EXPECT_NE(p->origin.find("NVIDIA H200, NVIDIA H100"), std::string::npos) << p->origin;
+  EXPECT_NE(p->origin.find(std::to_string(check_cases().size() - 1) + " of the check's"), std::string::npos)
+      << p->origin;
+  EXPECT_FALSE(provisional_reference({two_cases()}, "NVIDIA B201").has_value());
+  EXPECT_FALSE(provisional_reference({}, "NVIDIA B201").has_value());
+}
+
+TEST(CheckProvisional, HealthySlowContendedAndUnmodelledHaveTheirOwnStatuses) {
+  const auto p = provisional_reference({with_efficiency("NVIDIA H200", 93, 85, 99)}, "NVIDIA B201");
+  ASSERT_TRUE(p.has_value());
+  using K = CaseVerdict::Kind;
+  // Judged by the percent of this GPU's peak, whatever its rate.
+  const GpuVerdict healthy = judge(0, "NVIDIA B201", "u", &*p, {{kRead, seen_pct(1e9, 92)}});
+  EXPECT_EQ(healthy.cases.at(0).kind, K::within);
+  EXPECT_EQ(healthy.status(), kCheckProvisionalHealthy);
+  const GpuVerdict slow = judge(1, "NVIDIA B201", "u", &*p, {{kRead, seen_pct(9e12, 0.8 * 92)}});
+  EXPECT_EQ(slow.cases.at(0).kind, K::slow);
+  EXPECT_EQ(slow.status(), kCheckProvisionalUnhealthy);
+  Observed contended = seen_pct(1e9, 40);
+  contended.contended = true;
+  const GpuVerdict shared = judge(2, "NVIDIA B201", "u", &*p, {{kRead, contended}});
+  EXPECT_EQ(shared.cases.at(0).kind, K::contended);
+  EXPECT_EQ(shared.status(), kCheckInconclusive);
+  // No peak on this GPU, or one resting on an assumed fact: not judged, and a check that judged nothing passed nothing.
+  const GpuVerdict unmodelled = judge(3, "NVIDIA B201", "u", &*p, {{kRead, seen(4e12)}});
+  EXPECT_EQ(unmodelled.cases.at(0).kind, K::unmodelled);
+  EXPECT_EQ(unmodelled.status(), kCheckInconclusive);
+  Observed assumed = seen_pct(4e12, 50);
+  assumed.peak_assumed = true;
+  EXPECT_EQ(judge(4, "NVIDIA B201", "u", &*p, {{kRead, assumed}}).cases.at(0).kind, K::unmodelled);
+  Observed failed;
+  failed.failed = "out[1]: 0 where 2 was expected";
+  EXPECT_EQ(judge(5, "NVIDIA B201", "u", &*p, {{kRead, failed}}).status(), kCheckUnhealthy);
+  // Unhealthy over provisionally unhealthy over inconclusive over no reference over provisionally healthy.
+  const GpuVerdict none = judge(6, "NVIDIA X", "u", nullptr, {});
+  EXPECT_EQ(check_status({healthy, none}), kCheckNoReference);
+  EXPECT_EQ(check_status({healthy, shared, slow}), kCheckProvisionalUnhealthy);
+  EXPECT_EQ(check_status({healthy, healthy}), kCheckProvisionalHealthy);
+  const Reference r = two_cases();
+  EXPECT_EQ(check_status({healthy, judge(7, "NVIDIA H200", "u", &r, {{kRead, seen(4.4e12)}, {kChase, seen(16)}})}),
+            kCheckProvisionalHealthy);
+  EXPECT_EQ(check_status({slow, judge(8, "NVIDIA H200", "u", &r, {{kRead, seen(1e12)}, {kChase, seen(16)}})}),
+            kCheckUnhealthy);
+  const auto lines = verdict_lines(slow);
+  ASSERT_EQ(lines.size(), 2u);
+  EXPECT_NE(lines[0].find("SLOW DRAM read: " + kRead + ": 73.6% of this GPU's peak, provisional band 76.5% to"),
+            std::string::npos)
+      << lines[0];
+  EXPECT_NE(lines[1].find("PROVISIONALLY UNHEALTHY: 0 of 1 cases within their provisional bands, 1 below"),
+            std::string::npos)
+      << lines[1];
+  EXPECT_NE(lines[1].find("no reference for the NVIDIA B201"), std::string::npos) << lines[1];
 }
 
 TEST(CheckReference, TheBuiltInOnesParseAndNameOnlyCasesOfTheCheckSweep) {
@@ -180,14 +271,22 @@ TEST(CheckPrometheus, TheTextIsWhatPromtoolAccepts) {
   const GpuVerdict v = judge(0, "NVIDIA \"H200\"", "GPU-1", &r, {{kRead, seen(3.1e12)}, {kChase, seen(16.5)}});
   const std::string text = prometheus_text({v, judge(1, "NVIDIA X", "GPU-2", nullptr, {})}, "node\\7", 12.5);
   EXPECT_NE(text.find("membench_check_status{host=\"node\\\\7\",gpu=\"0\",uuid=\"GPU-1\",model=\"NVIDIA "
-                      "\\\"H200\\\"\"} 1\n"),
+                      "\\\"H200\\\"\",basis=\"reference\"} 1\n"),
             std::string::npos)
       << text;
-  EXPECT_NE(text.find("gpu=\"1\",uuid=\"GPU-2\",model=\"NVIDIA X\"} 4\n"), std::string::npos);
-  EXPECT_NE(text.find("level=\"DRAM read\"} 0.704545\n"), std::string::npos) << text;  // 3.1 / 4.4
+  EXPECT_NE(text.find("gpu=\"1\",uuid=\"GPU-2\",model=\"NVIDIA X\",basis=\"none\"} 4\n"), std::string::npos);
+  EXPECT_NE(text.find("level=\"DRAM read\",basis=\"reference\"} 0.704545\n"), std::string::npos) << text;  // 3.1 / 4.4
   EXPECT_NE(text.find("membench_check_case_ratio{host=\"node\\\\7\",gpu=\"0\",uuid=\"GPU-1\",case=\"" + kChase +
-                      "\",level=\"DRAM read\"} 1\n"),
+                      "\",level=\"DRAM read\",basis=\"reference\"} 1\n"),
             std::string::npos);
+  // A provisional verdict says so in its basis, and its ratio is of percents of peak.
+  const Reference other = with_efficiency("NVIDIA H200", 93, 85, 99);
+  const auto p = provisional_reference({other}, "NVIDIA B201");
+  ASSERT_TRUE(p.has_value());
+  const GpuVerdict slow = judge(2, "NVIDIA B201", "GPU-3", &*p, {{kRead, seen_pct(4e12, 70)}});
+  const std::string provisional = prometheus_text({slow}, "n", 1);
+  EXPECT_NE(provisional.find("model=\"NVIDIA B201\",basis=\"provisional\"} 6\n"), std::string::npos) << provisional;
+  EXPECT_NE(provisional.find("basis=\"provisional\"} 0.752688\n"), std::string::npos) << provisional;  // 70 / 93
   if (std::system("command -v promtool > /dev/null 2>&1") != 0) GTEST_SKIP() << "promtool is not installed";
   const std::string path = test::temp_path(".prom");
   std::ofstream(path) << text;
@@ -247,6 +346,20 @@ TEST(CheckGpu, TheExitStatusIsTheVerdict) {
           write(reference_json("NVIDIA H201", nlohmann::json::array({band_json(kChase, 16, 15, 17, "lower")}))));
   EXPECT_EQ(none.exit_code, 4) << none.output;
   EXPECT_NE(none.output.find("no reference for the " + name), std::string::npos) << none.output;
+  // Another model's reference with an efficiency: this one is judged by it, provisionally, at its own peak.
+  const auto provisional = [&](double low, double median, double high) {
+    nlohmann::json read = band_json(kRead, 4.4e12, 4.1e12, 4.8e12);
+    read["efficiency"] = {{"median", median}, {"low", low}, {"high", high}};
+    return run("--check=" + write(reference_json("NVIDIA H201", nlohmann::json::array({read}))) +
+               " --check_metrics=" + prom);
+  };
+  const auto fine = provisional(1, 50, 1000);
+  EXPECT_EQ(fine.exit_code, 5) << fine.output;
+  EXPECT_NE(fine.output.find("provisionally healthy: 1 of 1 cases"), std::string::npos) << fine.output;
+  EXPECT_NE(test::read_file(prom).find("basis=\"provisional\"} 5\n"), std::string::npos);
+  const auto far_below = provisional(150, 200, 300);  // no GPU reads DRAM at 150% of its peak
+  EXPECT_EQ(far_below.exit_code, 6) << far_below.output;
+  EXPECT_NE(far_below.output.find("GPU 0: SLOW DRAM read: " + kRead), std::string::npos) << far_below.output;
 }
 
 }  // namespace
@@ -321,12 +434,60 @@ TEST(CheckRecorded, SlowBesideAnotherProcessIsContendedNotSlow) {
   EXPECT_NE(r.output.find("4 below while another process used the GPU (not judged)"), std::string::npos) << r.output;
 }
 
-TEST(CheckRecorded, AnotherModelHasNoReferenceAndAFailedCaseIsUnhealthy) {
-  const auto other = test::run("--check --judge=" + recorded("h100", [](nlohmann::json& doc) {
-                                 doc["context"]["gpu_name"] = "NVIDIA H100 80GB HBM3";
-                               }));
-  EXPECT_EQ(other.exit_code, 4) << other.output;
-  EXPECT_NE(other.output.find("no reference for the NVIDIA H100 80GB HBM3"), std::string::npos) << other.output;
+// Every rate a fifth lower and every latency a quarter longer, with the
+// percents of peak that follow: the same GPU made slow.
+void a_fifth_slower(nlohmann::json& doc) {
+  for (auto& e : doc["benchmarks"]) {
+    for (const char* rate : {"bytes_per_second", "pct_of_peak", "updates_per_second"})
+      if (e.contains(rate)) e[rate] = 0.8 * e[rate].get<double>();
+    if (e.contains("latency_ns")) e["latency_ns"] = 1.25 * e["latency_ns"].get<double>();
+  }
+}
+
+// A model no reference names is judged provisionally by the efficiencies
+// the built-in references measured: the recorded H200 run, named another
+// model, is provisionally healthy as it is and provisionally unhealthy a
+// fifth slower; its latencies and atomics have no peak and are not judged.
+TEST(CheckRecorded, AnotherModelIsJudgedProvisionallyHealthyAsItIsAndUnhealthyAFifthSlower) {
+  const auto rename = [](nlohmann::json& doc) { doc["context"]["gpu_name"] = "NVIDIA B201"; };
+  const auto other = test::run("--check --judge=" + recorded("b201", rename));
+  EXPECT_EQ(other.exit_code, 5) << other.output;
+  EXPECT_NE(other.output.find("provisionally healthy: 10 of 10 cases within their provisional bands"),
+            std::string::npos)
+      << other.output;
+  EXPECT_NE(other.output.find("no reference for the NVIDIA B201; provisional: this GPU's peaks x the efficiencies "
+                              "measured on the NVIDIA H200; 5 of the check's 15 cases have no peak to judge by"),
+            std::string::npos)
+      << other.output;
+  const std::string prom = test::temp_path(".prom");
+  const auto slow = test::run("--check --check_metrics=" + prom + " --judge=" + recorded("b201_slow", [&](auto& doc) {
+                                rename(doc);
+                                a_fifth_slower(doc);
+                              }));
+  EXPECT_EQ(slow.exit_code, 6) << slow.output;
+  EXPECT_NE(slow.output.find("PROVISIONALLY UNHEALTHY: "), std::string::npos) << slow.output;
+  // DRAM, the L1 and shared memory a fifth below the efficiency every H200 had: below the provisional band.
+  for (const char* level : {"DRAM read", "DRAM write", "DRAM copy", "DRAM triad", "L1 read", "shared memory read"})
+    EXPECT_NE(slow.output.find(std::string("GPU 0: SLOW ") + level + ":"), std::string::npos) << level;
+  EXPECT_NE(test::read_file(prom).find("basis=\"provisional\"} 6\n"), std::string::npos) << test::read_file(prom);
+  // Slow beside another process: contended, not judged.
+  const auto shared = test::run("--check --judge=" + recorded("b201_contended", [&](auto& doc) {
+                                  rename(doc);
+                                  a_fifth_slower(doc);
+                                  for (auto& e : doc["benchmarks"]) e["contended"] = 1;
+                                }));
+  EXPECT_EQ(shared.exit_code, 3) << shared.output;
+  EXPECT_EQ(shared.output.find("SLOW"), std::string::npos) << shared.output;
+  // References with no efficiencies give no provisional check: no reference (exit 4).
+  const std::string bare = test::temp_path(".bare.json");
+  std::ofstream(bare)
+      << reference_json("NVIDIA H201", nlohmann::json::array({band_json(kChase, 16, 15, 17, "lower")})).dump();
+  const auto unknown = test::run("--check=" + bare + " --judge=" + recorded("b201_bare", rename));
+  EXPECT_EQ(unknown.exit_code, 4) << unknown.output;
+  EXPECT_NE(unknown.output.find("no reference for the NVIDIA B201"), std::string::npos) << unknown.output;
+}
+
+TEST(CheckRecorded, AFailedCaseIsUnhealthy) {
   const auto wrong = test::run("--check --judge=" + recorded("wrong", [](nlohmann::json& doc) {
                                  for_case(doc, "hierarchy/latency/working_set:16384/", [](nlohmann::json& e) {
                                    e["error_occurred"] = true;

@@ -28,6 +28,7 @@ const char* word(CaseVerdict::Kind kind) {
     case CaseVerdict::Kind::clock_event: return "clock-event";
     case CaseVerdict::Kind::failed: return "FAILED";
     case CaseVerdict::Kind::not_run: return "not-run";
+    case CaseVerdict::Kind::unmodelled: return "no-peak";
   }
   return "?";
 }
@@ -40,12 +41,15 @@ int case_status(CaseVerdict::Kind kind) {
   return kCheckInconclusive;
 }
 
-// Unhealthy over inconclusive over no reference over healthy.
+// Unhealthy over provisionally unhealthy over inconclusive over no
+// reference over provisionally healthy over healthy.
 int rank(int status) {
   switch (status) {
-    case kCheckUnhealthy: return 3;
-    case kCheckInconclusive: return 2;
-    case kCheckNoReference: return 1;
+    case kCheckUnhealthy: return 5;
+    case kCheckProvisionalUnhealthy: return 4;
+    case kCheckInconclusive: return 3;
+    case kCheckNoReference: return 2;
+    case kCheckProvisionalHealthy: return 1;
     default: return 0;
   }
 }
@@ -130,6 +134,15 @@ Reference parse_reference(const std::string& text, const std::string& origin) {
       b.runs = need(c, "runs", in).get<int>();
       b.gpus = need(c, "gpus", in).get<int>();
       if (!(b.low <= b.median && b.median <= b.high)) throw std::invalid_argument(in + ": low <= median <= high fails");
+      if (c.contains("efficiency")) {
+        const nlohmann::json& e = c.at("efficiency");
+        const std::string of = in + "'s efficiency";
+        b.efficiency = Efficiency{need(e, "median", of).get<double>(), need(e, "low", of).get<double>(),
+                                  need(e, "high", of).get<double>()};
+        if (!(0 < b.efficiency->low && b.efficiency->low <= b.efficiency->median &&
+              b.efficiency->median <= b.efficiency->high))
+          throw std::invalid_argument(of + ": 0 < low <= median <= high fails");
+      }
       r.bands.push_back(std::move(b));
     }
   } catch (const nlohmann::json::exception& e) {
@@ -155,12 +168,61 @@ const Reference* reference_for(const std::vector<Reference>& references, const s
   return nullptr;
 }
 
+std::optional<Reference> provisional_reference(const std::vector<Reference>& references, const std::string& gpu_name) {
+  Reference p;
+  p.gpu_name = gpu_name;
+  p.provisional = true;
+  p.margin_pct = kProvisionalMarginPct;
+  std::string models;
+  for (const CheckCase& c : check_cases()) {
+    std::optional<Band> joined;
+    std::vector<double> medians;
+    for (const Reference& r : references) {
+      const auto it = std::find_if(r.bands.begin(), r.bands.end(),
+                                   [&](const Band& b) { return b.of.name == c.name && b.efficiency; });
+      if (it == r.bands.end()) continue;
+      if (!joined) {
+        joined = *it;
+        joined->runs = joined->gpus = 0;
+      }
+      medians.push_back(it->efficiency->median);
+      joined->efficiency->low = std::min(joined->efficiency->low, it->efficiency->low);
+      joined->efficiency->high = std::max(joined->efficiency->high, it->efficiency->high);
+      joined->runs += it->runs;
+      joined->gpus += it->gpus;
+      if (models.find(r.gpu_name) == std::string::npos) models += (models.empty() ? "" : ", ") + r.gpu_name;
+    }
+    if (!joined) continue;
+    joined->efficiency->median = median(medians);
+    joined->efficiency->low *= 1 - kProvisionalMarginPct / 100;
+    joined->efficiency->high *= 1 + kProvisionalMarginPct / 100;
+    joined->median = joined->low = joined->high = 0;
+    p.runs = std::max(p.runs, joined->runs);
+    p.gpus = std::max(p.gpus, joined->gpus);
+    p.bands.push_back(std::move(*joined));
+  }
+  if (p.bands.empty()) return std::nullopt;
+  const std::size_t left = check_cases().size() - p.bands.size();
+  p.origin = "provisional: this GPU's peaks x the efficiencies measured on the " + models + "; " +
+             std::to_string(left) + " of the check's " + std::to_string(check_cases().size()) +
+             " cases have no peak to judge by";
+  return p;
+}
+
 int GpuVerdict::status() const {
   if (reference == nullptr) return kCheckNoReference;
   int worst = kCheckHealthy;
-  for (const CaseVerdict& c : cases)
-    if (rank(case_status(c.kind)) > rank(worst)) worst = case_status(c.kind);
-  return worst;
+  int judged = 0;
+  for (const CaseVerdict& c : cases) {
+    if (c.kind == CaseVerdict::Kind::unmodelled) continue;
+    int s = case_status(c.kind);
+    if (reference->provisional && c.kind == CaseVerdict::Kind::slow) s = kCheckProvisionalUnhealthy;
+    if (s == kCheckHealthy || c.kind == CaseVerdict::Kind::slow) ++judged;
+    if (rank(s) > rank(worst)) worst = s;
+  }
+  if (!reference->provisional || worst != kCheckHealthy) return worst;
+  // A provisional check that judged nothing has passed nothing.
+  return judged > 0 ? kCheckProvisionalHealthy : kCheckInconclusive;
 }
 
 GpuVerdict judge(int ordinal, const std::string& name, const std::string& uuid, const Reference* reference,
@@ -181,11 +243,21 @@ GpuVerdict judge(int ordinal, const std::string& name, const std::string& uuid, 
     } else if (o.values.empty()) {
       c.kind = K::not_run;
       c.why = o.not_run.empty() ? "no " + band.of.metric + " measured" : o.not_run;
+    } else if (reference->provisional && o.pct_of_peak.empty()) {
+      c.kind = K::unmodelled;
+      c.why = "no peak on this GPU to judge it by";
+    } else if (reference->provisional && o.peak_assumed) {
+      c.kind = K::unmodelled;
+      c.why = "its peak rests on an assumed architecture fact";
     } else {
-      c.value = median(o.values);
+      c.value = median(reference->provisional ? o.pct_of_peak : o.values);
       const double value = *c.value;
-      const bool worse = band.higher_better ? value < band.low : value > band.high;
-      const bool better = band.higher_better ? value > band.high : value < band.low;
+      // A provisional band is of pct_of_peak, higher better.
+      const bool higher_better = reference->provisional || band.higher_better;
+      const double low = reference->provisional ? band.efficiency->low : band.low;
+      const double high = reference->provisional ? band.efficiency->high : band.high;
+      const bool worse = higher_better ? value < low : value > high;
+      const bool better = higher_better ? value > high : value < low;
       if (worse && o.contended) {
         c.kind = K::contended;
         c.why = "another process used the GPU";
@@ -230,16 +302,29 @@ std::vector<std::string> verdict_lines(const GpuVerdict& g) {
     std::string known;
     for (const Reference& r : built_in_references()) known += (known.empty() ? "" : ", ") + r.gpu_name;
     lines.push_back(who + ": no reference for the " + g.name + " (built in: " + (known.empty() ? "none" : known) +
-                    "; scripts/reference.py makes one from runs of this model, --check=FILE reads it)");
+                    "; none in use has the efficiencies a provisional check needs; scripts/reference.py makes one "
+                    "from runs of this model, --check=FILE reads it)");
     return lines;
   }
-  int counts[7] = {};
+  const bool provisional = g.reference->provisional;
+  int counts[8] = {};
   for (const CaseVerdict& c : g.cases) {
     ++counts[static_cast<int>(c.kind)];
     const Band& b = *c.band;
     std::string line = gpu + ": " + word(c.kind) + " " + b.of.level + ": " + b.of.name + ": ";
-    line += c.value ? show_value(*c.value, b.unit, b.median) : std::string("no value");
-    line += ", band " + show_value(b.low, b.unit, b.median) + " to " + show_value(b.high, b.unit, b.median);
+    char pct[96];
+    if (provisional && c.value) {
+      std::snprintf(pct, sizeof pct, "%.1f%% of this GPU's peak", *c.value);
+      line += pct;
+    } else {
+      line += c.value ? show_value(*c.value, b.unit, b.median) : std::string("no value");
+    }
+    if (provisional) {
+      std::snprintf(pct, sizeof pct, ", provisional band %.1f%% to %.1f%%", b.efficiency->low, b.efficiency->high);
+      line += pct;
+    } else {
+      line += ", band " + show_value(b.low, b.unit, b.median) + " to " + show_value(b.high, b.unit, b.median);
+    }
     if (!c.why.empty()) line += " (" + c.why + ")";
     lines.push_back(line);
   }
@@ -248,18 +333,26 @@ std::vector<std::string> verdict_lines(const GpuVerdict& g) {
   const int status = g.status();
   std::ostringstream s;
   s << who << ": "
-    << (status == kCheckHealthy     ? "healthy"
-        : status == kCheckUnhealthy ? "UNHEALTHY"
-                                    : "inconclusive")
-    << ": " << n(K::within) + n(K::better) << " of " << g.cases.size() << " cases within their bands";
+    << (status == kCheckHealthy                ? "healthy"
+        : status == kCheckUnhealthy            ? "UNHEALTHY"
+        : status == kCheckProvisionalHealthy   ? "provisionally healthy"
+        : status == kCheckProvisionalUnhealthy ? "PROVISIONALLY UNHEALTHY"
+                                               : "inconclusive")
+    << ": " << n(K::within) + n(K::better) << " of " << g.cases.size() - n(K::unmodelled) << " cases within their "
+    << (provisional ? "provisional bands" : "bands");
   if (n(K::slow)) s << ", " << n(K::slow) << " below";
   if (n(K::failed)) s << ", " << n(K::failed) << " failed";
   if (n(K::contended)) s << ", " << n(K::contended) << " below while another process used the GPU (not judged)";
   if (n(K::clock_event)) s << ", " << n(K::clock_event) << " below under a clock event (not judged)";
   if (n(K::not_run)) s << ", " << n(K::not_run) << " not run";
+  if (n(K::unmodelled)) s << ", " << n(K::unmodelled) << " with no peak to judge by (not judged)";
   const Reference& r = *g.reference;
-  s << " (reference " << r.origin << ": " << r.runs << " runs on " << r.gpus << " GPUs, margin " << r.margin_pct
-    << "%)";
+  if (provisional)
+    s << " (no reference for the " << g.name << "; " << r.origin << ", margin " << r.margin_pct
+      << "%; scripts/reference.py makes a reference from this model's runs)";
+  else
+    s << " (reference " << r.origin << ": " << r.runs << " runs on " << r.gpus << " GPUs, margin " << r.margin_pct
+      << "%)";
   lines.push_back(s.str());
   return lines;
 }
@@ -268,24 +361,34 @@ std::string prometheus_text(const std::vector<GpuVerdict>& gpus, const std::stri
   std::ostringstream os;
   const std::string h = "host=" + label(host);
   os << "# HELP membench_check_status membench --check per GPU: 0 healthy, 1 unhealthy, 3 inconclusive, 4 no "
-        "reference for its model\n# TYPE membench_check_status gauge\n";
+        "reference for its model, 5 provisionally healthy, 6 provisionally unhealthy (basis: reference, provisional "
+        "or none)\n# TYPE membench_check_status gauge\n";
+  const auto basis = [](const GpuVerdict& g) {
+    return label(g.reference == nullptr ? "none" : g.reference->provisional ? "provisional" : "reference");
+  };
   for (const GpuVerdict& g : gpus)
     os << "membench_check_status{" << h << ",gpu=" << label(std::to_string(g.ordinal)) << ",uuid=" << label(g.uuid)
-       << ",model=" << label(g.name) << "} " << g.status() << '\n';
+       << ",model=" << label(g.name) << ",basis=" << basis(g) << "} " << g.status() << '\n';
   os << "# HELP membench_check_case_status Each case: 0 within its band or better, 1 below it or failed, 3 not "
-        "judged (contended, clock event, not run)\n# TYPE membench_check_case_status gauge\n";
+        "judged (contended, clock event, not run, no peak for a provisional band)\n# TYPE membench_check_case_status "
+        "gauge\n";
   std::ostringstream ratios;
   for (const GpuVerdict& g : gpus)
     for (const CaseVerdict& c : g.cases) {
       const std::string labels = "{" + h + ",gpu=" + label(std::to_string(g.ordinal)) + ",uuid=" + label(g.uuid) +
-                                 ",case=" + label(c.band->of.name) + ",level=" + label(c.band->of.level) + "}";
+                                 ",case=" + label(c.band->of.name) + ",level=" + label(c.band->of.level) +
+                                 ",basis=" + basis(g) + "}";
       os << "membench_check_case_status" << labels << ' ' << case_status(c.kind) << '\n';
-      if (c.value && *c.value > 0 && c.band->median > 0)
+      // A provisional band's value is pct_of_peak, over its efficiency's median.
+      const double median = g.reference->provisional ? c.band->efficiency->median : c.band->median;
+      const bool higher_better = g.reference->provisional || c.band->higher_better;
+      if (c.value && *c.value > 0 && median > 0)
         ratios << "membench_check_case_ratio" << labels << ' '
-               << number(c.band->higher_better ? *c.value / c.band->median : c.band->median / *c.value) << '\n';
+               << number(higher_better ? *c.value / median : median / *c.value) << '\n';
     }
-  os << "# HELP membench_check_case_ratio Each case's value over its reference median, latencies inverted: below 1 "
-        "is worse\n# TYPE membench_check_case_ratio gauge\n"
+  os << "# HELP membench_check_case_ratio Each case's value over its reference median, latencies inverted (a "
+        "provisional band: its percent of peak over the median efficiency): below 1 is worse\n# TYPE "
+        "membench_check_case_ratio gauge\n"
      << ratios.str();
   os << "# HELP membench_check_duration_seconds How long the check ran\n# TYPE membench_check_duration_seconds "
         "gauge\nmembench_check_duration_seconds{"

@@ -11,7 +11,20 @@
 //   exit 2  usage: a bad flag or reference file (before any GPU work)
 //   exit 3  inconclusive: a case below its band while another process used
 //           the GPU or a clock event slowed it, or a case that could not run
-//   exit 4  no reference for this GPU's model
+//   exit 4  no reference for this GPU's model, and none to judge it provisionally
+//   exit 5  provisionally healthy: no reference for its model; every case
+//           with a peak on this GPU within its provisional band (or better)
+//   exit 6  provisionally unhealthy: no reference for its model; a case
+//           below its provisional band
+//
+// A provisional band judges a GPU whose model no reference names by the
+// model: a case's pct_of_peak (its rate over the peak this GPU's own
+// attributes give: DRAM from the memory clock and bus width, the host link
+// from its PCIe generation and width, the L1, L2 and shared memory from the
+// SMs, their clock and the architecture facts) against the efficiencies
+// the references in use measured on their models, from the lowest band's
+// low less kProvisionalMarginPct to the highest's high plus it. A case with
+// no peak (a latency, an atomic rate) is not judged provisionally.
 #pragma once
 
 #include <map>
@@ -21,7 +34,10 @@
 
 namespace membench::run {
 
-inline constexpr int kCheckHealthy = 0, kCheckUnhealthy = 1, kCheckInconclusive = 3, kCheckNoReference = 4;
+inline constexpr int kCheckHealthy = 0, kCheckUnhealthy = 1, kCheckInconclusive = 3, kCheckNoReference = 4,
+                     kCheckProvisionalHealthy = 5, kCheckProvisionalUnhealthy = 6;
+// How far beyond the efficiencies the references measured a provisional band reaches.
+inline constexpr double kProvisionalMarginPct = 10;
 
 // A case of the check sweep: what the reference builder measures bands for.
 struct CheckCase {
@@ -32,20 +48,27 @@ struct CheckCase {
 // The check sweep, in the order it runs: every level from the host link to the L1.
 const std::vector<CheckCase>& check_cases();
 
+// A case's pct_of_peak as the reference's runs measured it: its band, in percent.
+struct Efficiency {
+  double median = 0, low = 0, high = 0;
+};
+
 struct Band {
   CheckCase of;
   std::string unit;  // the metric's, from the catalog
   bool higher_better = true;
-  double median = 0, low = 0, high = 0;
-  int runs = 0, gpus = 0;  // what the band rests on
+  double median = 0, low = 0, high = 0;  // in the unit (a provisional band: unused)
+  int runs = 0, gpus = 0;                // what the band rests on
+  std::optional<Efficiency> efficiency;  // where the runs report pct_of_peak; a provisional band judges by it
 };
 
 struct Reference {
   std::string gpu_name;  // as CUDA names the model ("NVIDIA H200")
-  std::string origin;    // "built in" or the file's path
+  std::string origin;    // "built in", the file's path, or what a provisional one rests on
   double margin_pct = 0;
   int runs = 0, gpus = 0;
   std::vector<Band> bands;
+  bool provisional = false;  // bands of efficiencies other models' references measured
 };
 
 // A reference file's text; a std::invalid_argument naming what is wrong.
@@ -54,21 +77,28 @@ Reference parse_reference(const std::string& text, const std::string& origin);
 const std::vector<Reference>& built_in_references();
 // The reference for this model among `references`; null where none.
 const Reference* reference_for(const std::vector<Reference>& references, const std::string& gpu_name);
+// A provisional reference for a model none of `references` names: per check
+// case, the efficiency bands of every reference that has one, joined and
+// widened by kProvisionalMarginPct; nullopt where no reference has one.
+std::optional<Reference> provisional_reference(const std::vector<Reference>& references, const std::string& gpu_name);
 
 // What one GPU's run of a case came to.
 struct Observed {
-  std::vector<double> values;  // the metric, one per repetition
-  bool contended = false;      // another process used the GPU
-  std::string clock_event;     // the clock event reasons' names, where one slowed it
-  std::string failed;          // why it failed (a wrong result, a CUDA error)
-  std::string not_run;         // why it was skipped or interrupted
+  std::vector<double> values;       // the metric, one per repetition
+  std::vector<double> pct_of_peak;  // the rate over this GPU's peak, one per repetition that has one
+  bool peak_assumed = false;        // that peak rests on an assumed architecture fact
+  bool contended = false;           // another process used the GPU
+  std::string clock_event;          // the clock event reasons' names, where one slowed it
+  std::string failed;               // why it failed (a wrong result, a CUDA error)
+  std::string not_run;              // why it was skipped or interrupted
 };
 
 struct CaseVerdict {
-  enum class Kind { within, better, slow, contended, clock_event, failed, not_run };
+  // unmodelled: a provisional band, and the case has no peak on this GPU (not judged, not counted).
+  enum class Kind { within, better, slow, contended, clock_event, failed, not_run, unmodelled };
   Kind kind = Kind::not_run;
   const Band* band = nullptr;
-  std::optional<double> value;  // the median of the values
+  std::optional<double> value;  // the median of the values (a provisional band's: of pct_of_peak)
   std::string why;              // failed, not run, the clock event
 };
 
@@ -85,8 +115,9 @@ struct GpuVerdict {
 GpuVerdict judge(int ordinal, const std::string& name, const std::string& uuid, const Reference* reference,
                  const std::map<std::string, Observed>& observed);
 
-// The exit status of several GPUs' verdicts: unhealthy over inconclusive
-// over no reference over healthy.
+// The exit status of several GPUs' verdicts: unhealthy over provisionally
+// unhealthy over inconclusive over no reference over provisionally healthy
+// over healthy.
 int check_status(const std::vector<GpuVerdict>& gpus);
 
 // A line per case and one per GPU, as printed.

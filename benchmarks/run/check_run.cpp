@@ -45,6 +45,8 @@ Observed observed(const std::vector<cases::Outcome>& outcomes, const std::string
     if (out.kind == K::skipped || out.kind == K::interrupted) o.not_run = out.message;
     if (out.kind != K::measured) continue;
     if (const auto v = counter(out, metric)) o.values.push_back(*v);
+    if (const auto pct = counter(out, "pct_of_peak")) o.pct_of_peak.push_back(*pct);
+    if (counter(out, "peak_assumed").value_or(0) > 0) o.peak_assumed = true;
     add_marks(o, counter(out, "contended").value_or(0), counter(out, "clock_event").value_or(0),
               counter(out, "clock_event_reasons").value_or(0));
   }
@@ -161,6 +163,8 @@ void add_entry(const nlohmann::json& e, const std::string& metric, Observed& o) 
     o.failed = message;
   } else {
     if (e.contains(metric) && e[metric].is_number()) o.values.push_back(e[metric].get<double>());
+    if (e.contains("pct_of_peak") && e["pct_of_peak"].is_number()) o.pct_of_peak.push_back(e["pct_of_peak"]);
+    if (number("peak_assumed") > 0) o.peak_assumed = true;
     add_marks(o, number("contended"), number("clock_event"), number("clock_event_reasons"));
   }
 }
@@ -173,19 +177,21 @@ int judge_recorded(const std::string& path, const std::vector<Reference>& refere
   if (cli::json_depth(text) > kMaxJsonDepth)
     throw cli::UsageError("--judge=" + path + ": not a membench result file (nested more than " +
                           std::to_string(kMaxJsonDepth) + " deep)");
-  std::vector<DeviceInfo> devices;
+  std::optional<CheckRun> check;
   std::map<std::pair<int, std::string>, Observed> observed;
   std::string host;
   try {
     const nlohmann::json doc = nlohmann::json::parse(text);
     const nlohmann::json& context = doc.at("context");
     if (!context.contains("membench_version")) throw std::invalid_argument("its context has no membench_version");
-    devices = recorded_devices(context);
+    const std::vector<DeviceInfo> devices = recorded_devices(context);
+    const int first = devices.front().ordinal;
+    check.emplace(references, devices);
     host = context.value("host_name", std::string());
     std::map<std::string, std::string> metric_of;  // check name -> the metric judged
     std::vector<std::pair<cases::CaseId, std::string>> wanted;
-    for (const Reference& r : references)
-      for (const Band& b : r.bands) {
+    for (const Reference* r : check->in_use())
+      for (const Band& b : r->bands) {
         metric_of[b.of.name] = b.of.metric;
         if (const auto id = cases::CaseId::parse(b.of.name)) wanted.emplace_back(*id, b.of.name);
       }
@@ -197,20 +203,31 @@ int judge_recorded(const std::string& path, const std::vector<Reference>& refere
       const auto it =
           std::find_if(wanted.begin(), wanted.end(), [&](const auto& w) { return recorded_as(*id, w.first); });
       if (it == wanted.end()) continue;
-      add_entry(e, metric_of.at(it->second),
-                observed[{device ? std::stoi(*device) : devices.front().ordinal, it->second}]);
+      add_entry(e, metric_of.at(it->second), observed[{device ? std::stoi(*device) : first, it->second}]);
     }
   } catch (const std::exception& e) {
     throw cli::UsageError("--judge=" + path + ": not a membench result file (" + e.what() + ")");
   }
-  CheckRun check(references, devices);
-  check.set_observed(std::move(observed));
-  return check.finish(-1, host, metrics_file, out);
+  check->set_observed(std::move(observed));
+  return check->finish(-1, host, metrics_file, out);
 }
 
 CheckRun::CheckRun(const std::vector<Reference>& references, const std::vector<DeviceInfo>& devices)
     : devices_(devices) {
-  for (const DeviceInfo& d : devices_) reference_[d.ordinal] = reference_for(references, d.name);
+  for (const DeviceInfo& d : devices_) {
+    const Reference* r = reference_for(references, d.name);
+    if (r == nullptr && !provisional_.count(d.name))
+      if (auto p = provisional_reference(references, d.name)) provisional_.emplace(d.name, std::move(*p));
+    if (r == nullptr && provisional_.count(d.name)) r = &provisional_.at(d.name);
+    reference_[d.ordinal] = r;
+  }
+}
+
+std::vector<const Reference*> CheckRun::in_use() const {
+  std::vector<const Reference*> out;
+  for (const auto& [ordinal, r] : reference_)
+    if (r != nullptr && std::find(out.begin(), out.end(), r) == out.end()) out.push_back(r);
+  return out;
 }
 
 bool CheckRun::any_reference() const {

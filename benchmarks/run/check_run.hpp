@@ -36,10 +36,15 @@ int judge_recorded(const std::string& path, const std::vector<Reference>& refere
 
 class CheckRun {
  public:
-  // Each device judged by the reference for its model among `references`.
+  // Each device judged by the reference for its model among `references`,
+  // else by a provisional one made from their efficiencies.
   CheckRun(const std::vector<Reference>& references, const std::vector<DeviceInfo>& devices);
+  CheckRun(const CheckRun&) = delete;  // reference_ points into provisional_
+  CheckRun& operator=(const CheckRun&) = delete;
 
   bool any_reference() const;
+  // The references the devices are judged by, each once.
+  std::vector<const Reference*> in_use() const;
   // The cases of `all` the reference of each case's device names.
   std::vector<cases::CaseSpec> cases(std::vector<cases::CaseSpec> all) const;
   // For Runner::set_observer.
@@ -53,6 +58,7 @@ class CheckRun {
 
  private:
   std::vector<DeviceInfo> devices_;
+  std::map<std::string, Reference> provisional_;                             // by model, for models with none
   std::map<int, const Reference*> reference_;                                // by ordinal
   std::map<std::pair<int, std::string>, std::vector<cases::Outcome>> seen_;  // (ordinal, check name)
   std::map<std::pair<int, std::string>, Observed> recorded_;                 // judge_recorded's

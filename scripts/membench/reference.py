@@ -16,7 +16,11 @@ its spread is in the band); the band
 runs from the lowest value less --margin percent to the highest plus
 --margin percent (default 5), and the file says how many runs and distinct
 GPUs (UUIDs) each band rests on. A band resting on one GPU says only what
-that GPU measured: the table marks it.
+that GPU measured: the table marks it. Where the runs report a case's
+pct_of_peak (its rate over the peak the GPU's own attributes give), its
+band goes beside the value's as the case's efficiency: membench --check
+judges a model no reference names by the efficiencies of those that have
+one (a provisional check).
 
 With --history (history.py's SQLite file or PostgreSQL URL) the runs are a
 fleet's own: every run of GPU model --model the history holds, its trusted
@@ -109,6 +113,7 @@ def make(paths: list[str], exe: str | None, margin: float, partial: bool = False
     sweep = check_sweep(exe)
     wanted = {c["case"]: c for c in sweep}
     values: dict[str, list[tuple[float, str, str]]] = {name: [] for name in wanted}  # (value, run, uuid)
+    efficiencies: dict[str, list[float]] = {name: [] for name in wanted}  # pct_of_peak
     meanings: dict[str, mr.Meaning] = {}
     models: set[str] = set()
     runs = []
@@ -126,6 +131,8 @@ def make(paths: list[str], exe: str | None, margin: float, partial: bool = False
                 models.add(key["gpu_name"])
                 meanings.setdefault(plain, mr.meaning(doc, metric))
                 values[plain].append((value, path, key["gpu_uuid"]))
+                if (pct := case.median("pct_of_peak")) is not None:
+                    efficiencies[plain].append(pct)
                 used = True
             if used:
                 ctx = doc.get("context", {})
@@ -152,6 +159,7 @@ def make(paths: list[str], exe: str | None, margin: float, partial: bool = False
         runs,
         margin,
         partial,
+        efficiencies,
     )
 
 
@@ -163,9 +171,10 @@ def bands(
     runs: list[dict],
     margin: float,
     partial: bool,
+    efficiencies: dict[str, list[float]],
 ) -> dict:
     """The reference: per check case its (value, run, GPU) values made a band; meanings gives each case's
-    (unit, better)."""
+    (unit, better); efficiencies its pct_of_peak values, made a band of their own where it has any."""
     missing = [name for name in wanted if not values[name]]
     for name in missing if partial else []:
         print(f"reference.py: {name}: no trusted value in these runs; left out (--partial)", file=sys.stderr)
@@ -184,6 +193,17 @@ def bands(
         if better not in ("higher", "lower"):
             raise mr.InputError(f"{name}: the runs' catalog gives {case['metric']} no better direction")
         numbers = [v for v, _, _ in seen]
+        pct = efficiencies.get(name, [])
+        efficiency = (
+            {
+                "median": statistics.median(pct),
+                "low": min(pct) * (1 - margin / 100),
+                "high": max(pct) * (1 + margin / 100),
+                "seen": [min(pct), max(pct)],
+            }
+            if pct
+            else None
+        )
         cases.append(
             {
                 "case": name,
@@ -197,6 +217,7 @@ def bands(
                 "seen": [min(numbers), max(numbers)],
                 "runs": len({r for _, r, _ in seen}),
                 "gpus": len({u for _, _, u in seen}),
+                **({"efficiency": efficiency} if efficiency else {}),
             }
         )
     return {
@@ -218,6 +239,7 @@ def from_history(
     sweep = check_sweep(exe)
     wanted = {c["case"]: c for c in sweep}
     values: dict[str, list[tuple[float, object, str]]] = {name: [] for name in wanted}
+    efficiencies: dict[str, list[float]] = {name: [] for name in wanted}
     meanings: dict[str, tuple[str, str]] = {}
     used: dict[object, dict] = {}
     for name, case in wanted.items():
@@ -241,6 +263,15 @@ def from_history(
                 "membench_build": str(build or ""),
                 "driver": str(driver or ""),
             }
+        efficiencies[name] = [
+            float(v)
+            for (v,) in con.execute(
+                "SELECT m.value FROM measurements m JOIN runs r ON r.id = m.run "
+                f"WHERE m.name IN ({history_store.placeholders(stored)}) AND m.metric = 'pct_of_peak' "
+                "AND m.trusted = 1 AND r.gpu_name = ? ORDER BY r.started",
+                (*stored, model),
+            )
+        ]
     if not used:
         raise mr.InputError(f"--history {history_store.shown(db)}: no trusted value of a check case on a {model}")
     gpus = {r["gpu_uuid"] for r in used.values()}
@@ -256,7 +287,9 @@ def from_history(
             f"{len(thin)} check case(s) have trusted values in fewer than {min_runs} runs (first: {thin[0]}); "
             "a band needs --min-runs of them"
         )
-    ref = bands(wanted, values, meanings, model, sorted(used.values(), key=lambda r: r["date"]), margin, partial)
+    ref = bands(
+        wanted, values, meanings, model, sorted(used.values(), key=lambda r: r["date"]), margin, partial, efficiencies
+    )
     ref["made_by"] = f"scripts/reference.py --history --margin {margin:g} --min-runs {min_runs} --min-gpus {min_gpus}"
     return ref
 
@@ -265,8 +298,8 @@ def table(ref: dict) -> str:
     lines = [
         f"{ref['gpu_name']}: {len(ref['runs'])} runs on {ref['gpus']} GPUs, margin {ref['margin_pct']:g}%",
         "",
-        "| level | case | median | band | runs | GPUs |",
-        "| --- | --- | ---: | --- | ---: | ---: |",
+        "| level | case | median | band | % of peak | runs | GPUs |",
+        "| --- | --- | ---: | --- | --- | ---: | ---: |",
     ]
     for c in ref["cases"]:
         factor, prefix = cli.prefix(c["median"])
@@ -276,8 +309,10 @@ def table(ref: dict) -> str:
             return f"{v / factor:.4g} {prefix}{' ' if unit[0].isalpha() and unit[0] != 'B' and prefix else ''}{unit}"
 
         one = " (one GPU)" if c["gpus"] == 1 else ""
+        e = c.get("efficiency")
+        pct = f"{e['median']:.1f} ({e['low']:.1f} to {e['high']:.1f})" if e else "-"
         lines.append(
-            f"| {c['level']} | {c['case']} | {show(c['median'])} | {show(c['low'])} to {show(c['high'])} | "
+            f"| {c['level']} | {c['case']} | {show(c['median'])} | {show(c['low'])} to {show(c['high'])} | {pct} | "
             f"{c['runs']} | {c['gpus']}{one} |"
         )
     return "\n".join(lines)

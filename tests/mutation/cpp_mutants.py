@@ -153,21 +153,21 @@ MUTANTS = [
     # ---- peaks and device facts -------------------------------------------------------------------
     M("kernels/src/platform/device_info.cpp", "* 2.0 / 8.0;", "* 1.0 / 8.0;", "DRAM peak without double data rate"),
     M(
-        "kernels/src/platform/device_info.cpp",
-        "constexpr double kBanks = 32.0;",
-        "constexpr double kBanks = 16.0;",
+        "kernels/src/platform/arch_facts.cpp",
+        "{F::shared_banks, doc(32, kGuideBanks)}",
+        "{F::shared_banks, doc(16, kGuideBanks)}",
         "shared peak halved",
     ),
     M(
-        "kernels/src/platform/device_info.cpp",
-        "case 80: return 192 * KiB;",
-        "case 80: return 128 * KiB;",
+        "kernels/src/platform/arch_facts.cpp",
+        "{F::unified_l1_bytes, doc(192 * KiB, kAmpereTuning80)},",
+        "{F::unified_l1_bytes, doc(128 * KiB, kAmpereTuning80)},",
         "sm_80 L1 size",
     ),
     M(
-        "kernels/src/platform/device_info.cpp",
-        "case 120: return 128 * KiB;",
-        "case 120: return 256 * KiB;",
+        "kernels/src/platform/arch_facts.cpp",
+        "doc(128 * KiB, kBlackwellTuning120)",
+        "doc(256 * KiB, kBlackwellTuning120)",
         "sm_120 L1 size",
     ),
     M(
@@ -190,9 +190,9 @@ MUTANTS = [
         "PCIe gen 6 rate",
     ),
     M(
-        "kernels/src/platform/links.cpp",
-        "cc_major >= 7 && cc_major <= 9 ? 25e9",
-        "cc_major >= 7 && cc_major < 9 ? 25e9",
+        "kernels/src/platform/arch_facts.cpp",
+        "{900e9 / 2 / 18,",
+        "{900e9 / 18,",
         "Hopper NVLink rate",
     ),
     M("kernels/src/platform/links.cpp", "return pa && pb && *pa == *pb;", "return pa && pb;", "any two bus ids match"),
@@ -1184,6 +1184,61 @@ MUTANTS = [
         "  total *= static_cast<double>(selection.devices.size());\n",
         "",
         "the case cap counts one device's cases",
+    ),
+    # ---- architecture facts and the provisional check ------------------------------------------------
+    M(
+        "kernels/src/platform/arch_facts.cpp",
+        "    if (r.cc_major != cc_major || r.cc_minor != cc_minor) continue;",
+        "    if (r.cc_major != cc_major) continue;",
+        "a compute capability takes another minor's facts",
+    ),
+    M(
+        "kernels/src/platform/arch_facts.cpp",
+        "  if (v->value == assumed) return std::nullopt;",
+        "  return std::nullopt;",
+        "an assumption another value breaks still holds",
+    ),
+    M(
+        "benchmarks/cases/runner.cpp",
+        "      if (!unmet) unmet = assumption_unmet(",
+        "      if (false) unmet = assumption_unmet(",
+        "a model counter is reported whatever its facts",
+    ),
+    M(
+        "kernels/src/hierarchy.cu",
+        "  if (d.l1_bytes == 0) return std::nullopt;\n",
+        "",
+        "an unknown L1 size makes every set the L2's",
+    ),
+    M(
+        "benchmarks/cases/case.hpp",
+        "  if (gpu.smem_peak_bytes_per_second > 0) return gpu.smem_peak_bytes_per_second;",
+        "  if (gpu.smem_peak_bytes_per_second >= 0) return gpu.smem_peak_bytes_per_second;",
+        "an unknown shared peak is a peak of zero",
+    ),
+    M(
+        "benchmarks/run/check.cpp",
+        "    joined->efficiency->low *= 1 - kProvisionalMarginPct / 100;",
+        "    joined->efficiency->low *= 1;",
+        "a provisional band's low is not widened",
+    ),
+    M(
+        "benchmarks/run/check.cpp",
+        "    if (reference->provisional && c.kind == CaseVerdict::Kind::slow) s = kCheckProvisionalUnhealthy;\n",
+        "",
+        "a provisional slow case is called unhealthy",
+    ),
+    M(
+        "benchmarks/run/check.cpp",
+        "  return judged > 0 ? kCheckProvisionalHealthy : kCheckInconclusive;",
+        "  return kCheckProvisionalHealthy;",
+        "a provisional check that judged nothing passes",
+    ),
+    M(
+        "benchmarks/run/check.cpp",
+        "    } else if (reference->provisional && o.peak_assumed) {",
+        "    } else if (false && o.peak_assumed) {",
+        "a peak resting on an assumption is judged provisionally",
     ),
 ]
 

@@ -74,8 +74,14 @@ def test_without_drain_a_prolog_only_exits_one(slurm):
     assert done.returncode == 1 and drained == ""
 
 
-@pytest.mark.parametrize("status", ["3", "4"])
-def test_inconclusive_or_no_reference_pass_unless_strict(slurm, status):
+def test_provisionally_healthy_exits_zero_and_drains_nothing(slurm):
+    done, drained = slurm("5", "--drain")
+    assert done.returncode == 0, done.stdout
+    assert not drained
+
+
+@pytest.mark.parametrize("status", ["3", "4", "6"])
+def test_inconclusive_no_reference_or_provisionally_unhealthy_pass_unless_strict(slurm, status):
     done, drained = slurm(status, "--drain")
     assert done.returncode == 0 and drained == ""
     done, drained = slurm(status, "--drain", "--strict")

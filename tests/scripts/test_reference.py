@@ -71,8 +71,8 @@ def test_a_band_runs_from_the_lowest_less_the_margin_to_the_highest_plus_it(tmp_
     out = capsys.readouterr().out.splitlines()
     assert out[0] == "NVIDIA H200: 3 runs on 2 GPUs, margin 4%"
     # Each band in the unit of its median: a rate with its prefix, a time with a space before its unit.
-    assert f"| DRAM read | {READ[: -len('/manual_time')]} | 4.4 TB/s | 4.128 TB/s to 4.68 TB/s | 3 | 2 |" in out
-    assert f"| L1 latency | {CHASE[: -len('/manual_time')]} | 16.4 ns | 15.36 ns to 17.68 ns | 3 | 2 |" in out
+    assert f"| DRAM read | {READ[: -len('/manual_time')]} | 4.4 TB/s | 4.128 TB/s to 4.68 TB/s | - | 3 | 2 |" in out
+    assert f"| L1 latency | {CHASE[: -len('/manual_time')]} | 16.4 ns | 15.36 ns to 17.68 ns | - | 3 | 2 |" in out
 
 
 def test_contended_or_clock_event_values_stay_out_of_the_band(tmp_path, write_json, exe):
@@ -320,3 +320,35 @@ def test_a_history_of_one_run_makes_a_reference_where_one_is_all_it_asks(new_db,
     assert reference.main([*args, "--min-runs", "1", "--min-gpus", "1"]) == 0
     assert json.loads(out.read_text())["gpus"] == 1
     assert reference.main([*args, "--min-runs", "1"]) == 2  # two GPUs by default
+
+
+def test_a_case_s_percent_of_peak_makes_its_efficiency_band_from_files_and_from_a_history(
+    new_db, tmp_path, write_json, exe, capsys
+):
+    """What a provisional check of another model judges by: the runs' pct_of_peak, made a band as the value's is."""
+    runs = [("GPU-1", "01", 4.40e12, 93.0), ("GPU-2", "02", 4.30e12, 91.0), ("GPU-1", "03", 4.50e12, 95.0)]
+    docs = []
+    for uuid, day, read, pct in runs:
+        doc = a_run(uuid, read, 16.0, pct_of_peak=pct)
+        doc["context"].update(date=f"2026-12-{day}T00:00:00+00:00", driver_version="580.159.04")
+        docs.append(doc)
+    code, ref = made(tmp_path, write_json, exe, docs, "--margin", "4")
+    assert code == 0
+    read = next(c for c in ref["cases"] if c["case"] + "/manual_time" == READ)
+    chase = next(c for c in ref["cases"] if c["case"] + "/manual_time" == CHASE)
+    assert read["efficiency"] == {
+        "median": 93.0,
+        "low": pytest.approx(91.0 * 0.96),
+        "high": pytest.approx(95.0 * 1.04),
+        "seen": [91.0, 95.0],
+    }
+    assert "efficiency" not in chase  # a latency has no peak
+    from membench import history
+
+    assert any("| 93.0 (87.4 to 98.8) | 3 | 2 |" in line for line in capsys.readouterr().out.splitlines())
+    db = new_db()
+    assert history.main(["--db", db, "add", *map(write_json, docs)]) == 0
+    out = tmp_path / "from_history.json"
+    args = ["--history", db, "--model", "NVIDIA H200", "--membench", exe, "--out", str(out), "--partial"]
+    assert reference.main([*args, "--margin", "4"]) == 0
+    assert json.loads(out.read_text())["cases"] == ref["cases"]
