@@ -414,7 +414,7 @@ TEST(CheckRecorded, ItsDramReadAFifthSlowerIsUnhealthyNamingTheCase) {
                            }));
   EXPECT_EQ(r.exit_code, 1) << r.output;
   EXPECT_NE(r.output.find("GPU 0: SLOW DRAM read: stream/read/type:float/elements:134217728/block:256: 3582 GB/s, "
-                          "band 4089 GB/s to 4797 GB/s"),
+                          "band 4098 GB/s to 4797 GB/s"),
             std::string::npos)
       << r.output;
   EXPECT_NE(r.output.find("UNHEALTHY: 14 of 15 cases within their bands, 1 below"), std::string::npos) << r.output;
@@ -500,7 +500,7 @@ TEST(CheckRecorded, AFailedCaseIsUnhealthy) {
 
 TEST(CheckRecorded, ARunOfTwoGpusGetsAVerdictEach) {
   const auto r =
-      test::run("--check --judge='" MEMBENCH_SOURCE_DIR "/benchmarks/results/h200x2-2026-12-01/all_devices.json'");
+      test::run("--check --judge='" MEMBENCH_SOURCE_DIR "/benchmarks/results/h200x2/2026-12-01-node/all_devices.json'");
   EXPECT_NE(r.output.find("membench --check: GPU 0 (NVIDIA H200, GPU-4c26c570"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("membench --check: GPU 1 (NVIDIA H200, GPU-2235e1fc"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("2 GPUs judged from a recorded run"), std::string::npos) << r.output;

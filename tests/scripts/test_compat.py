@@ -20,7 +20,7 @@ def test_an_old_file_s_counters_mean_what_today_s_binary_says_they_mean():
     new = json.loads((RESULTS / "h200/2026-12-03-chase-copies/default_after1.json").read_text())
     catalog = new["membench"]["counters"]
     checked = set()
-    for old_path in ("h200-2026-11-30/default.json", "h200x2-2026-11-30/default.json"):
+    for old_path in ("h200/2026-11-30-first-harness/default.json", "h200x2/2026-11-30-links/default.json"):
         old = json.loads((RESULTS / old_path).read_text())
         assert "membench" not in old
         held = {k for b in old["benchmarks"] for k, v in b.items() if isinstance(v, (int, float)) and k in catalog}
@@ -35,7 +35,12 @@ def test_an_old_file_s_counters_mean_what_today_s_binary_says_they_mean():
 
 
 @pytest.mark.parametrize(
-    "old", ["h200-2026-11-30/default.json", "h200x2-2026-11-30/default.json", "h200-2026-12-01/families/default.json"]
+    "old",
+    [
+        "h200/2026-11-30-first-harness/default.json",
+        "h200x2/2026-11-30-links/default.json",
+        "h200/2026-12-01-where-it-really-runs/families/default.json",
+    ],
 )
 def test_every_case_of_an_old_default_run_reads_under_a_name_today_s_run_has(old):
     today = set(mr.cases(json.loads((RESULTS / "h200/2026-12-03-chase-copies/default_after1.json").read_text())))

@@ -44,8 +44,11 @@ def test_a_changed_number_in_the_readme_is_caught(tmp_path, capsys):
 def test_a_cell_and_a_beside_are_read_from_their_files(tmp_path):
     readme = tmp_path / "README.md"
     readme.write_text("a\n<!-- headline -->\nold\n<!-- /headline -->\nb\n")
-    cell = {"file": "h200-2026-12-01/limits/limits.json", "case": "stream/copy/type:double/elements:67108864/block:256"}
-    memcpy = "{h200-2026-12-01/limits/limits.json global/memcpy/n:67108864}"
+    cell = {
+        "file": "h200/2026-12-01-where-it-really-runs/limits/limits.json",
+        "case": "stream/copy/type:double/elements:67108864/block:256",
+    }
+    memcpy = "{h200/2026-12-01-where-it-really-runs/limits/limits.json global/memcpy/n:67108864}"
     assert headline.main(["--readme", str(readme), "--spec", spec_with(tmp_path, [cell], f"memcpy {memcpy}")]) == 0
     assert readme.read_text().splitlines()[4] == "| x | 4247 GB/s |  | memcpy 4173 |"
 
@@ -54,7 +57,7 @@ def test_a_cell_and_a_beside_are_read_from_their_files(tmp_path):
     "cells, expected",
     [
         (
-            [{"file": "h200-2026-12-01/limits/limits.json", "case": "stream/none/x:1"}],
+            [{"file": "h200/2026-12-01-where-it-really-runs/limits/limits.json", "case": "stream/none/x:1"}],
             "no bytes_per_second of stream/none",
         ),
         ([{"file": "no/such.json", "case": "stream/copy/x:1"}], "no/such.json"),
@@ -82,7 +85,7 @@ def test_a_block_at_the_very_start_and_an_energy_table_are_written(tmp_path):
     readme = tmp_path / "README.md"
     readme.write_text("<!-- headline -->\n<!-- /headline -->\n<!-- energy -->\nold\n<!-- /energy -->\n")
     cell = {
-        "file": "h200-2026-12-01/limits/limits.json",
+        "file": "h200/2026-12-01-where-it-really-runs/limits/limits.json",
         "case": "stream/copy/type:double/elements:67108864/block:256/manual_time",
     }
     spec = tmp_path / "spec.json"

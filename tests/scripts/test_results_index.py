@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import re
+import subprocess
 from pathlib import Path
 
 from membench import results_index
@@ -104,3 +106,38 @@ def test_a_row_counts_measured_failed_and_skipped_cases_apart_and_a_broken_resul
     assert results_index.claims_to_be_membench(tmp_path / "h100" / "broken.json")
     (tmp_path / "h100" / "peer.json").write_text('{"context": {"tool": "nvbandwidth"}}')
     assert not results_index.claims_to_be_membench(tmp_path / "h100" / "peer.json")
+
+
+STORE_LIMIT_BYTES = 20 * 10**6
+
+
+def store_files() -> list[Path]:
+    """The files of the results store as a fresh clone has them."""
+    listed = subprocess.run(
+        ["git", "ls-files", "-z", "benchmarks/results"], cwd=REPO, capture_output=True, text=True, check=False
+    )
+    if listed.returncode == 0 and listed.stdout:
+        return [REPO / p for p in listed.stdout.split("\0") if p and (REPO / p).is_file()]
+    return [p for p in (REPO / "benchmarks" / "results").rglob("*") if p.is_file()]
+
+
+def test_the_store_stays_under_its_limit_and_holds_no_archive():
+    """A fresh clone carries the whole store: it keeps what is cited, in 20 MB at most (its README's rule)."""
+    files = store_files()
+    assert len(files) > 50
+    total = sum(p.stat().st_size for p in files)
+    assert total <= STORE_LIMIT_BYTES, f"the results store holds {total / 1e6:.1f} MB, over its 20 MB"
+    archives = [p.name for p in files if p.name.endswith((".tgz", ".tar.gz", ".tar", ".zip"))]
+    assert archives == []
+
+
+def test_every_run_a_reference_or_the_headline_names_is_in_the_store():
+    names = set()
+    for ref in (REPO / "benchmarks" / "references").glob("*.json"):
+        names |= {r["file"] for r in json.loads(ref.read_text())["runs"]}
+    headline = json.loads((REPO / "benchmarks" / "results" / "headline.json").read_text())
+    text = json.dumps(headline)
+    names |= {"benchmarks/results/" + m for m in re.findall(r'"file": "([^"]+)"', text)}
+    assert len(names) > 10
+    missing = sorted(n for n in names if not (REPO / n).is_file())
+    assert missing == []
