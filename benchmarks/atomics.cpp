@@ -121,7 +121,11 @@ const Registrar registrar{{"atomics",
                                  .log_y()
                                  .model("model_updates_per_second")},
                             "",
-                            {}}}};
+                            {},
+                            {{11, "L2 atomics", "updates_per_second",
+                              at("red", {{"word", "u32"}, {"space", "global"}, {"shared_by", "thread"}})},
+                             {15, "shared-memory atomics", "updates_per_second",
+                              at("add", {{"word", "u32"}, {"space", "shared"}, {"shared_by", "thread"}})}}}}};
 
 }  // namespace
 

@@ -99,17 +99,17 @@ const Registrar registrar{
       {{kClaimsTable,
         kClaimsTitle,
         "constant memory, 32 distinct words a warp: serialised",
-        "constant/constant/words:256/addresses:32/rounds:1024",
+        at("constant", {{"words", 256}, {"addresses", 32}, {"rounds", std::int64_t{1} << 10}}),
         0,
         {"constant_serialization"},
-        "constant/constant/words:256/addresses:1/rounds:1024"},
+        at("constant", {{"words", 256}, {"addresses", 1}, {"rounds", std::int64_t{1} << 10}})},
        {kClaimsTable,
         kClaimsTitle,
         "the same 32 words through the L1",
-        "constant/global/words:256/addresses:32/rounds:1024",
+        at("global", {{"words", 256}, {"addresses", 32}, {"rounds", std::int64_t{1} << 10}}),
         0,
         {"sectors_per_request"},
-        "constant/global/words:256/addresses:1/rounds:1024"}}}}};
+        at("global", {{"words", 256}, {"addresses", 1}, {"rounds", std::int64_t{1} << 10}})}}}}};
 
 }  // namespace
 

@@ -203,11 +203,14 @@ const Registrar registrar{
     {"hierarchy",
      {axis("working_set", "bytes", "read over and over (bandwidth: a multiple of 16 KiB) or spanned by the chain",
            powers_of_two(14, 32), 16, std::int64_t{1} << 36),
-      axis_of<HierarchyWidths>("width", "bytes", "bandwidth: bytes per load (float, float2, float4)", {16}),
+      axis_of<HierarchyWidths>("width", "bytes", "bandwidth: bytes per load (float, float2, float4)", {16})
+          .added_later(16),
       axis("persistent", "switch", "bandwidth: 1 = a resident grid, each block through the set; 0 = short blocks", {1},
-           0, 1),
+           0, 1)
+          .added_later(1),
       axis("through_l1", "switch",
-           "bandwidth: 1 = loads may hit in the L1; 0 = ld.global.cg, which the L1 does not keep", {1}, 0, 1),
+           "bandwidth: 1 = loads may hit in the L1; 0 = ld.global.cg, which the L1 does not keep", {1}, 0, 1)
+          .added_later(1),
       axis("chase_stride", "bytes", "latency: between the chain's nodes (a multiple of 8)", {128}, 8,
            std::int64_t{1} << 30, 8)},
      cases,
@@ -223,7 +226,12 @@ const Registrar registrar{
            .only({"latency"})
            .upright({"l1_shared_bytes_per_sm", "l2_bytes"})},
       "",
-      {}}}};
+      {},
+      {{8, "DRAM latency", "latency_ns", at("latency", {{"working_set", std::int64_t{1} << 30}})},
+       {9, "L2 read", "bytes_per_second", at("bandwidth", {{"working_set", std::int64_t{16} << 20}})},
+       {10, "L2 latency", "latency_ns", at("latency", {{"working_set", std::int64_t{16} << 20}})},
+       {12, "L1 read", "bytes_per_second", at("bandwidth", {{"working_set", std::int64_t{64} << 10}})},
+       {13, "L1 latency", "latency_ns", at("latency", {{"working_set", std::int64_t{16} << 10}})}}}}};
 
 }  // namespace
 

@@ -70,8 +70,20 @@ const Registrar registrar{
      {"Layout: AoS vs SoA",
       {},
       "the article's first table: an array of structs against a struct of arrays",
-      {{1, kCoalescedTable, "AoS, four fields", "layout/aos/structs:16777216/fields:4", 922.31, kWhy, ""},
-       {1, kCoalescedTable, "SoA, four fields", "layout/soa/structs:16777216/fields:4", 912.82, kWhy, ""}}}}};
+      {{1,
+        kCoalescedTable,
+        "AoS, four fields",
+        at("aos", {{"structs", std::int64_t{1} << 24}, {"fields", 4}}),
+        922.31,
+        kWhy,
+        {}},
+       {1,
+        kCoalescedTable,
+        "SoA, four fields",
+        at("soa", {{"structs", std::int64_t{1} << 24}, {"fields", 4}}),
+        912.82,
+        kWhy,
+        {}}}}}};
 
 }  // namespace
 

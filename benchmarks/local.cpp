@@ -95,10 +95,10 @@ const Registrar registrar{
       {{kClaimsTable,
         kClaimsTitle,
         "a thread's array of 64 indexed at run time: local memory, against registers",
-        "local/dynamic/array:64/rounds:1024",
+        at("dynamic", {{"array", 64}, {"rounds", std::int64_t{1} << 10}}),
         0,
         {"local_load_bytes"},
-        "local/unrolled/array:64/rounds:1024"}}}}};
+        at("unrolled", {{"array", 64}, {"rounds", std::int64_t{1} << 10}})}}}}};
 
 }  // namespace
 

@@ -140,7 +140,7 @@ const Registrar registrar{
      {axis("peer_access", "switch", "copy-engine cases: 1 = peer access enabled, 0 = disabled", {1, 0}, 0, 1),
       axis("bytes", "bytes", "per direction (a multiple of 16)", {std::int64_t{64} << 20}, 16, std::int64_t{1} << 36,
            16),
-      axis("passes", "copies", "SM cases: times one launch copies the bytes", {1}, 1, kCopyMaxPasses),
+      axis("passes", "copies", "SM cases: times one launch copies the bytes", {1}, 1, kCopyMaxPasses).added_later(1),
       axis("working_set", "bytes", "latency: spanned by the chain in the peer's memory", {std::int64_t{2} << 20}, 16,
            std::int64_t{1} << 36),
       axis("chase_stride", "bytes", "latency: between the chain's nodes (a multiple of 8)", {128}, 8,
@@ -148,7 +148,8 @@ const Registrar registrar{
       axis("peer_step", "GPUs",
            "the peer: the GPU this many places after the one measured, in the visible order (1: the next); over "
            "1 .. GPUs - 1 with --device=all, every pair",
-           {1}, 1, kMaxPeerStep)},
+           {1}, 1, kMaxPeerStep)
+          .added_later(1)},
      cases,
      {"GPU <-> GPU: copy engine and SM over the link",
       {figure("copies over the link", "bytes", "bytes_per_second").log_x().model("model_bytes_per_second"),

@@ -72,7 +72,11 @@ const Registrar registrar{
            .best_over({"block"})
            .across({"dram_peak_bytes_per_second"})},
       "",
-      {}}}};
+      {},
+      {{4, "DRAM read", "bytes_per_second", at("read", {{"type", "float"}})},
+       {5, "DRAM write", "bytes_per_second", at("write", {{"type", "float"}})},
+       {6, "DRAM copy", "bytes_per_second", at("copy", {{"type", "float"}})},
+       {7, "DRAM triad", "bytes_per_second", at("triad", {{"type", "double"}})}}}}};
 
 }  // namespace
 

@@ -66,6 +66,9 @@ namespace membench::cases {
 namespace {
 
 constexpr std::uint32_t kSeed = 0x7F;
+// The health check's copies: 64 MiB of pinned host memory.
+const std::vector<std::pair<std::string, AxisValue>> kPinned64MiB = {{"host", "pinned"},
+                                                                     {"bytes", std::int64_t{64} << 20}};
 
 // The link model: model_bytes_per_second and the link's generation and width.
 void add_link_model(Work& w, int directions, const DeviceInfo& gpu) {
@@ -173,7 +176,7 @@ const Registrar registrar{
      {axis_named("host", "copy-engine cases: host memory", {"pinned", "pageable"}, {0, 1}),
       axis("bytes", "bytes", "per direction (a multiple of 16)",
            {std::int64_t{4} << 10, std::int64_t{1} << 20, std::int64_t{64} << 20}, 16, std::int64_t{1} << 36, 16),
-      axis("passes", "copies", "SM cases: times one launch copies the bytes", {1}, 1, kCopyMaxPasses),
+      axis("passes", "copies", "SM cases: times one launch copies the bytes", {1}, 1, kCopyMaxPasses).added_later(1),
       axis("working_set", "bytes", "latency: spanned by the chain in mapped host memory", {std::int64_t{2} << 20}, 16,
            std::int64_t{1} << 36),
       axis("chase_stride", "bytes", "latency: between the chain's nodes (a multiple of 8)", {128}, 8,
@@ -181,13 +184,17 @@ const Registrar registrar{
       axis("remote_node", "switch",
            "1: the host memory on the NUMA node nearest the GPU's but not its own (another socket's); 0: the GPU's "
            "own",
-           {0}, 0, 1)},
+           {0}, 0, 1)
+          .added_later(0)},
      cases,
      {"Host <-> device: copy engine and SM over the link",
       {figure("copies over the link", "bytes", "bytes_per_second").log_x().model("model_bytes_per_second"),
        figure("one thread chases host memory", "working_set", "latency_ns").log_x()},
       "",
-      {}}}};
+      {},
+      {{1, "host to device", "bytes_per_second", at("host_to_device_memcpy_ce", kPinned64MiB)},
+       {2, "device to host", "bytes_per_second", at("device_to_host_memcpy_ce", kPinned64MiB)},
+       {3, "host link both ways", "bytes_per_second", at("bidirectional_memcpy_ce", kPinned64MiB)}}}}};
 
 }  // namespace
 

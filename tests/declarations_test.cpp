@@ -11,26 +11,33 @@
 namespace membench::cases {
 namespace {
 
-void toy_cases(Family&) {}
+void toy_cases(Family& f) {
+  f.add("read", {"span", "order"}, {}, [](const CaseArgs&) -> CaseDefinition { throw CaseSkipped("a toy"); });
+}
 
-const Registrar toy{
-    {"toy",
-     {axis("span", "bytes", "bytes the toy reads", {4096}),
-      axis_named("order", "how it walks them", {"forward", "backward"}, {0, 1})},
-     toy_cases,
-     {"Toy: a family no script names",
-      {figure("reads by span", "span", "bytes_per_second")
-           .log_x()
-           .model("model_bytes_per_second")
-           .only({"read"})
-           .across({"dram_peak_bytes_per_second"})
-           .upright({"l2_bytes"})
-           .best_over({"order"}),
-       figure("by order", "order", "bytes_per_second").as_bars()},
-      "none of the study's",
-      {{2, "Toy table", "a toy row", "toy/read/span:4096", 123.5, {"sectors_per_request"}, "toy/read/span:64"}}}}};
+const Registrar toy{{"toy",
+                     {axis("span", "bytes", "bytes the toy reads", {4096}),
+                      axis_named("order", "how it walks them", {"forward", "backward"}, {0, 1})},
+                     toy_cases,
+                     {"Toy: a family no script names",
+                      {figure("reads by span", "span", "bytes_per_second")
+                           .log_x()
+                           .model("model_bytes_per_second")
+                           .only({"read"})
+                           .across({"dram_peak_bytes_per_second"})
+                           .upright({"l2_bytes"})
+                           .best_over({"order"}),
+                       figure("by order", "order", "bytes_per_second").as_bars()},
+                      "none of the study's",
+                      {{2,
+                        "Toy table",
+                        "a toy row",
+                        at("read", {{"order", "forward"}}),
+                        123.5,
+                        {"sectors_per_request"},
+                        at("read", {{"span", 64}, {"order", "backward"}})}}}}};
 
-const Registrar quiet{{"toy_quiet", {axis("n", "floats", "elements", {1})}, toy_cases, Downstream{}}};
+const Registrar quiet{{"toy_quiet", {axis("n", "floats", "elements", {1})}, [](Family&) {}, Downstream{}}};
 
 CaseSpec case_of(const std::string& family) {
   CaseSpec c;
@@ -50,10 +57,10 @@ TEST(Declarations, AFamilysTitleAxesAndFiguresAreInTheResultFile) {
   const auto& row = toy_entry["study_rows"][0];
   EXPECT_EQ(row.at("table"), 2);
   EXPECT_EQ(row.at("table_title"), "Toy table");
-  EXPECT_EQ(row.at("case"), "toy/read/span:4096");
+  EXPECT_EQ(row.at("case"), "toy/read/order:forward/span:4096");  // a name made from the reference
   EXPECT_EQ(row.at("article_gb_per_second"), 123.5);
   EXPECT_EQ(row.at("counters"), (nlohmann::ordered_json{"sectors_per_request"}));
-  EXPECT_EQ(row.at("baseline"), "toy/read/span:64");
+  EXPECT_EQ(row.at("baseline"), "toy/read/order:backward/span:64");
   ASSERT_EQ(toy_entry.at("axes").size(), 2u);
   EXPECT_EQ(toy_entry["axes"][0].at("unit"), "bytes");
   EXPECT_FALSE(toy_entry["axes"][0].contains("names"));

@@ -1,5 +1,6 @@
 #include "cases/family.hpp"
 
+#include <algorithm>
 #include <sstream>
 #include <stdexcept>
 
@@ -147,6 +148,68 @@ std::vector<CaseSpec> enumerate_cases(const Selection& selection) {
     }
   }
   return all;
+}
+
+}  // namespace membench::cases
+
+namespace membench::cases {
+
+namespace {
+
+// The value a reference fixes an axis at, as the axis holds it (a named
+// axis: the name's index); a std::logic_error where the axis has no such value.
+std::int64_t value_of(const std::string& family, const AxisSpec& a, const AxisValue& v) {
+  const std::string where = "family '" + family + "', axis '" + a.name + "': ";
+  if (!a.names.empty()) {
+    const auto it = std::find(a.names.begin(), a.names.end(), v.name);
+    if (v.name.empty() || it == a.names.end())
+      throw std::logic_error(where + "a reference names '" + v.name + "', not one of its names");
+    return it - a.names.begin();
+  }
+  if (!v.name.empty()) throw std::logic_error(where + "a reference names '" + v.name + "'; the axis takes numbers");
+  const bool allowed = a.allowed.empty() ? v.number >= a.min && v.number <= a.max && v.number % a.multiple_of == 0
+                                         : std::find(a.allowed.begin(), a.allowed.end(), v.number) != a.allowed.end();
+  if (!allowed)
+    throw std::logic_error(where + "a reference fixes it at " + std::to_string(v.number) + ", not a value it takes");
+  return v.number;
+}
+
+}  // namespace
+
+CaseId resolve(const FamilySpec& family, const CaseRef& ref) {
+  if (!ref.family.empty() && ref.family != family.name)
+    throw std::logic_error("a reference to family '" + ref.family + "' resolved in '" + family.name + "'");
+  const std::string where = "family '" + family.name + "', variant '" + ref.variant + "': ";
+  for (const auto& [name, value] : ref.axes)
+    if (std::none_of(family.axes.begin(), family.axes.end(), [&](const AxisSpec& a) { return a.name == name; }))
+      throw std::logic_error(where + "a reference fixes '" + name + "', which is not one of its axes");
+  Selection selection;
+  selection.values = [&](const std::string&, const AxisSpec& a) -> std::vector<std::int64_t> {
+    for (const auto& [name, value] : ref.axes)
+      if (name == a.name) return {value_of(family.name, a, value)};
+    if (a.before) return {*a.before};
+    return a.defaults;
+  };
+  Family cases(family, selection, 0);
+  family.cases(cases);
+  std::vector<const CaseId*> found;
+  for (const CaseSpec& c : cases.cases())
+    if (c.id.variant == ref.variant) found.push_back(&c.id);
+  if (found.empty()) throw std::logic_error(where + "no such variant");
+  for (const auto& [name, value] : ref.axes)
+    if (std::none_of(found.front()->axes.begin(), found.front()->axes.end(),
+                     [&](const CaseId::Axis& a) { return a.name == name; }))
+      throw std::logic_error(where + "its cases have no axis '" + name + "'");
+  if (found.size() > 1)
+    throw std::logic_error(where + "a reference names " + std::to_string(found.size()) + " cases (" +
+                           found.front()->name() + ", ...): fix every axis with several defaults");
+  return *found.front();
+}
+
+CaseId resolve(const CaseRef& ref) {
+  for (const FamilySpec& f : registered_families())
+    if (f.name == ref.family) return resolve(f, ref);
+  throw std::logic_error("a reference names family '" + ref.family + "', which is not registered");
 }
 
 }  // namespace membench::cases

@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -40,6 +41,12 @@ struct AxisSpec {
   std::vector<std::int64_t> allowed;  // empty: any value in [min, max]
   std::int64_t multiple_of = 1;
   std::vector<std::string> names;  // a named axis: value i is names[i]
+  // An axis added to the family after its first cases: the value those cases
+  // had (their names lack the axis). A reader fills a name without it with
+  // this value, and a case reference that does not fix it means it.
+  std::optional<std::int64_t> before;
+
+  AxisSpec& added_later(std::int64_t value_before) { return before = value_before, *this; }
 };
 
 // An axis that takes any value in [min, max] that is a multiple of `multiple_of`.
@@ -70,6 +77,30 @@ AxisSpec axis_named(std::string name, std::string help, const EnumNames<Enum, N>
 }
 
 class Family;
+
+// A value a case reference fixes an axis at: a number, or a named axis's name.
+struct AxisValue {
+  AxisValue(std::int64_t n) : number(n) {}  // NOLINT(google-explicit-constructor): {"n", 1 << 24}
+  AxisValue(int n) : number(n) {}           // NOLINT(google-explicit-constructor)
+  AxisValue(const char* n) : name(n) {}     // NOLINT(google-explicit-constructor): {"type", "float"}
+  std::int64_t number = 0;
+  std::string name;  // a named axis's value ("": a number)
+};
+
+// A case named by what it is, never by its name: a family, a variant and the
+// values of the axes it fixes. An axis it does not fix is the one its cases
+// had before the axis was added, else the axis's one default. resolve()
+// checks it against the declarations (a test resolves every reference a
+// family declares), so an unknown variant, axis or value fails the tests,
+// and an axis added later leaves every reference naming the same case.
+struct CaseRef {
+  std::string family;  // "": in a family's declarations, that family
+  std::string variant;
+  std::vector<std::pair<std::string, AxisValue>> axes;
+};
+inline CaseRef at(std::string variant, std::vector<std::pair<std::string, AxisValue>> axes = {}) {
+  return {"", std::move(variant), std::move(axes)};
+}
 
 // A figure a family declares; the result file carries it, and the scripts
 // draw it from there (a line for every combination of the axes not on x, the
@@ -111,10 +142,20 @@ struct StudyRow {
   int table = 0;  // tables in this order, across families
   std::string table_title;
   std::string label;
-  std::string case_name;             // without the trailing /manual_time
+  CaseRef of;                        // a case of the declaring family
   double article_gb_per_second = 0;  // 0: a claim the article makes without a number
   std::vector<std::string> counters;
-  std::string baseline;  // the case this row's GB/s is set beside ("": the table's first row)
+  std::optional<CaseRef> baseline;  // the case this row's GB/s is set beside (none: the table's first row)
+};
+
+// A case of membench --check: what it tests ("DRAM read", "L2 latency"),
+// the counter judged, and its place in the check's order (from the host
+// link to the L1).
+struct CheckDecl {
+  int order = 0;
+  std::string level;
+  std::string metric;
+  CaseRef of;  // a case of the declaring family
 };
 
 // The study's table of the claims the article makes without numbers (its
@@ -128,6 +169,7 @@ struct Downstream {
   std::vector<FigureSpec> figures;
   std::string study;                 // the family's place in the study, in a line ("": none)
   std::vector<StudyRow> study_rows;  // its rows in the study's tables
+  std::vector<CheckDecl> check;      // its cases in membench --check
 };
 
 struct FamilySpec {
@@ -148,6 +190,15 @@ struct Registrar {
   explicit Registrar(FamilySpec spec);
 };
 const std::vector<FamilySpec>& registered_families();
+
+// The case a reference names among the family's declarations (its family
+// field empty or this family's name), as it is named today; a
+// std::logic_error saying what does not fit: an unknown variant, axis or
+// value, or an axis it leaves open that has no value before and several
+// defaults.
+CaseId resolve(const FamilySpec& family, const CaseRef& ref);
+// The same, the family found by the reference's name among those registered.
+CaseId resolve(const CaseRef& ref);
 
 // What a run covers: the values of every family's axes (from the command
 // line, else the family's defaults), its devices, and the L2 states.

@@ -33,16 +33,17 @@ nlohmann::ordered_json counter_entry(const std::string& name) {
 
 namespace {
 
-nlohmann::ordered_json study_rows(const std::vector<cases::StudyRow>& rows) {
+// A family's study rows, each case named as it is today (the names are output).
+nlohmann::ordered_json study_rows(const cases::FamilySpec& family) {
   nlohmann::ordered_json out = nlohmann::ordered_json::array();
-  for (const cases::StudyRow& r : rows)
+  for (const cases::StudyRow& r : family.downstream.study_rows)
     out.push_back({{"table", r.table},
                    {"table_title", r.table_title},
                    {"label", r.label},
-                   {"case", r.case_name},
+                   {"case", cases::resolve(family, r.of).name()},
                    {"article_gb_per_second", r.article_gb_per_second},
                    {"counters", r.counters},
-                   {"baseline", r.baseline}});
+                   {"baseline", r.baseline ? cases::resolve(family, *r.baseline).name() : ""}});
   return out;
 }
 
@@ -58,6 +59,7 @@ nlohmann::ordered_json family_entries(const std::vector<const cases::CaseSpec*>&
     for (const cases::AxisSpec& a : family.axes) {
       nlohmann::ordered_json axis = {{"name", a.name}, {"unit", a.unit}, {"help", a.help}};
       if (!a.names.empty()) axis["names"] = a.names;
+      if (a.before) axis["before"] = *a.before;
       axes.push_back(axis);
     }
     nlohmann::ordered_json figures = nlohmann::ordered_json::array();
@@ -75,7 +77,7 @@ nlohmann::ordered_json family_entries(const std::vector<const cases::CaseSpec*>&
                          {"bars", f.bars}});
     out[family.name] = {{"title", family.downstream.title.empty() ? family.name : family.downstream.title},
                         {"study", family.downstream.study},
-                        {"study_rows", study_rows(family.downstream.study_rows)},
+                        {"study_rows", study_rows(family)},
                         {"axes", axes},
                         {"figures", figures}};
   }

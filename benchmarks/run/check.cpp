@@ -6,6 +6,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "cases/family.hpp"
+
 namespace membench::run {
 
 // Defined in the file the build makes from benchmarks/references/*.json: (file name, text).
@@ -76,26 +78,16 @@ std::string number(double v) {
 }  // namespace
 
 const std::vector<CheckCase>& check_cases() {
-  static const std::vector<CheckCase> cases = {
-      {"transfer/host_to_device_memcpy_ce/host:pinned/bytes:67108864/remote_node:0", "host to device",
-       "bytes_per_second"},
-      {"transfer/device_to_host_memcpy_ce/host:pinned/bytes:67108864/remote_node:0", "device to host",
-       "bytes_per_second"},
-      {"transfer/bidirectional_memcpy_ce/host:pinned/bytes:67108864/remote_node:0", "host link both ways",
-       "bytes_per_second"},
-      {"stream/read/type:float/elements:134217728/block:256", "DRAM read", "bytes_per_second"},
-      {"stream/write/type:float/elements:134217728/block:256", "DRAM write", "bytes_per_second"},
-      {"stream/copy/type:float/elements:134217728/block:256", "DRAM copy", "bytes_per_second"},
-      {"stream/triad/type:double/elements:134217728/block:256", "DRAM triad", "bytes_per_second"},
-      {"hierarchy/latency/working_set:1073741824/chase_stride:128", "DRAM latency", "latency_ns"},
-      {"hierarchy/bandwidth/working_set:16777216/width:16/persistent:1/through_l1:1", "L2 read", "bytes_per_second"},
-      {"hierarchy/latency/working_set:16777216/chase_stride:128", "L2 latency", "latency_ns"},
-      {"atomics/red/word:u32/space:global/shared_by:thread/updates:16", "L2 atomics", "updates_per_second"},
-      {"hierarchy/bandwidth/working_set:65536/width:16/persistent:1/through_l1:1", "L1 read", "bytes_per_second"},
-      {"hierarchy/latency/working_set:16384/chase_stride:128", "L1 latency", "latency_ns"},
-      {"shared/conflict_degree/shared_stride:1/width:16", "shared memory read", "bytes_per_second"},
-      {"atomics/add/word:u32/space:shared/shared_by:thread/updates:16", "shared-memory atomics", "updates_per_second"},
-  };
+  static const std::vector<CheckCase> cases = [] {
+    std::vector<std::pair<int, CheckCase>> ordered;
+    for (const cases::FamilySpec& f : cases::registered_families())
+      for (const cases::CheckDecl& c : f.downstream.check)
+        ordered.push_back({c.order, {cases::resolve(f, c.of).name(), c.level, c.metric}});
+    std::stable_sort(ordered.begin(), ordered.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
+    std::vector<CheckCase> out;
+    for (auto& [order, c] : ordered) out.push_back(std::move(c));
+    return out;
+  }();
   return cases;
 }
 

@@ -45,7 +45,8 @@ struct CheckCase {
   std::string level;   // "DRAM read", "L2 latency", "host to device", ...
   std::string metric;  // the counter judged: bytes_per_second, latency_ns, updates_per_second
 };
-// The check sweep, in the order it runs: every level from the host link to the L1.
+// The check sweep, in the order it runs: every level from the host link to
+// the L1, as the families declare their check cases.
 const std::vector<CheckCase>& check_cases();
 
 // A case's pct_of_peak as the reference's runs measured it: its band, in percent.

@@ -91,14 +91,16 @@ std::string check_listing(const std::vector<cases::CaseSpec>& all) {
 
 namespace {
 
-// A family's one default of an axis, as a name holds it (a named axis: its
-// label); empty where the axis has several defaults, or is not the family's.
-std::optional<cases::CaseId::Axis> single_default(const std::string& family, const std::string& axis) {
+// What a name without the axis stands for, as a name holds it (a named
+// axis: its label): the value the family's cases had before the axis was
+// added, else its one default; empty where neither tells (several
+// defaults), or the axis is not the family's.
+std::optional<cases::CaseId::Axis> value_before(const std::string& family, const std::string& axis) {
   for (const cases::FamilySpec& f : cases::registered_families()) {
     if (f.name != family) continue;
     for (const cases::AxisSpec& a : f.axes) {
-      if (a.name != axis || a.defaults.size() != 1) continue;
-      const std::int64_t v = a.defaults.front();
+      if (a.name != axis || (!a.before && a.defaults.size() != 1)) continue;
+      const std::int64_t v = a.before ? *a.before : a.defaults.front();
       if (a.names.empty()) return cases::CaseId::Axis{axis, v, ""};
       return cases::CaseId::Axis{axis, -1, a.names.at(static_cast<std::size_t>(v))};
     }
@@ -108,8 +110,8 @@ std::optional<cases::CaseId::Axis> single_default(const std::string& family, con
 
 // Whether a recorded case is the check case `wanted`: the same case, or the
 // same recorded before some of wanted's axes were added. A name holds every
-// axis its case has, so an axis it lacks had then only what is now its one
-// default; where wanted's value is that default, the two are one case.
+// axis its case has, so an axis it lacks had then the value before it (else
+// its one default); where wanted's value is that, the two are one case.
 bool recorded_as(const cases::CaseId& recorded, const cases::CaseId& wanted) {
   if (recorded.family != wanted.family || recorded.variant != wanted.variant) return false;
   auto tags = recorded.tags;
@@ -124,7 +126,7 @@ bool recorded_as(const cases::CaseId& recorded, const cases::CaseId& wanted) {
   for (const auto& w : wanted.axes) {
     if (const auto it = named(recorded.axes, w.name); it != recorded.axes.end()) {
       if (!(*it == w)) return false;
-    } else if (const auto d = single_default(wanted.family, w.name); !d || !(*d == w)) {
+    } else if (const auto d = value_before(wanted.family, w.name); !d || !(*d == w)) {
       return false;
     }
   }

@@ -1,0 +1,104 @@
+// Case references, on the CPU: a reference names a case by its family,
+// variant and the axis values it fixes, never by its name; every reference
+// a family declares resolves, a wrong one says what does not fit, and an
+// axis added later leaves a reference naming the case it named.
+#include <gtest/gtest.h>
+
+#include <set>
+#include <stdexcept>
+#include <string>
+
+#include "cases/family.hpp"
+#include "run/check.hpp"
+
+namespace membench::cases {
+namespace {
+
+CaseDefinition none(const CaseArgs&) { throw CaseSkipped("not run"); }
+
+// A family as it was, and as it is after an axis was added to its variant.
+FamilySpec trial(bool with_k) {
+  FamilySpec f;
+  f.name = "trial";
+  f.axes = {axis_named("kind", "a named axis", {"plain", "fancy"}, {0, 1}), axis("n", "things", "how many", {8, 16})};
+  if (with_k) f.axes.push_back(axis("k", "ways", "added later", {1, 2}).added_later(1));
+  f.cases = [with_k](Family& fam) {
+    fam.add("v", with_k ? std::vector<std::string>{"kind", "n", "k"} : std::vector<std::string>{"kind", "n"}, {}, none);
+    fam.add("w", {"n"}, {}, none);
+  };
+  return f;
+}
+
+std::string error_of(const FamilySpec& f, const CaseRef& ref) {
+  try {
+    resolve(f, ref);
+  } catch (const std::logic_error& e) { return e.what(); }
+  return "";
+}
+
+TEST(CaseRef, NamesACaseByItsAxesNamedOnesByName) {
+  EXPECT_EQ(resolve(trial(false), at("v", {{"kind", "fancy"}, {"n", 16}})).name(), "trial/v/kind:fancy/n:16");
+  EXPECT_EQ(resolve(trial(false), at("w", {{"n", 8}})).name(), "trial/w/n:8");
+  // The suite's own: the check's DRAM read, by its family found among those registered.
+  EXPECT_EQ(resolve({"stream", "read", {{"type", "float"}}}).name(),
+            "stream/read/type:float/elements:134217728/block:256");
+}
+
+TEST(CaseRef, AWrongReferenceSaysWhatDoesNotFit) {
+  const FamilySpec f = trial(false);
+  EXPECT_NE(error_of(f, at("x", {{"n", 8}, {"kind", "plain"}})).find("no such variant"), std::string::npos);
+  EXPECT_NE(error_of(f, at("v", {{"m", 8}})).find("'m', which is not one of its axes"), std::string::npos);
+  EXPECT_NE(error_of(f, at("v", {{"kind", "odd"}, {"n", 8}})).find("'odd', not one of its names"), std::string::npos);
+  EXPECT_NE(error_of(f, at("v", {{"kind", 1}, {"n", 8}})).find("not one of its names"), std::string::npos);
+  EXPECT_NE(error_of(f, at("v", {{"kind", "plain"}, {"n", 0}})).find("at 0, not a value it takes"), std::string::npos);
+  EXPECT_NE(error_of(f, at("w", {{"n", 8}, {"kind", "plain"}})).find("its cases have no axis 'kind'"),
+            std::string::npos);
+  EXPECT_NE(error_of(f, at("v", {{"n", 8}})).find("names 2 cases"), std::string::npos);  // kind left open
+  EXPECT_NE(error_of(f, {"other", "v", {}}).find("family 'other'"), std::string::npos);
+  EXPECT_THROW(resolve({"no_such_family", "v", {}}), std::logic_error);
+}
+
+// The trial the design asks for: an axis added to an existing variant, with
+// the value its cases had before, leaves every reference naming the same
+// case (now with the axis in its name), and the result file says so.
+TEST(CaseRef, AnAxisAddedLaterLeavesAReferenceNamingTheSameCase) {
+  const CaseRef ref = at("v", {{"kind", "plain"}, {"n", 8}});
+  EXPECT_EQ(resolve(trial(false), ref).name(), "trial/v/kind:plain/n:8");
+  EXPECT_EQ(resolve(trial(true), ref).name(), "trial/v/kind:plain/n:8/k:1");
+  EXPECT_EQ(resolve(trial(true), at("v", {{"kind", "plain"}, {"n", 8}, {"k", 2}})).name(),
+            "trial/v/kind:plain/n:8/k:2");
+  // Without a value before, an axis of several defaults must be fixed.
+  FamilySpec f = trial(true);
+  f.axes.back().before.reset();
+  EXPECT_NE(error_of(f, ref).find("names 2 cases"), std::string::npos);
+}
+
+// Every reference a registered family declares resolves: its study rows and
+// their baselines, and its check cases; the check's 15 are each named once.
+TEST(CaseRef, EveryReferenceTheFamiliesDeclareResolves) {
+  int refs = 0;
+  for (const FamilySpec& f : registered_families()) {
+    SCOPED_TRACE(f.name);
+    for (const StudyRow& r : f.downstream.study_rows) {
+      EXPECT_NO_THROW(resolve(f, r.of)) << r.label;
+      if (r.baseline) EXPECT_NO_THROW(resolve(f, *r.baseline)) << r.label;
+      ++refs;
+    }
+    for (const CheckDecl& c : f.downstream.check) {
+      EXPECT_NO_THROW(resolve(f, c.of)) << c.level;
+      ++refs;
+    }
+  }
+  EXPECT_GT(refs, 30);
+  std::set<std::string> names, levels;
+  for (const run::CheckCase& c : run::check_cases()) {
+    EXPECT_TRUE(names.insert(c.name).second) << c.name << " twice";
+    EXPECT_TRUE(levels.insert(c.level).second) << c.level << " twice";
+  }
+  EXPECT_EQ(names.size(), 15u);
+  EXPECT_EQ(run::check_cases().front().level, "host to device");  // the check's order: the host link first
+  EXPECT_EQ(run::check_cases().back().level, "shared-memory atomics");
+}
+
+}  // namespace
+}  // namespace membench::cases
