@@ -148,7 +148,7 @@ def compare(baseline: dict, contender: dict, metric: str, threshold: float, alph
     """Rows for every case of either file, in the baseline's order, then new ones. Which way
     is better comes from the files' catalog; a metric without a direction is an InputError."""
     better = mr.require_direction([baseline, contender], metric)
-    base_cases, cont_cases = mr.cases(baseline), mr.cases(contender)
+    base_cases, cont_cases = mr.cases(baseline, contender), mr.cases(contender, baseline)
     rows = []
     for name, base in base_cases.items():
         cont = cont_cases.get(name)
@@ -268,7 +268,7 @@ def main(argv: list[str] | None = None) -> int:
             raise mr.InputError(f"--metric {args.metric}: not in these files; they have: {', '.join(sorted(present))}")
         mr.require_metric(baseline, args.baseline, args.metric)
         mr.require_metric(contender, args.contender, args.metric)
-        if not set(mr.cases(baseline)) & set(mr.cases(contender)):
+        if not set(mr.cases(baseline, contender)) & set(mr.cases(contender, baseline)):
             raise mr.InputError("the two files have no case in common")
         rows = compare(baseline, contender, args.metric, args.threshold, args.alpha)
     except mr.InputError as e:

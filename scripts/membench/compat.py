@@ -90,6 +90,9 @@ RENAMED_AXES = {"layout": {"n": "structs"}, "shared": {"n": "side"}, "stream": {
 
 # Axes added to a variant later, with the value its cases had before (appended
 # last, as the family lists them): files written before then read as that case.
+# Frozen: an axis added since is declared with its value before in the
+# family's own file (AxisSpec::added_later), and the result file's catalog
+# carries it, so readers take it from there.
 ADDED_AXES = {
     **{("async", v): (("persistent", 1),) for v in ("sync", "memcpy_async", "pipeline", "bulk", "tma")},
     ("hierarchy", "bandwidth"): (("width", 16), ("persistent", 1), ("through_l1", 1)),

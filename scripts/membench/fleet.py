@@ -102,17 +102,15 @@ def collect(paths: list[str], metric: str, threshold: float) -> tuple[dict[str, 
     is better for the metric (the files' catalog says)."""
     table: dict[str, list[Entry]] = defaultdict(list)
     seen: dict[str, str] = {}
-    docs = []
-    for path in paths:
-        doc = mr.load(path)
-        docs.append(doc)
+    docs = [mr.load(path) for path in paths]  # each read before any is judged: one reads beside the others
+    for path, doc in zip(paths, docs):
         mr.require_metric(doc, path, metric)
         gpus = gpus_of(doc, path)
         for gpu in gpus.values():
             if gpu.uuid in seen:
                 raise mr.InputError(f"GPU {gpu.uuid} is in both {seen[gpu.uuid]} and {path}; give each GPU once")
             seen[gpu.uuid] = path
-        for case in mr.cases(doc).values():
+        for case in mr.cases(doc, *docs).values():
             ordinal = case.params.get("device")
             if not isinstance(ordinal, int):
                 ordinal = next(iter(gpus))

@@ -3,12 +3,15 @@
     python scripts/headline.py [--spec benchmarks/results/headline.json] [--readme README.md] [--check]
 
 The spec lists the rows: what a row shows, its unit, its cells (a result
-file under benchmarks/results/ and a case in it, the metric
+file under benchmarks/results/ and a case in it, named by its family,
+variant and the axes it fixes, never by its name; the metric
 bytes_per_second unless named), whether the cases' pct_of_peak goes beside
-them, and the peers beside it, as text in which {FILE CASE} stands for
-that case's bytes per second in the row's unit; and, under "energy", a
-level per row with the file and case of a --energy run (its bandwidth,
-the board's power, picojoules per byte, and above the idle board). Each value is the case's
+them, and the peers beside it, as text in which {K} stands for the K-th
+of its beside cells' bytes per second in the row's unit; and, under
+"energy", a level per row with the file and case of a --energy run (its
+bandwidth, the board's power, picojoules per byte, and above the idle
+board). A reference that names no case of its file, or several, is an
+error. Each value is the case's
 median over its repetitions, read through the same reader as every script
 (old names under today's). The tables replace what stands between
 <!-- headline --> and <!-- /headline -->, and <!-- energy --> and
@@ -50,20 +53,37 @@ def four(value: float) -> str:
     return f"{value:.{max(0, 3 - math.floor(math.log10(abs(value))))}f}"
 
 
+def described(ref: dict) -> str:
+    """A reference as a person reads it: stream read (type float, elements 134217728)."""
+    axes = ", ".join(f"{k} {v}" for k, v in ref.get("axes", {}).items())
+    return f"{ref['family']} {ref['variant']}" + (f" ({axes})" if axes else "")
+
+
 class Files:
-    """The committed files, each read once, and a case's median by name."""
+    """The committed files, each read once, and the case a reference names in one."""
 
     def __init__(self) -> None:
         self.cases: dict[str, dict[str, mr.Case]] = {}
 
-    def value(self, file: str, case: str, metric: str) -> float:
+    def case(self, ref: dict) -> mr.Case:
+        file = ref["file"]
         if file not in self.cases:
             self.cases[file] = mr.cases(mr.load(RESULTS / file))
-        name = case if case.endswith("/manual_time") else case + "/manual_time"
-        found = self.cases[file].get(mr.current_name(name)[0])
-        value = found.median(metric) if found else None
+        fixed = ref.get("axes", {})
+        found = [
+            c
+            for c in self.cases[file].values()
+            if (c.family, c.variant) == (ref["family"], ref["variant"])
+            and all(c.params.get(k) == v for k, v in fixed.items())
+        ]
+        if len(found) != 1:
+            raise mr.InputError(f"{file}: {described(ref)} names {len(found)} cases, not one")
+        return found[0]
+
+    def value(self, ref: dict, metric: str) -> float:
+        value = self.case(ref).median(metric)
         if value is None:
-            raise mr.InputError(f"{file}: no {metric} of {case}")
+            raise mr.InputError(f"{ref['file']}: no {metric} of {described(ref)}")
         return value
 
 
@@ -72,21 +92,25 @@ def row(files: Files, spec: dict) -> str:
     if unit not in UNITS:
         raise mr.InputError(f"{spec['what']}: unit {unit!r} is not one of {', '.join(UNITS)}")
     cells = spec["cells"]
-    values = [files.value(c["file"], c["case"], c.get("metric", "bytes_per_second")) / UNITS[unit] for c in cells]
-    pcts = [files.value(c["file"], c["case"], "pct_of_peak") for c in cells] if spec.get("pct") else []
+    values = [files.value(c, c.get("metric", "bytes_per_second")) / UNITS[unit] for c in cells]
+    pcts = [files.value(c, "pct_of_peak") for c in cells] if spec.get("pct") else []
+    others = spec.get("beside_cells", [])
 
     def own(match: re.Match) -> str:
-        return four(files.value(match.group(1), match.group(2), "bytes_per_second") / UNITS[unit])
+        k = int(match.group(1))
+        if k >= len(others):
+            raise mr.InputError(f"{spec['what']}: its beside text names cell {k} of {len(others)}")
+        return four(files.value(others[k], "bytes_per_second") / UNITS[unit])
 
-    beside = re.sub(r"\{(\S+) (\S+)\}", own, spec.get("beside", ""))
+    beside = re.sub(r"\{(\d+)\}", own, spec.get("beside", ""))
     measured = " / ".join(four(v) for v in values) + f" {unit}"
     return f"| {spec['what']} | {measured} | {' / '.join(f'{p:.1f}' for p in pcts)} | {beside} |"
 
 
 def energy_row(files: Files, spec: dict) -> str:
     """A level's energy: its bandwidth, the board's power, picojoules per byte, and above the idle board."""
-    file, case = spec["file"], spec["case"]
-    got = [files.value(file, case, m) for m in ("bytes_per_second", "power_w", "pj_per_byte", "pj_per_byte_above_idle")]
+    got = [files.value(spec, m) for m in ("bytes_per_second", "power_w", "pj_per_byte", "pj_per_byte_above_idle")]
+    case = files.case(spec).name.removesuffix("/manual_time")  # the name as the file holds it: output
     return f"| {spec['level']} | `{case}` | {four(got[0] / 1e9)} | {got[1]:.0f} | {four(got[2])} | {four(got[3])} |"
 
 

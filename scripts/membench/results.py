@@ -380,7 +380,8 @@ RENAMED_AXES, ADDED_AXES = compat.RENAMED_AXES, compat.ADDED_AXES
 
 
 def current_name(name: str) -> tuple[str, CaseName]:
-    """A run name under today's axis names and axes, and its parts."""
+    """A run name of a file written before its catalog carried the cases as data, under today's axis
+    names and axes (the compatibility module's frozen tables), and its parts."""
     parsed = parse_name(name)
     renamed = RENAMED_AXES.get(parsed.family, {})
     renaming = any(key in renamed for key, _ in parsed.parts)
@@ -407,18 +408,86 @@ def complete(doc: dict) -> bool:
     return not isinstance(membench, dict) or membench.get("complete", True) is not False
 
 
-def cases(doc: dict) -> dict[str, Case]:
-    """The cases of a document, in run order, keyed by run name under today's axis
-    names (aggregates ignored)."""
+def catalog(doc: dict) -> dict[str, dict]:
+    """The file's own list of its cases (membench.cases: family, variant, tags and axes as data), by name;
+    empty for a file written before the list travelled with it."""
+    listed = (doc.get("membench") or {}).get("cases") if isinstance(doc.get("membench"), dict) else None
+    if not isinstance(listed, list):
+        return {}
+    return {c["name"]: c for c in listed if isinstance(c, dict) and isinstance(c.get("name"), str)}
+
+
+def axes_before(*docs: dict) -> dict[str, dict[str, int | str]]:
+    """Per family, the value its cases had before each axis added to it later, as the files' catalogs
+    declare it ("before"): what a case of an older file that lacks the axis stands for."""
+    out: dict[str, dict[str, int | str]] = {}
+    for doc in docs:
+        families = (doc.get("membench") or {}).get("families") if isinstance(doc.get("membench"), dict) else None
+        for family, declared in (families or {}).items():
+            for axis in declared.get("axes", []) if isinstance(declared, dict) else []:
+                if isinstance(axis, dict) and "before" in axis:
+                    value, names = axis["before"], axis.get("names")
+                    out.setdefault(family, {})[axis["name"]] = names[value] if names else value
+    return out
+
+
+def variant_axes(*docs: dict) -> dict[tuple[str, str], tuple[str, ...]]:
+    """The axes each variant's cases have, in their order, as the newest of the files' catalogs lists them."""
+    out: dict[tuple[str, str], tuple[str, ...]] = {}
+    for doc in docs:
+        for entry in catalog(doc).values():
+            axes = tuple(a["name"] for a in entry.get("axes", []) if isinstance(a, dict) and "name" in a)
+            key = (entry.get("family"), entry.get("variant"))
+            if len(axes) >= len(out.get(key, ())):
+                out[key] = axes
+    return out
+
+
+def listed_name(entry: dict) -> CaseName:
+    """A case of the catalog as data: its tags, then its axes (a named axis by its name)."""
+    tags = tuple((k, v) for k, v in (entry.get("tags") or {}).items())
+    axes = tuple((a["name"], a["value"]) for a in entry.get("axes", []))
+    return CaseName(entry["family"], entry["variant"], tags + axes)
+
+
+def with_axes_added(parsed: CaseName, before: dict, shape: tuple[str, ...]) -> CaseName:
+    """A case of a file written before some of its variant's axes were added, with the values its cases had
+    then, its axes in today's order."""
+    known = before.get(parsed.family, {})
+    missing = [a for a in shape if a not in parsed.params and a in known]
+    if not missing:
+        return parsed
+    params = {**parsed.params, **{a: known[a] for a in missing}}
+    tags = tuple(p for p in parsed.parts if p[0] not in shape)
+    return CaseName(parsed.family, parsed.variant, tags + tuple((a, params[a]) for a in shape if a in params))
+
+
+def cases(doc: dict, *others: dict) -> dict[str, Case]:
+    """The cases of a document, in run order, keyed by run name under today's axis names (aggregates
+    ignored). Each case's tags and axes come from the file's catalog; a file written before the catalog
+    has its names read by the compatibility module. An axis the file's cases lack that the catalogs of
+    the file and of `others` (the files it is read beside) say was added later takes the value its cases
+    had before, so a case reads as the same case on either side of the axis."""
     out: dict[str, Case] = {}
     whole = complete(doc)
+    listed = catalog(doc)
+    before = axes_before(doc, *others)
+    shapes = variant_axes(doc, *others)
     for entry in doc["benchmarks"]:
         if entry.get("run_type", "iteration") != "iteration":
             continue
         name = entry.get("run_name", entry["name"])
         if not isinstance(name, str):
             raise InputError(f"{entry['name']}: 'run_name' is not a string")
-        name, parsed = current_name(name)
+        if name in listed:
+            # As data; an axis added before the catalog said so (the frozen table) is filled as for any file.
+            parsed = listed_name(listed[name])
+            name, parsed = current_name(parsed.format("/manual_time" if name.endswith("/manual_time") else ""))
+        else:
+            name, parsed = current_name(name)
+        filled = with_axes_added(parsed, before, shapes.get((parsed.family, parsed.variant), ()))
+        if filled != parsed:
+            parsed, name = filled, filled.format("/manual_time" if name.endswith("/manual_time") else "")
         if name not in out:
             out[name] = Case(name, parsed.family, parsed.variant, parsed.params, run_complete=whole)
         case = out[name]

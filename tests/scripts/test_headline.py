@@ -10,6 +10,7 @@ import pytest
 from membench import headline
 
 ROOT = Path(__file__).resolve().parents[2]
+LIMITS = "h200/2026-12-01-where-it-really-runs/limits/limits.json"
 
 
 def test_the_readme_table_is_what_the_committed_files_give(capsys):
@@ -23,11 +24,17 @@ def test_four_significant_digits_keep_their_zeros(value, shown):
     assert headline.four(value) == shown
 
 
-def spec_with(tmp_path, cells, beside="") -> str:
+def spec_with(tmp_path, cells, beside="", beside_cells=()) -> str:
     path = tmp_path / "spec.json"
-    path.write_text(
-        json.dumps({"rows": [{"what": "x", "unit": "GB/s", "pct": False, "cells": cells, "beside": beside}]})
-    )
+    row = {
+        "what": "x",
+        "unit": "GB/s",
+        "pct": False,
+        "cells": cells,
+        "beside": beside,
+        "beside_cells": list(beside_cells),
+    }
+    path.write_text(json.dumps({"rows": [row]}))
     return str(path)
 
 
@@ -44,12 +51,10 @@ def test_a_changed_number_in_the_readme_is_caught(tmp_path, capsys):
 def test_a_cell_and_a_beside_are_read_from_their_files(tmp_path):
     readme = tmp_path / "README.md"
     readme.write_text("a\n<!-- headline -->\nold\n<!-- /headline -->\nb\n")
-    cell = {
-        "file": "h200/2026-12-01-where-it-really-runs/limits/limits.json",
-        "case": "stream/copy/type:double/elements:67108864/block:256",
-    }
-    memcpy = "{h200/2026-12-01-where-it-really-runs/limits/limits.json global/memcpy/n:67108864}"
-    assert headline.main(["--readme", str(readme), "--spec", spec_with(tmp_path, [cell], f"memcpy {memcpy}")]) == 0
+    cell = {"file": LIMITS, "family": "stream", "variant": "copy", "axes": {"type": "double", "elements": 67108864}}
+    memcpy = {"file": LIMITS, "family": "global", "variant": "memcpy", "axes": {"n": 67108864}}
+    spec = spec_with(tmp_path, [cell], "memcpy {0}", [memcpy])
+    assert headline.main(["--readme", str(readme), "--spec", spec]) == 0
     assert readme.read_text().splitlines()[4] == "| x | 4247 GB/s |  | memcpy 4173 |"
 
 
@@ -57,11 +62,15 @@ def test_a_cell_and_a_beside_are_read_from_their_files(tmp_path):
     "cells, expected",
     [
         (
-            [{"file": "h200/2026-12-01-where-it-really-runs/limits/limits.json", "case": "stream/none/x:1"}],
-            "no bytes_per_second of stream/none",
+            [{"file": LIMITS, "family": "stream", "variant": "none"}],
+            "stream none names 0 cases, not one",
         ),
-        ([{"file": "no/such.json", "case": "stream/copy/x:1"}], "no/such.json"),
-        ([{"case": "stream/copy/x:1"}], "a row lacks 'file'"),
+        (
+            [{"file": LIMITS, "family": "stream", "variant": "copy", "axes": {"elements": 67108864}}],
+            "stream copy (elements 67108864) names 2 cases",  # float and double: not one case
+        ),
+        ([{"file": "no/such.json", "family": "stream", "variant": "copy"}], "no/such.json"),
+        ([{"family": "stream", "variant": "copy"}], "a row lacks 'file'"),
     ],
 )
 def test_a_spec_naming_what_is_not_there_is_one_line_and_status_two(tmp_path, capsys, cells, expected):
@@ -84,15 +93,14 @@ def test_zero_is_zero():
 def test_a_block_at_the_very_start_and_an_energy_table_are_written(tmp_path):
     readme = tmp_path / "README.md"
     readme.write_text("<!-- headline -->\n<!-- /headline -->\n<!-- energy -->\nold\n<!-- /energy -->\n")
-    cell = {
-        "file": "h200/2026-12-01-where-it-really-runs/limits/limits.json",
-        "case": "stream/copy/type:double/elements:67108864/block:256/manual_time",
-    }
+    cell = {"file": LIMITS, "family": "stream", "variant": "copy", "axes": {"type": "double", "elements": 67108864}}
     spec = tmp_path / "spec.json"
     level = {
         "level": "DRAM",
         "file": "h200/2026-12-02-fleet-check/energy.json",
-        "case": "stream/read/type:float/elements:134217728/block:256",
+        "family": "stream",
+        "variant": "read",
+        "axes": {"type": "float"},
     }
     spec.write_text(json.dumps({"rows": [{"what": "x", "unit": "GB/s", "cells": [cell]}], "energy": [level]}))
     assert headline.main(["--readme", str(readme), "--spec", str(spec)]) == 0

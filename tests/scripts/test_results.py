@@ -473,3 +473,48 @@ def test_a_fifo_is_refused_without_being_opened_for_a_read_that_waits(tmp_path):
     big.write_bytes(b"\xff\xfe")
     with pytest.raises(mr.InputError, match="not UTF-8"):
         mr.read_input(big)
+
+
+def _toy_run(with_k: bool, rate: float) -> dict:
+    """A run of a family 'toy' from before and after its variant got an axis k, declared with its value before."""
+    axes = [{"name": "n", "value": 8, "unit": "things"}] + (
+        [{"name": "k", "value": 1, "unit": "ways"}] if with_k else []
+    )
+    name = "toy/v/n:8" + ("/k:1" if with_k else "") + "/manual_time"
+    declared = [{"name": "n", "unit": "things", "help": "h"}]
+    if with_k:
+        declared.append({"name": "k", "unit": "ways", "help": "added later", "before": 1})
+    return {
+        "context": {"gpu_name": "NVIDIA H200", "membench_version": "0.1.0"},
+        "benchmarks": [
+            {"name": name, "run_name": name, "run_type": "iteration", "real_time": 1.0, "bytes_per_second": rate}
+        ],
+        "membench": {
+            "schema_version": 1,
+            "counters": {"bytes_per_second": {"unit": "B/s", "better": "higher", "kind": "measured"}},
+            "cases": [{"name": name, "family": "toy", "variant": "v", "tags": {}, "axes": axes}],
+            "families": {"toy": {"axes": declared}},
+        },
+    }
+
+
+def test_a_case_from_before_an_axis_was_added_reads_beside_a_newer_file_as_the_case_with_its_value_before():
+    """No table of added axes: the newer file's catalog says what the axis was before, and a file written
+    before it reads as that case beside it (read alone, as it was written)."""
+    from membench import compare
+
+    old, new = _toy_run(False, 1e12), _toy_run(True, 1.1e12)
+    assert list(mr.cases(old)) == ["toy/v/n:8/manual_time"]
+    assert list(mr.cases(old, new)) == list(mr.cases(new, old)) == ["toy/v/n:8/k:1/manual_time"]
+    assert mr.cases(old, new)["toy/v/n:8/k:1/manual_time"].params == {"n": 8, "k": 1}
+    rows = compare.compare(old, new, "bytes_per_second", 5.0, 0.05)
+    assert [(r.name, r.baseline, r.contender) for r in rows] == [("toy/v/n:8/k:1/manual_time", 1e12, 1.1e12)]
+
+
+def test_a_case_s_tags_and_axes_come_from_the_catalog_not_its_name():
+    """The catalog is what a case is; a name that disagrees with it (a renamed case) reads as the catalog says."""
+    doc = _toy_run(True, 1e12)
+    doc["membench"]["cases"][0]["axes"][0]["value"] = 9  # the catalog's n, not the name's
+    doc["membench"]["cases"][0]["tags"] = {"l2": "cold"}
+    (case,) = mr.cases(doc).values()
+    assert case.params == {"l2": "cold", "n": 9, "k": 1} and (case.family, case.variant) == ("toy", "v")
