@@ -1240,6 +1240,31 @@ MUTANTS = [
         "    } else if (false && o.peak_assumed) {",
         "a peak resting on an assumption is judged provisionally",
     ),
+    # ---- case references ---------------------------------------------------------------------------
+    M(
+        "benchmarks/cases/family.cpp",
+        "    if (a.before) return {*a.before};\n",
+        "",
+        "a reference that leaves an added axis open takes every default",
+    ),
+    M(
+        "benchmarks/cases/family.cpp",
+        "  if (found.size() > 1)",
+        "  if (found.size() > 2)",
+        "a reference naming two cases is taken as the first",
+    ),
+    M(
+        "benchmarks/cases/family.cpp",
+        "  if (!allowed)\n",
+        "  if (false)\n",
+        "a reference may fix a value its axis does not take",
+    ),
+    M(
+        "benchmarks/run/check.cpp",
+        "    std::stable_sort(ordered.begin(), ordered.end(),",
+        "    std::stable_sort(ordered.begin(), ordered.begin(),",
+        "the check's cases run in the families' order, not the declared one",
+    ),
 ]
 
 
