@@ -10,13 +10,16 @@
 #include <nlohmann/json.hpp>
 #include <regex>
 #include <set>
+#include <sstream>
 #include <string>
 #include <vector>
 
+#include "cases/family.hpp"
 #include "gpu.hpp"
 #include "membench/platform/device_info.hpp"
 #include "process.hpp"
 #include "run/check.hpp"
+#include "run/check_run.hpp"
 
 namespace membench::run {
 namespace {
@@ -108,6 +111,30 @@ TEST(CheckReference, ABadFileSaysWhatIsWrong) {
 // to the highest high plus it, around the median of their medians; a case
 // no reference has an efficiency of is not in it; no efficiency at all, no
 // provisional reference.
+// A reference made from runs older than an axis names its case without it:
+// the check still runs the case it judges, today's, and files its outcome
+// under the band's name.
+TEST(CheckRunCases, ABandNamedWithoutAnAxisAddedSinceJudgesTodaysCase) {
+  const std::string old_name = "transfer/host_to_device_memcpy_ce/host:pinned/bytes:67108864";  // before remote_node
+  const Reference r = parse_reference(
+      reference_json("NVIDIA H201", nlohmann::json::array({band_json(old_name, 5e10, 4e10, 6e10)})).dump(), "old");
+  DeviceInfo gpu;
+  gpu.name = "NVIDIA H201";
+  const std::vector<Reference> references = {r};  // the check keeps pointers into them
+  CheckRun check(references, {gpu});
+  cases::Selection s;
+  s.values = [](const std::string&, const cases::AxisSpec& axis) { return axis.defaults; };
+  const std::vector<cases::CaseSpec> kept = check.cases(cases::enumerate_cases(s));
+  ASSERT_EQ(kept.size(), 1u);
+  EXPECT_EQ(kept[0].id.name(), old_name + "/remote_node:0");
+  cases::Outcome measured;
+  measured.counters = {{"bytes_per_second", 3e10}};
+  check.observe(kept[0], measured);
+  std::ostringstream out;
+  EXPECT_EQ(check.finish(1, "h", "", out), kCheckUnhealthy) << out.str();  // 30 GB/s under a band from 40
+  EXPECT_NE(out.str().find("SLOW DRAM read: " + old_name + ": 30 GB/s, band 40 GB/s"), std::string::npos) << out.str();
+}
+
 TEST(CheckProvisional, BandsJoinTheReferencesEfficienciesWidenedByTheMargin) {
   const auto p = provisional_reference(
       {with_efficiency("NVIDIA H200", 93, 85, 99, 13), with_efficiency("NVIDIA H100", 91, 88, 100, 2)}, "NVIDIA B201");

@@ -2,7 +2,7 @@
 // closed by a "membench" object that says what the numbers mean, once:
 //
 //   "membench": {
-//     "schema_version": 1,
+//     "schema_version": 2,               2: a family's axis added later carries "before" (1: none did)
 //     "complete": true,                  false while the run goes on (or if it was killed)
 //     "counters": {"bytes_per_second": {"unit": "B/s", "better": "higher", "kind": "measured",
 //                                        "description": "..."}, ...},   every number the file holds
@@ -36,7 +36,7 @@ struct ResultFileSpec {
 };
 
 // The "membench" object's schema version; readers check it.
-inline constexpr int kSchemaVersion = 1;
+inline constexpr int kSchemaVersion = 2;
 
 // The catalog entry of a counter (unit, better, kind, description); a
 // counter nothing declares has kind "undeclared".

@@ -236,20 +236,34 @@ bool CheckRun::any_reference() const {
   return std::any_of(reference_.begin(), reference_.end(), [](const auto& r) { return r.second != nullptr; });
 }
 
+namespace {
+
+// The band of `r` that judges case `c`: named as the case is, or as it was
+// named before axes were added to it (a reference made from older runs).
+const Band* band_for(const Reference& r, const cases::CaseSpec& c) {
+  const std::string name = check_name(c);
+  const auto today = cases::CaseId::parse(name);  // as a band's name reads (a named axis by its label)
+  for (const Band& b : r.bands) {
+    if (b.of.name == name) return &b;
+    if (const auto named = cases::CaseId::parse(b.of.name); named && today && recorded_as(*named, *today)) return &b;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
 std::vector<cases::CaseSpec> CheckRun::cases(std::vector<cases::CaseSpec> all) const {
   std::vector<cases::CaseSpec> kept;
   for (cases::CaseSpec& c : all) {
     const Reference* r = reference_.count(c.device) ? reference_.at(c.device) : nullptr;
-    if (r == nullptr) continue;
-    const std::string name = check_name(c);
-    if (std::any_of(r->bands.begin(), r->bands.end(), [&](const Band& b) { return b.of.name == name; }))
-      kept.push_back(std::move(c));
+    if (r != nullptr && band_for(*r, c) != nullptr) kept.push_back(std::move(c));
   }
   return kept;
 }
 
 void CheckRun::observe(const cases::CaseSpec& c, const cases::Outcome& o) {
-  seen_[{c.device, check_name(c)}].push_back(o);
+  const Reference* r = reference_.count(c.device) ? reference_.at(c.device) : nullptr;
+  if (const Band* b = r != nullptr ? band_for(*r, c) : nullptr) seen_[{c.device, b->of.name}].push_back(o);
 }
 
 int CheckRun::finish(double seconds, const std::string& host, const std::string& metrics_file,

@@ -215,7 +215,10 @@ def number(value: object, what: str) -> float:
     return float(value)
 
 
-SCHEMA_VERSION = 1  # the "membench" object's schema_version these scripts read
+SCHEMA_VERSION = 2  # the "membench" object's schema_version membench writes now
+# What each version these scripts read added: 1 the catalog (counters, cases, families); 2 an axis added to a
+# family after its first cases carries "before" (read by axes_before; a version-1 file has none).
+SCHEMA_VERSIONS = (1, 2)
 
 
 MAX_INPUT_BYTES = 512 << 20  # far more than any result file, reference or profile
@@ -307,8 +310,11 @@ def check(doc: object, path: str) -> None:
         if not isinstance(membench, dict) or not isinstance(membench.get("counters", {}), dict):
             raise InputError(f"{path}: its 'membench' object is not membench's")
         version = membench.get("schema_version")
-        if version != SCHEMA_VERSION:
-            raise InputError(f"{path}: schema_version {json.dumps(version)[:20]}; these scripts read {SCHEMA_VERSION}")
+        if version not in SCHEMA_VERSIONS:
+            raise InputError(
+                f"{path}: schema_version {json.dumps(version)[:20]}; these scripts read "
+                + " and ".join(map(str, SCHEMA_VERSIONS))
+            )
 
 
 @dataclass(frozen=True)
