@@ -77,6 +77,54 @@ std::string number(double v) {
 
 }  // namespace
 
+namespace {
+
+// What a name without the axis stands for, as a name holds it (a named
+// axis: its label): the value the family's cases had before the axis was
+// added, else its one default; empty where neither tells (several
+// defaults), or the axis is not the family's.
+std::optional<cases::CaseId::Axis> value_before(const std::string& family, const std::string& axis) {
+  for (const cases::FamilySpec& f : cases::registered_families()) {
+    if (f.name != family) continue;
+    for (const cases::AxisSpec& a : f.axes) {
+      if (a.name != axis || (!a.before && a.defaults.size() != 1)) continue;
+      const std::int64_t v = a.before ? *a.before : a.defaults.front();
+      if (a.names.empty()) return cases::CaseId::Axis{axis, v, ""};
+      return cases::CaseId::Axis{axis, -1, a.names.at(static_cast<std::size_t>(v))};
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+bool same_case(const cases::CaseId& recorded, const cases::CaseId& wanted) {
+  if (recorded.family != wanted.family || recorded.variant != wanted.variant) return false;
+  auto tags = recorded.tags;
+  tags.erase(std::remove_if(tags.begin(), tags.end(), [](const auto& t) { return t.first == cases::kDeviceTag; }),
+             tags.end());
+  if (tags != wanted.tags) return false;
+  const auto named = [](const std::vector<cases::CaseId::Axis>& axes, const std::string& name) {
+    return std::find_if(axes.begin(), axes.end(), [&](const auto& a) { return a.name == name; });
+  };
+  for (const auto& a : recorded.axes)
+    if (named(wanted.axes, a.name) == wanted.axes.end()) return false;
+  for (const auto& w : wanted.axes) {
+    if (const auto it = named(recorded.axes, w.name); it != recorded.axes.end()) {
+      if (!(*it == w)) return false;
+    } else if (const auto d = value_before(wanted.family, w.name); !d || !(*d == w)) {
+      return false;
+    }
+  }
+  return true;
+}
+
+bool names_case(const std::string& recorded, const std::string& today) {
+  if (recorded == today) return true;
+  const auto old = cases::CaseId::parse(recorded), now = cases::CaseId::parse(today);
+  return old && now && same_case(*old, *now);
+}
+
 const std::vector<CheckCase>& check_cases() {
   static const std::vector<CheckCase> cases = [] {
     std::vector<std::pair<int, CheckCase>> ordered;
@@ -171,10 +219,11 @@ std::optional<Reference> provisional_reference(const std::vector<Reference>& ref
     std::vector<double> medians;
     for (const Reference& r : references) {
       const auto it = std::find_if(r.bands.begin(), r.bands.end(),
-                                   [&](const Band& b) { return b.of.name == c.name && b.efficiency; });
+                                   [&](const Band& b) { return b.efficiency && names_case(b.of.name, c.name); });
       if (it == r.bands.end()) continue;
       if (!joined) {
         joined = *it;
+        joined->of = c;  // today's case, whatever the reference named it when its runs were made
         joined->runs = joined->gpus = 0;
       }
       medians.push_back(it->efficiency->median);

@@ -32,6 +32,8 @@
 #include <string>
 #include <vector>
 
+#include "cases/case_id.hpp"
+
 namespace membench::run {
 
 inline constexpr int kCheckHealthy = 0, kCheckUnhealthy = 1, kCheckInconclusive = 3, kCheckNoReference = 4,
@@ -71,6 +73,15 @@ struct Reference {
   std::vector<Band> bands;
   bool provisional = false;  // bands of efficiencies other models' references measured
 };
+
+// Whether a recorded case is the case `wanted`: the same case, or the same
+// recorded before some of wanted's axes were added. A name holds every axis
+// its case has, so an axis it lacks had then the value before it (the
+// axis's declared value before, else its one default); where wanted's value
+// is that, the two are one case. A device tag is not part of it.
+bool same_case(const cases::CaseId& recorded, const cases::CaseId& wanted);
+// The same, of two names (a band's, made from runs of its time, and today's).
+bool names_case(const std::string& recorded, const std::string& today);
 
 // A reference file's text; a std::invalid_argument naming what is wrong.
 Reference parse_reference(const std::string& text, const std::string& origin);

@@ -91,48 +91,6 @@ std::string check_listing(const std::vector<cases::CaseSpec>& all) {
 
 namespace {
 
-// What a name without the axis stands for, as a name holds it (a named
-// axis: its label): the value the family's cases had before the axis was
-// added, else its one default; empty where neither tells (several
-// defaults), or the axis is not the family's.
-std::optional<cases::CaseId::Axis> value_before(const std::string& family, const std::string& axis) {
-  for (const cases::FamilySpec& f : cases::registered_families()) {
-    if (f.name != family) continue;
-    for (const cases::AxisSpec& a : f.axes) {
-      if (a.name != axis || (!a.before && a.defaults.size() != 1)) continue;
-      const std::int64_t v = a.before ? *a.before : a.defaults.front();
-      if (a.names.empty()) return cases::CaseId::Axis{axis, v, ""};
-      return cases::CaseId::Axis{axis, -1, a.names.at(static_cast<std::size_t>(v))};
-    }
-  }
-  return std::nullopt;
-}
-
-// Whether a recorded case is the check case `wanted`: the same case, or the
-// same recorded before some of wanted's axes were added. A name holds every
-// axis its case has, so an axis it lacks had then the value before it (else
-// its one default); where wanted's value is that, the two are one case.
-bool recorded_as(const cases::CaseId& recorded, const cases::CaseId& wanted) {
-  if (recorded.family != wanted.family || recorded.variant != wanted.variant) return false;
-  auto tags = recorded.tags;
-  tags.erase(std::remove_if(tags.begin(), tags.end(), [](const auto& t) { return t.first == cases::kDeviceTag; }),
-             tags.end());
-  if (tags != wanted.tags) return false;
-  const auto named = [](const std::vector<cases::CaseId::Axis>& axes, const std::string& name) {
-    return std::find_if(axes.begin(), axes.end(), [&](const auto& a) { return a.name == name; });
-  };
-  for (const auto& a : recorded.axes)
-    if (named(wanted.axes, a.name) == wanted.axes.end()) return false;
-  for (const auto& w : wanted.axes) {
-    if (const auto it = named(recorded.axes, w.name); it != recorded.axes.end()) {
-      if (!(*it == w)) return false;
-    } else if (const auto d = value_before(wanted.family, w.name); !d || !(*d == w)) {
-      return false;
-    }
-  }
-  return true;
-}
-
 // The GPUs a recorded run names: its context's device list, else its one GPU.
 std::vector<DeviceInfo> recorded_devices(const nlohmann::json& context) {
   std::vector<DeviceInfo> out;
@@ -203,7 +161,7 @@ int judge_recorded(const std::string& path, const std::vector<Reference>& refere
       if (!id) continue;
       const auto device = id->tag(cases::kDeviceTag);
       const auto it =
-          std::find_if(wanted.begin(), wanted.end(), [&](const auto& w) { return recorded_as(*id, w.first); });
+          std::find_if(wanted.begin(), wanted.end(), [&](const auto& w) { return same_case(*id, w.first); });
       if (it == wanted.end()) continue;
       add_entry(e, metric_of.at(it->second), observed[{device ? std::stoi(*device) : first, it->second}]);
     }
@@ -242,11 +200,8 @@ namespace {
 // named before axes were added to it (a reference made from older runs).
 const Band* band_for(const Reference& r, const cases::CaseSpec& c) {
   const std::string name = check_name(c);
-  const auto today = cases::CaseId::parse(name);  // as a band's name reads (a named axis by its label)
-  for (const Band& b : r.bands) {
-    if (b.of.name == name) return &b;
-    if (const auto named = cases::CaseId::parse(b.of.name); named && today && recorded_as(*named, *today)) return &b;
-  }
+  for (const Band& b : r.bands)
+    if (names_case(b.of.name, name)) return &b;
   return nullptr;
 }
 
