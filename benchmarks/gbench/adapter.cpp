@@ -176,6 +176,13 @@ nlohmann::ordered_json case_entries(const std::vector<const cases::CaseSpec*>& c
       else
         entry["value"] = axis.label;
       entry["unit"] = c->axes[a]->unit;
+      // An axis added later: the value the cases had before it (a named axis by its name).
+      if (const cases::AxisSpec& spec = *c->axes[a]; spec.before) {
+        if (spec.names.empty())
+          entry["before"] = *spec.before;
+        else
+          entry["before"] = spec.names.at(static_cast<std::size_t>(*spec.before));
+      }
       axes.push_back(entry);
     }
     out.push_back({{"name", benchmark_name(c->id)},

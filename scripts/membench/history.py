@@ -97,13 +97,13 @@ def connect(db: str, create: bool = False) -> history_store.Store:
     return history_store.Store(db, create)
 
 
-def runs_of(doc: dict, path: str) -> list[tuple[dict, dict[str, mr.Case]]]:
-    """(run key, cases by untagged name) for each GPU of a file."""
+def runs_of(doc: dict, path: str, *others: dict) -> list[tuple[dict, dict[str, mr.Case]]]:
+    """(run key, cases by untagged name) for each GPU of a file; `others` as mr.cases reads a file beside them."""
     ctx = doc.get("context", {})
     gpus = mr.devices(doc, path)
     by_gpu: dict[int, dict[str, mr.Case]] = {ordinal: {} for ordinal in gpus}
     first = next(iter(gpus))
-    for case in mr.cases(doc).values():
+    for case in mr.cases(doc, *others).values():
         ordinal = case.params.get("device", first)
         by_gpu.setdefault(ordinal, {})[mr.parse_name(case.name).without("device").format()] = case
     out = []

@@ -41,10 +41,14 @@ INDEXES = [
 SCHEMA_LOCK = 0x6D656D62
 
 
-def today(name: str) -> str:
-    """A stored case name under today's axes (as it is, where it is no case name)."""
+def today(name: str, *catalogs: dict) -> str:
+    """A stored case name under today's axes (as it is, where it is no case name): renamed and added axes as the
+    compatibility module says, and an axis added since as the catalogs (`mr.cases`'s others) declare it."""
     try:
-        return mr.current_name(name)[0]
+        suffix = "/manual_time" if name.endswith("/manual_time") else ""
+        _, parsed = mr.current_name(name)
+        shape = mr.variant_axes(*catalogs).get((parsed.family, parsed.variant), ())
+        return mr.with_axes_added(parsed, mr.axes_before(*catalogs), shape).format(suffix)
     except mr.InputError:
         return name
 
@@ -156,14 +160,17 @@ class Store:
         for index in INDEXES:
             self.execute(index)
 
-    def stored_names(self, name: str) -> list[str]:
+    def stored_names(self, name: str, *catalogs: dict) -> list[str]:
         """The names under which the history holds a case: today's name, and each older one that reads as it (a
-        history kept across a change of the case names, read through the compatibility module)."""
-        if not hasattr(self, "_aliases"):
+        history kept across a change of the case names, read through the compatibility module and, for an axis
+        added since, the catalogs given: a listing of today's cases)."""
+        key = tuple(id(c) for c in catalogs)
+        if getattr(self, "_aliases_for", None) != key:
+            self._aliases_for = key
             self._aliases: dict[str, list[str]] = {}
             for (stored,) in self.execute("SELECT DISTINCT name FROM measurements"):
-                self._aliases.setdefault(today(stored), []).append(stored)
-        return self._aliases.get(today(name), [name])
+                self._aliases.setdefault(today(stored, *catalogs), []).append(stored)
+        return self._aliases.get(today(name, *catalogs), [name])
 
     def execute(self, sql: str, params: tuple | list = ()) -> list[tuple]:
         """The rows of a statement whose parameters are written ?."""

@@ -97,11 +97,22 @@ def check_sweep(exe: str | None) -> list[dict]:
     try:
         listed = json.loads(done.stdout)
         return [
-            {"case": mr.parse_name(c["name"]).format(""), "level": c["check"]["level"], "metric": c["check"]["metric"]}
+            {
+                "case": c["name"].removesuffix("/manual_time"),
+                "level": c["check"]["level"],
+                "metric": c["check"]["metric"],
+                "listed": c,
+            }
             for c in listed
         ]
     except (ValueError, KeyError, TypeError) as e:
         raise mr.InputError(f"--membench {exe}: its check listing is not what this script reads ({e})") from e
+
+
+def listing_catalog(sweep: list[dict]) -> dict:
+    """The binary's listing of the check's cases as a catalog mr.cases reads a file beside (their axes, each
+    one added later with its value before)."""
+    return {"membench": {"cases": [c["listed"] for c in sweep]}}
 
 
 def slug(model: str) -> str:
@@ -112,6 +123,7 @@ def make(paths: list[str], exe: str | None, margin: float, partial: bool = False
     docs = {path: mr.load(path) for path in paths}  # every file read before the binary is asked
     sweep = check_sweep(exe)
     wanted = {c["case"]: c for c in sweep}
+    listing = listing_catalog(sweep)  # runs from before an axis was added read as today's cases beside it
     values: dict[str, list[tuple[float, str, str]]] = {name: [] for name in wanted}  # (value, run, uuid)
     efficiencies: dict[str, list[float]] = {name: [] for name in wanted}  # pct_of_peak
     meanings: dict[str, mr.Meaning] = {}
@@ -119,7 +131,7 @@ def make(paths: list[str], exe: str | None, margin: float, partial: bool = False
     runs = []
     for path, doc in docs.items():
         used = False
-        for key, cases in history.runs_of(doc, path):
+        for key, cases in history.runs_of(doc, path, listing):
             for name, case in cases.items():
                 plain = mr.parse_name(name).format("")
                 if plain not in wanted or case.error or case.skipped or case.doubts(math.inf):
@@ -238,13 +250,14 @@ def from_history(
     con = history_store.Store(db, create=False, read_only=True)
     sweep = check_sweep(exe)
     wanted = {c["case"]: c for c in sweep}
+    listing = listing_catalog(sweep)
     values: dict[str, list[tuple[float, object, str]]] = {name: [] for name in wanted}
     efficiencies: dict[str, list[float]] = {name: [] for name in wanted}
     meanings: dict[str, tuple[str, str]] = {}
     used: dict[object, dict] = {}
     for name, case in wanted.items():
         metric = case["metric"]
-        stored = con.stored_names(name + "/manual_time")
+        stored = con.stored_names(name + "/manual_time", listing)
         rows = con.execute(
             "SELECT m.value, r.id, r.gpu_uuid, m.better, m.unit, r.host, r.started, r.driver, r.build, r.source "
             f"FROM measurements m JOIN runs r ON r.id = m.run WHERE m.name IN ({history_store.placeholders(stored)}) "

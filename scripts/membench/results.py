@@ -428,6 +428,10 @@ def axes_before(*docs: dict) -> dict[str, dict[str, int | str]]:
     declare it ("before"): what a case of an older file that lacks the axis stands for."""
     out: dict[str, dict[str, int | str]] = {}
     for doc in docs:
+        for entry in catalog(doc).values():  # a case's axes say it too (and a --list_cases=json listing)
+            for axis in entry.get("axes", []):
+                if isinstance(axis, dict) and "before" in axis:
+                    out.setdefault(entry.get("family"), {})[axis["name"]] = axis["before"]
         families = (doc.get("membench") or {}).get("families") if isinstance(doc.get("membench"), dict) else None
         for family, declared in (families or {}).items():
             for axis in declared.get("axes", []) if isinstance(declared, dict) else []:
