@@ -82,9 +82,9 @@ def gpus_of(doc: dict, path: str) -> dict[int, Gpu]:
     return {ordinal: Gpu(host, ordinal, uuid, name, path) for ordinal, (uuid, name) in mr.devices(doc, path).items()}
 
 
-def untagged(name: str) -> str:
+def untagged(case: mr.Case) -> str:
     """A case's name without its device tag, the same on every GPU."""
-    return mr.parse_name(name).without("device").format()
+    return case.name_without("device")
 
 
 @dataclass
@@ -120,11 +120,11 @@ def collect(paths: list[str], metric: str, threshold: float) -> tuple[dict[str, 
                     f"{path}: case {case.name} ran on device {ordinal}, which the context does not list"
                 )
             if case.error or case.skipped:
-                table[untagged(case.name)].append(
+                table[untagged(case)].append(
                     Entry(gpu, None, case.error or f"skipped: {case.skipped}", skipped=case.skipped is not None)
                 )
             elif (value := case.median(metric)) is not None:  # cases without the metric are not compared
-                table[untagged(case.name)].append(
+                table[untagged(case)].append(
                     Entry(gpu, value, doubts=case.doubts(threshold), gate=case.gate_threshold(case, threshold))
                 )
     return table, mr.require_direction(docs, metric)

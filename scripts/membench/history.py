@@ -105,7 +105,7 @@ def runs_of(doc: dict, path: str, *others: dict) -> list[tuple[dict, dict[str, m
     first = next(iter(gpus))
     for case in mr.cases(doc, *others).values():
         ordinal = case.params.get("device", first)
-        by_gpu.setdefault(ordinal, {})[mr.parse_name(case.name).without("device").format()] = case
+        by_gpu.setdefault(ordinal, {})[case.name_without("device")] = case
     out = []
     for ordinal, cases in by_gpu.items():
         uuid, name = gpus.get(ordinal, ("unknown-uuid", mr.gpu_name(doc)))

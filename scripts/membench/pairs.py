@@ -53,7 +53,7 @@ def matrices(docs: list[tuple[str, dict]], metric: str) -> list[Matrix]:
         gpus = sorted(mr.devices(doc, path))
         for case in mr.cases(doc).values():
             here = case.params.get("device", gpus[0])
-            name = mr.parse_name(case.name).without("device", "peer_step").format("")
+            name = case.name_without("device", "peer_step", suffix="")
             if case.error or case.skipped:
                 continue  # a case that did not run names no peer
             there = case.median(PEER)

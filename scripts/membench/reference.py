@@ -133,7 +133,7 @@ def make(paths: list[str], exe: str | None, margin: float, partial: bool = False
         used = False
         for key, cases in history.runs_of(doc, path, listing):
             for name, case in cases.items():
-                plain = mr.parse_name(name).format("")
+                plain = name.removesuffix("/manual_time")
                 if plain not in wanted or case.error or case.skipped or case.doubts(math.inf):
                     continue
                 metric = wanted[plain]["metric"]

@@ -65,7 +65,7 @@ def by_plain_name(doc: dict) -> dict[str, mr.Case]:
     """Cases by name without the device tag and /manual_time (the first device's, in a run over several)."""
     out: dict[str, mr.Case] = {}
     for case in mr.cases(doc).values():
-        out.setdefault(mr.parse_name(case.name).without("device").format(""), case)
+        out.setdefault(case.name_without("device", suffix=""), case)
     return out
 
 
@@ -232,7 +232,7 @@ def families(doc: dict) -> list[Table]:
             if (pct_noise := case.median("noise_pct")) is not None and pct_noise >= 0:
                 noise = f"{pct_noise:.2g}%"
         pct = case.median("pct_of_peak")
-        name = mr.parse_name(case.name).format("")
+        name = case.name_without(suffix="")
         t.rows.append(
             [
                 name[len(case.family) + 1 :],

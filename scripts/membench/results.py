@@ -124,6 +124,12 @@ class Case:
     skipped: str | None = None  # could not run on this GPU, with the reason
     run_complete: bool = True  # False: the process was killed before the run's end (its file says)
 
+    def name_without(self, *keys: str, suffix: str = "/manual_time") -> str:
+        """This case's name without these tags or axes, made from its parts, not parsed from its name
+        (device: its name on every GPU)."""
+        parts = tuple((k, v) for k, v in self.params.items() if k not in keys)
+        return CaseName(self.family, self.variant, parts).format(suffix)
+
     def values(self, metric: str) -> list[float]:
         """The metric of every repetition, as numbers; times (in nanoseconds) and bytes per launch."""
         out = []
