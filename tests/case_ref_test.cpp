@@ -83,7 +83,7 @@ TEST(CaseRef, EveryReferenceTheFamiliesDeclareResolves) {
     SCOPED_TRACE(f.name);
     for (const StudyRow& r : f.downstream.study_rows) {
       EXPECT_NO_THROW(resolve(f, r.of)) << r.label;
-      if (r.baseline) EXPECT_NO_THROW(resolve(f, *r.baseline)) << r.label;
+      if (r.baseline) { EXPECT_NO_THROW(resolve(f, *r.baseline)) << r.label; }
       ++refs;
     }
     for (const CheckDecl& c : f.downstream.check) {

@@ -21,7 +21,8 @@ std::vector<EnergyReading> readings(double watts, double period, double read_eve
   std::vector<EnergyReading> out;
   for (double t = 0; t < seconds; t += read_every) {
     const auto updates = static_cast<unsigned long long>((t + phase) / period);
-    out.push_back({t, 1'000'000 + static_cast<unsigned long long>(updates * watts * period * 1e3)});
+    out.push_back(
+        {t, 1'000'000 + static_cast<unsigned long long>(static_cast<double>(updates) * watts * period * 1e3)});
   }
   return out;
 }

@@ -118,13 +118,15 @@ TEST_F(FamiliesOnTheCpu, EveryCounterADefineReportsHasAMeaningAndEveryBufferItsT
       EXPECT_TRUE(std::isfinite(m.value)) << m.name;
     }
     EXPECT_TRUE(d.def.bind) << "no launch";
-    if (d.def.input_elements > 0 && !d.def.fill)
+    if (d.def.input_elements > 0 && !d.def.fill) {
       EXPECT_TRUE(d.def.input_type == Element::f32 || d.def.input_type == Element::f64)
           << "an integer input the pattern cannot fill";
-    if (d.def.output_elements > 0)
+    }
+    if (d.def.output_elements > 0) {
       EXPECT_TRUE(d.def.output_type == Element::f32 ? static_cast<bool>(d.def.expected)
                                                     : static_cast<bool>(d.def.expected_f64))
           << "an output with no reference of its type";
+    }
   }
 }
 

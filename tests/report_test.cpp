@@ -212,8 +212,9 @@ TEST(ResultFile, TheCatalogRanksTheHeadlinesAndNamesTheirModels) {
     EXPECT_FALSE(counter_entry(name).contains("headline")) << name;
   for (const cases::Headline& h : cases::headlines()) {
     EXPECT_TRUE(cases::counter_meaning(h.counter).has_value()) << h.counter;
-    if (!h.model.empty())
+    if (!h.model.empty()) {
       EXPECT_EQ(cases::counter_meaning(h.model)->unit, cases::counter_meaning(h.counter)->unit) << h.model;
+    }
   }
 }
 

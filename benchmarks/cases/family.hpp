@@ -44,7 +44,7 @@ struct AxisSpec {
   // An axis added to the family after its first cases: the value those cases
   // had (their names lack the axis). A reader fills a name without it with
   // this value, and a case reference that does not fix it means it.
-  std::optional<std::int64_t> before;
+  std::optional<std::int64_t> before = std::nullopt;
 
   AxisSpec& added_later(std::int64_t value_before) { return before = value_before, *this; }
 };
@@ -167,9 +167,9 @@ inline constexpr const char* kClaimsTitle = "The article's other claims, on this
 struct Downstream {
   std::string title;
   std::vector<FigureSpec> figures;
-  std::string study;                 // the family's place in the study, in a line ("": none)
-  std::vector<StudyRow> study_rows;  // its rows in the study's tables
-  std::vector<CheckDecl> check;      // its cases in membench --check
+  std::string study;                  // the family's place in the study, in a line ("": none)
+  std::vector<StudyRow> study_rows;   // its rows in the study's tables
+  std::vector<CheckDecl> check = {};  // its cases in membench --check
 };
 
 struct FamilySpec {
