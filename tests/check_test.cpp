@@ -121,8 +121,7 @@ TEST(CheckRunCases, ABandNamedWithoutAnAxisAddedSinceJudgesTodaysCase) {
       reference_json("NVIDIA H201", nlohmann::json::array({band_json(old_name, 5e10, 4e10, 6e10)})).dump(), "old");
   DeviceInfo gpu;
   gpu.name = "NVIDIA H201";
-  const std::vector<Reference> references = {r};  // the check keeps pointers into them
-  CheckRun check(references, {gpu});
+  CheckRun check({r}, {gpu});  // a temporary list: the run keeps its own copy
   cases::Selection s;
   s.values = [](const std::string&, const cases::AxisSpec& axis) { return axis.defaults; };
   const std::vector<cases::CaseSpec> kept = check.cases(cases::enumerate_cases(s));

@@ -173,11 +173,11 @@ int judge_recorded(const std::string& path, const std::vector<Reference>& refere
 }
 
 CheckRun::CheckRun(const std::vector<Reference>& references, const std::vector<DeviceInfo>& devices)
-    : devices_(devices) {
+    : devices_(devices), references_(references) {
   for (const DeviceInfo& d : devices_) {
-    const Reference* r = reference_for(references, d.name);
+    const Reference* r = reference_for(references_, d.name);
     if (r == nullptr && !provisional_.count(d.name))
-      if (auto p = provisional_reference(references, d.name)) provisional_.emplace(d.name, std::move(*p));
+      if (auto p = provisional_reference(references_, d.name)) provisional_.emplace(d.name, std::move(*p));
     if (r == nullptr && provisional_.count(d.name)) r = &provisional_.at(d.name);
     reference_[d.ordinal] = r;
   }

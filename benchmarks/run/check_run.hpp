@@ -36,10 +36,11 @@ int judge_recorded(const std::string& path, const std::vector<Reference>& refere
 
 class CheckRun {
  public:
-  // Each device judged by the reference for its model among `references`,
-  // else by a provisional one made from their efficiencies.
+  // Each device judged by the reference for its model among `references`
+  // (copied: the run keeps its own), else by a provisional one made from
+  // their efficiencies.
   CheckRun(const std::vector<Reference>& references, const std::vector<DeviceInfo>& devices);
-  CheckRun(const CheckRun&) = delete;  // reference_ points into provisional_
+  CheckRun(const CheckRun&) = delete;  // reference_ points into references_ and provisional_
   CheckRun& operator=(const CheckRun&) = delete;
 
   bool any_reference() const;
@@ -58,6 +59,7 @@ class CheckRun {
 
  private:
   std::vector<DeviceInfo> devices_;
+  std::vector<Reference> references_;                                        // as given
   std::map<std::string, Reference> provisional_;                             // by model, for models with none
   std::map<int, const Reference*> reference_;                                // by ordinal
   std::map<std::pair<int, std::string>, std::vector<cases::Outcome>> seen_;  // (ordinal, check name)

@@ -164,7 +164,8 @@ class Store:
         """The names under which the history holds a case: today's name, and each older one that reads as it (a
         history kept across a change of the case names, read through the compatibility module and, for an axis
         added since, the catalogs given: a listing of today's cases)."""
-        key = tuple(id(c) for c in catalogs)
+        before, shapes = mr.axes_before(*catalogs), mr.variant_axes(*catalogs)
+        key = repr((sorted(before.items()), sorted(shapes.items())))  # what the catalogs say, not which objects
         if getattr(self, "_aliases_for", None) != key:
             self._aliases_for = key
             self._aliases: dict[str, list[str]] = {}
