@@ -145,6 +145,10 @@ void cases(Family& f) {
 // counters that say why.
 const char* const kCoalescedTable = "Coalesced vs strided, n = 16,777,216";
 const std::vector<std::string> kWhy = {"sectors_per_request", "dram_efficiency"};
+// What a case would reach if its modelled DRAM bytes moved at memcpy's rate:
+// the rate a strided read loses to the sectors it fetches and does not use.
+const ModelFrom kDramModel{
+    "memcpy's rate x useful / modelled DRAM bytes", at("memcpy"), {"bytes"}, {"dram_read_bytes", "dram_write_bytes"}};
 
 const Registrar registrar{
     {"global",
@@ -159,7 +163,15 @@ const Registrar registrar{
            static_cast<std::int64_t>(kGlobalMaxOffset))},
      cases,
      {"Global memory: stride and size",
-      {},
+      {figure("strided reads: two launch geometries, two read paths", "stride", "bytes_per_second")
+           .log_x()
+           .log_y()
+           .only({"strided", "strided_full_grid", "strided_readonly", "strided_texture"})
+           .model_from(kDramModel),
+       figure("every other variant by n", "n", "bytes_per_second")
+           .log_x()
+           .only({"coalesced", "vectorized", "memcpy", "broadcast", "misaligned"})
+           .across({"dram_peak_bytes_per_second"})},
       "the article's first table: coalesced against strided reads, and the sectors a warp request touches",
       {{1, kCoalescedTable, "coalesced", at("coalesced", {{"n", std::int64_t{1} << 24}}), 925.31, kWhy, {}},
        {1,

@@ -68,7 +68,12 @@ const Registrar registrar{
       axis_of<LayoutFieldCounts>("fields", "fields", "the first fields of {x, y, z, w} read and written", {4, 1})},
      cases,
      {"Layout: AoS vs SoA",
-      {},
+      {figure("each layout by the fields read", "fields", "bytes_per_second")
+           .as_bars()
+           .model_from({"the AoS all-fields rate x useful / modelled DRAM bytes",
+                        at("aos", {{"fields", 4}}),
+                        {"bytes"},
+                        {"dram_read_bytes", "dram_write_bytes"}})},
       "the article's first table: an array of structs against a struct of arrays",
       {{1,
         kCoalescedTable,

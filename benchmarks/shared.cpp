@@ -116,7 +116,19 @@ const Registrar registrar{
       axis_of<ConflictWidths>("width", "bytes", "conflict_degree: bytes per access", {4, 8, 16})},
      cases,
      {"Shared memory: bank conflicts",
-      {},
+      {figure("a 32 x 32 tile through shared memory", "variant", "bytes_per_second")
+           .only({"row", "column", "swizzle"})
+           .as_bars()
+           .noted({"conflict_ways"}),
+       figure("conflict_degree: the slowdown against stride 1", "shared_stride", "bytes_per_second")
+           .log_y()
+           .only({"conflict_degree"})
+           .slowdown_against(at("conflict_degree", {{"shared_stride", 1}}))
+           .model("conflict_ways"),
+       figure("column_tile: the pad by tile side", "tile_side", "bytes_per_second")
+           .only({"column_tile"})
+           .as_bars()
+           .noted({"conflict_ways", "blocks_per_sm"})},
       "the article's second table: a column read through shared memory, its 32-way conflict, and the [32][33] pad",
       {{2, kTable, "row", at("row", {{"side", std::int64_t{1} << 12}}), 879.49, {"conflict_ways"}, {}},
        {2,

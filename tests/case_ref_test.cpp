@@ -60,6 +60,21 @@ TEST(CaseRef, AWrongReferenceSaysWhatDoesNotFit) {
   EXPECT_THROW(resolve({"no_such_family", "v", {}}), std::logic_error);
 }
 
+// A figure's reference may leave axes of several defaults open (the drawn
+// case fills them), so it names every case they make; what does not fit
+// fails as for a single case.
+TEST(CaseRef, AFiguresReferenceNamesEveryCaseItsOpenAxesMake) {
+  const FamilySpec f = trial(true);
+  const std::vector<CaseId> open = matching(f, at("v", {{"n", 8}}));
+  ASSERT_EQ(open.size(), 4u);  // kind and k left open: their defaults, not k's value before
+  EXPECT_EQ(open.front().name(), "trial/v/kind:plain/n:8/k:1");
+  EXPECT_EQ(open.back().name(), "trial/v/kind:fancy/n:8/k:2");
+  EXPECT_EQ(matching(f, at("w")).size(), 2u);
+  EXPECT_THROW(matching(f, at("x")), std::logic_error);
+  EXPECT_THROW(matching(f, at("v", {{"n", 0}})), std::logic_error);
+  EXPECT_THROW(matching(f, at("w", {{"kind", "plain"}})), std::logic_error);
+}
+
 // The trial the design asks for: an axis added to an existing variant, with
 // the value its cases had before, leaves every reference naming the same
 // case (now with the axis in its name), and the result file says so.
@@ -89,6 +104,17 @@ TEST(CaseRef, EveryReferenceTheFamiliesDeclareResolves) {
     for (const CheckDecl& c : f.downstream.check) {
       EXPECT_NO_THROW(resolve(f, c.of)) << c.level;
       ++refs;
+    }
+    // A figure's reference names cases of one variant, its open axes the drawn case's.
+    for (const FigureSpec& figure : f.downstream.figures) {
+      if (figure.derived_model) {
+        EXPECT_FALSE(matching(f, figure.derived_model->from).empty()) << figure.heading;
+        ++refs;
+      }
+      if (figure.slowdown_vs) {
+        EXPECT_FALSE(matching(f, *figure.slowdown_vs).empty()) << figure.heading;
+        ++refs;
+      }
     }
   }
   EXPECT_GT(refs, 30);

@@ -15,27 +15,33 @@ void toy_cases(Family& f) {
   f.add("read", {"span", "order"}, {}, [](const CaseArgs&) -> CaseDefinition { throw CaseSkipped("a toy"); });
 }
 
-const Registrar toy{{"toy",
-                     {axis("span", "bytes", "bytes the toy reads", {4096}),
-                      axis_named("order", "how it walks them", {"forward", "backward"}, {0, 1})},
-                     toy_cases,
-                     {"Toy: a family no script names",
-                      {figure("reads by span", "span", "bytes_per_second")
-                           .log_x()
-                           .model("model_bytes_per_second")
-                           .only({"read"})
-                           .across({"dram_peak_bytes_per_second"})
-                           .upright({"l2_bytes"})
-                           .best_over({"order"}),
-                       figure("by order", "order", "bytes_per_second").as_bars()},
-                      "none of the study's",
-                      {{2,
-                        "Toy table",
-                        "a toy row",
-                        at("read", {{"order", "forward"}}),
-                        123.5,
-                        {"sectors_per_request"},
-                        at("read", {{"span", 64}, {"order", "backward"}})}}}}};
+const Registrar toy{
+    {"toy",
+     {axis("span", "bytes", "bytes the toy reads", {4096}),
+      axis_named("order", "how it walks them", {"forward", "backward"}, {0, 1})},
+     toy_cases,
+     {"Toy: a family no script names",
+      {figure("reads by span", "span", "bytes_per_second")
+           .log_x()
+           .model("model_bytes_per_second")
+           .only({"read"})
+           .across({"dram_peak_bytes_per_second"})
+           .upright({"l2_bytes"})
+           .best_over({"order"}),
+       figure("by order", "order", "bytes_per_second")
+           .as_bars()
+           .model_from(
+               {"the forward rate x bytes / span", at("read", {{"order", "forward"}}), {"bytes"}, {"span_bytes"}})
+           .noted({"conflict_ways"}),
+       figure("slower than forward", "span", "latency_ns").slowdown_against(at("read", {{"order", "forward"}}))},
+      "none of the study's",
+      {{2,
+        "Toy table",
+        "a toy row",
+        at("read", {{"order", "forward"}}),
+        123.5,
+        {"sectors_per_request"},
+        at("read", {{"span", 64}, {"order", "backward"}})}}}}};
 
 const Registrar quiet{{"toy_quiet", {axis("n", "floats", "elements", {1})}, [](Family&) {}, Downstream{}}};
 
@@ -65,7 +71,7 @@ TEST(Declarations, AFamilysTitleAxesAndFiguresAreInTheResultFile) {
   EXPECT_EQ(toy_entry["axes"][0].at("unit"), "bytes");
   EXPECT_FALSE(toy_entry["axes"][0].contains("names"));
   EXPECT_EQ(toy_entry["axes"][1].at("names"), (nlohmann::ordered_json{"forward", "backward"}));
-  ASSERT_EQ(toy_entry.at("figures").size(), 2u);
+  ASSERT_EQ(toy_entry.at("figures").size(), 3u);
   const auto& figure = toy_entry["figures"][0];
   EXPECT_EQ(figure.at("x"), "span");
   EXPECT_TRUE(figure.at("x_log").get<bool>());
@@ -83,6 +89,21 @@ TEST(Declarations, AFamilysTitleAxesAndFiguresAreInTheResultFile) {
   EXPECT_FALSE(bars.at("x_log").get<bool>());
   EXPECT_EQ(bars.at("model"), "");
   EXPECT_TRUE(bars.at("variants").empty());
+  EXPECT_FALSE(figure.contains("model_from"));
+  EXPECT_FALSE(figure.contains("slowdown_vs"));
+  EXPECT_TRUE(figure.at("notes").empty());
+  // A model computed from another case: that case's variant and the axes it fixes (a named one by name),
+  // the drawn case's counters it multiplies and divides by.
+  EXPECT_EQ(bars.at("notes"), (nlohmann::ordered_json{"conflict_ways"}));
+  const auto& from = bars.at("model_from");
+  EXPECT_EQ(from.at("variant"), "read");
+  EXPECT_EQ(from.at("axes"), (nlohmann::ordered_json{{"order", "forward"}}));
+  EXPECT_EQ(from.at("label"), "the forward rate x bytes / span");
+  EXPECT_EQ(from.at("times"), (nlohmann::ordered_json{"bytes"}));
+  EXPECT_EQ(from.at("over"), (nlohmann::ordered_json{"span_bytes"}));
+  const auto& slowdown = toy_entry["figures"][2].at("slowdown_vs");
+  EXPECT_EQ(slowdown.at("variant"), "read");
+  EXPECT_EQ(slowdown.at("axes").at("order"), "forward");
 }
 
 TEST(Declarations, AFamilyThatDeclaresNothingIsNamedByItsName) {
@@ -103,6 +124,10 @@ TEST(Declarations, AFigureAlongAnAxisTheFamilyLacksIsRefused) {
   EXPECT_THROW(check_figures(spec(figure("h", "n", "bytes_per_second").best_over({"block"}))), std::logic_error);
   EXPECT_NO_THROW(check_figures(spec(figure("h", "variant", "bytes_per_second").as_bars())));
   EXPECT_NO_THROW(check_figures(spec(figure("h", "n", "bytes_per_second"))));
+  // A figure draws one model: its counter, or the one computed from another case.
+  const ModelFrom from{"m", at("read"), {"bytes"}, {"dram_read_bytes"}};
+  EXPECT_THROW(check_figures(spec(figure("h", "n", "bytes_per_second").model("m").model_from(from))), std::logic_error);
+  EXPECT_NO_THROW(check_figures(spec(figure("h", "n", "bytes_per_second").model_from(from))));
 }
 
 }  // namespace

@@ -25,6 +25,9 @@ void check_figures(const FamilySpec& spec) {
       if (!has(axis))
         throw std::logic_error("family '" + spec.name + "': figure '" + f.heading + "' keeps the best over '" + axis +
                                "', which is not one of its axes");
+    if (f.derived_model && !f.model_counter.empty())
+      throw std::logic_error("family '" + spec.name + "': figure '" + f.heading +
+                             "' has a model counter and a model computed from another case; it draws one");
   }
 }
 
@@ -174,9 +177,10 @@ std::int64_t value_of(const std::string& family, const AxisSpec& a, const AxisVa
   return v.number;
 }
 
-}  // namespace
-
-CaseId resolve(const FamilySpec& family, const CaseRef& ref) {
+// The cases of the reference's variant at the axes it fixes, the others at
+// their values before (with `before`) or their defaults; a
+// std::logic_error for what does not fit the declarations.
+std::vector<CaseId> cases_of(const FamilySpec& family, const CaseRef& ref, bool before) {
   if (!ref.family.empty() && ref.family != family.name)
     throw std::logic_error("a reference to family '" + ref.family + "' resolved in '" + family.name + "'");
   const std::string where = "family '" + family.name + "', variant '" + ref.variant + "': ";
@@ -187,24 +191,34 @@ CaseId resolve(const FamilySpec& family, const CaseRef& ref) {
   selection.values = [&](const std::string&, const AxisSpec& a) -> std::vector<std::int64_t> {
     for (const auto& [name, value] : ref.axes)
       if (name == a.name) return {value_of(family.name, a, value)};
-    if (a.before) return {*a.before};
+    if (before && a.before) return {*a.before};
     return a.defaults;
   };
   Family cases(family, selection, 0);
   family.cases(cases);
-  std::vector<const CaseId*> found;
+  std::vector<CaseId> found;
   for (const CaseSpec& c : cases.cases())
-    if (c.id.variant == ref.variant) found.push_back(&c.id);
+    if (c.id.variant == ref.variant) found.push_back(c.id);
   if (found.empty()) throw std::logic_error(where + "no such variant");
   for (const auto& [name, value] : ref.axes)
-    if (std::none_of(found.front()->axes.begin(), found.front()->axes.end(),
+    if (std::none_of(found.front().axes.begin(), found.front().axes.end(),
                      [&](const CaseId::Axis& a) { return a.name == name; }))
       throw std::logic_error(where + "its cases have no axis '" + name + "'");
-  if (found.size() > 1)
-    throw std::logic_error(where + "a reference names " + std::to_string(found.size()) + " cases (" +
-                           found.front()->name() + ", ...): fix every axis with several defaults");
-  return *found.front();
+  return found;
 }
+
+}  // namespace
+
+CaseId resolve(const FamilySpec& family, const CaseRef& ref) {
+  const std::vector<CaseId> found = cases_of(family, ref, true);
+  if (found.size() > 1)
+    throw std::logic_error("family '" + family.name + "', variant '" + ref.variant + "': a reference names " +
+                           std::to_string(found.size()) + " cases (" + found.front().name() +
+                           ", ...): fix every axis with several defaults");
+  return found.front();
+}
+
+std::vector<CaseId> matching(const FamilySpec& family, const CaseRef& ref) { return cases_of(family, ref, false); }
 
 CaseId resolve(const CaseRef& ref) {
   for (const FamilySpec& f : registered_families())

@@ -102,6 +102,21 @@ inline CaseRef at(std::string variant, std::vector<std::pair<std::string, AxisVa
   return {"", std::move(variant), std::move(axes)};
 }
 
+// A model line a figure computes from another case: for each case drawn,
+// the y of the case `from` names (its variant and the axes it fixes; every
+// other axis and tag it has are the drawn case's), times the drawn case's
+// `times` counters, over the sum of its `over` counters. E.g. what a strided
+// read would reach if its modelled DRAM bytes moved at memcpy's rate:
+//
+//   {"memcpy's rate x useful / modelled DRAM bytes", at("memcpy"), {"bytes"},
+//    {"dram_read_bytes", "dram_write_bytes"}}
+struct ModelFrom {
+  std::string label;
+  CaseRef from;
+  std::vector<std::string> times;
+  std::vector<std::string> over;
+};
+
 // A figure a family declares; the result file carries it, and the scripts
 // draw it from there (a line for every combination of the axes not on x, the
 // variant among them), so a new family gets its figure without a script
@@ -121,10 +136,18 @@ struct FigureSpec {
   std::vector<std::string> vlines;    // context keys in x's unit drawn upright (l2_bytes)
   std::vector<std::string> best_of;   // axes over which only the best y is drawn (a block size swept for the best)
   bool bars = false;                  // bars side by side at each x, not lines
+  std::optional<ModelFrom> derived_model = std::nullopt;  // a model line computed from another case
+  // y drawn as how many times slower each case is than this one (its y over
+  // theirs where higher is better); the model counter is then a factor too.
+  std::optional<CaseRef> slowdown_vs = std::nullopt;
+  std::vector<std::string> notes = {};  // counters written on each point (a bar's conflict ways)
 
   FigureSpec& log_x() { return x_log = true, *this; }
   FigureSpec& log_y() { return y_log = true, *this; }
   FigureSpec& model(std::string counter) { return model_counter = std::move(counter), *this; }
+  FigureSpec& model_from(ModelFrom line) { return derived_model = std::move(line), *this; }
+  FigureSpec& slowdown_against(CaseRef baseline) { return slowdown_vs = std::move(baseline), *this; }
+  FigureSpec& noted(std::vector<std::string> counters) { return notes = std::move(counters), *this; }
   FigureSpec& only(std::vector<std::string> names) { return variants = std::move(names), *this; }
   FigureSpec& across(std::vector<std::string> keys) { return lines = std::move(keys), *this; }
   FigureSpec& upright(std::vector<std::string> keys) { return vlines = std::move(keys), *this; }
@@ -180,7 +203,8 @@ struct FamilySpec {
 };
 
 // Throws std::logic_error where a figure runs along, or keeps the best
-// over, a name that is not one of the family's axes (it would draw nothing).
+// over, a name that is not one of the family's axes (it would draw nothing),
+// or has both a model counter and a model computed from another case.
 void check_figures(const FamilySpec& spec);
 
 // Puts a family on the list (at static-initialisation time), once its
@@ -199,6 +223,11 @@ const std::vector<FamilySpec>& registered_families();
 CaseId resolve(const FamilySpec& family, const CaseRef& ref);
 // The same, the family found by the reference's name among those registered.
 CaseId resolve(const CaseRef& ref);
+// Every case a reference may name among the family's declarations, the axes
+// it leaves open at their defaults: what a figure's reference stands for,
+// its open axes taken from the case drawn. A std::logic_error as resolve()
+// says, but for a reference that names several cases.
+std::vector<CaseId> matching(const FamilySpec& family, const CaseRef& ref);
 
 // What a run covers: the values of every family's axes (from the command
 // line, else the family's defaults), its devices, and the L2 states.

@@ -33,6 +33,33 @@ nlohmann::ordered_json counter_entry(const std::string& name) {
 
 namespace {
 
+// A figure's reference as the scripts match it: the variant and the axes it
+// fixes (a named axis by its name); the axes it leaves open are the drawn case's.
+nlohmann::ordered_json pattern(const cases::CaseRef& ref) {
+  nlohmann::ordered_json axes = nlohmann::ordered_json::object();
+  for (const auto& [name, value] : ref.axes)
+    axes[name] = value.name.empty() ? nlohmann::ordered_json(value.number) : nlohmann::ordered_json(value.name);
+  return {{"variant", ref.variant}, {"axes", axes}};
+}
+
+nlohmann::ordered_json figure_entry(const cases::FigureSpec& f) {
+  nlohmann::ordered_json out = {{"heading", f.heading},   {"x", f.x},
+                                {"x_log", f.x_log},       {"y", f.y},
+                                {"y_log", f.y_log},       {"model", f.model_counter},
+                                {"variants", f.variants}, {"lines", f.lines},
+                                {"vlines", f.vlines},     {"best_of", f.best_of},
+                                {"bars", f.bars},         {"notes", f.notes}};
+  if (f.derived_model) {
+    nlohmann::ordered_json from = pattern(f.derived_model->from);
+    from["label"] = f.derived_model->label;
+    from["times"] = f.derived_model->times;
+    from["over"] = f.derived_model->over;
+    out["model_from"] = from;
+  }
+  if (f.slowdown_vs) out["slowdown_vs"] = pattern(*f.slowdown_vs);
+  return out;
+}
+
 // A family's study rows, each case named as it is today (the names are output).
 nlohmann::ordered_json study_rows(const cases::FamilySpec& family) {
   nlohmann::ordered_json out = nlohmann::ordered_json::array();
@@ -63,18 +90,7 @@ nlohmann::ordered_json family_entries(const std::vector<const cases::CaseSpec*>&
       axes.push_back(axis);
     }
     nlohmann::ordered_json figures = nlohmann::ordered_json::array();
-    for (const cases::FigureSpec& f : family.downstream.figures)
-      figures.push_back({{"heading", f.heading},
-                         {"x", f.x},
-                         {"x_log", f.x_log},
-                         {"y", f.y},
-                         {"y_log", f.y_log},
-                         {"model", f.model_counter},
-                         {"variants", f.variants},
-                         {"lines", f.lines},
-                         {"vlines", f.vlines},
-                         {"best_of", f.best_of},
-                         {"bars", f.bars}});
+    for (const cases::FigureSpec& f : family.downstream.figures) figures.push_back(figure_entry(f));
     out[family.name] = {{"title", family.downstream.title.empty() ? family.name : family.downstream.title},
                         {"study", family.downstream.study},
                         {"study_rows", study_rows(family)},

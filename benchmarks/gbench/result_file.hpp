@@ -2,13 +2,18 @@
 // closed by a "membench" object that says what the numbers mean, once:
 //
 //   "membench": {
-//     "schema_version": 2,               2: a family's axis added later carries "before" (1: none did)
+//     "schema_version": 3,               2: a family's axis added later carries "before" (1: none did);
+//                                        3: figures may compute a model from another case ("model_from"),
+//                                           draw a slowdown ("slowdown_vs") and note counters ("notes"),
+//                                           and global, layout and shared declare theirs
 //     "complete": true,                  false while the run goes on (or if it was killed)
 //     "counters": {"bytes_per_second": {"unit": "B/s", "better": "higher", "kind": "measured",
 //                                        "description": "..."}, ...},   every number the file holds
 //     "cases": [{"name", "family", "variant", "tags", "axes", "kernels"}, ...],   --list_cases=json's
 //     "families": {"global": {"title", "study", "axes": [...], "figures": [{"heading", "x", "x_log",
-//                  "y", "y_log", "model", "variants", "lines"}, ...]}, ...}    what each declares downstream
+//                  "y", "y_log", "model", "variants", "lines", "vlines", "best_of", "bars", "notes",
+//                  "model_from": {"variant", "axes", "label", "times", "over"},
+//                  "slowdown_vs": {"variant", "axes"}}, ...]}, ...}    what each declares downstream
 //     "end": {"cases_selected": 46, "cases_not_run": 0, ...}             how the run ended
 //   }
 //
@@ -36,7 +41,7 @@ struct ResultFileSpec {
 };
 
 // The "membench" object's schema version; readers check it.
-inline constexpr int kSchemaVersion = 2;
+inline constexpr int kSchemaVersion = 3;
 
 // The catalog entry of a counter (unit, better, kind, description); a
 // counter nothing declares has kind "undeclared".

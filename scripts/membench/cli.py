@@ -78,14 +78,12 @@ class Parser(argparse.ArgumentParser):
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
         from membench import __version__
-        from membench.results import SCHEMA_VERSIONS
-
-        schemas = " and ".join(map(str, SCHEMA_VERSIONS))
+        from membench.results import SCHEMAS_READ
 
         self.add_argument(
             "--version",
             action="version",
-            version=f"%(prog)s (membench scripts {__version__}, result schema {schemas})",
+            version=f"%(prog)s (membench scripts {__version__}, result schema {SCHEMAS_READ})",
             help="the version of the scripts and the result schema they read, and exit",
         )
 

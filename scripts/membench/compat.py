@@ -167,6 +167,75 @@ _LINKS = lambda chased: [  # noqa: E731
     },
     {"heading": f"one thread chases {chased}", "x": "working_set", "x_log": True, "y": "latency_ns"},
 ]
+_DRAM_MODEL = lambda of, label: {  # noqa: E731
+    "label": label,
+    **of,
+    "times": ["bytes"],
+    "over": ["dram_read_bytes", "dram_write_bytes"],
+}
+# Drawn by hand in the scripts until schema version 3, declared by their families since: files from before carry
+# no figures for them.
+_DRAWN_BY_HAND: dict[str, list[dict]] = {
+    "global": [
+        {
+            "heading": "strided reads: two launch geometries, two read paths",
+            "x": "stride",
+            "x_log": True,
+            "y": "bytes_per_second",
+            "y_log": True,
+            "variants": ["strided", "strided_full_grid", "strided_readonly", "strided_texture"],
+            "model_from": _DRAM_MODEL(
+                {"variant": "memcpy", "axes": {}}, "memcpy's rate x useful / modelled DRAM bytes"
+            ),
+        },
+        {
+            "heading": "every other variant by n",
+            "x": "n",
+            "x_log": True,
+            "y": "bytes_per_second",
+            "variants": ["coalesced", "vectorized", "memcpy", "broadcast", "misaligned"],
+            "lines": ["dram_peak_bytes_per_second"],
+        },
+    ],
+    "layout": [
+        {
+            "heading": "each layout by the fields read",
+            "x": "fields",
+            "y": "bytes_per_second",
+            "bars": True,
+            "model_from": _DRAM_MODEL(
+                {"variant": "aos", "axes": {"fields": 4}}, "the AoS all-fields rate x useful / modelled DRAM bytes"
+            ),
+        }
+    ],
+    "shared": [
+        {
+            "heading": "a 32 x 32 tile through shared memory",
+            "x": "variant",
+            "y": "bytes_per_second",
+            "variants": ["row", "column", "swizzle"],
+            "bars": True,
+            "notes": ["conflict_ways"],
+        },
+        {
+            "heading": "conflict_degree: the slowdown against stride 1",
+            "x": "shared_stride",
+            "y": "bytes_per_second",
+            "y_log": True,
+            "variants": ["conflict_degree"],
+            "model": "conflict_ways",
+            "slowdown_vs": {"variant": "conflict_degree", "axes": {"shared_stride": 1}},
+        },
+        {
+            "heading": "column_tile: the pad by tile side",
+            "x": "tile_side",
+            "y": "bytes_per_second",
+            "variants": ["column_tile"],
+            "bars": True,
+            "notes": ["conflict_ways", "blocks_per_sm"],
+        },
+    ],
+}
 OLD_FIGURES: dict[str, list[dict]] = {
     "dsmem": [
         {
@@ -262,7 +331,17 @@ OLD_FIGURES: dict[str, list[dict]] = {
     ],
     "transfer": _LINKS("host memory"),
     "peer": _LINKS("the peer's memory"),
+    **_DRAWN_BY_HAND,
 }
+
+
+def old_figures(family: str, schema_version: object) -> list[dict]:
+    """The figures of a family whose file declared none because the family had none to declare then: the three
+    drawn by hand before schema version 3, as they declare them since."""
+    old = not isinstance(schema_version, int) or isinstance(schema_version, bool) or schema_version < 3
+    return _DRAWN_BY_HAND.get(family, []) if old else []
+
+
 OLD_NAMED_AXES = {
     "atomics": [{"name": "shared_by", "unit": "name", "names": ["grid", "block", "warp", "thread"]}],
     "stream": [{"name": "type", "unit": "name", "names": ["float", "double"]}],

@@ -12,10 +12,34 @@ from membench import results as mr
 
 
 @dataclass(frozen=True)
+class Pattern:
+    """Other cases a figure reads beside each case it draws: a variant and the axes it fixes; every other axis and
+    tag is the drawn case's (figures.counterpart)."""
+
+    variant: str
+    axes: tuple[tuple[str, int | str], ...]
+
+    def text(self) -> str:
+        return ", ".join([self.variant, *(f"{k} {v}" for k, v in self.axes)])
+
+
+@dataclass(frozen=True)
+class ModelFrom:
+    """A model line computed from another case: its y, times the drawn case's `times` counters, over the sum of its
+    `over` counters (memcpy's rate x useful / modelled DRAM bytes)."""
+
+    label: str
+    of: Pattern
+    times: tuple[str, ...]
+    over: tuple[str, ...]
+
+
+@dataclass(frozen=True)
 class Figure:
     """A figure a family declares: the axis along x ("variant": the variants) and whether on a log scale, the
     counter up y, a model counter drawn beside it, the variants drawn (empty: every one with x), context keys
-    drawn across (in y's unit) and upright (in x's), the axes over which only the best y is drawn, and bars."""
+    drawn across (in y's unit) and upright (in x's), the axes over which only the best y is drawn, and bars; a
+    model computed from another case, y as a slowdown against another case, and counters noted on each point."""
 
     heading: str
     x: str
@@ -28,6 +52,9 @@ class Figure:
     vlines: tuple[str, ...]
     best_of: tuple[str, ...]
     bars: bool
+    notes: tuple[str, ...] = ()
+    model_from: ModelFrom | None = None
+    slowdown_vs: Pattern | None = None
 
 
 @dataclass(frozen=True)
@@ -61,20 +88,45 @@ class Family:
         return next((list(a.get("names", [])) for a in self.axes if a.get("name") == axis), [])
 
 
+def _names(value: object) -> bool:
+    return isinstance(value, list) and all(isinstance(i, str) for i in value)
+
+
+def _pattern(entry: object, where: str) -> Pattern:
+    axes = entry.get("axes", {}) if isinstance(entry, dict) else None
+    if (
+        not isinstance(entry, dict)
+        or not isinstance(entry.get("variant"), str)
+        or not entry["variant"]
+        or not isinstance(axes, dict)
+        or not all(isinstance(v, (int, str)) and not isinstance(v, bool) for v in axes.values())
+    ):
+        raise mr.InputError(f"{where}: names other cases by a variant and the axes it fixes (names or integers)")
+    return Pattern(entry["variant"], tuple(axes.items()))
+
+
+def _model_from(entry: object, where: str) -> ModelFrom:
+    of = _pattern(entry, where)
+    if not isinstance(entry.get("label", ""), str) or not _names(entry.get("times")) or not _names(entry.get("over")):
+        raise mr.InputError(f"{where}: a model from another case needs a label and lists times and over")
+    return ModelFrom(entry.get("label", ""), of, tuple(entry["times"]), tuple(entry["over"]))
+
+
 def _figure(entry: object, where: str) -> Figure:
     if not isinstance(entry, dict):
         raise mr.InputError(f"{where}: not a figure (an object)")
     text = {k: entry.get(k, "") for k in ("heading", "x", "y", "model")}
     flags = {k: entry.get(k, False) for k in ("x_log", "y_log", "bars")}
-    lists = {k: entry.get(k, []) for k in ("variants", "lines", "vlines", "best_of")}
+    lists = {k: entry.get(k, []) for k in ("variants", "lines", "vlines", "best_of", "notes")}
     if (
         not all(isinstance(v, str) for v in text.values())
         or not text["x"]
         or not text["y"]
         or not all(isinstance(v, bool) for v in flags.values())
-        or not all(isinstance(v, list) and all(isinstance(i, str) for i in v) for v in lists.values())
+        or not all(_names(v) for v in lists.values())
     ):
         raise mr.InputError(f"{where}: a figure needs x and y (names), flags x_log/y_log/bars and lists of names")
+    model_from, slowdown = entry.get("model_from"), entry.get("slowdown_vs")
     return Figure(
         text["heading"],
         text["x"],
@@ -87,6 +139,9 @@ def _figure(entry: object, where: str) -> Figure:
         tuple(lists["vlines"]),
         tuple(lists["best_of"]),
         flags["bars"],
+        tuple(lists["notes"]),
+        None if model_from is None else _model_from(model_from, f"{where}.model_from"),
+        None if slowdown is None else _pattern(slowdown, f"{where}.slowdown_vs"),
     )
 
 
@@ -135,12 +190,13 @@ def families(doc: dict) -> dict[str, Family]:
         declared = {c.family: compat.old_family(c.family) for c in mr.cases(doc).values()}
     if not isinstance(declared, dict):
         raise mr.InputError("the file's membench.families is not an object")
+    version = membench.get("schema_version", 1) if isinstance(membench, dict) else 1
     out = {}
     for name, entry in declared.items():
         where = f"membench.families.{str(name)[:40]}"
         if not isinstance(entry, dict) or not isinstance(entry.get("title", ""), str):
             raise mr.InputError(f"{where}: not a family's declaration")
-        axes, figures = entry.get("axes", []), entry.get("figures", [])
+        axes, figures = entry.get("axes", []), entry.get("figures", []) or compat.old_figures(name, version)
         if not isinstance(axes, list) or not all(isinstance(a, dict) for a in axes) or not isinstance(figures, list):
             raise mr.InputError(f"{where}: axes and figures must be lists")
         rows = entry.get("study_rows", [])

@@ -6,13 +6,16 @@ counter, in its unit from the file's catalog, scaled to a readable prefix.
 Every combination of the other axes and tags (the variant among them) that
 varies is a line of its own, so points that differ in an axis not drawn are
 never joined. Each point carries its spread (the repetitions' standard
-deviation, else the noise the case reported); a declared model counter is
+deviation, else the noise the case reported); a declared model counter, or a
+model computed from another case (memcpy's rate x useful / DRAM bytes), is
 drawn dashed in its line's colour; declared context keys are drawn across.
-A figure whose cases all sit at one x is drawn as bars.
+A figure may draw y as a slowdown against another case, and write counters
+on each point. A figure whose cases all sit at one x is drawn as bars.
 """
 
 from __future__ import annotations
 
+import math
 import statistics
 from collections import defaultdict
 
@@ -69,17 +72,66 @@ def x_of(case: mr.Case, x: str):
     return case.variant if x == "variant" else case.params[x]
 
 
-def best(doc: dict, figure: md.Figure, cases: list[mr.Case]) -> list[mr.Case]:
+def counterpart(pattern: md.Pattern, case: mr.Case, cases: list[mr.Case]) -> mr.Case | None:
+    """The case a figure's pattern names beside `case`: of the pattern's variant, at the axes it fixes, and every
+    other axis and tag it has the drawn case's; of several, the one that shares the most with it (a cold case's
+    cold counterpart, not the warm one). None where there is none, or two share as much."""
+    fixed = dict(pattern.axes)
+    found = []
+    for c in cases:
+        if c.variant != pattern.variant or any(c.params.get(k) != v for k, v in fixed.items()):
+            continue
+        rest = {k: v for k, v in c.params.items() if k not in fixed}
+        if all(case.params.get(k) == v for k, v in rest.items()):
+            found.append((len(rest), c))
+    found.sort(key=lambda f: -f[0])
+    if not found or (len(found) > 1 and found[0][0] == found[1][0]):
+        return None
+    return found[0][1]
+
+
+def y_values(doc: dict, figure: md.Figure, cases: list[mr.Case]) -> dict[str, float]:
+    """Each case's y, by name: its counter; with a slowdown, how many times slower it is than its counterpart
+    (the counterpart's y over its own where higher is better). A case without one is left out."""
+    out = {}
+    lower = mr.better(doc, figure.y) == "lower"
+    for c in cases:
+        value = c.median(figure.y)
+        if value is not None and figure.slowdown_vs is not None:
+            base = counterpart(figure.slowdown_vs, c, cases)
+            against = base.median(figure.y) if base is not None else None
+            value = (value / against if lower else against / value) if against and value else None
+        if value is not None:
+            out[c.name] = value
+    return out
+
+
+def model_value(figure: md.Figure, case: mr.Case, cases: list[mr.Case]) -> float | None:
+    """What the figure's model says of a case: its model counter, or the model computed from another case (that
+    case's y, times this one's `times` counters, over the sum of the `over` counters it has)."""
+    derived = figure.model_from
+    if derived is None:
+        return case.median(figure.model) if figure.model else None
+    base = counterpart(derived.of, case, cases)
+    rate = base.median(figure.y) if base is not None else None
+    factors = [case.median(t) for t in derived.times]
+    over = sum(v for v in (case.median(o) for o in derived.over) if v is not None)
+    if rate is None or None in factors or not over:
+        return None
+    return rate * math.prod(factors) / over
+
+
+def best(doc: dict, figure: md.Figure, cases: list[mr.Case], ys: dict[str, float]) -> list[mr.Case]:
     """Of the cases that differ only in the figure's best_of axes, the one with the best y (by the catalog)."""
     if not figure.best_of:
         return cases
-    lower = mr.better(doc, figure.y) == "lower"
+    lower = figure.slowdown_vs is not None or mr.better(doc, figure.y) == "lower"
     kept: dict[tuple, mr.Case] = {}
     for c in cases:
         key = (c.variant, tuple(sorted((k, str(v)) for k, v in c.params.items() if k not in figure.best_of)))
         held = kept.get(key)
-        value = c.median(figure.y)
-        if held is None or (value < held.median(figure.y) if lower else value > held.median(figure.y)):
+        value = ys[c.name]
+        if held is None or (value < ys[held.name] if lower else value > ys[held.name]):
             kept[key] = c
     return [c for c in cases if c in kept.values()]
 
@@ -152,34 +204,53 @@ def format_x(ax, family_unit: str, xs: list[int], log: bool, names: list[str]) -
     ax.tick_params(axis="x", labelrotation=30 if len(distinct) > 6 else 0, labelsize=7)
 
 
-def members(figure: md.Figure, cases: list[mr.Case]) -> list[mr.Case]:
-    """The cases a figure draws: those of its variants that have its x axis and its y counter."""
+def members(figure: md.Figure, cases: list[mr.Case], ys: dict[str, float]) -> list[mr.Case]:
+    """The cases a figure draws: those of its variants that have its x axis and a y."""
     return [
         c
         for c in cases
         if (figure.x == "variant" or figure.x in c.params)
         and (not figure.variants or c.variant in figure.variants)
-        and c.median(figure.y) is not None
+        and c.name in ys
     ]
 
 
-def draw_series(ax, k: int, count: int, xs: list, ys: list, errs: list, name: str, bars: bool) -> tuple:
-    """One series: bars offset within their slot, or a line with its markers; its error bars; its colour."""
+def note(doc: dict, figure: md.Figure, case: mr.Case) -> str:
+    """The counters a figure writes on a point, each in its unit ('32 ways, 16 blocks')."""
+    values = [(case.median(k), mr.meaning(doc, k).unit) for k in figure.notes]
+    one = lambda v, unit: unit[:-1] if v == 1 and unit.endswith("s") else unit  # noqa: E731  (1 way, 2 ways)
+    return ", ".join(f"{v:g} {one(v, unit)}".strip() for v, unit in values if v is not None)
+
+
+def draw_series(ax, k: int, count: int, xs: list, ys: list, errs: list, name: str, widths: list | None) -> str:
+    """One series: bars of these widths (placed by the caller), or a line with its markers; its error bars; its
+    colour."""
     tone = colour(k, count)
-    if bars:
-        width = 0.8 / count
-        xs = [x - 0.4 + width * (k + 0.5) for x in xs]
-        ax.bar(xs, ys, width * 0.95, yerr=errs if any(errs) else None, color=tone, label=name, capsize=2)
+    if widths is not None:
+        ax.bar(xs, ys, [w * 0.95 for w in widths], yerr=errs if any(errs) else None, color=tone, label=name, capsize=2)
     else:
         ax.plot(xs, ys, color=tone, ls=LINESTYLES[(k // 20) % 4], marker=MARKERS[k % 8], ms=4, label=name)
         if any(errs):
             ax.errorbar(xs, ys, yerr=errs, fmt="none", ecolor=tone, capsize=2)
-    return tone, xs
+    return tone
+
+
+def slots(groups: dict[tuple, list[mr.Case]], place: dict, x: str) -> dict:
+    """Per place along x, the series that have a bar there: they share its slot, so a series absent there leaves
+    no gap (column's pads side by side, row alone in its slot)."""
+    out: dict = defaultdict(list)
+    for k, row in enumerate(groups.values()):
+        for c in row:
+            if k not in out[place[x_of(c, x)]]:
+                out[place[x_of(c, x)]].append(k)
+    return out
 
 
 def panel(doc: dict, family: md.Family, figure: md.Figure, cases: list[mr.Case], ax) -> None:
-    chosen = best(doc, figure, members(figure, cases))
-    divisor, shown = scale(mr.meaning(doc, figure.y).unit, [c.median(figure.y) for c in chosen])
+    ys = y_values(doc, figure, cases)
+    chosen = best(doc, figure, members(figure, cases, ys), ys)
+    unit = "x" if figure.slowdown_vs is not None else mr.meaning(doc, figure.y).unit
+    divisor, shown = scale(unit, [ys[c.name] for c in chosen])
     groups = series(chosen, figure.x, figure.best_of)
     one_x = len({x_of(c, figure.x) for c in chosen}) == 1
     categorical = figure.bars or figure.x == "variant" or bool(family.axis_names(figure.x))
@@ -188,17 +259,30 @@ def panel(doc: dict, family: md.Family, figure: md.Figure, cases: list[mr.Case],
         place, names = {x_of(chosen[0], figure.x): 0}, []
     units = {k: axis_unit(doc, family, k) for key in groups for k, _ in key}
     bars = figure.bars or one_x
+    shared = slots(groups, place, figure.x)
     for k, (key, row) in enumerate(groups.items()):
         row.sort(key=lambda c: place[x_of(c, figure.x)])
         xs = [place[x_of(c, figure.x)] for c in row]
-        ys = [c.median(figure.y) / divisor for c in row]
-        errs = [spread(c, figure.y) / divisor for c in row]
-        tone, xs = draw_series(ax, k, len(groups), xs, ys, errs, label(key, row[0].variant, units), bars)
-        models = [(x, c.median(figure.model)) for x, c in zip(xs, row) if figure.model]
+        widths = [0.8 / len(shared[x]) for x in xs] if bars else None
+        if widths is not None:
+            xs = [x - 0.4 + w * (shared[x].index(k) + 0.5) for x, w in zip(xs, widths)]
+        heights = [ys[c.name] / divisor for c in row]
+        # The repetitions' spread, relative: a slowdown spreads as its case's y does.
+        errs = [spread(c, figure.y) / (c.median(figure.y) or math.inf) * ys[c.name] / divisor for c in row]
+        name = label(key, ", ".join(dict.fromkeys(c.variant for c in row)), units)  # row, swizzle: no pad
+        # One x: each bar is named under it, and the legend keeps to what is drawn across.
+        tone = draw_series(
+            ax, k, len(groups), xs, heights, errs, "_" + name if one_x and not figure.bars else name, widths
+        )
+        for x, height, c in zip(xs, heights, row) if figure.notes else ():
+            ax.annotate(note(doc, figure, c), (x, height), xytext=(0, 4), textcoords="offset points", ha="center",
+                        va="bottom", fontsize=6, rotation=90 if len(figure.notes) > 1 else 0)  # fmt: skip
+        models = [(x, model_value(figure, c, cases)) for x, c in zip(xs, row)]
         models = [(x, m / divisor) for x, m in models if m is not None]
-        if models:
+        if models:  # on a bar, a black mark across it; beside a line, a dashed line in its colour
             style = dict(marker="_", ls="none", ms=18 if one_x else 10, mew=2) if bars else dict(ls="--")
-            ax.plot([m[0] for m in models], [m[1] for m in models], color=tone, alpha=0.7, **style)
+            ax.plot([m[0] for m in models], [m[1] for m in models], color="black" if bars else tone, alpha=0.7,
+                    **style)  # fmt: skip
     for key in figure.lines:
         value = mr.context_number(doc, key)
         if value:
@@ -210,18 +294,19 @@ def panel(doc: dict, family: md.Family, figure: md.Figure, cases: list[mr.Case],
             ax.axvline(
                 value, color="grey", ls=":", alpha=0.8, label=f"{key.replace('_', ' ')} ({levels.size(int(value))})"
             )
-    if figure.model and any(c.median(figure.model) is not None for c in chosen):
-        ax.plot([], [], "k_" if bars else "k--", alpha=0.7, label=f"{'mark' if bars else 'dashed'}: {figure.model}")
+    if any(model_value(figure, c, cases) is not None for c in chosen):
+        what = figure.model_from.label if figure.model_from else figure.model
+        ax.plot([], [], "k_" if bars else "k--", alpha=0.7, label=f"{'mark' if bars else 'dashed'}: {what}")
     if one_x and not figure.bars:
         ax.set_xticks(
             [0.4 - 0.8 / len(groups) * (len(groups) - k - 0.5) for k in range(len(groups))],
-            [label(key, m[0].variant, units) for key, m in groups.items()],
+            [label(key, ", ".join(dict.fromkeys(c.variant for c in m)), units) for key, m in groups.items()],
             rotation=15,
             ha="right",
             fontsize=7,
         )
         only = x_of(chosen[0], figure.x)
-        shown_x = levels.size(only) if x_unit == "bytes" and isinstance(only, int) else str(only)
+        shown_x = (levels.size(only) if x_unit == "bytes" else f"{only:,}") if isinstance(only, int) else str(only)
         ax.set_xlabel(f"{figure.x} = {shown_x}")
     else:
         if names and x_unit == "bytes" and all(n.isdigit() for n in names):
@@ -237,22 +322,24 @@ def panel(doc: dict, family: md.Family, figure: md.Figure, cases: list[mr.Case],
     else:
         # From zero, with room above the highest point: autoscaling pads by the data's range, which for
         # flat lines is nothing, so they would run along the frame.
-        ax.set_ylim(bottom=0, top=max(ax.get_ylim()[1], ax.dataLim.y1 * 1.05))
-    ax.set_ylabel(f"{figure.y} ({shown})" if shown else figure.y)
+        ax.set_ylim(bottom=0, top=max(ax.get_ylim()[1], ax.dataLim.y1 * (1.25 if figure.notes else 1.05)))
+    what = f"slowdown against {figure.slowdown_vs.text()}" if figure.slowdown_vs else figure.y
+    ax.set_ylabel(f"{what} ({shown})" if shown else what)
     ax.set_title(figure.heading or f"{family.name}: {figure.y} by {figure.x}")
     ax.grid(True, alpha=0.3)
-    if groups:
-        ax.legend(fontsize=6 if len(groups) > 8 else 7, ncol=2 if len(groups) > 8 else 1)
+    shown_labels = [t for t in ax.get_legend_handles_labels()[1] if not t.startswith("_")]
+    if shown_labels:
+        ax.legend(fontsize=6 if len(shown_labels) > 8 else 7, ncol=2 if len(shown_labels) > 8 else 1)
 
 
-def drawable(family: md.Family, cases: list[mr.Case]) -> list[md.Figure]:
+def drawable(doc: dict, family: md.Family, cases: list[mr.Case]) -> list[md.Figure]:
     """The declared figures that have a case to draw."""
-    return [f for f in family.figures if members(f, cases)]
+    return [f for f in family.figures if members(f, cases, y_values(doc, f, cases))]
 
 
 def draw(doc: dict, family: md.Family, cases: list[mr.Case], fig) -> None:
     """The family's declared figures side by side in `fig`."""
-    chosen = drawable(family, cases)
+    chosen = drawable(doc, family, cases)
     for ax, figure in zip(fig.subplots(1, len(chosen), squeeze=False)[0], chosen):
         panel(doc, family, figure, cases, ax)
     fig.suptitle(title(doc, family.title))

@@ -1243,9 +1243,27 @@ MUTANTS = [
     # ---- case references ---------------------------------------------------------------------------
     M(
         "benchmarks/cases/family.cpp",
-        "    if (a.before) return {*a.before};\n",
+        "    if (before && a.before) return {*a.before};\n",
         "",
         "a reference that leaves an added axis open takes every default",
+    ),
+    M(
+        "benchmarks/cases/family.cpp",
+        "    if (f.derived_model && !f.model_counter.empty())\n",
+        "    if (false)\n",
+        "a figure that declares two models is registered",
+    ),
+    M(
+        "benchmarks/cases/family.cpp",
+        "return cases_of(family, ref, false); }",
+        "return cases_of(family, ref, true); }",
+        "a figure's reference takes an added axis's value before, not the drawn case's",
+    ),
+    M(
+        "benchmarks/gbench/result_file.cpp",
+        '  if (f.slowdown_vs) out["slowdown_vs"] = pattern(*f.slowdown_vs);\n',
+        "",
+        "a figure's slowdown never reaches the result file",
     ),
     M(
         "benchmarks/cases/family.cpp",

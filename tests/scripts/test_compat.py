@@ -77,10 +77,22 @@ def test_the_old_families_declare_what_the_first_binary_to_declare_them_did():
     declaring.sort()
     assert {name: f["title"] for name, f in declaring[0][2].items()} == compat.OLD_TITLES
     defaults = {"heading": "", "x_log": False, "y_log": False, "model": "", "variants": [], "lines": [], "vlines": []}
-    defaults |= {"best_of": [], "bars": False}
+    defaults |= {"best_of": [], "bars": False, "notes": []}
+    versions = {
+        str(p): json.loads(p.read_text()).get("membench", {}).get("schema_version", 1)
+        for p in RESULTS.glob("**/*.json")
+    }
     for name, figures in compat.OLD_FIGURES.items():
-        path, first = next((path, f[name]["figures"]) for _, path, f in declaring if f.get(name, {}).get("figures"))
-        assert [defaults | f for f in figures] == [defaults | f for f in first], (name, path)
+        found = next(((path, f[name]["figures"]) for _, path, f in declaring if f.get(name, {}).get("figures")), None)
+        if found is None:
+            # Drawn by hand before schema 3: until a run of a binary that declares them is committed, none is, and
+            # no committed run is of schema 3.
+            assert name in compat._DRAWN_BY_HAND and max(versions.values()) < 3, name
+            continue
+        assert [defaults | f for f in figures] == [defaults | f for f in found[1]], (name, found[0])
+    # Those three are given to a file of schema 1 or 2 whose family declared none, and to no later file.
+    for name, figures in compat._DRAWN_BY_HAND.items():
+        assert compat.old_figures(name, 2) == figures and compat.old_figures(name, 3) == []
 
 
 def declaring(key: str) -> list[tuple[str, str, dict]]:

@@ -359,7 +359,7 @@ def test_the_bars_of_one_size_are_labelled_under_their_centres_and_a_count_is_no
     ax = fig.axes[0]
     centres = sorted(round(p.get_x() + p.get_width() / 2, 6) for p in ax.patches)
     assert sorted(round(float(t), 6) for t in ax.get_xticks()) == centres
-    assert ax.get_xlabel() == "span = 4096"  # blocks, not bytes: no "4 KiB"
+    assert ax.get_xlabel() == "span = 4,096"  # blocks, not bytes: no "4 KiB"
     plt.close(fig)
 
 

@@ -160,7 +160,7 @@ def test_load_refuses_what_is_not_google_benchmark_json(tmp_path):
         ),
         (
             json.dumps({**doc(entry("a/b/manual_time")), "membench": {"schema_version": 99}}),
-            "schema_version 99; these scripts read 1 and 2",
+            "schema_version 99; these scripts read 1, 2 and 3",
         ),
         (json.dumps({**doc(entry("a/b/manual_time")), "membench": []}), "its 'membench' object is not membench's"),
     ],
