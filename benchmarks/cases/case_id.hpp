@@ -1,7 +1,8 @@
 // A case's identity as data, and its name: the one place that writes a case
 // name and the one that reads it back. Everything else (the filter, the
-// cache, --resume, the scripts through --list_cases=json) takes names from
-// here.
+// cache, --resume) takes names from here; the result file's catalog
+// (membench.cases) carries each case's tags and axes as data, and the scripts
+// read them there, parsing a name only for a file written before it.
 //
 //   family/variant[/tag:value...][/axis:value...]
 //

@@ -129,6 +129,38 @@ ADDED_AXES = {
 }
 
 
+Parts = tuple[tuple[str, int | str], ...]
+
+
+def parse_old_name(name: str) -> tuple[str, str, Parts]:
+    """A case name of a file written before its catalog carried the cases as data, read from its text:
+    'global/strided/l2:cold/n:1024/stride:2/manual_time' -> ('global', 'strided', (('l2', 'cold'), ('n', 1024),
+    ('stride', 2))). Numbers become ints; a named axis keeps its name. Every other reader takes a case's parts from
+    the catalog. A ValueError, saying why, for text that is no case name."""
+    parts = name.split("/")
+    if parts and parts[-1] == "manual_time":
+        parts.pop()
+    if len(parts) < 2 or not parts[0] or not parts[1]:
+        raise ValueError(f"'{name}' is not a membench case name (family/variant/...)")
+    params: list[tuple[str, int | str]] = []
+    for part in parts[2:]:
+        key, colon, value = part.partition(":")
+        if not key or not colon or not value:
+            raise ValueError(f"'{name}': '{part}' is not key:value")
+        digits = value[1:] if value.startswith("-") else value
+        params.append((key, int(value) if digits.isdigit() else value))
+    return parts[0], parts[1], tuple(params)
+
+
+def today_parts(family: str, variant: str, parts: Parts) -> Parts:
+    """A case's parts under today's axis names, with the axes added before the catalog declared them (the frozen
+    tables above); the same parts where neither applies."""
+    renamed = RENAMED_AXES.get(family, {})
+    parts = tuple((renamed.get(k, k), v) for k, v in parts)
+    keys = {k for k, _ in parts}
+    return parts + tuple(a for a in ADDED_AXES.get((family, variant), ()) if a[0] not in keys)
+
+
 # A case's result and its model, in the order a case is read by, for files
 # written before the catalog ranked its headlines. Frozen.
 OLD_HEADLINES = (

@@ -312,7 +312,7 @@ def evaluate(
 ) -> list[Check]:
     """Checks of every profiled case (kernels: each case's kernels, from --list_cases=json)."""
     # The timing run's cases are cold (.../l2:cold/...); they time the same launch.
-    timed_cases = {mr.warm_name(name): c for name, c in mr.cases(timing).items()} if timing else {}
+    timed_cases = {c.name_without("l2"): c for c in mr.cases(timing).values()} if timing else {}
     durations = {c.name: median_of(g, TIME_METRIC) for c, g in pair(doc, time_rows, kernels)} if time_rows else {}
     dram = {c.name: g for c, g in pair(doc, dram_rows, kernels)} if dram_rows else {}
     measures = md.ncu_measures(doc)

@@ -369,47 +369,23 @@ def require_direction(docs: list[dict], metric: str) -> str:
     )
 
 
-def parse_name(name: str) -> CaseName:
-    """'global/strided/l2:cold/n:1024/stride:2/manual_time' -> CaseName('global', 'strided',
-    (('l2', 'cold'), ('n', 1024), ('stride', 2))). Numbers become ints; a named axis keeps its name.
-    A part that is not key:value is an InputError."""
-    parts = name.split("/")
-    if parts and parts[-1] == "manual_time":
-        parts.pop()
-    if len(parts) < 2 or not parts[0] or not parts[1]:
-        raise InputError(f"'{name}' is not a membench case name (family/variant/...)")
-    params: list[tuple[str, int | str]] = []
-    for part in parts[2:]:
-        key, colon, value = part.partition(":")
-        if not key or not colon or not value:
-            raise InputError(f"'{name}': '{part}' is not key:value")
-        digits = value[1:] if value.startswith("-") else value
-        params.append((key, int(value) if digits.isdigit() else value))
-    return CaseName(parts[0], parts[1], tuple(params))
-
-
-RENAMED_AXES, ADDED_AXES = compat.RENAMED_AXES, compat.ADDED_AXES
+def frozen_axes(parsed: CaseName) -> CaseName:
+    """A case under today's axis names and with the axes added before the catalog declared them (the
+    compatibility module's frozen tables)."""
+    return CaseName(parsed.family, parsed.variant, compat.today_parts(parsed.family, parsed.variant, parsed.parts))
 
 
 def current_name(name: str) -> tuple[str, CaseName]:
-    """A run name of a file written before its catalog carried the cases as data, under today's axis
-    names and axes (the compatibility module's frozen tables), and its parts."""
-    parsed = parse_name(name)
-    renamed = RENAMED_AXES.get(parsed.family, {})
-    renaming = any(key in renamed for key, _ in parsed.parts)
-    if renaming:
-        parsed = parsed.renamed(renamed)
-    added = tuple(a for a in ADDED_AXES.get((parsed.family, parsed.variant), ()) if a[0] not in parsed.params)
-    if added:
-        parsed = CaseName(parsed.family, parsed.variant, parsed.parts + added)
-    if not renaming and not added:
+    """A run name of a file written before its catalog carried the cases as data, read by the compatibility
+    module, under today's axis names and axes; and its parts. The name as it is where nothing changed."""
+    try:
+        parsed = CaseName(*compat.parse_old_name(name))
+    except ValueError as e:
+        raise InputError(str(e)) from e
+    today = frozen_axes(parsed)
+    if today == parsed:
         return name, parsed
-    return parsed.format("/manual_time" if name.endswith("/manual_time") else ""), parsed
-
-
-def warm_name(name: str) -> str:
-    """The name of the warm-L2 case a cold one repeats: without its l2 tag."""
-    return parse_name(name).without("l2").format()
+    return today.format("/manual_time" if name.endswith("/manual_time") else ""), today
 
 
 def complete(doc: dict) -> bool:
@@ -497,8 +473,8 @@ def cases(doc: dict, *others: dict) -> dict[str, Case]:
             raise InputError(f"{entry['name']}: 'run_name' is not a string")
         if name in listed:
             # As data; an axis added before the catalog said so (the frozen table) is filled as for any file.
-            parsed = listed_name(listed[name])
-            name, parsed = current_name(parsed.format("/manual_time" if name.endswith("/manual_time") else ""))
+            parsed = frozen_axes(listed_name(listed[name]))
+            name = parsed.format("/manual_time" if name.endswith("/manual_time") else "")
         else:
             name, parsed = current_name(name)
         filled = with_axes_added(parsed, before, shapes.get((parsed.family, parsed.variant), ()))

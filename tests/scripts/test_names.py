@@ -1,5 +1,5 @@
-"""The one name parser of the scripts (membench.results.parse_name) against the binary's
---list_cases=json, for every case of the default run and of every sweep file."""
+"""The one name parser of the scripts (membench.compat.parse_old_name, for files without a catalog) against the
+binary's --list_cases=json, for every case of the default run and of every sweep file."""
 
 from __future__ import annotations
 
@@ -8,8 +8,14 @@ import os
 import subprocess
 from pathlib import Path
 
+from membench import compat
 from membench import results as mr
 import pytest
+
+
+def parse_name(name: str) -> mr.CaseName:
+    return mr.CaseName(*compat.parse_old_name(name))
+
 
 EXE = os.environ.get("MEMBENCH_EXE")
 SWEEPS = sorted((Path(__file__).parents[2] / "sweeps").glob("*.json"))
@@ -31,7 +37,7 @@ def test_parse_name_reads_every_listed_case(args):
     cases = listed(*args)
     assert cases
     for case in cases:
-        parsed = mr.parse_name(case["name"])
+        parsed = parse_name(case["name"])
         assert parsed.format() == case["name"]
         assert (parsed.family, parsed.variant) == (case["family"], case["variant"])
         tags = [(k, v) for k, v in case["tags"].items()]
@@ -55,8 +61,8 @@ def test_parse_name_reads_every_listed_case(args):
 def test_a_name_from_before_the_axis_renaming_reads_as_todays(old, new):
     name, parsed = mr.current_name(old)
     assert name == new
-    assert parsed == mr.parse_name(new)
-    assert mr.current_name(new) == (new, mr.parse_name(new))
+    assert parsed == parse_name(new)
+    assert mr.current_name(new) == (new, parse_name(new))
 
 
 @pytest.mark.parametrize(
@@ -103,8 +109,8 @@ def test_a_name_from_before_the_axis_renaming_reads_as_todays(old, new):
 def test_a_name_from_before_an_axis_was_added_reads_as_its_case_today(old, new):
     name, parsed = mr.current_name(old)
     assert name == new
-    assert parsed == mr.parse_name(new)
-    assert mr.current_name(new) == (new, mr.parse_name(new))
+    assert parsed == parse_name(new)
+    assert mr.current_name(new) == (new, parse_name(new))
 
 
 # Every variant that gained an axis, with the value its cases had before.
@@ -168,7 +174,7 @@ def test_every_variant_that_gained_an_axis_reads_its_old_names(old, new):
     ],
 )
 def test_a_case_that_has_the_axis_or_never_had_it_keeps_its_name(name):
-    assert mr.current_name(name) == (name, mr.parse_name(name))
+    assert mr.current_name(name) == (name, parse_name(name))
 
 
 @pytest.mark.parametrize(
@@ -180,7 +186,7 @@ def test_a_case_that_has_the_axis_or_never_had_it_keeps_its_name(name):
     ],
 )
 def test_other_families_keep_their_n(name):
-    assert mr.current_name(name) == (name, mr.parse_name(name))
+    assert mr.current_name(name) == (name, parse_name(name))
 
 
 @pytest.mark.skipif(not EXE or not Path(EXE).exists(), reason="MEMBENCH_EXE names no membench binary (run under ctest)")
@@ -188,11 +194,11 @@ def test_the_renamed_axes_are_todays_and_the_old_names_are_free():
     axes: dict[str, set[str]] = {}
     for case in listed():
         axes.setdefault(case["family"], set()).update(a["name"] for a in case["axes"])
-    for family, renamed in mr.RENAMED_AXES.items():
+    for family, renamed in compat.RENAMED_AXES.items():
         for old, new in renamed.items():
             assert new in axes[family] and old not in axes[family], (family, old, new)
     # An added axis is the last of its variant's today, with the old value among its defaults' kind.
     variants = {(c["family"], c["variant"]): [a["name"] for a in c["axes"]] for c in listed()}
-    for (family, variant), added in mr.ADDED_AXES.items():
+    for (family, variant), added in compat.ADDED_AXES.items():
         names = variants[(family, variant)]
         assert names[len(names) - len(added) :] == [key for key, _ in added], (family, variant, names)

@@ -7,8 +7,14 @@ import math
 import os
 
 from membench import cli
+from membench import compat
 from membench import results as mr
 import pytest
+
+
+def parse_name(name: str) -> mr.CaseName:
+    """A name read from its text, as only the compatibility module does (for files without a catalog)."""
+    return mr.CaseName(*compat.parse_old_name(name))
 
 
 def entry(name: str, **fields) -> dict:
@@ -20,26 +26,31 @@ def doc(*benchmarks: dict, **context) -> dict:
 
 
 def test_names_split_into_family_variant_and_keyed_parts():
-    parsed = mr.parse_name("global/strided/device:1/l2:cold/n:1024/stride:2/manual_time")
+    parsed = parse_name("global/strided/device:1/l2:cold/n:1024/stride:2/manual_time")
     assert parsed == mr.CaseName("global", "strided", (("device", 1), ("l2", "cold"), ("n", 1024), ("stride", 2)))
     assert parsed.params == {"device": 1, "l2": "cold", "n": 1024, "stride": 2}
     assert parsed.format() == "global/strided/device:1/l2:cold/n:1024/stride:2/manual_time"
     assert parsed.without("device").format() == "global/strided/l2:cold/n:1024/stride:2/manual_time"
     assert parsed.without("l2", "stride").format("") == "global/strided/device:1/n:1024"
-    named = mr.parse_name("stream/triad/type:double/elements:-3")
+    named = parse_name("stream/triad/type:double/elements:-3")
     assert named.parts == (("type", "double"), ("elements", -3))
     # The order is the name's: a tag key after an axis stays there.
-    assert mr.parse_name("a/b/n:1/l2:cold").format("") == "a/b/n:1/l2:cold"
+    assert parse_name("a/b/n:1/l2:cold").format("") == "a/b/n:1/l2:cold"
     # A tag the scripts have never heard of reads like any other part.
-    assert mr.parse_name("a/b/clock:base/n:1").params == {"clock": "base", "n": 1}
+    assert parse_name("a/b/clock:base/n:1").params == {"clock": "base", "n": 1}
     assert parsed.renamed({"n": "elements"}).format("") == "global/strided/device:1/l2:cold/elements:1024/stride:2"
-    assert mr.warm_name("global/coalesced/l2:cold/n:1024/manual_time") == "global/coalesced/n:1024/manual_time"
+    cold = mr.cases(doc(entry("global/coalesced/l2:cold/n:1024/manual_time")))
+    assert [c.name_without("l2") for c in cold.values()] == ["global/coalesced/n:1024/manual_time"]
 
 
 @pytest.mark.parametrize("name", ["x", "/b", "a//n:1", "a/b/n", "a/b/:1", "a/b/n:"])
 def test_what_is_not_a_case_name_is_an_input_error(name):
+    with pytest.raises(ValueError):
+        parse_name(name)
     with pytest.raises(mr.InputError):
-        mr.parse_name(name)
+        mr.current_name(name)
+    with pytest.raises(mr.InputError):
+        mr.cases(doc(entry(name)))
 
 
 def test_times_are_nanoseconds_per_launch_whatever_the_unit():
@@ -337,8 +348,8 @@ def test_metrics_leave_out_google_benchmarks_bookkeeping():
 
 
 def test_a_name_is_a_value():
-    name = mr.parse_name("global/strided/n:8/stride:2")
-    assert {name: 1}[mr.parse_name("global/strided/n:8/stride:2")] == 1
+    name = parse_name("global/strided/n:8/stride:2")
+    assert {name: 1}[parse_name("global/strided/n:8/stride:2")] == 1
     with pytest.raises(AttributeError):
         name.family = "layout"
     assert mr.CaseName("a", "b").format("") == "a/b" and mr.CaseName("a", "b").params == {}
