@@ -49,7 +49,7 @@ OWN_TESTS = {
     "fleet": ["test_fleet.py", "test_report.py", "test_pairs.py", CLI],  # the report draws the fleet
     "levels": ["test_levels.py", CLI],
     "ncu_check": ["test_ncu_check.py", CLI],
-    "plot": ["test_plot.py", CLI],
+    "plot": ["test_plot.py", "test_model_lines.py", CLI],
     "export": ["test_export.py", CLI],
     "report": ["test_report.py", "test_history.py", CLI],
     "history": ["test_history.py", CLI],
@@ -63,13 +63,14 @@ OWN_TESTS = {
         "test_report.py",
         "test_compare.py",
         "test_history.py",
+        "test_model_lines.py",
     ],
     "headline": ["test_headline.py", CLI],
     # The shared reader: its own tests and the gates' (the figures' tests add time, not kills).
     "results": ["test_results.py", "test_compare.py", "test_fleet.py", "test_levels.py", "test_names.py"],
     # The declarations feed the figures, the report and the ncu check.
-    "declarations": ["test_figures.py", "test_report.py", "test_ncu_check.py"],
-    "figures": ["test_figures.py", "test_plot.py"],
+    "declarations": ["test_figures.py", "test_model_lines.py", "test_report.py", "test_ncu_check.py"],
+    "figures": ["test_figures.py", "test_model_lines.py", "test_plot.py"],
     "report_page": ["test_report.py"],
     "report_others": ["test_report.py", "test_fleet.py"],
     "pairs": ["test_pairs.py", "test_report.py"],
@@ -232,6 +233,14 @@ def survivors(folder: Path) -> list[int]:
     return [i for i, status in rows if i in given and status == "bad_survived"]
 
 
+def untested(folder: Path, ids: list[int]) -> list[int]:
+    """These mutants marked untested in the chunk's cache, so that mutmut runs them again (it passes over a
+    mutant whose status it has, whatever the tests are now); the ids."""
+    with sqlite3.connect(folder / ".mutmut-cache") as cache:
+        cache.executemany("update Mutant set status = 'untested' where id = ?", [(i,) for i in ids])
+    return ids
+
+
 def retest(args: argparse.Namespace, folders: dict[str, list[Path]]) -> None:
     """Each kept chunk's survivors tested again against today's tests (and today's copies of what they read).
     The module's source must be the one its mutants were listed from: a mutant is a line number and an index."""
@@ -248,7 +257,7 @@ def retest(args: argparse.Namespace, folders: dict[str, list[Path]]) -> None:
             refresh(module, folder, args.repo)
         if kept and not unmutated_pass(module, kept[0], args.repo):
             continue
-        chunks += [(module, f, survivors(f)) for f in kept]
+        chunks += [(module, f, untested(f, survivors(f))) for f in kept]
     with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
         list(pool.map(lambda c: run_chunk(*c, None, args.repo, record=False), chunks))
 

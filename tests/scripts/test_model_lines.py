@@ -212,6 +212,8 @@ def test_shared_notes_each_bar_with_its_counters_in_their_units():
     assert "32 ways" in [t.get_text() for t in ax_bars.texts]  # the column read of tile[32][32]
     assert sorted(t.get_text() for t in ax_tiles.texts) == ["1 way, 9 blocks", "2 ways, 16 blocks", "8 ways, 16 blocks"]
     assert [t.get_text() for t in ax_tiles.get_xticklabels()] == ["16", "64"]
+    # One counter reads across its bar; two stand upright, to fit over a narrow one.
+    assert {t.get_rotation() for t in ax_bars.texts} == {0.0} and {t.get_rotation() for t in ax_tiles.texts} == {90.0}
     # The curve: each width's slowdown against its stride 1, and conflict_ways dashed beside it.
     degree = sorted(
         (c for c in plot.by_family(doc)["shared"] if c.variant == "conflict_degree" and c.params["width"] == 4),
@@ -260,3 +262,18 @@ def test_a_malformed_reference_to_other_cases_is_one_line(damage, message):
     figure = {"heading": "h", "x": "stride", "y": "bytes_per_second", **damage}
     with pytest.raises(mr.InputError, match=message):
         md.families(doc_of("global", [figure], strided_doc()["benchmarks"]))
+
+
+def test_the_best_of_a_swept_axis_is_the_lowest_where_lower_is_better():
+    best = [{"heading": "h", "x": "stride", "y": "latency_ns", "best_of": ["block"]}]
+    rows = [bench(f"toy/v/stride:{s}/block:{b}", latency_ns=float(s * b)) for s in (1, 2) for b in (64, 128)]
+    fig = draw(doc_of("toy", best, rows), "toy")
+    (line,) = [l for l in fig.axes[0].get_lines() if len(l.get_xdata())]
+    assert [float(y) for y in line.get_ydata()] == [64.0, 128.0]  # block 64 at each stride: the lower latency
+    plt.close(fig)
+    best[0]["y"] = "bytes_per_second"  # where higher is better, the higher
+    rows = [bench(f"toy/v/stride:{s}/block:{b}", bytes_per_second=float(s * b)) for s in (1, 2) for b in (64, 128)]
+    fig = draw(doc_of("toy", best, rows), "toy")
+    (line,) = [l for l in fig.axes[0].get_lines() if len(l.get_xdata())]
+    assert [float(y) for y in line.get_ydata()] == [128.0, 256.0]
+    plt.close(fig)
