@@ -149,7 +149,8 @@ const Registrar registrar{
            "the peer: the GPU this many places after the one measured, in the visible order (1: the next); over "
            "1 .. GPUs - 1 with --device=all, every pair",
            {1}, 1, kMaxPeerStep)
-          .added_later(1)},
+          .added_later(1)
+          .picking_the_peer()},
      cases,
      {"GPU <-> GPU: copy engine and SM over the link",
       {figure("copies over the link", "bytes", "bytes_per_second").log_x().model("model_bytes_per_second"),

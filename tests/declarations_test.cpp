@@ -18,7 +18,8 @@ void toy_cases(Family& f) {
 const Registrar toy{
     {"toy",
      {axis("span", "bytes", "bytes the toy reads", {4096}),
-      axis_named("order", "how it walks them", {"forward", "backward"}, {0, 1})},
+      axis_named("order", "how it walks them", {"forward", "backward"}, {0, 1}),
+      axis("hop", "GPUs", "the GPU it reads, this many after", {1}).added_later(1).picking_the_peer()},
      toy_cases,
      {"Toy: a family no script names",
       {figure("reads by span", "span", "bytes_per_second")
@@ -67,10 +68,15 @@ TEST(Declarations, AFamilysTitleAxesAndFiguresAreInTheResultFile) {
   EXPECT_EQ(row.at("article_gb_per_second"), 123.5);
   EXPECT_EQ(row.at("counters"), (nlohmann::ordered_json{"sectors_per_request"}));
   EXPECT_EQ(row.at("baseline"), "toy/read/order:backward/span:64");
-  ASSERT_EQ(toy_entry.at("axes").size(), 2u);
+  ASSERT_EQ(toy_entry.at("axes").size(), 3u);
   EXPECT_EQ(toy_entry["axes"][0].at("unit"), "bytes");
   EXPECT_FALSE(toy_entry["axes"][0].contains("names"));
   EXPECT_EQ(toy_entry["axes"][1].at("names"), (nlohmann::ordered_json{"forward", "backward"}));
+  // An axis added later says the value its cases had; one that picks the GPU a case reaches says so.
+  EXPECT_FALSE(toy_entry["axes"][0].contains("before"));
+  EXPECT_FALSE(toy_entry["axes"][0].contains("picks_peer"));
+  EXPECT_EQ(toy_entry["axes"][2].at("before"), 1);
+  EXPECT_TRUE(toy_entry["axes"][2].at("picks_peer").get<bool>());
   ASSERT_EQ(toy_entry.at("figures").size(), 3u);
   const auto& figure = toy_entry["figures"][0];
   EXPECT_EQ(figure.at("x"), "span");

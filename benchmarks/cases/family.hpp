@@ -45,8 +45,13 @@ struct AxisSpec {
   // had (their names lack the axis). A reader fills a name without it with
   // this value, and a case reference that does not fix it means it.
   std::optional<std::int64_t> before = std::nullopt;
+  // The axis picks which other GPU a case reaches (the case reports the one
+  // it reached, peer_device): the cases that differ in it alone are one
+  // case's cells of a GPU-by-GPU matrix, and a reader pairs them so.
+  bool picks_peer = false;
 
   AxisSpec& added_later(std::int64_t value_before) { return before = value_before, *this; }
+  AxisSpec& picking_the_peer() { return picks_peer = true, *this; }
 };
 
 // An axis that takes any value in [min, max] that is a multiple of `multiple_of`.

@@ -87,6 +87,7 @@ nlohmann::ordered_json family_entries(const std::vector<const cases::CaseSpec*>&
       nlohmann::ordered_json axis = {{"name", a.name}, {"unit", a.unit}, {"help", a.help}};
       if (!a.names.empty()) axis["names"] = a.names;
       if (a.before) axis["before"] = *a.before;
+      if (a.picks_peer) axis["picks_peer"] = true;
       axes.push_back(axis);
     }
     nlohmann::ordered_json figures = nlohmann::ordered_json::array();

@@ -5,7 +5,8 @@
 //     "schema_version": 3,               2: a family's axis added later carries "before" (1: none did);
 //                                        3: figures may compute a model from another case ("model_from"),
 //                                           draw a slowdown ("slowdown_vs") and note counters ("notes"),
-//                                           and global, layout and shared declare theirs
+//                                           and global, layout and shared declare theirs; an axis that
+//                                           picks the GPU a case reaches says so ("picks_peer")
 //     "complete": true,                  false while the run goes on (or if it was killed)
 //     "counters": {"bytes_per_second": {"unit": "B/s", "better": "higher", "kind": "measured",
 //                                        "description": "..."}, ...},   every number the file holds

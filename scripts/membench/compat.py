@@ -367,6 +367,22 @@ OLD_FIGURES: dict[str, list[dict]] = {
 }
 
 
+# The axes that picked the GPU a case reached, before a family's declarations said so (schema 3's
+# "picks_peer"). Frozen.
+OLD_PEER_AXES = {"peer": ("peer_step",)}
+
+
+def old_axes(family: str, axes: list[dict], schema_version: object) -> list[dict]:
+    """A family's declared axes, those that picked the peer marked as a file of schema 3 marks them (an axis the
+    file does not list is added, as the old families' lists name only some)."""
+    if isinstance(schema_version, int) and not isinstance(schema_version, bool) and schema_version >= 3:
+        return axes
+    peers = OLD_PEER_AXES.get(family, ())
+    marked = [{**a, "picks_peer": True} if a.get("name") in peers else a for a in axes]
+    listed = {a.get("name") for a in axes}
+    return marked + [{"name": n, "picks_peer": True} for n in peers if n not in listed]
+
+
 def old_figures(family: str, schema_version: object) -> list[dict]:
     """The figures of a family whose file declared none because the family had none to declare then: the three
     drawn by hand before schema version 3, as they declare them since."""

@@ -87,6 +87,11 @@ class Family:
         """A named axis's names in their declared order (empty for a numeric axis)."""
         return next((list(a.get("names", [])) for a in self.axes if a.get("name") == axis), [])
 
+    def peer_axes(self) -> tuple[str, ...]:
+        """The axes that pick the GPU a case reaches: cases that differ in them alone are one case's cells of a
+        GPU-by-GPU matrix."""
+        return tuple(a["name"] for a in self.axes if a.get("picks_peer") is True and isinstance(a.get("name"), str))
+
 
 def _names(value: object) -> bool:
     return isinstance(value, list) and all(isinstance(i, str) for i in value)
@@ -206,7 +211,7 @@ def families(doc: dict) -> dict[str, Family]:
             name,
             entry.get("title") or name,
             str(entry.get("study", "")),
-            tuple(axes),
+            tuple(compat.old_axes(name, axes, version)),
             tuple(_figure(f, f"{where}.figures[{i}]") for i, f in enumerate(figures)),
             tuple(_study_row(r, f"{where}.study_rows[{i}]") for i, r in enumerate(rows)),
         )

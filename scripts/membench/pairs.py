@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from membench import declarations as md
 from membench import results as mr
 from membench.report_page import Table, quantity
 
@@ -17,7 +18,7 @@ PEER = "peer_device"  # the model counter: the ordinal of the GPU a case reached
 
 @dataclass
 class Matrix:
-    case: str  # the case's name without its device and its peer_step: the same in every cell
+    case: str  # the case's name without its device and the axes that pick its peer: the same in every cell
     host: str
     ordinals: list[int]  # the host's GPUs, the rows and the columns
     cells: dict[tuple[int, int], float] = field(default_factory=dict)  # (ran on, reached) -> the metric
@@ -51,9 +52,11 @@ def matrices(docs: list[tuple[str, dict]], metric: str) -> list[Matrix]:
     for path, doc in docs:
         host = str(doc.get("context", {}).get("host_name", "unknown-host"))
         gpus = sorted(mr.devices(doc, path))
+        families = md.families(doc)
         for case in mr.cases(doc).values():
             here = case.params.get("device", gpus[0])
-            name = case.name_without("device", "peer_step", suffix="")
+            peer = families[case.family].peer_axes() if case.family in families else ()
+            name = case.name_without("device", *peer, suffix="")
             if case.error or case.skipped:
                 continue  # a case that did not run names no peer
             there = case.median(PEER)

@@ -1261,6 +1261,12 @@ MUTANTS = [
     ),
     M(
         "benchmarks/gbench/result_file.cpp",
+        '      if (a.picks_peer) axis["picks_peer"] = true;\n',
+        "",
+        "the axis that picks the peer is not said to: the pair matrices split by it",
+    ),
+    M(
+        "benchmarks/gbench/result_file.cpp",
         '  if (f.slowdown_vs) out["slowdown_vs"] = pattern(*f.slowdown_vs);\n',
         "",
         "a figure's slowdown never reaches the result file",

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 
 from membench import fleet, pairs
+from membench import declarations as md
 from membench import results as mr
 
 READ = "peer/device_to_device_memcpy_read_ce"
@@ -155,3 +156,25 @@ def test_a_file_without_a_host_name_is_an_unknown_host_and_the_tables_are_whole_
     for line in out.splitlines():
         if "|" in line:
             assert line.startswith("|") and line.endswith("|"), line
+
+
+def test_the_axes_that_pick_the_peer_are_the_ones_the_file_declares():
+    """A file of schema 3 says which axes pick the GPU a case reaches: a family no script names pairs by its own."""
+    doc = all_devices(gpus=3, steps=2)
+    for entry in doc["benchmarks"]:
+        for key in ("name", "run_name"):
+            entry[key] = entry[key].replace(READ, "hops/read").replace("peer_step:", "hop:")
+    axes = [{"name": "bytes", "unit": "bytes"}, {"name": "hop", "unit": "GPUs", "before": 1, "picks_peer": True}]
+    doc["membench"] = {
+        "schema_version": 3,
+        "counters": CATALOG,
+        "families": {"hops": {"title": "hops", "axes": axes, "figures": []}},
+    }
+    [m] = pairs.matrices([("hops.json", doc)], "bytes_per_second")
+    assert m.case == "hops/read/peer_access:1/bytes:67108864" and len(m.cells) == 6  # 3 GPUs x 2 others
+    # Not declared to pick the peer: each hop is a case of its own, a cell a GPU.
+    axes[1]["picks_peer"] = False
+    found = pairs.matrices([("hops.json", doc)], "bytes_per_second")
+    assert [(m.case.rsplit("/", 1)[1], len(m.cells)) for m in found] == [("hop:1", 3), ("hop:2", 3)]
+    # A file before schema 3 had the peer family's peer_step pick it, as the compatibility module says.
+    assert md.families(all_devices())["peer"].peer_axes() == ("peer_step",)
