@@ -277,3 +277,13 @@ def test_the_best_of_a_swept_axis_is_the_lowest_where_lower_is_better():
     (line,) = [l for l in fig.axes[0].get_lines() if len(l.get_xdata())]
     assert [float(y) for y in line.get_ydata()] == [128.0, 256.0]
     plt.close(fig)
+
+
+def test_an_axis_the_family_lists_without_a_unit_takes_the_one_the_catalogs_cases_give_it():
+    doc = doc_of("toy", [], [bench("toy/v/n:4/span:8", bytes_per_second=1.0)])
+    doc["membench"]["cases"] = [
+        {"name": "toy/v/n:4/span:8", "family": "toy", "variant": "v", "tags": {},
+         "axes": [{"name": "n", "unit": "floats", "value": 4}, {"name": "span", "unit": "bytes", "value": 8}]}
+    ]  # fmt: skip
+    family = md.families(doc)["toy"]
+    assert [figures.axis_unit(doc, family, a) for a in ("span", "n", "other")] == ["bytes", "floats", ""]
