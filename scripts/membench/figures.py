@@ -18,6 +18,7 @@ from __future__ import annotations
 import math
 import statistics
 from collections import defaultdict
+from dataclasses import dataclass
 
 from membench import levels
 from membench import declarations as md
@@ -246,72 +247,112 @@ def slots(groups: dict[tuple, list[mr.Case]], place: dict, x: str) -> dict:
     return out
 
 
-def panel(doc: dict, family: md.Family, figure: md.Figure, cases: list[mr.Case], ax) -> None:
+@dataclass
+class Layout:
+    """Where a panel's cases sit: each case's y (by name), the cases drawn, the divisor of y and the unit it
+    leaves, the series, each x value's place and the names along x, each series axis's unit, whether its cases
+    sit at one x, whether it draws bars, and whether x is a category."""
+
+    ys: dict[str, float]
+    chosen: list[mr.Case]
+    divisor: float
+    shown: str
+    groups: dict[tuple, list[mr.Case]]
+    place: dict
+    names: list[str]
+    units: dict[str, str]
+    one_x: bool
+    bars: bool
+    categorical: bool
+
+
+def layout(doc: dict, family: md.Family, figure: md.Figure, cases: list[mr.Case]) -> Layout:
     ys = y_values(doc, figure, cases)
     chosen = best(doc, figure, members(figure, cases, ys), ys)
     unit = "x" if figure.slowdown_vs is not None else mr.meaning(doc, figure.y).unit
     divisor, shown = scale(unit, [ys[c.name] for c in chosen])
     groups = series(chosen, figure.x, figure.best_of)
     one_x = len({x_of(c, figure.x) for c in chosen}) == 1
-    categorical = figure.bars or figure.x == "variant" or bool(family.axis_names(figure.x))
     place, names = positions(family, chosen, figure.x, figure.bars)
     if one_x and not figure.bars:  # one value along x: a bar per series, named under it
         place, names = {x_of(chosen[0], figure.x): 0}, []
     units = {k: axis_unit(doc, family, k) for key in groups for k, _ in key}
-    bars = figure.bars or one_x
-    shared = slots(groups, place, figure.x)
-    for k, (key, row) in enumerate(groups.items()):
-        row.sort(key=lambda c: place[x_of(c, figure.x)])
-        xs = [place[x_of(c, figure.x)] for c in row]
-        widths = [0.8 / len(shared[x]) for x in xs] if bars else None
+    categorical = figure.bars or figure.x == "variant" or bool(family.axis_names(figure.x))
+    return Layout(ys, chosen, divisor, shown, groups, place, names, units, one_x, figure.bars or one_x, categorical)
+
+
+def series_name(key: tuple, row: list[mr.Case], units: dict[str, str]) -> str:
+    """A series' label; one with none of the varying axes is named by its variants (row, swizzle: no pad)."""
+    return label(key, ", ".join(dict.fromkeys(c.variant for c in row)), units)
+
+
+def draw_groups(ax, doc: dict, figure: md.Figure, cases: list[mr.Case], lay: Layout) -> None:
+    """Every series: its points or bars with their spread, the counters noted on them, and the model beside them
+    (on a bar, a black mark across it; beside a line, a dashed line in its colour)."""
+    shared = slots(lay.groups, lay.place, figure.x)
+    for k, (key, row) in enumerate(lay.groups.items()):
+        row.sort(key=lambda c: lay.place[x_of(c, figure.x)])
+        xs = [lay.place[x_of(c, figure.x)] for c in row]
+        widths = [0.8 / len(shared[x]) for x in xs] if lay.bars else None
         if widths is not None:
             xs = [x - 0.4 + w * (shared[x].index(k) + 0.5) for x, w in zip(xs, widths)]
-        heights = [ys[c.name] / divisor for c in row]
+        heights = [lay.ys[c.name] / lay.divisor for c in row]
         # The repetitions' spread, relative: a slowdown spreads as its case's y does.
-        errs = [spread(c, figure.y) / (c.median(figure.y) or math.inf) * ys[c.name] / divisor for c in row]
-        name = label(key, ", ".join(dict.fromkeys(c.variant for c in row)), units)  # row, swizzle: no pad
+        errs = [spread(c, figure.y) / (c.median(figure.y) or math.inf) * lay.ys[c.name] / lay.divisor for c in row]
+        name = series_name(key, row, lay.units)
         # One x: each bar is named under it, and the legend keeps to what is drawn across.
-        tone = draw_series(
-            ax, k, len(groups), xs, heights, errs, "_" + name if one_x and not figure.bars else name, widths
-        )
+        hidden = lay.one_x and not figure.bars
+        tone = draw_series(ax, k, len(lay.groups), xs, heights, errs, "_" + name if hidden else name, widths)
         for x, height, c in zip(xs, heights, row) if figure.notes else ():
             ax.annotate(note(doc, figure, c), (x, height), xytext=(0, 4), textcoords="offset points", ha="center",
                         va="bottom", fontsize=6, rotation=90 if len(figure.notes) > 1 else 0)  # fmt: skip
         models = [(x, model_value(figure, c, cases)) for x, c in zip(xs, row)]
-        models = [(x, m / divisor) for x, m in models if m is not None]
-        if models:  # on a bar, a black mark across it; beside a line, a dashed line in its colour
-            style = dict(marker="_", ls="none", ms=18 if one_x else 10, mew=2) if bars else dict(ls="--")
-            ax.plot([m[0] for m in models], [m[1] for m in models], color="black" if bars else tone, alpha=0.7,
+        models = [(x, m / lay.divisor) for x, m in models if m is not None]
+        if models:
+            style = dict(marker="_", ls="none", ms=18 if lay.one_x else 10, mew=2) if lay.bars else dict(ls="--")
+            ax.plot([m[0] for m in models], [m[1] for m in models], color="black" if lay.bars else tone, alpha=0.7,
                     **style)  # fmt: skip
+
+
+def reference_lines(ax, doc: dict, figure: md.Figure, cases: list[mr.Case], lay: Layout) -> None:
+    """Context keys across (in y's unit) and upright (in x's, on a numeric x), and the model's sample in the
+    legend where a model was drawn."""
     for key in figure.lines:
         value = mr.context_number(doc, key)
         if value:
-            ax.axhline(value / divisor, color="red", ls="--", alpha=0.6, label=key.replace("_", " "))
-    x_unit = axis_unit(doc, family, figure.x)
-    for key in figure.vlines if not categorical else ():
+            ax.axhline(value / lay.divisor, color="red", ls="--", alpha=0.6, label=key.replace("_", " "))
+    for key in figure.vlines if not lay.categorical else ():
         value = mr.context_number(doc, key)
         if value:
             ax.axvline(
                 value, color="grey", ls=":", alpha=0.8, label=f"{key.replace('_', ' ')} ({levels.size(int(value))})"
             )
-    if any(model_value(figure, c, cases) is not None for c in chosen):
+    if any(model_value(figure, c, cases) is not None for c in lay.chosen):
         what = figure.model_from.label if figure.model_from else figure.model
-        ax.plot([], [], "k_" if bars else "k--", alpha=0.7, label=f"{'mark' if bars else 'dashed'}: {what}")
-    if one_x and not figure.bars:
+        ax.plot([], [], "k_" if lay.bars else "k--", alpha=0.7, label=f"{'mark' if lay.bars else 'dashed'}: {what}")
+
+
+def format_axes(ax, doc: dict, family: md.Family, figure: md.Figure, lay: Layout) -> None:
+    """x as its values, names or sizes (one x: the series named under their bars); y from zero or on a log scale;
+    the labels, the title, the grid and the legend of what is not named under a bar."""
+    x_unit = axis_unit(doc, family, figure.x)
+    if lay.one_x and not figure.bars:
+        count = len(lay.groups)
         ax.set_xticks(
-            [0.4 - 0.8 / len(groups) * (len(groups) - k - 0.5) for k in range(len(groups))],
-            [label(key, ", ".join(dict.fromkeys(c.variant for c in m)), units) for key, m in groups.items()],
+            [0.4 - 0.8 / count * (count - k - 0.5) for k in range(count)],
+            [series_name(key, m, lay.units) for key, m in lay.groups.items()],
             rotation=15,
             ha="right",
             fontsize=7,
         )
-        only = x_of(chosen[0], figure.x)
+        only = x_of(lay.chosen[0], figure.x)
         shown_x = (levels.size(only) if x_unit == "bytes" else f"{only:,}") if isinstance(only, int) else str(only)
         ax.set_xlabel(f"{figure.x} = {shown_x}")
     else:
+        names = lay.names
         if names and x_unit == "bytes" and all(n.isdigit() for n in names):
             names = [levels.size(int(n)) for n in names]
-        format_x(ax, x_unit, list(place.values()), figure.x_log and not categorical, names)
+        format_x(ax, x_unit, list(lay.place.values()), figure.x_log and not lay.categorical, names)
         ax.set_xlabel(figure.x + (f" ({x_unit})" if x_unit not in ("", "name", figure.x) else ""))
     if figure.y_log:
         # Labelled at 1, 2 and 5 of every decade, in plain numbers: a decade or two of latency is more than one tick.
@@ -320,16 +361,24 @@ def panel(doc: dict, family: md.Family, figure: md.Figure, cases: list[mr.Case],
         ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:,.6g}"))
         ax.yaxis.set_minor_formatter(NullFormatter())
     else:
-        # From zero, with room above the highest point: autoscaling pads by the data's range, which for
-        # flat lines is nothing, so they would run along the frame.
+        # From zero, with room above the highest point (and its notes): autoscaling pads by the data's range,
+        # which for flat lines is nothing, so they would run along the frame.
         ax.set_ylim(bottom=0, top=max(ax.get_ylim()[1], ax.dataLim.y1 * (1.25 if figure.notes else 1.05)))
     what = f"slowdown against {figure.slowdown_vs.text()}" if figure.slowdown_vs else figure.y
-    ax.set_ylabel(f"{what} ({shown})" if shown else what)
+    ax.set_ylabel(f"{what} ({lay.shown})" if lay.shown else what)
     ax.set_title(figure.heading or f"{family.name}: {figure.y} by {figure.x}")
     ax.grid(True, alpha=0.3)
     shown_labels = [t for t in ax.get_legend_handles_labels()[1] if not t.startswith("_")]
     if shown_labels:
         ax.legend(fontsize=6 if len(shown_labels) > 8 else 7, ncol=2 if len(shown_labels) > 8 else 1)
+
+
+def panel(doc: dict, family: md.Family, figure: md.Figure, cases: list[mr.Case], ax) -> None:
+    """One declared figure in `ax`: where its cases sit, its series, its reference lines, its axes."""
+    lay = layout(doc, family, figure, cases)
+    draw_groups(ax, doc, figure, cases, lay)
+    reference_lines(ax, doc, figure, cases, lay)
+    format_axes(ax, doc, family, figure, lay)
 
 
 def drawable(doc: dict, family: md.Family, cases: list[mr.Case]) -> list[md.Figure]:
