@@ -287,3 +287,13 @@ def test_an_axis_the_family_lists_without_a_unit_takes_the_one_the_catalogs_case
     ]  # fmt: skip
     family = md.families(doc)["toy"]
     assert [figures.axis_unit(doc, family, a) for a in ("span", "n", "other")] == ["bytes", "floats", ""]
+
+
+def test_bars_along_a_byte_axis_are_named_by_their_sizes():
+    bars = [{"heading": "h", "x": "span", "y": "bytes_per_second", "bars": True}]
+    doc = doc_of("toy", bars, [bench(f"toy/v/span:{s}", bytes_per_second=1e9) for s in (4096, 1 << 20)])
+    doc["membench"]["families"]["toy"]["axes"] = [{"name": "span", "unit": "bytes"}]
+    fig = draw(doc, "toy")
+    assert [t.get_text() for t in fig.axes[0].get_xticklabels()] == ["4 KiB", "1 MiB"]
+    assert fig.axes[0].get_xlabel() == "span (bytes)"
+    plt.close(fig)
