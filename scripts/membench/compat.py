@@ -372,10 +372,15 @@ OLD_FIGURES: dict[str, list[dict]] = {
 OLD_PEER_AXES = {"peer": ("peer_step",)}
 
 
+def _before_3(schema_version: object) -> bool:
+    """Whether a file's schema predates the declarations of version 3 (a file without one is of version 1)."""
+    return not isinstance(schema_version, int) or isinstance(schema_version, bool) or schema_version < 3
+
+
 def old_axes(family: str, axes: list[dict], schema_version: object) -> list[dict]:
     """A family's declared axes, those that picked the peer marked as a file of schema 3 marks them (an axis the
     file does not list is added, as the old families' lists name only some)."""
-    if isinstance(schema_version, int) and not isinstance(schema_version, bool) and schema_version >= 3:
+    if not _before_3(schema_version):
         return axes
     peers = OLD_PEER_AXES.get(family, ())
     marked = [{**a, "picks_peer": True} if a.get("name") in peers else a for a in axes]
@@ -386,8 +391,7 @@ def old_axes(family: str, axes: list[dict], schema_version: object) -> list[dict
 def old_figures(family: str, schema_version: object) -> list[dict]:
     """The figures of a family whose file declared none because the family had none to declare then: the three
     drawn by hand before schema version 3, as they declare them since."""
-    old = not isinstance(schema_version, int) or isinstance(schema_version, bool) or schema_version < 3
-    return _DRAWN_BY_HAND.get(family, []) if old else []
+    return _DRAWN_BY_HAND.get(family, []) if _before_3(schema_version) else []
 
 
 OLD_NAMED_AXES = {

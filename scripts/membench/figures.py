@@ -286,10 +286,11 @@ def series_name(key: tuple, row: list[mr.Case], units: dict[str, str]) -> str:
     return label(key, ", ".join(dict.fromkeys(c.variant for c in row)), units)
 
 
-def draw_groups(ax, doc: dict, figure: md.Figure, cases: list[mr.Case], lay: Layout) -> None:
+def draw_groups(ax, doc: dict, figure: md.Figure, cases: list[mr.Case], lay: Layout) -> bool:
     """Every series: its points or bars with their spread, the counters noted on them, and the model beside them
-    (on a bar, a black mark across it; beside a line, a dashed line in its colour)."""
+    (on a bar, a black mark across it; beside a line, a dashed line in its colour); whether a model was drawn."""
     shared = slots(lay.groups, lay.place, figure.x)
+    modelled = False
     for k, (key, row) in enumerate(lay.groups.items()):
         row.sort(key=lambda c: lay.place[x_of(c, figure.x)])
         xs = [lay.place[x_of(c, figure.x)] for c in row]
@@ -312,9 +313,11 @@ def draw_groups(ax, doc: dict, figure: md.Figure, cases: list[mr.Case], lay: Lay
             style = dict(marker="_", ls="none", ms=18 if lay.one_x else 10, mew=2) if lay.bars else dict(ls="--")
             ax.plot([m[0] for m in models], [m[1] for m in models], color="black" if lay.bars else tone, alpha=0.7,
                     **style)  # fmt: skip
+            modelled = True
+    return modelled
 
 
-def reference_lines(ax, doc: dict, figure: md.Figure, cases: list[mr.Case], lay: Layout) -> None:
+def reference_lines(ax, doc: dict, figure: md.Figure, lay: Layout, modelled: bool) -> None:
     """Context keys across (in y's unit) and upright (in x's, on a numeric x), and the model's sample in the
     legend where a model was drawn."""
     for key in figure.lines:
@@ -327,7 +330,7 @@ def reference_lines(ax, doc: dict, figure: md.Figure, cases: list[mr.Case], lay:
             ax.axvline(
                 value, color="grey", ls=":", alpha=0.8, label=f"{key.replace('_', ' ')} ({levels.size(int(value))})"
             )
-    if any(model_value(figure, c, cases) is not None for c in lay.chosen):
+    if modelled:
         what = figure.model_from.label if figure.model_from else figure.model
         ax.plot([], [], "k_" if lay.bars else "k--", alpha=0.7, label=f"{'mark' if lay.bars else 'dashed'}: {what}")
 
@@ -376,8 +379,8 @@ def format_axes(ax, doc: dict, family: md.Family, figure: md.Figure, lay: Layout
 def panel(doc: dict, family: md.Family, figure: md.Figure, cases: list[mr.Case], ax) -> None:
     """One declared figure in `ax`: where its cases sit, its series, its reference lines, its axes."""
     lay = layout(doc, family, figure, cases)
-    draw_groups(ax, doc, figure, cases, lay)
-    reference_lines(ax, doc, figure, cases, lay)
+    modelled = draw_groups(ax, doc, figure, cases, lay)
+    reference_lines(ax, doc, figure, lay, modelled)
     format_axes(ax, doc, family, figure, lay)
 
 
