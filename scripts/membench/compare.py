@@ -80,7 +80,12 @@ def create_parser() -> cli.Parser:
     p.add_argument(
         "--metric", default="bytes_per_second", help="counter, or real_time / cpu_time (default bytes_per_second)"
     )
-    p.add_argument("--threshold", type=float, default=5.0, help="percent change that counts (default 5)")
+    p.add_argument(
+        "--threshold",
+        type=float,
+        default=mr.CHANGE_THRESHOLD,
+        help=f"percent change that counts (default {mr.CHANGE_THRESHOLD:g})",
+    )
     p.add_argument("--alpha", type=float, default=0.05, help="significance level (default 0.05)")
     p.add_argument(
         "--ignore-missing", action="store_true", help="cases missing or skipped in the contender do not fail"

@@ -3,8 +3,8 @@
     python scripts/history.py [--db FILE|URL] add RUN.json...
     python scripts/history.py [--db FILE] list
     python scripts/history.py [--db FILE] trend CASE-REGEX --out DIR [--metric M]
-    python scripts/history.py [--db FILE] check RUN.json [--metric M] [--last N] [--width K] [--noise-threshold PCT]
-                                                [--allow-untrusted]
+    python scripts/history.py [--db FILE] check RUN.json [--metric M] [--last N] [--width K] [--threshold PCT]
+                                                [--noise-threshold PCT] [--allow-untrusted]
 
 --db: a SQLite file (default membench-history.sqlite: one machine's
 history), or a PostgreSQL URL (postgresql://user@host/db: a fleet's, which
@@ -26,8 +26,9 @@ over the runs, one line per GPU and case.
 
 check: each case of RUN.json against the last N trusted values of the same
 case on GPUs of the same model and driver: the band is their median +- K
-scaled median absolute deviations (at least 1% of the median, and for a
-host-paced case at least three times its noise in the run). A value
+scaled median absolute deviations, at least --threshold percent of the
+median (compare.py's change that counts, 5 unless given) and for a
+host-paced case at least three times its noise in the run. A value
 outside it on the bad side (the file's catalog says which side that is) is
 a regression; cases with fewer than 3 values in the history are reported,
 not judged, and so are the run's untrusted cases. Exit status: 0 every
@@ -83,6 +84,12 @@ def create_parser() -> cli.Parser:
         "--last", type=int, default=10, help="trusted values of each case to keep in the band (default 10)"
     )
     check.add_argument("--width", type=float, default=3.0, help="band half-width in scaled MADs (default 3.0)")
+    check.add_argument(
+        "--threshold",
+        type=float,
+        default=mr.CHANGE_THRESHOLD,
+        help=f"the band's least half-width, percent of its median (default {mr.CHANGE_THRESHOLD:g}, as compare.py)",
+    )
     check.add_argument("--noise-threshold", **noise)
     check.add_argument(
         "--allow-untrusted",
@@ -227,7 +234,13 @@ def draw_trend(rows: list[tuple], metric: str):
 
 
 def check(
-    con: history_store.Store, path: str, metric: str, last: int, width: float, noise_threshold: float
+    con: history_store.Store,
+    path: str,
+    metric: str,
+    last: int,
+    width: float,
+    threshold: float,
+    noise_threshold: float,
 ) -> tuple[str, int, int, int]:
     """The table, and how many cases regressed, were untrusted in this run, and were judged
     (trusted, with enough history) at all."""
@@ -267,7 +280,9 @@ def check(
                 )
                 continue
             median = statistics.median(history)
-            spread = max(width * MAD_SCALE * statistics.median(abs(v - median) for v in history), 0.01 * median)
+            spread = max(
+                width * MAD_SCALE * statistics.median(abs(v - median) for v in history), threshold / 100 * median
+            )
             if case.host_paced:  # the host's noise in this run, as compare.py allows it
                 spread = max(spread, mr.HOST_NOISE_WIDTHS * (case.most("noise_pct") or 0) / 100 * median)
             low, high = median - spread, median + spread
@@ -288,8 +303,13 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if not 0 < getattr(args, "noise_threshold", 1.0) < math.inf:
             raise mr.InputError("--noise-threshold must be positive and finite")
-        if args.command == "check" and (args.last < MIN_HISTORY or not 0 < args.width < math.inf):
-            raise mr.InputError(f"--last must be at least {MIN_HISTORY} and --width positive and finite")
+        if args.command == "check" and (
+            args.last < MIN_HISTORY or not 0 < args.width < math.inf or not 0 <= args.threshold < math.inf
+        ):
+            raise mr.InputError(
+                f"--last must be at least {MIN_HISTORY}, --width positive and finite and --threshold finite, "
+                "not negative"
+            )
         con = connect(args.db, create=args.command == "add")
         if args.command == "add":
             print(f"{add(con, args.results, args.noise_threshold)} run(s) added to {args.db}")
@@ -300,7 +320,7 @@ def main(argv: list[str] | None = None) -> int:
                 print(path)
         else:
             text, regressed, untrusted, judged = check(
-                con, args.results, args.metric, args.last, args.width, args.noise_threshold
+                con, args.results, args.metric, args.last, args.width, args.threshold, args.noise_threshold
             )
             print(text)
             if untrusted and not args.allow_untrusted:

@@ -65,6 +65,13 @@ POWER_CAP = next(bit for bit, name in CLOCK_EVENTS.items() if name == "sw_power_
 # is given none: compare.py's --threshold, export.py's and history.py's --noise-threshold.
 NOISE_THRESHOLD = 5.0
 
+# The change (percent) below which no gate calls a case changed, where a script
+# is given none: compare.py's --threshold and history.py check's. One run of one
+# binary on one GPU moves some cases a few percent from the next (the default
+# run's host copies, a chase at the L1's edge), so a narrower gate fails a
+# rerun of the same binary.
+CHANGE_THRESHOLD = 5.0
+
 # A host-paced case changes by less than this many times its noise from the
 # host alone: the gates need that much before they call it a change.
 HOST_NOISE_WIDTHS = 3.0
