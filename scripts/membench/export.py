@@ -33,8 +33,10 @@ health mark (`membench_bytes_per_second`, `membench_latency_seconds`,
 `family`, `variant`, `gpu_uuid`, `gpu_name` and `host`;
 `membench_case_ok` (1 measured, 0 failed or skipped) and
 `membench_case_trusted` for every case; the case's configuration as the
-labels of `membench_case_info`; `membench_run_complete` (0 for the file of
-a process killed before its end, whose cases are all untrusted); and
+labels of `membench_case_info`; `membench_run_complete` (0 for a run a
+signal stopped, whose measured cases are exported and the rest never ran,
+and for the file of a process killed before its end, whose cases are all
+untrusted); and
 `membench_run_timestamp_seconds`, when the run started (the textfile
 collector takes no sample timestamps). The file (--out) is replaced whole,
 by a rename, and is written even when no case is trusted, so that a
@@ -261,10 +263,10 @@ def prometheus(doc: dict, path: str, noise_threshold: float) -> tuple[str, int]:
         lines += [sample(metric, labels, value) for labels, value in rows]
     run_labels = {"gpu_uuid": only[0], "gpu_name": only[1], "host": host}
     lines += [
-        "# HELP membench_run_complete 1 when the run reached its end, 0 when its process was killed first (its cases "
-        "are then untrusted)",
+        "# HELP membench_run_complete 1 when the run reached its end; 0 when a signal stopped it first (its measured "
+        "cases stand, the rest never ran) or its process was killed (its cases are then untrusted)",
         "# TYPE membench_run_complete gauge",
-        sample("membench_run_complete", run_labels, 1.0 if mr.complete(doc) else 0.0),
+        sample("membench_run_complete", run_labels, 1.0 if mr.complete(doc) and not mr.stopped(doc) else 0.0),
     ]
     if (started := run_timestamp(doc)) is not None:
         lines += [
@@ -329,6 +331,8 @@ def main(argv: list[str] | None = None) -> int:
             f"throttling, noise at or above {args.noise_threshold:g}% or a killed run)",
             file=sys.stderr,
         )
+    if mr.stopped(doc):
+        print(f"export.py: {args.results}: the run was {mr.ending(doc)}; they have no value", file=sys.stderr)
     if args.format == "prometheus" and not exported_cases(doc, args.noise_threshold)[0]:
         # The status is written whole all the same, so that a collector never serves the last run's health.
         print(f"export.py: {args.results}: {nothing_trusted(doc, untrusted)}: only the status written", file=sys.stderr)

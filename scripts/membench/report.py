@@ -324,6 +324,7 @@ def the_run(doc: dict, path: str) -> Table:
             f"{len(cases)}: {len(ran)} measured, {count(lambda c: c.error)} failed, "
             f"{count(lambda c: c.skipped)} skipped",
         ),
+        ("ended", mr.ending(doc)),
         (
             "health",
             f"{marked('noisy')} noisy, {marked('contended')} contended, "

@@ -395,6 +395,26 @@ def current_name(name: str) -> tuple[str, CaseName]:
     return today.format("/manual_time" if name.endswith("/manual_time") else ""), today
 
 
+def stopped(doc: dict) -> str:
+    """Why the run ended before its last case, as the binary wrote it ("interrupted by SIGTERM": a signal
+    stopped it, every case not yet run is skipped with that reason, the file is whole and its measured cases
+    stand); "" for a run that reached its end or a file without an `end`."""
+    membench = doc.get("membench")
+    end = membench.get("end") if isinstance(membench, dict) else None
+    return str(end.get("stopped") or "") if isinstance(end, dict) else ""
+
+
+def ending(doc: dict) -> str:
+    """How the run ended, in words: reached its end, stopped by a signal (how many cases never ran), or killed."""
+    if not complete(doc):
+        return "killed before its end: its cases are untrusted"
+    if not (why := stopped(doc)):
+        return "reached its end"
+    end = doc["membench"]["end"]
+    counts = f": {end['cases_not_run']} of {end['cases_selected']} cases never ran" if "cases_selected" in end else ""
+    return f"stopped ({why}){counts}"
+
+
 def complete(doc: dict) -> bool:
     """Whether the run reached its end: False for the file of a process killed
     before it (membench writes "complete": false until the last case is in).

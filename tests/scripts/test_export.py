@@ -398,6 +398,29 @@ def test_a_killed_run_says_so_in_every_format(write_json, capsys):
     assert 'membench_case_trusted{case="' + CASE_BW in done.out and "membench_bytes_per_second" not in done.out
 
 
+def test_a_run_a_signal_stopped_exports_what_it_measured_and_says_it_did_not_end(write_json, capsys):
+    # `timeout` sent SIGTERM after the first case: the file is whole, its measured case stands, the rest never ran.
+    stopped = a_run()
+    stopped["membench"] = {"schema_version": 1, "complete": True, "counters": {}}
+    stopped["membench"]["counters"]["bytes_per_second"] = {"unit": "B/s", "better": "higher", "kind": "measured"}
+    stopped["membench"]["end"] = {
+        "cases_selected": 9,
+        "cases_not_run": 7,
+        "cases_resumed": 0,
+        "stopped": "interrupted by SIGTERM",
+    }
+    path = write_json(stopped)
+    assert export.main([path, "--format", "prometheus"]) == 0
+    done = capsys.readouterr()
+    assert done.out.split("membench_run_complete{")[1].split("\n")[0].endswith(" 0.0")
+    assert "membench_bytes_per_second{" in done.out
+    assert f"export.py: {path}: the run was stopped (interrupted by SIGTERM): 7 of 9 cases never ran" in done.err
+    del stopped["membench"]["end"]["stopped"]
+    assert export.main([write_json(stopped), "--format", "prometheus"]) == 0
+    done = capsys.readouterr()
+    assert done.out.split("membench_run_complete{")[1].split("\n")[0].endswith(" 1.0") and "never ran" not in done.err
+
+
 def test_a_rate_of_nothing_is_not_exported(write_json, capsys):
     doc = a_run()
     for b in doc["benchmarks"]:

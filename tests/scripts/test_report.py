@@ -521,6 +521,7 @@ def test_the_whole_run_table_as_written(tmp_path, write_json, no_figures):
             "| memory clock | 3201 MHz |",
             "| membench | 0.1.0 (abc123) |",
             "| cases | 13: 12 measured, 0 failed, 1 skipped |",
+            "| ended | reached its end |",
             "| health | 1 noisy, 1 contended, 0 throttled, 0 under a clock event |",
             "| noisy | the case's noise stayed over the stopping rule's target (--max_noise) until --max_time. The "
             "gates distrust a value only from their own threshold: compare.py's and fleet.py's --threshold (5% and "

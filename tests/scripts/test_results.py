@@ -439,6 +439,22 @@ def test_a_killed_runs_cases_are_doubted_and_an_old_file_is_whole():
     assert mr.complete(doc(entry("a/b/manual_time")))  # no membench object: written whole
 
 
+def test_how_a_run_ended_killed_stopped_or_at_its_end():
+    run = doc(entry("a/b/manual_time", noise_pct=0.1), entry("a/c/manual_time", skipped=True))
+    run["membench"] = {"schema_version": 3, "complete": True, "counters": {}}
+    assert mr.stopped(run) == "" and mr.ending(run) == "reached its end"  # no end section: an older file
+    run["membench"]["end"] = {"cases_selected": 2, "cases_not_run": 0, "cases_resumed": 0}
+    assert mr.stopped(run) == "" and mr.ending(run) == "reached its end"
+    # A signal: the file is whole and its measured case stands; the one it never reached is said, not doubted.
+    run["membench"]["end"].update(cases_not_run=1, stopped="interrupted by SIGTERM")
+    assert mr.stopped(run) == "interrupted by SIGTERM" and mr.complete(run)
+    assert mr.ending(run) == "stopped (interrupted by SIGTERM): 1 of 2 cases never ran"
+    assert mr.cases(run)["a/b/manual_time"].doubts(5.0) == []
+    run["membench"]["complete"] = False
+    assert mr.ending(run) == "killed before its end: its cases are untrusted"
+    assert mr.ending(doc(entry("a/b/manual_time"))) == "reached its end"
+
+
 def test_an_old_files_host_paced_cases_are_the_compatibility_modules():
     old = doc(
         entry("transfer/host_to_device_memcpy_ce/host:pageable/bytes:4096/manual_time"),
