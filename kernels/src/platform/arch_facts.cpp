@@ -67,10 +67,43 @@ constexpr const char* kGuideTma =
     "CUDA C++ Programming Guide, 'Asynchronous Data Copies using the Tensor Memory Accelerator (TMA)': compute "
     "capability 9.0 and later";
 
+constexpr const char* kGuideThroughput =
+    "CUDA C++ Programming Guide, 'Arithmetic Instructions', the throughput of native arithmetic instructions "
+    "(results per clock cycle per multiprocessor)";
+constexpr const char* kBf16AsFp16 =
+    "assumed: the Programming Guide's throughput table has no bfloat16 row; a bfloat162 multiply-add (HFMA2.BF16) "
+    "issues to the same pipe as a half2 one, so the 16-bit floating-point rate is the model's ceiling";
+constexpr const char* kAmpereTensor =
+    "derived: the NVIDIA A100 Tensor Core GPU Architecture whitepaper gives 312 dense BF16 TFLOPS on 108 SMs at "
+    "1410 MHz: 2048 operations an SM each clock";
+constexpr const char* kHopperTensor =
+    "derived: the NVIDIA H100 Tensor Core GPU Architecture whitepaper gives the fourth-generation tensor core twice "
+    "A100's dense rate an SM clock for clock (989.4 dense BF16 TFLOPS on 132 SMs at 1830 MHz): 4096 operations an "
+    "SM each clock, reached by wgmma";
+
 using F = Fact;
 using B = Basis;
 
 SourcedValue doc(double v, const char* s) { return {v, B::documented, s}; }
+
+// A row's compute pipes: the Programming Guide's throughput table (fp32,
+// fp64, fp16, int32 multiply-add), bfloat16 as fp16 where it has the
+// instruction (8.0 and later), and the tensor cores' dense rate where a
+// whitepaper gives it.
+std::vector<std::pair<Fact, SourcedValue>> pipes(double fp32, double fp64, double fp16, double int32, bool bf16) {
+  std::vector<std::pair<Fact, SourcedValue>> p = {{F::fp32_fma_per_clock, doc(fp32, kGuideThroughput)},
+                                                  {F::fp64_fma_per_clock, doc(fp64, kGuideThroughput)},
+                                                  {F::fp16_fma_per_clock, doc(fp16, kGuideThroughput)},
+                                                  {F::int32_mad_per_clock, doc(int32, kGuideThroughput)}};
+  if (bf16) p.push_back({F::bf16_fma_per_clock, {fp16, B::assumed, kBf16AsFp16}});
+  return p;
+}
+
+std::vector<std::pair<Fact, SourcedValue>> joined(std::vector<std::pair<Fact, SourcedValue>> a,
+                                                  const std::vector<std::pair<Fact, SourcedValue>>& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
+}
 
 // What every row of compute capability 7.0 and later has.
 std::vector<std::pair<Fact, SourcedValue>> common(bool sm90_features) {
@@ -103,6 +136,13 @@ const std::vector<FactSpec>& fact_specs() {
       {F::nvlink_bytes_per_link, "nvlink_bytes_per_link", "B/s", "one NVLink's rate in one direction"},
       {F::clusters, "clusters", "flag", "thread-block clusters and distributed shared memory"},
       {F::tensor_memory_accelerator, "tensor_memory_accelerator", "flag", "bulk copies and tensor maps"},
+      {F::fp32_fma_per_clock, "fp32_fma_per_clock", "FMA/clk", "32-bit floating-point multiply-adds an SM each clock"},
+      {F::fp64_fma_per_clock, "fp64_fma_per_clock", "FMA/clk", "64-bit floating-point multiply-adds an SM each clock"},
+      {F::fp16_fma_per_clock, "fp16_fma_per_clock", "FMA/clk", "16-bit floating-point multiply-adds an SM each clock"},
+      {F::bf16_fma_per_clock, "bf16_fma_per_clock", "FMA/clk", "bfloat16 multiply-adds an SM each clock"},
+      {F::int32_mad_per_clock, "int32_mad_per_clock", "MAD/clk", "32-bit integer multiply-adds an SM each clock"},
+      {F::tensor_bf16_flops_per_clock, "tensor_bf16_flops_per_clock", "FLOP/clk",
+       "dense bfloat16 tensor-core operations (fp32 accumulate) an SM each clock"},
   };
   return specs;
 }
@@ -113,22 +153,27 @@ const std::vector<ArchRow>& arch_table() {
   static const std::vector<ArchRow> table = {
       {6, 0, {{F::sector_bytes, doc(32, kBestPracticesSectors)}, {F::nvlink_bytes_per_link, doc(20e9, kPascalNvlink)}}},
       row(7, 0, false,
-          {{F::l2_bytes_per_clock_per_sm, {2048.0 / 80, B::derived, kVoltaWhitepaperL2}},
-           {F::unified_l1_bytes, doc(128 * KiB, kVoltaTuning)},
-           {F::nvlink_bytes_per_link, doc(25e9, kVoltaNvlink)}}),
+          joined({{F::l2_bytes_per_clock_per_sm, {2048.0 / 80, B::derived, kVoltaWhitepaperL2}},
+                  {F::unified_l1_bytes, doc(128 * KiB, kVoltaTuning)},
+                  {F::nvlink_bytes_per_link, doc(25e9, kVoltaNvlink)}},
+                 pipes(64, 32, 128, 64, false))),
       row(7, 5, false, {{F::unified_l1_bytes, doc(96 * KiB, kTuringTuning)}}),
       row(8, 0, false,
-          {{F::l2_bytes_per_clock_per_sm, {5120.0 / 108, B::derived, kAmpereWhitepaperL2}},
-           {F::unified_l1_bytes, doc(192 * KiB, kAmpereTuning80)},
-           {F::nvlink_bytes_per_link, {600e9 / 2 / 12, B::derived, kAmpereNvlink}}}),
+          joined({{F::l2_bytes_per_clock_per_sm, {5120.0 / 108, B::derived, kAmpereWhitepaperL2}},
+                  {F::unified_l1_bytes, doc(192 * KiB, kAmpereTuning80)},
+                  {F::nvlink_bytes_per_link, {600e9 / 2 / 12, B::derived, kAmpereNvlink}},
+                  {F::tensor_bf16_flops_per_clock, {2048, B::derived, kAmpereTensor}}},
+                 pipes(64, 32, 256, 64, true))),
       row(8, 6, false, {{F::unified_l1_bytes, doc(128 * KiB, kAmpereTuning86)}}),
       row(8, 7, false, {{F::unified_l1_bytes, doc(192 * KiB, kAmpereTuning80)}}),
-      row(8, 9, false, {{F::unified_l1_bytes, doc(128 * KiB, kAdaTuning)}}),
+      row(8, 9, false, joined({{F::unified_l1_bytes, doc(128 * KiB, kAdaTuning)}}, pipes(128, 2, 128, 64, true))),
       row(9, 0, true,
-          {{F::dram_fetch_bytes, {64, B::measured, kMeasuredDramFetch}},
-           {F::l2_bytes_per_clock_per_sm, {64, B::assumed, kHopperL2Assumed}},
-           {F::unified_l1_bytes, doc(256 * KiB, kHopperTuning)},
-           {F::nvlink_bytes_per_link, {900e9 / 2 / 18, B::derived, kHopperNvlink}}}),
+          joined({{F::dram_fetch_bytes, {64, B::measured, kMeasuredDramFetch}},
+                  {F::l2_bytes_per_clock_per_sm, {64, B::assumed, kHopperL2Assumed}},
+                  {F::unified_l1_bytes, doc(256 * KiB, kHopperTuning)},
+                  {F::nvlink_bytes_per_link, {900e9 / 2 / 18, B::derived, kHopperNvlink}},
+                  {F::tensor_bf16_flops_per_clock, {4096, B::derived, kHopperTensor}}},
+                 pipes(128, 64, 256, 64, true))),
       row(10, 0, true,
           {{F::unified_l1_bytes, doc(256 * KiB, kBlackwellTuning100)},
            {F::nvlink_bytes_per_link, {1.8e12 / 2 / 18, B::derived, kBlackwellNvlink}}}),

@@ -22,6 +22,14 @@ enum class Fact {
   nvlink_bytes_per_link,      // one NVLink's rate in one direction, in bytes per second
   clusters,                   // thread-block clusters and distributed shared memory (1 or 0)
   tensor_memory_accelerator,  // bulk copies and tensor maps (1 or 0)
+  // The compute pipes: results each SM produces each clock (a fused
+  // multiply-add is one result and two operations).
+  fp32_fma_per_clock,           // 32-bit floating-point multiply-adds
+  fp64_fma_per_clock,           // 64-bit floating-point multiply-adds
+  fp16_fma_per_clock,           // 16-bit floating-point multiply-adds (a half2 instruction gives two)
+  bf16_fma_per_clock,           // bfloat16 multiply-adds (a bfloat162 instruction gives two)
+  int32_mad_per_clock,          // 32-bit integer multiply-adds
+  tensor_bf16_flops_per_clock,  // dense bfloat16 tensor-core operations, accumulated in fp32
 };
 
 // How the table knows a value.
