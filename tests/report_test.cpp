@@ -208,6 +208,8 @@ TEST(ResultFile, TheCatalogRanksTheHeadlinesAndNamesTheirModels) {
   EXPECT_FALSE(counter_entry("latency_ns").contains("model"));
   EXPECT_EQ(counter_entry("updates_per_second").at("headline"), 3);
   EXPECT_EQ(counter_entry("updates_per_second").at("model"), "model_updates_per_second");
+  EXPECT_EQ(counter_entry("ops_per_second").at("headline"), 4);
+  EXPECT_EQ(counter_entry("ops_per_second").at("model"), "model_ops_per_second");
   for (const char* name : {"pct_of_peak", "gflops_per_second", "model_bytes_per_second", "noise_pct", "real_time"})
     EXPECT_FALSE(counter_entry(name).contains("headline")) << name;
   for (const cases::Headline& h : cases::headlines()) {

@@ -50,6 +50,11 @@ struct Work {
   double peak_bytes_per_second = 0;  // for pct_of_peak; 0 means the DRAM peak, < 0 none (no pct_of_peak)
   double dependent_loads = 0;        // loads in one chain per launch (> 0: latency_ns and latency_cycles)
   double updates = 0;                // atomic read-modify-writes per launch (> 0: updates_per_second)
+  double ops = 0;                    // arithmetic operations per launch, an FMA two (> 0: ops_per_second)
+  // The pipe's peak in operations each SM clock over the whole GPU (> 0:
+  // model_ops_per_second, the peak at the SM clock the batches measured,
+  // and pct_of_peak against it).
+  double peak_ops_per_clock = 0;
   // The host paces the time and its noise (a pageable copy's staging by the
   // CPU, a small copy's round trip through the driver, page faults the
   // driver serves): the gates judge such a case against its own noise, not
@@ -190,6 +195,10 @@ struct CaseDefinition {
   std::vector<std::shared_ptr<const void>> scopes;
   bool graphable = true;     // may a batch of launches be captured in a CUDA graph?
   int warm_up_launches = 1;  // before any timing (a chase that must visit its whole working set first)
+  // The case's ceiling scales with the SM clock and its model is taken at
+  // the clock it measured (a compute pipe): a batch below the throttle
+  // threshold is kept, not dropped, since its clock is what it is judged at.
+  bool paced_by_clock = false;
   Work work;
 };
 

@@ -39,7 +39,9 @@ const std::map<std::string, CounterMeaning>& catalog() {
       {"bytes", {"B", B::neither, K::configuration, "useful bytes read + written per launch"}},
       {"bytes_per_second", {"B/s", B::higher, K::measured, "useful bytes per second of GPU time"}},
       {"pct_of_peak",
-       {"%", B::higher, K::measured, "bytes_per_second against the case's peak (DRAM unless it names another)"}},
+       {"%", B::higher, K::measured,
+        "bytes_per_second against the case's peak (DRAM unless it names another); for a compute pipe, "
+        "ops_per_second against model_ops_per_second"}},
       {"peak_assumed",
        {"flag", B::neither, K::configuration,
         "1: pct_of_peak is against a ceiling resting on an assumed architecture fact (the context's arch_facts)"}},
@@ -48,6 +50,14 @@ const std::map<std::string, CounterMeaning>& catalog() {
       {"updates", {"updates", B::neither, K::configuration, "atomic read-modify-writes per launch"}},
       {"updates_per_second", {"updates/s", B::higher, K::measured, "atomic read-modify-writes per second of GPU time"}},
       {"flops_per_byte", {"FLOP/B", B::neither, K::configuration, "floating-point operations per useful byte"}},
+      {"ops", {"op", B::neither, K::configuration, "arithmetic operations per launch (a multiply-add is two)"}},
+      {"ops_per_second",
+       {"op/s", B::higher, K::measured,
+        "arithmetic operations per second of GPU time (FLOP/s on a floating-point pipe; a multiply-add is two)"}},
+      {"model_ops_per_second",
+       {"op/s", B::neither, K::model,
+        "the pipe's peak at the SM clock measured over the batches: its results an SM each clock (the "
+        "architecture facts) x SMs x clock x operations a result"}},
       {"gflops_per_second", {"GFLOP/s", B::higher, K::measured, "floating-point operations per second of GPU time"}},
       {"launches",
        {"launches", B::neither, K::configuration, "launches the time rests on (throttled batches left out)"}},
@@ -195,7 +205,8 @@ std::optional<CounterMeaning> counter_meaning(const std::string& name) {
 const std::vector<Headline>& headlines() {
   static const std::vector<Headline> list = {{"bytes_per_second", "model_bytes_per_second"},
                                              {"latency_ns", ""},
-                                             {"updates_per_second", "model_updates_per_second"}};
+                                             {"updates_per_second", "model_updates_per_second"},
+                                             {"ops_per_second", "model_ops_per_second"}};
   return list;
 }
 

@@ -129,6 +129,18 @@ void set_counters(Outcome& o, const DeviceInfo& device, const Work& w, const eng
     add("updates_per_second",
         s.clean_seconds > 0 ? w.updates * static_cast<double>(s.clean_launches) / s.clean_seconds : 0);
   }
+  if (w.ops > 0) {
+    const double ops_rate = s.clean_seconds > 0 ? w.ops * static_cast<double>(s.clean_launches) / s.clean_seconds : 0;
+    add("ops", w.ops);
+    add("ops_per_second", ops_rate);
+    // The pipe's peak at the clock the batches ran at; none where no clock was read.
+    if (w.peak_ops_per_clock > 0 && s.clock_mhz > 0) {
+      const double model = w.peak_ops_per_clock * s.clock_mhz * 1e6;
+      add("model_ops_per_second", model);
+      add("pct_of_peak", 100.0 * ops_rate / model);
+      if (w.peak_assumed) add("peak_assumed", 1);
+    }
+  }
   if (w.flops >= 0) add("flops_per_byte", w.flops / w.bytes);
   // A rate of nothing is no measurement: a case that does no arithmetic reports no FLOP rate.
   if (w.flops > 0)
@@ -274,7 +286,8 @@ Outcome Runner::measure(const CaseSpec& c, std::int64_t target_launches) {
             p->facts = facts;
           }
           p->timer = std::make_unique<engine::CaseTimer>(
-              engine::Timed{p->bound.run, def.graphable, def.warm_up_launches, p->bound.before_each, p->bound.round},
+              engine::Timed{p->bound.run, def.graphable, def.warm_up_launches, p->bound.before_each, p->bound.round,
+                            def.paced_by_clock},
               c.cold ? engine::cold_l2() : engine::warm_l2());
           prepared_ = std::move(p);
         } catch (const CaseSkipped& e) { skip_ = e.what(); } catch (const CaseFailed& e) {

@@ -1,0 +1,107 @@
+//==============================================================================
+// compute: the compute pipes' ceilings, beside the memory levels' bandwidths
+//
+// Whether a kernel is bound by its bytes or by its arithmetic is read off a
+// roofline, and a roofline needs both ceilings measured on the GPU at hand.
+// Each variant keeps one pipe busy with chains of dependent multiply-adds
+// (fp32 FFMA, fp64 DFMA, fp16x2 and bf16x2 HFMA2, int32 IMAD, and the tensor
+// cores' mma.sync with bfloat16 in and fp32 accumulated), reading and writing
+// next to nothing.
+//
+// The hypothesis: a pipe reaches its peak once enough independent
+// multiply-adds are in flight to cover its latency: `chains` a thread
+// times the warps `occupancy` blocks an SM give. Below that the rate grows
+// with both; above it, it stays at the peak.
+//
+// The model: the pipe's peak at the clock the case ran at, its results an
+// SM each clock (the architecture facts, from the Programming Guide's
+// throughput table; the tensor cores' from the whitepapers) x SMs x the SM
+// clock measured inside the batches x operations a result (a multiply-add
+// is two). pct_of_peak is ops_per_second against it, so a GPU whose clock
+// sags under load still reads how well the pipe was fed; a batch below the
+// throttle threshold is kept, since its clock is what the model is taken at.
+// mma.sync is Ampere's tensor-core instruction: on Hopper the dense peak is
+// wgmma's, and this case shows how far the older instruction falls short of
+// it. Verified exactly: every chain's last value against the host's.
+//==============================================================================
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "cases/family.hpp"
+#include "cases/planned.hpp"
+#include "membench/compute.hpp"
+#include "membench/platform/cuda.hpp"
+
+namespace membench::cases {
+
+namespace {
+
+constexpr std::uint32_t kSeed = 0xC0;
+
+CaseDefinition define(const ComputeConfig& c, const DeviceInfo& gpu) {
+  ComputePlan plan;
+  const cudaError_t rc = membench::plan(c, &plan);
+  if (rc == cudaErrorNotSupported)
+    throw CaseSkipped("mma.sync needs compute capability 8.0, in the GPU and in the code that runs (this GPU: " +
+                      std::to_string(gpu.cc_major) + "." + std::to_string(gpu.cc_minor) + ")");
+  if (rc == cudaErrorInvalidConfiguration)
+    throw CaseSkipped(std::to_string(c.occupancy) + " blocks of " + std::to_string(kComputeBlock) +
+                      " threads do not fit on an SM with this kernel's registers");
+  MEMBENCH_CUDA(rc);
+
+  CaseDefinition d;
+  d.input_elements = kComputeStarts;
+  d.output_elements = compute_outputs(c);
+  d.output_type = compute_writes_doubles(c.variant) ? Element::f64 : Element::f32;
+  d.seed = kSeed;
+  const bool doubles = compute_writes_doubles(c.variant);
+  d.bind = [plan, doubles](const CaseBuffers& buffers, cudaStream_t, BoundLaunch* bound) {
+    bound->shape = plan.shape;
+    void* out = doubles ? static_cast<void*>(buffers.output<double>()) : static_cast<void*>(buffers.output<float>());
+    bound->run = [plan, in = buffers.input<float>(), out](cudaStream_t s) { return launch(plan, in, out, s); };
+    return cudaSuccess;
+  };
+  const auto reference = std::make_shared<const ComputeReference>(c, kSeed);
+  if (doubles)
+    d.expected_f64 = [reference](std::size_t i) { return (*reference)(i); };
+  else
+    d.expected = [reference](std::size_t i) { return static_cast<float>((*reference)(i)); };
+  d.paced_by_clock = true;
+  d.work.ops = compute_ops(c);
+  d.work.peak_ops_per_clock = compute_peak_ops_per_clock(c, gpu.cc_major, gpu.cc_minor);
+  const Fact pipe = compute_pipe(c.variant).fact;
+  if (d.work.peak_ops_per_clock <= 0)
+    d.work.unknown.push_back("pct_of_peak: " + unknown_fact(gpu.cc_major, gpu.cc_minor, pipe));
+  else if (const auto fact = arch_fact(gpu.cc_major, gpu.cc_minor, pipe); fact && fact->basis == Basis::assumed)
+    d.work.peak_assumed = true;
+  return d;
+}
+
+void cases(Family& f) {
+  for (ComputeVariant v : kComputeVariants.all()) {
+    const std::string name(kComputeVariants(v));
+    const std::string kernel = v == ComputeVariant::mma_bf16 ? "compute_mma_bf16" : "compute_chain";
+    f.add(name, {"chains", "occupancy"}, {kernel}, [v](const CaseArgs& a) {
+      return define({v, a.integer("chains"), a.integer("occupancy"), a.device().sm_count}, a.device());
+    });
+  }
+}
+
+const Registrar registrar{
+    {"compute",
+     {axis_of<ComputeIlp>("chains", "chains", "independent multiply-add chains each thread runs", {1, 2, 4, 8}),
+      axis("occupancy", "blocks/SM", "blocks of " + std::to_string(kComputeBlock) + " threads resident on each SM",
+           {1, 2, 4, 8}, 1, 32)},
+     cases,
+     {"Compute pipes: multiply-adds a second, against each pipe's peak at the measured clock",
+      {figure("by the chains in flight (the best occupancy)", "chains", "ops_per_second")
+           .log_y()
+           .best_over({"occupancy"})
+           .model("model_ops_per_second")},
+      "",
+      {}}}};
+
+}  // namespace
+
+}  // namespace membench::cases

@@ -1,0 +1,148 @@
+// The compute pipes: the peak arithmetic from the architecture facts (a
+// known architecture, an unknown one), the operations a launch counts, the
+// host's chains against their closed forms, the refusals; on the GPU every
+// variant and chain count against the host's reference, bit for bit.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <string>
+
+#include "gpu.hpp"
+#include "membench/compute.hpp"
+
+namespace membench {
+namespace {
+
+constexpr std::uint32_t kSeed = 7;
+
+TEST(ComputeModel, APipesPeakIsItsResultsAClockTimesSmsTimesOperationsAResult) {
+  // Hopper: 128 FFMA, 64 DFMA, 256 half results, 64 IMAD an SM each clock;
+  // the tensor cores 4096 dense bfloat16 operations. 132 SMs.
+  const auto peak = [](ComputeVariant v, int major, int minor) {
+    return compute_peak_ops_per_clock({v, 4, 4, 132}, major, minor);
+  };
+  EXPECT_DOUBLE_EQ(peak(ComputeVariant::fp32, 9, 0), 128.0 * 132 * 2);
+  EXPECT_DOUBLE_EQ(peak(ComputeVariant::fp64, 9, 0), 64.0 * 132 * 2);
+  EXPECT_DOUBLE_EQ(peak(ComputeVariant::fp16x2, 9, 0), 256.0 * 132 * 2);  // a half2 instruction: two results
+  EXPECT_DOUBLE_EQ(peak(ComputeVariant::bf16x2, 9, 0), 256.0 * 132 * 2);
+  EXPECT_DOUBLE_EQ(peak(ComputeVariant::int32, 9, 0), 64.0 * 132 * 2);
+  EXPECT_DOUBLE_EQ(peak(ComputeVariant::mma_bf16, 9, 0), 4096.0 * 132);
+  // At 1980 MHz: 66.9 FP32 and 33.5 FP64 TFLOP/s, the datasheet's figures at that clock.
+  EXPECT_NEAR(peak(ComputeVariant::fp32, 9, 0) * 1980e6 / 1e12, 66.9, 0.05);
+  EXPECT_NEAR(peak(ComputeVariant::fp64, 9, 0) * 1980e6 / 1e12, 33.45, 0.05);
+  // Ampere's A100: 64 FFMA an SM each clock, 2048 tensor operations.
+  EXPECT_DOUBLE_EQ(peak(ComputeVariant::fp32, 8, 0), 64.0 * 132 * 2);
+  EXPECT_DOUBLE_EQ(peak(ComputeVariant::mma_bf16, 8, 0), 2048.0 * 132);
+}
+
+TEST(ComputeModel, APipeTheFactsLackIsUnknownNeverAnotherArchitecturesPeak) {
+  EXPECT_EQ(compute_peak_ops_per_clock({ComputeVariant::fp32, 4, 4, 132}, 11, 0), 0);    // no row
+  EXPECT_EQ(compute_peak_ops_per_clock({ComputeVariant::bf16x2, 4, 4, 80}, 7, 0), 0);    // no bfloat16 on Volta
+  EXPECT_EQ(compute_peak_ops_per_clock({ComputeVariant::mma_bf16, 4, 4, 80}, 7, 5), 0);  // no source
+  EXPECT_EQ(arch_fact(9, 0, Fact::bf16_fma_per_clock)->basis, Basis::assumed);
+  EXPECT_EQ(arch_fact(9, 0, Fact::fp32_fma_per_clock)->basis, Basis::documented);
+}
+
+TEST(ComputeModel, ALaunchCountsEveryThreadsChainsStepsAndOperationsAStep) {
+  const ComputeConfig c{ComputeVariant::fp32, 4, 8, 132};
+  EXPECT_EQ(compute_threads(c), 132u * 8 * 256);
+  EXPECT_DOUBLE_EQ(compute_ops(c), 132.0 * 8 * 256 * 4 * kComputeSteps * 2);
+  EXPECT_EQ(compute_outputs(c), 132u * 8 * 256 * 4);
+  const ComputeConfig half{ComputeVariant::fp16x2, 2, 1, 2};
+  EXPECT_DOUBLE_EQ(compute_ops(half), 2.0 * 256 * 2 * kComputeSteps * 4);  // two lanes of an FMA each
+  EXPECT_EQ(compute_outputs(half), 2u * 256 * 2 * 2);
+  // A warp's m16n8k16: 16 x 8 x 16 multiply-adds, 4096 operations.
+  const ComputeConfig mma{ComputeVariant::mma_bf16, 1, 1, 1};
+  EXPECT_DOUBLE_EQ(compute_ops(mma), 8.0 * kComputeSteps * 4096);
+  EXPECT_EQ(compute_outputs(mma), 256u * 4);
+  EXPECT_TRUE(compute_writes_doubles(ComputeVariant::int32));
+  EXPECT_TRUE(compute_writes_doubles(ComputeVariant::fp64));
+  EXPECT_FALSE(compute_writes_doubles(ComputeVariant::fp16x2));
+}
+
+TEST(ComputeModel, TheHostsChainsAreTheFusedMultiplyAddsOfEachFormat) {
+  // One step is one rounding of the exact x * a + b.
+  const ComputeOperands f = compute_operands(ComputeVariant::fp32);
+  EXPECT_EQ(compute_chain_on_host(ComputeVariant::fp32, 3.0f, 0, 1, 0), std::fma(3.0f, float(f.a), float(f.b)));
+  EXPECT_EQ(compute_chain_on_host(ComputeVariant::fp64, 3.0f, 0, 2, 0), std::fma(std::fma(3.0, f.a, f.b), f.a, f.b));
+  // fp16: 200 x (1 - 2^-9) + 0.25 = 199.859375, which rounds to 199.875 (a 16th apart at 128..256).
+  EXPECT_EQ(compute_chain_on_host(ComputeVariant::fp16x2, 7.0f, 200.0f, 1, 1), 199.875);
+  // bfloat16: 200 x (1 - 2^-6) + 0.25 = 197.125, which rounds to 197 (1 apart at 128..256).
+  EXPECT_EQ(compute_chain_on_host(ComputeVariant::bf16x2, 200.0f, 7.0f, 1, 0), 197.0);
+  // int32: modulo 2^32.
+  const float start = 1.5f;
+  std::uint32_t x;
+  std::memcpy(&x, &start, sizeof x);
+  const ComputeOperands i = compute_operands(ComputeVariant::int32);
+  EXPECT_EQ(compute_chain_on_host(ComputeVariant::int32, start, 0, 2, 0), double((x * i.ia + i.ib) * i.ia + i.ib));
+  // Every chain drifts towards b / (1 - a) and stays finite.
+  for (ComputeVariant v : {ComputeVariant::fp32, ComputeVariant::fp64, ComputeVariant::fp16x2, ComputeVariant::bf16x2})
+    EXPECT_TRUE(std::isfinite(compute_chain_on_host(v, 256.75f, 1.0f, kComputeSteps, 0)));
+}
+
+TEST(ComputeModel, TheMmaReferenceIsTheStepsTimesARowOfA) {
+  const ComputeConfig c{ComputeVariant::mma_bf16, 2, 1, 1};
+  const ComputeReference ref(c, kSeed);
+  // Lane 5 of a warp holds rows 1 (its first two accumulators) and 9 (the other two).
+  auto row = [](int m) {
+    double s = 0;
+    for (int k = 0; k < 16; ++k) s += compute_mma_a(pattern_value(static_cast<std::size_t>(m) * 16 + k, kSeed));
+    return s * kComputeSteps;
+  };
+  const std::size_t threads = compute_threads(c);
+  EXPECT_EQ(ref(0 * threads + 5), row(1));
+  EXPECT_EQ(ref(3 * threads + 37), row(9));  // accumulator 3 of lane 5 of the second warp
+  EXPECT_EQ(ref(6 * threads + 5), row(9));   // the second chain's accumulator 2
+  for (float in : {1.0f, 2.75f, 7.5f, 256.75f}) EXPECT_LE(std::abs(compute_mma_a(in)), 2.0f) << in;
+}
+
+TEST(ComputeModel, RefusesWhatItCannotRunBeforeAnyCudaCall) {
+  ComputePlan p;
+  EXPECT_EQ(plan({ComputeVariant::fp32, 3, 1, 1}, &p), cudaErrorInvalidValue);  // no such chain count
+  EXPECT_EQ(plan({ComputeVariant::fp32, 4, 0, 1}, &p), cudaErrorInvalidValue);
+  EXPECT_EQ(plan({ComputeVariant::fp32, 4, 1, 0}, &p), cudaErrorInvalidValue);
+  EXPECT_EQ(p.run, nullptr);
+}
+
+TEST(ComputeKernels, EveryPipesChainsEqualTheHostsBitForBit) {
+  MEMBENCH_REQUIRE_GPU();
+  for (ComputeVariant v : kComputeVariants.all())
+    for (int chains : {1, 8}) {
+      const ComputeConfig c{v, chains, 2, 2};
+      SCOPED_TRACE(std::string(kComputeVariants(v)) + " chains " + std::to_string(chains));
+      ComputePlan p;
+      const cudaError_t planned = plan(c, &p);
+      if (planned == cudaErrorNotSupported) continue;  // mma.sync below compute capability 8.0
+      MEMBENCH_CUDA(planned);
+      const ComputeReference ref(c, kSeed);
+      const std::size_t outputs = compute_outputs(c);
+      DeviceBuffer<float> in(kComputeStarts);
+      MEMBENCH_CUDA(launch_fill_pattern(in.get(), kComputeStarts, kSeed, nullptr));
+      if (compute_writes_doubles(v)) {
+        DeviceBuffer<double> out(outputs);
+        MEMBENCH_CUDA(launch_poison(out.get(), out.bytes(), nullptr));
+        MEMBENCH_CUDA(launch(p, in.get(), out.get(), nullptr));
+        MEMBENCH_CUDA(cudaDeviceSynchronize());
+        const auto bad = first_mismatch(copy_to_host(out.get(), outputs), [&](std::size_t i) { return ref(i); });
+        EXPECT_FALSE(bad) << describe(*bad, "out");
+      } else {
+        DeviceBuffer<float> out(outputs);
+        MEMBENCH_CUDA(launch_poison(out.get(), out.bytes(), nullptr));
+        MEMBENCH_CUDA(launch(p, in.get(), out.get(), nullptr));
+        MEMBENCH_CUDA(cudaDeviceSynchronize());
+        const auto bad =
+            first_mismatch(copy_to_host(out.get(), outputs), [&](std::size_t i) { return static_cast<float>(ref(i)); });
+        EXPECT_FALSE(bad) << describe(*bad, "out");
+      }
+    }
+}
+
+TEST(ComputeKernels, AnOccupancyTheSmCannotHoldIsRefused) {
+  MEMBENCH_REQUIRE_GPU();
+  ComputePlan p;
+  EXPECT_EQ(plan({ComputeVariant::fp32, 1, 32, 1}, &p), cudaErrorInvalidConfiguration);  // 8192 threads an SM
+}
+
+}  // namespace
+}  // namespace membench
