@@ -27,27 +27,34 @@ constexpr std::uint32_t kIntA = 0x01000193u, kIntB = 0x9E3779B9u;
 
 namespace kernels {
 
-struct Fp32 {
-  using T = float;
-  using Out = float;
+// One 32- or 64-bit float a chain, from one input float.
+template <class F>
+struct Float {
+  using T = F;
+  using Out = F;
   __device__ static T start(const float* in, unsigned j) { return in[j % kComputeStarts]; }
-  __device__ static T step(T x, T a, T b) { return __fmaf_rn(x, a, b); }
-  __device__ static void store(Out* out, T x, std::size_t first, std::size_t threads) { out[first] = x; }
+  __device__ static T step(T x, T a, T b) {
+    if constexpr (std::is_same_v<F, float>)
+      return __fmaf_rn(x, a, b);
+    else
+      return __fma_rn(x, a, b);
+  }
+  __device__ static void store(Out* out, T x, std::size_t first, std::size_t) { out[first] = x; }
 };
+using Fp32 = Float<float>;
+using Fp64 = Float<double>;
 
-struct Fp64 {
-  using T = double;
-  using Out = double;
-  __device__ static T start(const float* in, unsigned j) { return in[j % kComputeStarts]; }
-  __device__ static T step(T x, T a, T b) { return __fma_rn(x, a, b); }
-  __device__ static void store(Out* out, T x, std::size_t first, std::size_t threads) { out[first] = x; }
-};
-
-struct Fp16x2 {
-  using T = __half2;
+// Two 16-bit lanes an instruction (half2, bfloat162): each lane is a chain of its own, from two input floats.
+template <class Pair>
+struct Sixteen {
+  using T = Pair;
   using Out = float;
   __device__ static T start(const float* in, unsigned j) {
-    return __floats2half2_rn(in[2 * j % kComputeStarts], in[(2 * j + 1) % kComputeStarts]);
+    const float low = in[2 * j % kComputeStarts], high = in[(2 * j + 1) % kComputeStarts];
+    if constexpr (std::is_same_v<Pair, __half2>)
+      return __floats2half2_rn(low, high);
+    else
+      return __floats2bfloat162_rn(low, high);
   }
   __device__ static T step(T x, T a, T b) { return __hfma2(x, a, b); }
   __device__ static void store(Out* out, T x, std::size_t first, std::size_t threads) {
@@ -55,19 +62,8 @@ struct Fp16x2 {
     out[first + threads] = __high2float(x);
   }
 };
-
-struct Bf16x2 {
-  using T = __nv_bfloat162;
-  using Out = float;
-  __device__ static T start(const float* in, unsigned j) {
-    return __floats2bfloat162_rn(in[2 * j % kComputeStarts], in[(2 * j + 1) % kComputeStarts]);
-  }
-  __device__ static T step(T x, T a, T b) { return __hfma2(x, a, b); }
-  __device__ static void store(Out* out, T x, std::size_t first, std::size_t threads) {
-    out[first] = __low2float(x);
-    out[first + threads] = __high2float(x);
-  }
-};
+using Fp16x2 = Sixteen<__half2>;
+using Bf16x2 = Sixteen<__nv_bfloat162>;
 
 struct Int32 {
   using T = unsigned;
