@@ -28,6 +28,7 @@ TEST(ComputeModel, APipesPeakIsItsResultsAClockTimesSmsTimesOperationsAResult) {
   EXPECT_DOUBLE_EQ(peak(ComputeVariant::bf16x2, 9, 0), 256.0 * 132 * 2);
   EXPECT_DOUBLE_EQ(peak(ComputeVariant::int32, 9, 0), 64.0 * 132 * 2);
   EXPECT_DOUBLE_EQ(peak(ComputeVariant::mma_bf16, 9, 0), 4096.0 * 132);
+  EXPECT_DOUBLE_EQ(peak(ComputeVariant::wgmma_bf16, 9, 0), 4096.0 * 132);
   // At 1980 MHz: 66.9 FP32 and 33.5 FP64 TFLOP/s, the datasheet's figures at that clock.
   EXPECT_NEAR(peak(ComputeVariant::fp32, 9, 0) * 1980e6 / 1e12, 66.9, 0.05);
   EXPECT_NEAR(peak(ComputeVariant::fp64, 9, 0) * 1980e6 / 1e12, 33.45, 0.05);
@@ -56,6 +57,10 @@ TEST(ComputeModel, ALaunchCountsEveryThreadsChainsStepsAndOperationsAStep) {
   const ComputeConfig mma{ComputeVariant::mma_bf16, 1, 1, 1};
   EXPECT_DOUBLE_EQ(compute_ops(mma), 8.0 * kComputeSteps * 4096);
   EXPECT_EQ(compute_outputs(mma), 256u * 4);
+  // A warpgroup's m64n128k16: 64 x 128 x 16 multiply-adds; two sums a thread each chain.
+  const ComputeConfig wgmma{ComputeVariant::wgmma_bf16, 2, 1, 1};
+  EXPECT_DOUBLE_EQ(compute_ops(wgmma), 2.0 * 2 * kComputeSteps * 2 * 64 * 128 * 16);
+  EXPECT_EQ(compute_outputs(wgmma), 256u * 2 * 2);
   EXPECT_TRUE(compute_writes_doubles(ComputeVariant::int32));
   EXPECT_TRUE(compute_writes_doubles(ComputeVariant::fp64));
   EXPECT_FALSE(compute_writes_doubles(ComputeVariant::fp16x2));
@@ -95,6 +100,12 @@ TEST(ComputeModel, TheMmaReferenceIsTheStepsTimesARowOfA) {
   EXPECT_EQ(ref(3 * threads + 37), row(9));  // accumulator 3 of lane 5 of the second warp
   EXPECT_EQ(ref(6 * threads + 5), row(9));   // the second chain's accumulator 2
   for (float in : {1.0f, 2.75f, 7.5f, 256.75f}) EXPECT_LE(std::abs(compute_mma_a(in)), 2.0f) << in;
+  // wgmma: each output sums the 32 accumulators of a thread's row, rows l / 4 and l / 4 + 8.
+  const ComputeConfig w{ComputeVariant::wgmma_bf16, 2, 1, 1};
+  const ComputeReference wref(w, kSeed);
+  EXPECT_EQ(wref(0 * threads + 5), 32 * row(1));
+  EXPECT_EQ(wref(1 * threads + 5), 32 * row(9));
+  EXPECT_EQ(wref(3 * threads + 100), 32 * row(9 % 16));  // the second chain's second sum, lane 4: row 1 + 8
 }
 
 TEST(ComputeModel, RefusesWhatItCannotRunBeforeAnyCudaCall) {
@@ -102,18 +113,25 @@ TEST(ComputeModel, RefusesWhatItCannotRunBeforeAnyCudaCall) {
   EXPECT_EQ(plan({ComputeVariant::fp32, 3, 1, 1}, &p), cudaErrorInvalidValue);  // no such chain count
   EXPECT_EQ(plan({ComputeVariant::fp32, 4, 0, 1}, &p), cudaErrorInvalidValue);
   EXPECT_EQ(plan({ComputeVariant::fp32, 4, 1, 0}, &p), cudaErrorInvalidValue);
+  EXPECT_EQ(plan({ComputeVariant::wgmma_bf16, 4, 1, 1}, &p), cudaErrorInvalidValue);  // 64 accumulators a chain
   EXPECT_EQ(p.run, nullptr);
 }
 
 TEST(ComputeKernels, EveryPipesChainsEqualTheHostsBitForBit) {
   MEMBENCH_REQUIRE_GPU();
   for (ComputeVariant v : kComputeVariants.all())
-    for (int chains : {1, 8}) {
+    for (int chains : {1, v == ComputeVariant::wgmma_bf16 ? 2 : 8}) {
       const ComputeConfig c{v, chains, 2, 2};
       SCOPED_TRACE(std::string(kComputeVariants(v)) + " chains " + std::to_string(chains));
       ComputePlan p;
       const cudaError_t planned = plan(c, &p);
-      if (planned == cudaErrorNotSupported) continue;  // mma.sync below compute capability 8.0
+      // mma.sync below compute capability 8.0; wgmma without sm_90a code (a PTX build) or off compute capability 9.0.
+      if (planned == cudaErrorNotSupported) {
+        int major = 0;
+        MEMBENCH_CUDA(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, 0));
+        EXPECT_TRUE(major < 8 || v == ComputeVariant::wgmma_bf16) << "refused on " << major;
+        continue;
+      }
       MEMBENCH_CUDA(planned);
       const ComputeReference ref(c, kSeed);
       const std::size_t outputs = compute_outputs(c);

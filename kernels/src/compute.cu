@@ -6,6 +6,7 @@
 #include <cstring>
 #include <type_traits>
 
+#include "compute_wgmma.hpp"
 #include "membench/compute.hpp"
 #include "membench/platform/pattern.hpp"
 #include "platform/launch_utils.cuh"
@@ -171,17 +172,6 @@ cudaError_t run_mma(const ComputePlan& p, const float* in, void* out, cudaStream
   return cudaGetLastError();
 }
 
-template <class Kernel>
-cudaError_t planned_kernel(const ComputeConfig& c, Kernel kernel, ComputePlan::Run run, ComputePlan* p) {
-  int per_sm = 0;
-  const cudaError_t rc = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kComputeBlock, 0);
-  if (rc != cudaSuccess) return rc;
-  if (per_sm < c.occupancy) return cudaErrorInvalidConfiguration;
-  p->shape = detail::shape_of(kernel, static_cast<unsigned>(c.sm_count * c.occupancy), kComputeBlock);
-  p->run = run;
-  return cudaSuccess;
-}
-
 // The tensor cores' mma.sync needs compute capability 8.0, in the device and in the code that runs.
 cudaError_t mma_available(const void* kernel) {
   int device = 0, major = 0;
@@ -198,25 +188,38 @@ template <int Ilp>
 cudaError_t plan_ilp(const ComputeConfig& c, ComputePlan* p) {
   switch (c.variant) {
     case ComputeVariant::fp32:
-      return planned_kernel(c, kernels::compute_chain<kernels::Fp32, Ilp>, run_chain<kernels::Fp32, Ilp>, p);
+      return detail::plan_compute_kernel(c, kernels::compute_chain<kernels::Fp32, Ilp>, run_chain<kernels::Fp32, Ilp>,
+                                         p);
     case ComputeVariant::fp64:
-      return planned_kernel(c, kernels::compute_chain<kernels::Fp64, Ilp>, run_chain<kernels::Fp64, Ilp>, p);
+      return detail::plan_compute_kernel(c, kernels::compute_chain<kernels::Fp64, Ilp>, run_chain<kernels::Fp64, Ilp>,
+                                         p);
     case ComputeVariant::fp16x2:
-      return planned_kernel(c, kernels::compute_chain<kernels::Fp16x2, Ilp>, run_chain<kernels::Fp16x2, Ilp>, p);
+      return detail::plan_compute_kernel(c, kernels::compute_chain<kernels::Fp16x2, Ilp>,
+                                         run_chain<kernels::Fp16x2, Ilp>, p);
     case ComputeVariant::bf16x2:
-      return planned_kernel(c, kernels::compute_chain<kernels::Bf16x2, Ilp>, run_chain<kernels::Bf16x2, Ilp>, p);
+      return detail::plan_compute_kernel(c, kernels::compute_chain<kernels::Bf16x2, Ilp>,
+                                         run_chain<kernels::Bf16x2, Ilp>, p);
     case ComputeVariant::int32:
-      return planned_kernel(c, kernels::compute_chain<kernels::Int32, Ilp>, run_chain<kernels::Int32, Ilp>, p);
+      return detail::plan_compute_kernel(c, kernels::compute_chain<kernels::Int32, Ilp>, run_chain<kernels::Int32, Ilp>,
+                                         p);
     case ComputeVariant::mma_bf16: {
       const void* kernel = reinterpret_cast<const void*>(kernels::compute_mma_bf16<Ilp>);
       if (const cudaError_t rc = mma_available(kernel); rc != cudaSuccess) return rc;
-      return planned_kernel(c, kernels::compute_mma_bf16<Ilp>, run_mma<Ilp>, p);
+      return detail::plan_compute_kernel(c, kernels::compute_mma_bf16<Ilp>, run_mma<Ilp>, p);
     }
+    case ComputeVariant::wgmma_bf16: return detail::plan_wgmma(c, p);
   }
   return cudaErrorInvalidValue;
 }
 
+bool tensor(ComputeVariant v) { return v == ComputeVariant::mma_bf16 || v == ComputeVariant::wgmma_bf16; }
+
 }  // namespace
+
+#if !defined(MEMBENCH_HAVE_SM90A)
+// This build carries no sm_90a code: wgmma cannot run.
+cudaError_t detail::plan_wgmma(const ComputeConfig&, ComputePlan*) { return cudaErrorNotSupported; }
+#endif
 
 ComputePipe compute_pipe(ComputeVariant v) {
   switch (v) {
@@ -227,6 +230,8 @@ ComputePipe compute_pipe(ComputeVariant v) {
     case ComputeVariant::int32: return {1, 2, Fact::int32_mad_per_clock, 1};
     // A warp's m16n8k16 is 16 x 8 x 16 multiply-adds: 4096 operations, 128 a thread.
     case ComputeVariant::mma_bf16: return {4, 128, Fact::tensor_bf16_flops_per_clock, 128};
+    // A warpgroup's m64n128k16 is 64 x 128 x 16 multiply-adds: 262144 operations, 2048 a thread.
+    case ComputeVariant::wgmma_bf16: return {2, 2048, Fact::tensor_bf16_flops_per_clock, 2048};
   }
   return {1, 0, Fact::fp32_fma_per_clock, 1};
 }
@@ -296,19 +301,22 @@ double compute_chain_on_host(ComputeVariant v, float start_low, float start_high
       for (int s = 0; s < steps; ++s) x = x * o.ia + o.ib;
       return x;
     }
-    case ComputeVariant::mma_bf16: break;
+    case ComputeVariant::mma_bf16:
+    case ComputeVariant::wgmma_bf16: break;
   }
   return 0;
 }
 
 ComputeReference::ComputeReference(const ComputeConfig& c, std::uint32_t seed) : c_(c), threads_(compute_threads(c)) {
   const int outputs = compute_pipe(c.variant).outputs_per_chain;
-  if (c.variant == ComputeVariant::mma_bf16) {
-    // Each accumulator: the steps x its row of A summed (B is all ones).
+  if (tensor(c.variant)) {
+    // Each accumulator: the steps x its row of A summed (B is all ones);
+    // wgmma's outputs each sum a thread's 32 accumulators of one row.
+    const double accumulators = c.variant == ComputeVariant::wgmma_bf16 ? detail::kWgmmaN / 4 : 1;
     for (int m = 0; m < 16; ++m) {
       double row = 0;
       for (int k = 0; k < 16; ++k) row += compute_mma_a(pattern_value(static_cast<std::size_t>(m) * 16 + k, seed));
-      chains_.push_back(row * kComputeSteps);
+      chains_.push_back(row * kComputeSteps * accumulators);
     }
     return;
   }
@@ -325,8 +333,9 @@ double ComputeReference::operator()(std::size_t i) const {
   const int outputs = compute_pipe(c_.variant).outputs_per_chain;
   const std::size_t t = i % threads_, row = i / threads_;
   const std::size_t k = row / outputs, j = row % outputs;
-  if (c_.variant == ComputeVariant::mma_bf16) {
-    const std::size_t lane = t % 32, m = lane / 4 + (j >= 2 ? 8 : 0);
+  if (tensor(c_.variant)) {
+    // Lane l's outputs: row l / 4, then row l / 4 + 8 (mma's accumulators 2 and 3, wgmma's second sum).
+    const std::size_t lane = t % 32, m = lane / 4 + (j >= static_cast<std::size_t>(outputs) / 2 ? 8 : 0);
     return chains_[m];
   }
   const std::size_t chain = t * c_.ilp + k;

@@ -8,6 +8,9 @@
 //   int32    IMAD, 32-bit unsigned integers (wrapping)
 //   mma_bf16 mma.sync.m16n8k16: a warp's 16x16 bfloat16 A times a 16x8 B,
 //            accumulated in fp32; each chain is one accumulator tile
+//   wgmma_bf16 wgmma.mma_async.m64n128k16 (sm_90a): a warpgroup's 64x16 A,
+//            from registers, times a 16x128 B in shared memory; 1 or 2
+//            chains (64 accumulators a thread each)
 //
 // a and b are kernel arguments (the compiler must issue every multiply-add)
 // and each chain starts from the input, so the result is a function of the
@@ -34,9 +37,9 @@
 
 namespace membench {
 
-enum class ComputeVariant { fp32, fp64, fp16x2, bf16x2, int32, mma_bf16 };
+enum class ComputeVariant { fp32, fp64, fp16x2, bf16x2, int32, mma_bf16, wgmma_bf16 };
 inline constexpr auto kComputeVariants =
-    enum_names<ComputeVariant>("fp32", "fp64", "fp16x2", "bf16x2", "int32", "mma_bf16");
+    enum_names<ComputeVariant>("fp32", "fp64", "fp16x2", "bf16x2", "int32", "mma_bf16", "wgmma_bf16");
 
 inline constexpr int kComputeBlock = 256;
 inline constexpr int kComputeSteps = 4096;  // multiply-adds (mma: tiles) in each chain
@@ -102,14 +105,18 @@ class ComputeReference {
 // One chain of `steps` multiply-adds from `start` (the input float), on the host, as the GPU rounds it; j is the
 // chain's output (the high half of a half2).
 double compute_chain_on_host(ComputeVariant v, float start_low, float start_high, int steps, int j);
-// mma_bf16's A: the element at row m, column k, a small integer from the input float there.
+// The tensor cores' A: the element at row m, column k (of the 16x16 tile
+// mma_bf16 multiplies, which wgmma_bf16 repeats down 64 rows), a small
+// integer from the input float m x 16 + k.
 float compute_mma_a(float input);
 
 // A launch worked out once: refuses an ilp not built, occupancy < 1, or
 // sm_count < 1 with cudaErrorInvalidValue before any CUDA call; an
 // occupancy the SM cannot hold (registers, threads) with
 // cudaErrorInvalidConfiguration; mma_bf16 on a device or a build below
-// compute capability 8.0 with cudaErrorNotSupported.
+// compute capability 8.0, or wgmma_bf16 where the build carries no sm_90a
+// code or the GPU is not compute capability 9.0, with cudaErrorNotSupported;
+// wgmma_bf16 with more than 2 chains with cudaErrorInvalidValue.
 using ComputePlan = Plan<ComputeConfig, const float*, void*>;
 cudaError_t plan(const ComputeConfig& c, ComputePlan* plan);
 
