@@ -91,7 +91,10 @@ const Registrar registrar{
      {axis("n", "floats", "elements of each array", {std::int64_t{1} << 26}),
       axis_of<AsyncTiles>("tile", "floats", "floats per tile", {1024}),
       axis_of<AsyncStages>("stages", "tiles", "pipeline, bulk, tma: tiles in flight", {1, 2, 3, 4}),
-      axis("flops", "flops", "floating-point operations per element (even)", {0, 16, 64, 256}, 0, kAsyncMaxFlops, 2),
+      // An element moves 8 bytes (read, written): flops_per_byte = flops / 8,
+      // 0 to 64 FLOP/B, below, about and above a Hopper's fp32 ridge (14 to 21).
+      axis("flops", "flops", "floating-point operations per element (even; flops_per_byte = flops / 8)",
+           {0, 16, 64, 128, 256, 512}, 0, kAsyncMaxFlops, 2),
       axis("persistent", "switch",
            "1 = a resident grid striding over the tiles, 0 = short blocks of " + std::to_string(kAsyncShortTiles) +
                " tiles",

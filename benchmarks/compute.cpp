@@ -113,7 +113,13 @@ const Registrar registrar{
            .best_over({"occupancy"})
            .model("model_ops_per_second")},
       "",
-      {}}}};
+      {},
+      {},
+      {roof("fp32 FMA", "ops_per_second", at("fp32")), roof("fp64 FMA", "ops_per_second", at("fp64")),
+       roof("fp16x2 FMA", "ops_per_second", at("fp16x2")), roof("bf16x2 FMA", "ops_per_second", at("bf16x2")),
+       roof("int32 IMAD", "ops_per_second", at("int32")),
+       roof("bf16 tensor, mma.sync", "ops_per_second", at("mma_bf16")),
+       roof("bf16 tensor, wgmma", "ops_per_second", at("wgmma_bf16"))}}}};
 
 }  // namespace
 

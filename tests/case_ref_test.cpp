@@ -92,6 +92,26 @@ TEST(CaseRef, AnAxisAddedLaterLeavesAReferenceNamingTheSameCase) {
 
 // Every reference a registered family declares resolves: its study rows and
 // their baselines, and its check cases; the check's 15 are each named once.
+TEST(CaseRef, ARoofsReferenceFitsEveryCaseAtTheAxesItFixes) {
+  const FamilySpec f = trial(true);
+  const CaseRef fancy = at("v", {{"kind", "fancy"}});
+  EXPECT_TRUE(fits(f, fancy, resolve(f, at("v", {{"kind", "fancy"}, {"n", 8}}))));
+  EXPECT_TRUE(fits(f, fancy, resolve(f, at("v", {{"kind", "fancy"}, {"n", 16}, {"k", 2}}))));
+  EXPECT_FALSE(fits(f, fancy, resolve(f, at("v", {{"kind", "plain"}, {"n", 16}}))));
+  EXPECT_FALSE(fits(f, at("w"), resolve(f, at("v", {{"kind", "plain"}, {"n", 16}}))));  // another variant
+  EXPECT_FALSE(fits(f, at("w", {{"k", 1}}), resolve(f, at("w", {{"n", 8}}))));          // an axis it lacks
+}
+
+TEST(CaseRef, ARoofOfACounterThatIsNoRateIsRefused) {
+  FamilySpec f = trial(false);
+  f.downstream.roofs = {roof("latency", "latency_ns", at("v"))};
+  EXPECT_THROW(check_figures(f), std::logic_error);
+  f.downstream.roofs = {datasheet_roof("a datasheet's", "ops_per_second", "another GPU", 0)};
+  EXPECT_THROW(check_figures(f), std::logic_error);
+  f.downstream.roofs = {roof("fp32", "ops_per_second", at("v")), roof("DRAM", "bytes_per_second", at("w"))};
+  EXPECT_NO_THROW(check_figures(f));
+}
+
 TEST(CaseRef, EveryReferenceTheFamiliesDeclareResolves) {
   int refs = 0;
   for (const FamilySpec& f : registered_families()) {
@@ -104,6 +124,13 @@ TEST(CaseRef, EveryReferenceTheFamiliesDeclareResolves) {
     for (const CheckDecl& c : f.downstream.check) {
       EXPECT_NO_THROW(resolve(f, c.of)) << c.level;
       ++refs;
+    }
+    // A measured roof names cases of one variant, any value of the axes it leaves open.
+    for (const RoofDecl& r : f.downstream.roofs) {
+      if (r.gpu.empty()) {
+        EXPECT_FALSE(matching(f, r.of).empty()) << r.name;
+        ++refs;
+      }
     }
     // A figure's reference names cases of one variant, its open axes the drawn case's.
     for (const FigureSpec& figure : f.downstream.figures) {

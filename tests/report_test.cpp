@@ -278,3 +278,64 @@ TEST(ResultFile, StatisticsThatDoNotExistAreLeftOutSoTheFileIsJson) {
 
 }  // namespace
 }  // namespace membench::gbench
+
+namespace membench::gbench {
+namespace {
+
+// A case as the run would hold it: its identity, resolved from a reference.
+cases::CaseSpec spec_of(const std::string& family, const cases::CaseRef& ref) {
+  for (const cases::FamilySpec& f : cases::registered_families())
+    if (f.name == family) return {cases::resolve(f, ref), {}, {}, 0, false, {}};
+  throw std::logic_error("no family " + family);
+}
+
+// The roofs are the best of their counters over the cases they name, and a
+// ridge is each compute roof over each memory roof of the same GPU; the
+// study's datasheet roofs stand beside the measured ones.
+TEST(ResultFile, TheRoofsAreTheBestOfTheirCasesAndTheRidgesTheirRatios) {
+  const cases::CaseSpec fp32_slow = spec_of("compute", cases::at("fp32", {{"chains", 1}, {"occupancy", 1}}));
+  const cases::CaseSpec fp32_fast = spec_of("compute", cases::at("fp32", {{"chains", 8}, {"occupancy", 8}}));
+  const cases::CaseSpec dram = spec_of("roofline", cases::at("dram", {{"fmas", 0}}));
+  const cases::CaseSpec dram_busy = spec_of("roofline", cases::at("dram", {{"fmas", 64}}));
+  Roofs roofs;
+  roofs.note(fp32_slow, {{"ops_per_second", 20e12}});
+  roofs.note(fp32_fast, {{"ops_per_second", 60e12}});
+  roofs.note(dram, {{"bytes_per_second", 3e12}});
+  roofs.note(dram_busy, {{"bytes_per_second", 5e12}});  // not the roof: fmas 64 is not the case it names
+  roofs.note(dram, {});                                 // a failed run reports nothing
+  const std::vector<const cases::CaseSpec*> selected = {&fp32_slow, &fp32_fast, &dram, &dram_busy};
+  const nlohmann::ordered_json all = roofs.roofs(selected);
+  std::map<std::string, nlohmann::ordered_json> measured;
+  int datasheet = 0;
+  for (const auto& r : all) {
+    if (r.at("gpu") == "")
+      measured[r.at("name").get<std::string>()] = r;
+    else
+      ++datasheet;
+  }
+  ASSERT_EQ(measured.size(), 2u);  // the roofs no run reached are left out
+  EXPECT_EQ(measured.at("fp32 FMA").at("value"), 60e12);
+  EXPECT_EQ(measured.at("fp32 FMA").at("case"), fp32_fast.id.name());
+  EXPECT_EQ(measured.at("fp32 FMA").at("unit"), "op/s");
+  EXPECT_EQ(measured.at("DRAM").at("value"), 3e12);
+  EXPECT_EQ(datasheet, 2);
+  bool ours = false, study = false;
+  for (const auto& r : roofs.ridges(selected)) {
+    if (r.at("gpu") == "" && r.at("compute") == "fp32 FMA" && r.at("memory") == "DRAM") {
+      EXPECT_DOUBLE_EQ(r.at("ops_per_byte").get<double>(), 20.0);
+      ours = true;
+    }
+    if (r.at("gpu") != "") {
+      EXPECT_NEAR(r.at("ops_per_byte").get<double>(), 81.9, 0.05);  // the study's RTX 4090
+      study = true;
+    }
+  }
+  EXPECT_TRUE(ours);
+  EXPECT_TRUE(study);
+  // A run of neither family has no roofs.
+  const cases::CaseSpec other = spec_of("local", cases::at("dynamic", {{"array", 8}}));
+  EXPECT_TRUE(roofs.roofs({&other}).empty());
+}
+
+}  // namespace
+}  // namespace membench::gbench

@@ -1,5 +1,7 @@
 #include "cases/family.hpp"
 
+#include "cases/counters.hpp"
+
 #include <algorithm>
 #include <sstream>
 #include <stdexcept>
@@ -28,6 +30,14 @@ void check_figures(const FamilySpec& spec) {
     if (f.derived_model && !f.model_counter.empty())
       throw std::logic_error("family '" + spec.name + "': figure '" + f.heading +
                              "' has a model counter and a model computed from another case; it draws one");
+  }
+  for (const RoofDecl& r : spec.downstream.roofs) {
+    const auto meaning = counter_meaning(r.counter);
+    if (!meaning || (meaning->unit != "op/s" && meaning->unit != "B/s"))
+      throw std::logic_error("family '" + spec.name + "': roof '" + r.name + "' is the best '" + r.counter +
+                             "', not a counter of op/s or B/s");
+    if (!r.gpu.empty() && r.value <= 0)
+      throw std::logic_error("family '" + spec.name + "': the datasheet roof '" + r.name + "' has no value");
   }
 }
 
@@ -219,6 +229,19 @@ CaseId resolve(const FamilySpec& family, const CaseRef& ref) {
 }
 
 std::vector<CaseId> matching(const FamilySpec& family, const CaseRef& ref) { return cases_of(family, ref, false); }
+
+bool fits(const FamilySpec& family, const CaseRef& ref, const CaseId& id) {
+  if (id.family != family.name || id.variant != ref.variant) return false;
+  for (const auto& [name, value] : ref.axes) {
+    const auto spec =
+        std::find_if(family.axes.begin(), family.axes.end(), [&](const AxisSpec& a) { return a.name == name; });
+    const auto held =
+        std::find_if(id.axes.begin(), id.axes.end(), [&](const CaseId::Axis& a) { return a.name == name; });
+    if (spec == family.axes.end() || held == id.axes.end() || held->value != value_of(family.name, *spec, value))
+      return false;
+  }
+  return true;
+}
 
 CaseId resolve(const CaseRef& ref) {
   for (const FamilySpec& f : registered_families())

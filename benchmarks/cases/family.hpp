@@ -192,12 +192,34 @@ struct CheckDecl {
 inline constexpr int kClaimsTable = 4;
 inline constexpr const char* kClaimsTitle = "The article's other claims, on this GPU";
 
+// A roof of the run's roofline: the best `counter` (ops_per_second: a
+// pipe's ceiling; bytes_per_second: a level's) over the cases `of` names,
+// at the axes it fixes and any value of the others. A datasheet roof (a
+// `gpu` named, a fixed value) is another GPU's figure beside the measured
+// ones (the study's RTX 4090). The result file carries each roof with the
+// case that reached it, and the ridge points (a compute roof over a memory
+// roof of the same GPU, in operations a byte).
+struct RoofDecl {
+  std::string name;
+  std::string counter;
+  CaseRef of = {};
+  std::string gpu = "";  // "": this GPU, measured
+  double value = 0;      // a datasheet roof's
+};
+inline RoofDecl roof(std::string name, std::string counter, CaseRef of) {
+  return {std::move(name), std::move(counter), std::move(of)};
+}
+inline RoofDecl datasheet_roof(std::string name, std::string counter, std::string gpu, double value) {
+  return {std::move(name), std::move(counter), {}, std::move(gpu), value};
+}
+
 struct Downstream {
   std::string title;
   std::vector<FigureSpec> figures;
   std::string study;                  // the family's place in the study, in a line ("": none)
   std::vector<StudyRow> study_rows;   // its rows in the study's tables
   std::vector<CheckDecl> check = {};  // its cases in membench --check
+  std::vector<RoofDecl> roofs = {};   // its roofs of the run's roofline
 };
 
 struct FamilySpec {
@@ -209,7 +231,8 @@ struct FamilySpec {
 
 // Throws std::logic_error where a figure runs along, or keeps the best
 // over, a name that is not one of the family's axes (it would draw nothing),
-// or has both a model counter and a model computed from another case.
+// or has both a model counter and a model computed from another case; or
+// where a roof names no counter of op/s or B/s, or a case its family lacks.
 void check_figures(const FamilySpec& spec);
 
 // Puts a family on the list (at static-initialisation time), once its
@@ -233,6 +256,10 @@ CaseId resolve(const CaseRef& ref);
 // its open axes taken from the case drawn. A std::logic_error as resolve()
 // says, but for a reference that names several cases.
 std::vector<CaseId> matching(const FamilySpec& family, const CaseRef& ref);
+
+// Whether a case is one the reference names with its open axes free: the
+// family's, of the reference's variant, at every axis it fixes.
+bool fits(const FamilySpec& family, const CaseRef& ref, const CaseId& id);
 
 // What a run covers: the values of every family's axes (from the command
 // line, else the family's defaults), its devices, and the L2 states.

@@ -76,6 +76,57 @@ nlohmann::ordered_json study_rows(const cases::FamilySpec& family) {
 
 }  // namespace
 
+void Roofs::note(const cases::CaseSpec& c, const std::map<std::string, double>& counters) {
+  for (const cases::FamilySpec& family : cases::registered_families()) {
+    if (family.name != c.id.family) continue;
+    for (std::size_t k = 0; k < family.downstream.roofs.size(); ++k) {
+      const cases::RoofDecl& r = family.downstream.roofs[k];
+      const auto it = counters.find(r.counter);
+      if (!r.gpu.empty() || it == counters.end() || !std::isfinite(it->second) || it->second <= 0 ||
+          !cases::fits(family, r.of, c.id))
+        continue;
+      Best& best = best_[{family.name, k}];
+      if (it->second > best.value) best = {it->second, c.id.name()};
+    }
+  }
+}
+
+nlohmann::ordered_json Roofs::roofs(const std::vector<const cases::CaseSpec*>& cases) const {
+  std::set<std::string> present;
+  for (const cases::CaseSpec* c : cases) present.insert(c->id.family);
+  nlohmann::ordered_json out = nlohmann::ordered_json::array();
+  for (const cases::FamilySpec& family : cases::registered_families()) {
+    if (present.count(family.name) == 0) continue;
+    for (std::size_t k = 0; k < family.downstream.roofs.size(); ++k) {
+      const cases::RoofDecl& r = family.downstream.roofs[k];
+      const auto it = best_.find({family.name, k});
+      if (r.gpu.empty() && it == best_.end()) continue;
+      const auto meaning = cases::counter_meaning(r.counter);
+      out.push_back({{"name", r.name},
+                     {"family", family.name},
+                     {"counter", r.counter},
+                     {"unit", meaning ? meaning->unit : ""},
+                     {"gpu", r.gpu},
+                     {"value", r.gpu.empty() ? it->second.value : r.value},
+                     {"case", r.gpu.empty() ? it->second.case_name : ""}});
+    }
+  }
+  return out;
+}
+
+nlohmann::ordered_json Roofs::ridges(const std::vector<const cases::CaseSpec*>& cases) const {
+  const nlohmann::ordered_json all = roofs(cases);
+  nlohmann::ordered_json out = nlohmann::ordered_json::array();
+  for (const auto& compute : all)
+    for (const auto& memory : all)
+      if (compute.at("unit") == "op/s" && memory.at("unit") == "B/s" && compute.at("gpu") == memory.at("gpu"))
+        out.push_back({{"gpu", compute.at("gpu")},
+                       {"compute", compute.at("name")},
+                       {"memory", memory.at("name")},
+                       {"ops_per_byte", compute.at("value").get<double>() / memory.at("value").get<double>()}});
+  return out;
+}
+
 nlohmann::ordered_json family_entries(const std::vector<const cases::CaseSpec*>& cases) {
   std::set<std::string> present;
   for (const cases::CaseSpec* c : cases) present.insert(c->id.family);
@@ -101,7 +152,19 @@ nlohmann::ordered_json family_entries(const std::vector<const cases::CaseSpec*>&
   return out;
 }
 
-ResultReporter::ResultReporter(ResultFileSpec spec) : spec_(std::move(spec)) {}
+ResultReporter::ResultReporter(ResultFileSpec spec) : spec_(std::move(spec)) {
+  for (const cases::CaseSpec* c : spec_.cases) by_name_[c->id.name() + "/manual_time"] = c;
+}
+
+// A run's counters, for the roofs: each repetition's, never an aggregate's.
+void ResultReporter::note_roofs(const Run& run) {
+  if (run.run_type == Run::RT_Aggregate) return;
+  const auto it = by_name_.find(run.benchmark_name());
+  if (it == by_name_.end()) return;
+  std::map<std::string, double> values;
+  for (const auto& [name, counter] : run.counters) values[name] = counter.value;
+  roofs_.note(*it->second, values);
+}
 
 bool ResultReporter::ReportContext(const Context& context) {
   const bool ok = benchmark::JSONReporter::ReportContext(context);
@@ -118,8 +181,10 @@ void ResultReporter::ReportRuns(const std::vector<Run>& runs) {
     for (auto it = run.counters.begin(); it != run.counters.end();)
       it = std::isfinite(it->second.value) ? std::next(it) : run.counters.erase(it);
   benchmark::JSONReporter::ReportRuns(finite);
-  for (const Run& run : finite)
+  for (const Run& run : finite) {
     for (const auto& [name, counter] : run.counters) counters_.insert(name);
+    note_roofs(run);
+  }
   checkpoint();
 }
 
@@ -133,6 +198,8 @@ void ResultReporter::Finalize() {
                                            {"counters", counters},
                                            {"cases", case_entries(spec_.cases)},
                                            {"families", family_entries(spec_.cases)},
+                                           {"roofs", roofs_.roofs(spec_.cases)},
+                                           {"ridges", roofs_.ridges(spec_.cases)},
                                            {"end", spec_.end ? spec_.end() : nlohmann::ordered_json::object()}};
   out << "\n  ],\n  \"membench\": " << membench.dump() << "\n}\n";
   out.flush();

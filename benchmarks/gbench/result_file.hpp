@@ -15,6 +15,11 @@
 //                  "y", "y_log", "model", "variants", "lines", "vlines", "best_of", "bars", "notes",
 //                  "model_from": {"variant", "axes", "label", "times", "over"},
 //                  "slowdown_vs": {"variant", "axes"}}, ...]}, ...}    what each declares downstream
+//     "roofs": [{"name", "family", "counter", "unit", "gpu", "value", "case"}, ...],  the roofs the families
+//                                        declare: each the best of its counter over the cases it names ("gpu"
+//                                        "" measured here; a datasheet roof names another GPU and no case)
+//     "ridges": [{"gpu", "compute", "memory", "ops_per_byte"}, ...],  each compute roof over each memory roof
+//                                        of the same GPU
 //     "end": {"cases_selected": 46, "cases_not_run": 0, ...}             how the run ended
 //   }
 //
@@ -25,10 +30,13 @@
 // --resume carries them.
 #pragma once
 
+#include <cstddef>
 #include <functional>
+#include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "cases/family.hpp"
@@ -43,6 +51,26 @@ struct ResultFileSpec {
 
 // The "membench" object's schema version; readers check it.
 inline constexpr int kSchemaVersion = 3;
+
+// The run's roofline: each roof its families declare, the best of the
+// roof's counter over the runs of the cases it names, and the ridge points.
+class Roofs {
+ public:
+  // A run of case `c` that reported these counters (a failed or skipped run reports none).
+  void note(const cases::CaseSpec& c, const std::map<std::string, double>& counters);
+  // The roofs of the families that have cases among `cases` (a measured roof
+  // only where a run reached it), and each compute roof over each memory
+  // roof of the same GPU.
+  nlohmann::ordered_json roofs(const std::vector<const cases::CaseSpec*>& cases) const;
+  nlohmann::ordered_json ridges(const std::vector<const cases::CaseSpec*>& cases) const;
+
+ private:
+  struct Best {
+    double value = 0;
+    std::string case_name;
+  };
+  std::map<std::pair<std::string, std::size_t>, Best> best_;  // by family and the roof's place in its declarations
+};
 
 // The catalog entry of a counter (unit, better, kind, description); a
 // counter nothing declares has kind "undeclared".

@@ -5,8 +5,10 @@
 
 #include <benchmark/benchmark.h>
 
+#include <map>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "gbench/result_file.hpp"
@@ -22,8 +24,11 @@ class ResultReporter : public benchmark::JSONReporter {
 
  private:
   void checkpoint();
+  void note_roofs(const Run& run);
   ResultFileSpec spec_;
-  std::set<std::string> counters_;  // every counter the file holds
+  std::set<std::string> counters_;                         // every counter the file holds
+  std::map<std::string, const cases::CaseSpec*> by_name_;  // the selected cases by their benchmark names
+  Roofs roofs_;
 };
 
 }  // namespace membench::gbench
