@@ -106,7 +106,10 @@ const Registrar registrar{
            .best_over({"tile"})
            .only({"pipeline", "bulk", "tma"}),
        figure("where overlap pays (the best tile and stages)", "flops", "bytes_per_second")
-           .best_over({"tile", "stages"})},
+           .best_over({"tile", "stages"}),
+       figure("on this GPU's measured roofline (the best tile and stages)", "flops", "gflops_per_second")
+           .best_over({"tile", "stages"})
+           .on_roofline()},
       "the article's third table: sync against memcpy_async against cuda::pipeline",
       {{3,
         kTable,

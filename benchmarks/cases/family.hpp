@@ -146,6 +146,9 @@ struct FigureSpec {
   // theirs where higher is better); the model counter is then a factor too.
   std::optional<CaseRef> slowdown_vs = std::nullopt;
   std::vector<std::string> notes = {};  // counters written on each point (a bar's conflict ways)
+  // Drawn on the run's roofline: each case at its flops_per_byte and its y
+  // (a FLOP rate), under the roofs the result file carries, log-log.
+  bool roofline = false;
 
   FigureSpec& log_x() { return x_log = true, *this; }
   FigureSpec& log_y() { return y_log = true, *this; }
@@ -158,6 +161,7 @@ struct FigureSpec {
   FigureSpec& upright(std::vector<std::string> keys) { return vlines = std::move(keys), *this; }
   FigureSpec& best_over(std::vector<std::string> axes) { return best_of = std::move(axes), *this; }
   FigureSpec& as_bars() { return bars = true, *this; }
+  FigureSpec& on_roofline() { return roofline = true, x_log = true, y_log = true, *this; }
 };
 FigureSpec figure(std::string heading, std::string x, std::string y);
 

@@ -48,7 +48,8 @@ nlohmann::ordered_json figure_entry(const cases::FigureSpec& f) {
                                 {"y_log", f.y_log},       {"model", f.model_counter},
                                 {"variants", f.variants}, {"lines", f.lines},
                                 {"vlines", f.vlines},     {"best_of", f.best_of},
-                                {"bars", f.bars},         {"notes", f.notes}};
+                                {"bars", f.bars},         {"notes", f.notes},
+                                {"roofline", f.roofline}};
   if (f.derived_model) {
     nlohmann::ordered_json from = pattern(f.derived_model->from);
     from["label"] = f.derived_model->label;

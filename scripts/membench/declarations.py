@@ -55,6 +55,7 @@ class Figure:
     notes: tuple[str, ...] = ()
     model_from: ModelFrom | None = None
     slowdown_vs: Pattern | None = None
+    roofline: bool = False
 
 
 @dataclass(frozen=True)
@@ -121,7 +122,7 @@ def _figure(entry: object, where: str) -> Figure:
     if not isinstance(entry, dict):
         raise mr.InputError(f"{where}: not a figure (an object)")
     text = {k: entry.get(k, "") for k in ("heading", "x", "y", "model")}
-    flags = {k: entry.get(k, False) for k in ("x_log", "y_log", "bars")}
+    flags = {k: entry.get(k, False) for k in ("x_log", "y_log", "bars", "roofline")}
     lists = {k: entry.get(k, []) for k in ("variants", "lines", "vlines", "best_of", "notes")}
     if (
         not all(isinstance(v, str) for v in text.values())
@@ -130,7 +131,9 @@ def _figure(entry: object, where: str) -> Figure:
         or not all(isinstance(v, bool) for v in flags.values())
         or not all(_names(v) for v in lists.values())
     ):
-        raise mr.InputError(f"{where}: a figure needs x and y (names), flags x_log/y_log/bars and lists of names")
+        raise mr.InputError(
+            f"{where}: a figure needs x and y (names), flags x_log/y_log/bars/roofline and lists of names"
+        )
     model_from, slowdown = entry.get("model_from"), entry.get("slowdown_vs")
     return Figure(
         text["heading"],
@@ -147,6 +150,7 @@ def _figure(entry: object, where: str) -> Figure:
         tuple(lists["notes"]),
         None if model_from is None else _model_from(model_from, f"{where}.model_from"),
         None if slowdown is None else _pattern(slowdown, f"{where}.slowdown_vs"),
+        flags["roofline"],
     )
 
 

@@ -20,7 +20,7 @@ import statistics
 from collections import defaultdict
 from dataclasses import dataclass
 
-from membench import levels
+from membench import levels, roofline
 from membench import declarations as md
 from membench import cli
 from membench import results as mr
@@ -377,7 +377,12 @@ def format_axes(ax, doc: dict, family: md.Family, figure: md.Figure, lay: Layout
 
 
 def panel(doc: dict, family: md.Family, figure: md.Figure, cases: list[mr.Case], ax) -> None:
-    """One declared figure in `ax`: where its cases sit, its series, its reference lines, its axes."""
+    """One declared figure in `ax`: where its cases sit, its series, its reference lines, its axes; a figure on the
+    roofline is drawn under the file's roofs."""
+    if figure.roofline:
+        ys = y_values(doc, figure, cases)
+        roofline.draw(ax, doc, figure, best(doc, figure, members(figure, cases, ys), ys), ys)
+        return
     lay = layout(doc, family, figure, cases)
     modelled = draw_groups(ax, doc, figure, cases, lay)
     reference_lines(ax, doc, figure, lay, modelled)

@@ -942,8 +942,8 @@ MUTANTS = [
     ),
     M(
         "benchmarks/gbench/result_file.cpp",
-        "counters_.insert(name);\n  checkpoint();",
-        "counters_.insert(name);",
+        "note_roofs(run);\n  }\n  checkpoint();",
+        "note_roofs(run);\n  }",
         "the partial file is not closed after each case",
     ),
     M("benchmarks/gbench/result_file.cpp", "  out.seekp(here);\n", "", "the next case is written after the closing"),
