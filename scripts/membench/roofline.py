@@ -97,7 +97,7 @@ def draw(ax, doc: dict, figure: md.Figure, cases: list[mr.Case], ys: dict[str, f
     hi = max(xs + [i for _, _, i in marked], default=100.0) * 4
     ceiling = max((r.value for r in measured if r.unit == "op/s"), default=top_point or 1.0)
     factor, prefix = cli.prefix(ceiling)
-    for k, (variant, pts) in enumerate(sorted(series.items())):
+    for variant, pts in sorted(series.items()):
         ax.plot([x for x, _ in pts], [y / factor for _, y in pts], marker="o", markersize=3, label=variant, zorder=3)
     for r in measured:
         if r.unit == "op/s":
@@ -105,18 +105,41 @@ def draw(ax, doc: dict, figure: md.Figure, cases: list[mr.Case], ys: dict[str, f
             ax.annotate(r.name, (hi, r.value / factor), fontsize=5.5, ha="right", va="bottom", color="0.25")
         else:
             end = min(hi, ceiling / r.value)
-            ax.plot([lo, end], [r.value * lo / factor, r.value * end / factor], color="0.35", linestyle="--",
-                    linewidth=0.8, zorder=1)
-            ax.annotate(f"{r.name} {r.value / 1e9:.4g} GB/s", (lo, r.value * lo / factor), fontsize=5.5,
-                        rotation=0, va="bottom", color="0.25")
+            ax.plot(
+                [lo, end],
+                [r.value * lo / factor, r.value * end / factor],
+                color="0.35",
+                linestyle="--",
+                linewidth=0.8,
+                zorder=1,
+            )
+            ax.annotate(
+                f"{r.name} {r.value / 1e9:.4g} GB/s",
+                (lo, r.value * lo / factor),
+                fontsize=5.5,
+                rotation=0,
+                va="bottom",
+                color="0.25",
+            )
     for c, m, intensity in marked:
         ax.plot([intensity], [c.value / factor], marker="D", color="black", markersize=4, zorder=4)
-        ax.annotate(f"{m.name} ridge {intensity:.3g}", (intensity, c.value / factor), fontsize=5.5,
-                    xytext=(3, -9), textcoords="offset points")
-    for c, m, intensity in ridges([r for r in found if r.gpu]):
+        ax.annotate(
+            f"{m.name} ridge {intensity:.3g}",
+            (intensity, c.value / factor),
+            fontsize=5.5,
+            xytext=(3, -9),
+            textcoords="offset points",
+        )
+    for c, _, intensity in ridges([r for r in found if r.gpu]):
         ax.axvline(intensity, color="0.5", linestyle=":", linewidth=0.8)
-        ax.annotate(f"{c.gpu}: ridge {intensity:.3g}", (intensity, ceiling / factor / 30), fontsize=5.5,
-                    rotation=90, ha="right", color="0.4")
+        ax.annotate(
+            f"{c.gpu}: ridge {intensity:.3g}",
+            (intensity, ceiling / factor / 30),
+            fontsize=5.5,
+            rotation=90,
+            ha="right",
+            color="0.4",
+        )
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlim(lo, hi)
