@@ -21,6 +21,7 @@
 //==============================================================================
 #include <algorithm>
 #include <cstdint>
+#include <memory>
 #include <string>
 
 #include "cases/family.hpp"
@@ -65,7 +66,8 @@ CaseDefinition define(const RooflineConfig& c, const DeviceInfo& gpu) {
   d.output_type = Element::f64;
   d.seed = kSeed;
   d.bind = bind_plan<float, double>(plan);
-  d.expected_f64 = [c](std::size_t t) { return roofline_expected(c, t, kSeed); };
+  const auto reference = std::make_shared<const RooflineReference>(c, kSeed);
+  d.expected_f64 = [reference](std::size_t t) { return (*reference)(t); };
   d.work.bytes = roofline_bytes(c);
   d.work.flops = roofline_flops(c);
   d.work.peak_bytes_per_second = level_peak(c.level, gpu, d.work);

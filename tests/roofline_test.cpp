@@ -40,14 +40,23 @@ TEST(RooflineModel, AThreadsSumIsItsFloatsEachPlusAQuarterAMultiplyAdd) {
   double pass = 0;
   for (std::size_t j : {3, 259, 515, 771})
     for (std::size_t e = 0; e < 4; ++e) pass += pattern_value(4 * (1024 + j) + e, kSeed) + 6 * 0.25;
-  EXPECT_EQ(roofline_expected(l1, 256 + 3, kSeed), pass * static_cast<double>(s.passes));
-  // dram: the grid's threads stride over the whole set; the last thread's last float4 lies past its end.
+  EXPECT_EQ(RooflineReference(l1, kSeed)(256 + 3), pass * static_cast<double>(s.passes));
+  // dram: the grid's threads stride over the whole set, a pass later as another thread (shift: 2 of 4 blocks);
+  // reader 1023's second float4 lies past the set's end.
   const RooflineConfig dram{RooflineLevel::dram, 0, 1, 4 * 1500};
   const RooflineShape d = roofline_shape(dram);
   EXPECT_EQ(d.per_pass, 2u);  // 1500 float4s over 1024 threads
-  double last = 0;
-  for (std::size_t e = 0; e < 4; ++e) last += pattern_value(4 * 1023 + e, kSeed);
-  EXPECT_EQ(roofline_expected(dram, 1023, kSeed), last * static_cast<double>(d.passes));
+  EXPECT_EQ(d.shift, 2u * 256);
+  auto reader = [&](std::size_t v) {
+    double one = 0;
+    for (std::size_t j : {v, v + 1024})
+      if (j < 1500)
+        for (std::size_t e = 0; e < 4; ++e) one += pattern_value(4 * j + e, kSeed);
+    return one;
+  };
+  double want = 0;
+  for (std::size_t p = 0; p < d.passes; ++p) want += reader((1023 + p * d.shift) % 1024);
+  EXPECT_EQ(RooflineReference(dram, kSeed)(1023), want);
 }
 
 TEST(RooflineModel, RefusesWhatItCannotRunBeforeAnyCudaCall) {
@@ -57,6 +66,8 @@ TEST(RooflineModel, RefusesWhatItCannotRunBeforeAnyCudaCall) {
   EXPECT_EQ(plan({RooflineLevel::dram, 0, 1, 4098}, &p), cudaErrorInvalidValue);  // not whole float4s
   EXPECT_EQ(plan({RooflineLevel::l2, 0, 1, 0}, &p), cudaErrorInvalidValue);
   EXPECT_EQ(plan({RooflineLevel::l1, 0, 0, 0}, &p), cudaErrorInvalidValue);
+  // 2^24 float4s over one SM's 1024 threads: a pass sums 65536 floats a thread, past fp32's exact range.
+  EXPECT_EQ(plan({RooflineLevel::dram, 0, 1, std::size_t{1} << 26}, &p), cudaErrorInvalidValue);
   EXPECT_EQ(p.run, nullptr);
 }
 
@@ -67,6 +78,7 @@ TEST(RooflineKernels, EveryLevelSumsWhatTheHostSums) {
       const RooflineConfig c{level, fmas, 2, 4 * 3000};
       SCOPED_TRACE(std::string(kRooflineLevels(level)) + " fmas " + std::to_string(fmas));
       const auto p = test::planned<RooflinePlan>(c);
+      const RooflineReference reference(c, kSeed);
       const std::size_t inputs = roofline_input_floats(c), threads = roofline_shape(c).threads;
       DeviceBuffer<float> in(inputs);
       DeviceBuffer<double> out(threads);
@@ -74,8 +86,7 @@ TEST(RooflineKernels, EveryLevelSumsWhatTheHostSums) {
       MEMBENCH_CUDA(launch_poison(out.get(), out.bytes(), nullptr));
       MEMBENCH_CUDA(launch(p, in.get(), out.get(), nullptr));
       MEMBENCH_CUDA(cudaDeviceSynchronize());
-      const auto bad = first_mismatch(copy_to_host(out.get(), threads),
-                                      [&](std::size_t t) { return roofline_expected(c, t, kSeed); });
+      const auto bad = first_mismatch(copy_to_host(out.get(), threads), [&](std::size_t t) { return reference(t); });
       EXPECT_FALSE(bad) << describe(*bad, "out");
     }
 }

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "membench/platform/pattern.hpp"
+#include "membench/platform/verify.hpp"
 #include "membench/roofline.hpp"
 #include "platform/launch_utils.cuh"
 
@@ -18,25 +19,32 @@ bool per_block(RooflineLevel level) { return level == RooflineLevel::l1 || level
 
 namespace kernels {
 
-__device__ inline float chain(float x, int fmas, float a, float b) {
-#pragma unroll 4
-  for (int f = 0; f < fmas; ++f) x = __fmaf_rn(x, a, b);
-  return x;
+// Two float4s' eight chains advanced together: the FMA pipe sees eight
+// independent multiply-adds a step from every thread.
+__device__ inline void chains(float4& u, float4& v, int fmas, float a, float b) {
+#pragma unroll 2
+  for (int f = 0; f < fmas; ++f) {
+    u.x = __fmaf_rn(u.x, a, b), u.y = __fmaf_rn(u.y, a, b), u.z = __fmaf_rn(u.z, a, b), u.w = __fmaf_rn(u.w, a, b);
+    v.x = __fmaf_rn(v.x, a, b), v.y = __fmaf_rn(v.y, a, b), v.z = __fmaf_rn(v.z, a, b), v.w = __fmaf_rn(v.w, a, b);
+  }
 }
 
-// Local: each block reads its own part (l1, shared); Shared: the block first
-// copies its part into shared memory and reads it from there. A float4's
-// four chains are summed in fp32 (exact: four multiples of 1/4) and the
-// thread's sum in fp64, exact however many it loads.
+__device__ inline float lanes(float4 v) { return (v.x + v.y) + (v.z + v.w); }
+
+// Local: each block reads its own part (l1, shared), the same float4s every
+// pass; otherwise (dram, l2) thread t reads in pass p as the thread
+// (t + p shift) mod the grid's threads, so an SM reads another part of the
+// set each pass and its L1 holds none of it again. Shared: the block first
+// copies its part into shared memory and reads it from there. A pass's sum
+// is exact in fp32 (plan() bounds it), the passes' in fp64.
 template <bool Local, bool Shared>
 __global__ void __launch_bounds__(kRooflineBlock)
     roofline_read(const float4* __restrict__ in, double* __restrict__ out, unsigned float4s, unsigned per_pass,
-                  unsigned passes, int fmas, float a, float b) {
+                  unsigned passes, unsigned shift, int fmas, float a, float b) {
   extern __shared__ float4 part[];
   const unsigned t = blockIdx.x * blockDim.x + threadIdx.x;
-  constexpr bool local = Local;
-  const float4* src = local ? in + static_cast<std::size_t>(blockIdx.x) * float4s : in;
-  const unsigned first = local ? threadIdx.x : t, stride = local ? blockDim.x : gridDim.x * blockDim.x;
+  const unsigned readers = Local ? blockDim.x : gridDim.x * blockDim.x;
+  const float4* src = Local ? in + static_cast<std::size_t>(blockIdx.x) * float4s : in;
   if constexpr (Shared) {
     for (unsigned j = threadIdx.x; j < float4s; j += blockDim.x) part[j] = src[j];
     __syncthreads();
@@ -44,15 +52,18 @@ __global__ void __launch_bounds__(kRooflineBlock)
   }
   double sum = 0.0;
   for (unsigned p = 0; p < passes; ++p) {
-#pragma unroll 4
-    for (unsigned k = 0; k < per_pass; ++k) {
-      const unsigned j = first + k * stride;
-      if (j < float4s) {
-        const float4 v = src[j];
-        sum += static_cast<double>(chain(v.x, fmas, a, b) + chain(v.y, fmas, a, b) + chain(v.z, fmas, a, b) +
-                                   chain(v.w, fmas, a, b));
-      }
+    const unsigned first =
+        Local ? threadIdx.x : static_cast<unsigned>((t + static_cast<unsigned long long>(p) * shift) % readers);
+    float pass = 0.0f;
+#pragma unroll 2
+    for (unsigned k = 0; k < per_pass; k += 2) {
+      const unsigned j0 = first + k * readers, j1 = j0 + readers;
+      const bool in0 = j0 < float4s, in1 = k + 1 < per_pass && j1 < float4s;
+      float4 u = in0 ? src[j0] : make_float4(0, 0, 0, 0), v = in1 ? src[j1] : make_float4(0, 0, 0, 0);
+      chains(u, v, fmas, a, b);
+      pass += (in0 ? lanes(u) : 0.0f) + (in1 ? lanes(v) : 0.0f);
     }
+    sum += pass;
   }
   out[t] = sum;
 }
@@ -66,7 +77,8 @@ cudaError_t run(const RooflinePlan& p, const float* in, double* out, cudaStream_
   const RooflineShape shape = roofline_shape(p.config);
   kernels::roofline_read<Local, Shared><<<p.shape.grid, p.shape.block, p.shape.dynamic_smem, s>>>(
       reinterpret_cast<const float4*>(in), out, static_cast<unsigned>(shape.float4s),
-      static_cast<unsigned>(shape.per_pass), static_cast<unsigned>(shape.passes), p.config.fmas, kChainA, kChainB);
+      static_cast<unsigned>(shape.per_pass), static_cast<unsigned>(shape.passes), static_cast<unsigned>(shape.shift),
+      p.config.fmas, kChainA, kChainB);
   return cudaGetLastError();
 }
 
@@ -81,6 +93,11 @@ RooflineShape roofline_shape(const RooflineConfig& c) {
   s.per_pass = s.float4s == 0 ? 0 : (s.float4s + readers - 1) / readers;
   const double pass_bytes = 16.0 * static_cast<double>(local ? s.float4s * (s.threads / kRooflineBlock) : s.float4s);
   s.passes = pass_bytes <= 0 ? 0 : static_cast<std::size_t>(std::max(1.0, std::ceil(kRooflineMinBytes / pass_bytes)));
+  // About 0.618 of the grid, in whole blocks: pass after pass a block reads parts of the set far apart.
+  const std::size_t blocks = s.threads / kRooflineBlock;
+  s.shift =
+      local ? 0
+            : std::max<std::size_t>(1, static_cast<std::size_t>(0.618 * static_cast<double>(blocks))) * kRooflineBlock;
   return s;
 }
 
@@ -99,25 +116,49 @@ double roofline_flops(const RooflineConfig& c) {
   return 2.0 * c.fmas * static_cast<double>(roofline_input_floats(c)) * static_cast<double>(s.passes);
 }
 
-double roofline_expected(const RooflineConfig& c, std::size_t t, std::uint32_t seed) {
-  const RooflineShape s = roofline_shape(c);
-  const bool local = per_block(c.level);
-  const std::size_t base = local ? t / kRooflineBlock * s.float4s : 0;
-  const std::size_t first = local ? t % kRooflineBlock : t, stride = local ? kRooflineBlock : s.threads;
+namespace {
+
+// One pass's sum of the reader that starts at `first` of its part (whose float4s begin at `base`).
+double one_pass(const RooflineConfig& c, const RooflineShape& s, std::size_t base, std::size_t first,
+                std::size_t readers, std::uint32_t seed) {
   double pass = 0;  // exact: multiples of 1/4
   for (std::size_t k = 0; k < s.per_pass; ++k) {
-    const std::size_t j = first + k * stride;
+    const std::size_t j = first + k * readers;
     if (j >= s.float4s) break;
     for (std::size_t e = 0; e < 4; ++e) pass += pattern_value(4 * (base + j) + e, seed) + 0.25 * c.fmas;
   }
-  return pass * static_cast<double>(s.passes);
+  return pass;
+}
+
+}  // namespace
+
+RooflineReference::RooflineReference(const RooflineConfig& c, std::uint32_t seed)
+    : c_(c), shape_(roofline_shape(c)), seed_(seed) {
+  if (per_block(c.level)) return;
+  passes_.resize(shape_.threads);
+  parallel_for(shape_.threads, 256, [&](std::size_t, std::size_t begin, std::size_t end) {
+    for (std::size_t v = begin; v < end; ++v) passes_[v] = one_pass(c_, shape_, 0, v, shape_.threads, seed_);
+  });
+}
+
+double RooflineReference::operator()(std::size_t t) const {
+  if (per_block(c_.level)) {
+    const std::size_t block = t / kRooflineBlock;
+    return one_pass(c_, shape_, block * shape_.float4s, t % kRooflineBlock, kRooflineBlock, seed_) *
+           static_cast<double>(shape_.passes);
+  }
+  double sum = 0;
+  for (std::size_t p = 0; p < shape_.passes; ++p) sum += passes_[(t + p * shape_.shift) % shape_.threads];
+  return sum;
 }
 
 cudaError_t plan(const RooflineConfig& c, RooflinePlan* p) {
   if (c.fmas < 0 || c.fmas > kRooflineMaxFmas || c.sm_count < 1) return cudaErrorInvalidValue;
   if (!per_block(c.level) && (c.working_set == 0 || c.working_set % 4 != 0)) return cudaErrorInvalidValue;
   const RooflineShape s = roofline_shape(c);
-  if (s.float4s > 0xFFFFFFFFu || s.per_pass * s.passes > 0xFFFFFFFFu) return cudaErrorInvalidValue;
+  if (s.float4s > 0xFFFFFFFFu || s.threads * 2 > 0xFFFFFFFFu) return cudaErrorInvalidValue;
+  // A pass's sum in fp32 stays exact: multiples of 1/4 below 2^22.
+  if (4.0 * static_cast<double>(s.per_pass) * (256.75 + 0.25 * c.fmas) >= double(1 << 22)) return cudaErrorInvalidValue;
   p->config = c;
   const auto grid = static_cast<unsigned>(s.threads / kRooflineBlock);
   if (c.level == RooflineLevel::shared) {

@@ -16,6 +16,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 #include "membench/platform/int_list.hpp"
 #include "membench/platform/kernel_shape.hpp"
@@ -41,16 +42,21 @@ struct RooflineConfig {
 };
 
 // How the grid covers the set, pass after pass: `threads` threads, each
-// loading float4 j = first + k x stride of its part for k < per_pass while
+// loading float4 j = first + k x readers of its part for k < per_pass while
 // j < float4s, `passes` times. dram and l2: the grid's threads over the whole
-// set (first = the thread, stride = the grid's threads); l1 and shared: a
-// block's threads over its own kRooflineBlockFloats (first = the thread in
-// the block, stride = the block).
+// set (readers = the grid's threads, first = the thread as `shift` moves it);
+// l1 and shared: a block's threads over its own kRooflineBlockFloats
+// (readers = the block, first = the thread in the block).
 struct RooflineShape {
   std::size_t threads = 0;
   std::size_t float4s = 0;   // in the part a thread's block reads (dram, l2: the set)
   std::size_t per_pass = 0;  // float4 loads a thread makes in a pass, at most
   std::size_t passes = 0;
+  // dram, l2: in pass p thread t reads as the thread (t + p shift) mod threads
+  // (whole blocks, about 0.618 of the grid), so no SM reads a part again
+  // while its L1 could still hold it; l1, shared: 0, each block its own part
+  // every pass.
+  std::size_t shift = 0;
 };
 RooflineShape roofline_shape(const RooflineConfig& c);
 
@@ -61,11 +67,25 @@ double roofline_flops(const RooflineConfig& c);
 // The input the case allocates: the set (dram, l2) or every block's region (l1, shared).
 std::size_t roofline_input_floats(const RooflineConfig& c);
 
-// Thread t's sum, on the host, over an input of pattern_value(i, seed).
-double roofline_expected(const RooflineConfig& c, std::size_t t, std::uint32_t seed);
+// Thread t's sum, on the host, over an input of pattern_value(i, seed): for
+// dram and l2 each reader's one-pass sum worked out once (a pass over the
+// set, on all cores), then the passes a thread makes looked up; a pure
+// function of t, called from many threads.
+class RooflineReference {
+ public:
+  RooflineReference(const RooflineConfig& c, std::uint32_t seed);
+  double operator()(std::size_t t) const;
 
-// Refuses fmas outside [0, kRooflineMaxFmas], sm_count < 1, and a dram or
-// l2 set that is empty or not whole float4s, with cudaErrorInvalidValue
+ private:
+  RooflineConfig c_;
+  RooflineShape shape_;
+  std::uint32_t seed_;
+  std::vector<double> passes_;  // dram, l2: reader v's one-pass sum
+};
+
+// Refuses fmas outside [0, kRooflineMaxFmas], sm_count < 1, a dram or l2
+// set that is empty or not whole float4s, and a pass whose fp32 sum would
+// not stay exact (more than about 2^22 quarters), with cudaErrorInvalidValue
 // before any CUDA call. The output: one double a thread.
 using RooflinePlan = Plan<RooflineConfig, const float*, double*>;
 cudaError_t plan(const RooflineConfig& c, RooflinePlan* plan);
