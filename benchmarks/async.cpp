@@ -109,7 +109,7 @@ const Registrar registrar{
            .best_over({"tile", "stages"}),
        figure("on this GPU's measured roofline (the best tile and stages)", "flops", "gflops_per_second")
            .best_over({"tile", "stages"})
-           .on_roofline()},
+           .on_roofline("fp32 FMA")},
       "the article's third table: sync against memcpy_async against cuda::pipeline",
       {{3,
         kTable,

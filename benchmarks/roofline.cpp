@@ -103,7 +103,7 @@ const Registrar registrar{
            {0, 1, 2, 4, 8, 16, 32, 64, 128, 256}, 0, kRooflineMaxFmas)},
      cases,
      {"Roofline: each level's bandwidth against the FMA pipe, by the arithmetic on each float loaded",
-      {figure("each level on this GPU's measured roofline", "fmas", "gflops_per_second").on_roofline(),
+      {figure("each level on this GPU's measured roofline", "fmas", "gflops_per_second").on_roofline("fp32 FMA"),
        figure("GB/s by the multiply-adds on each float", "fmas", "bytes_per_second")
            .log_x()
            .log_y()

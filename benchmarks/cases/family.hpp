@@ -147,8 +147,10 @@ struct FigureSpec {
   std::optional<CaseRef> slowdown_vs = std::nullopt;
   std::vector<std::string> notes = {};  // counters written on each point (a bar's conflict ways)
   // Drawn on the run's roofline: each case at its flops_per_byte and its y
-  // (a FLOP rate), under the roofs the result file carries, log-log.
+  // (a FLOP rate), under the roofs the result file carries, log-log; `pipe`
+  // names the compute roof its arithmetic runs on, whose ridges are marked.
   bool roofline = false;
+  std::string pipe = "";
 
   FigureSpec& log_x() { return x_log = true, *this; }
   FigureSpec& log_y() { return y_log = true, *this; }
@@ -161,7 +163,9 @@ struct FigureSpec {
   FigureSpec& upright(std::vector<std::string> keys) { return vlines = std::move(keys), *this; }
   FigureSpec& best_over(std::vector<std::string> axes) { return best_of = std::move(axes), *this; }
   FigureSpec& as_bars() { return bars = true, *this; }
-  FigureSpec& on_roofline() { return roofline = true, x_log = true, y_log = true, *this; }
+  FigureSpec& on_roofline(std::string roof) {
+    return roofline = true, pipe = std::move(roof), x_log = true, y_log = true, *this;
+  }
 };
 FigureSpec figure(std::string heading, std::string x, std::string y);
 

@@ -49,7 +49,7 @@ nlohmann::ordered_json figure_entry(const cases::FigureSpec& f) {
                                 {"variants", f.variants}, {"lines", f.lines},
                                 {"vlines", f.vlines},     {"best_of", f.best_of},
                                 {"bars", f.bars},         {"notes", f.notes},
-                                {"roofline", f.roofline}};
+                                {"roofline", f.roofline}, {"pipe", f.pipe}};
   if (f.derived_model) {
     nlohmann::ordered_json from = pattern(f.derived_model->from);
     from["label"] = f.derived_model->label;

@@ -56,6 +56,7 @@ class Figure:
     model_from: ModelFrom | None = None
     slowdown_vs: Pattern | None = None
     roofline: bool = False
+    pipe: str = ""
 
 
 @dataclass(frozen=True)
@@ -121,7 +122,7 @@ def _model_from(entry: object, where: str) -> ModelFrom:
 def _figure(entry: object, where: str) -> Figure:
     if not isinstance(entry, dict):
         raise mr.InputError(f"{where}: not a figure (an object)")
-    text = {k: entry.get(k, "") for k in ("heading", "x", "y", "model")}
+    text = {k: entry.get(k, "") for k in ("heading", "x", "y", "model", "pipe")}
     flags = {k: entry.get(k, False) for k in ("x_log", "y_log", "bars", "roofline")}
     lists = {k: entry.get(k, []) for k in ("variants", "lines", "vlines", "best_of", "notes")}
     if (
@@ -151,6 +152,7 @@ def _figure(entry: object, where: str) -> Figure:
         None if model_from is None else _model_from(model_from, f"{where}.model_from"),
         None if slowdown is None else _pattern(slowdown, f"{where}.slowdown_vs"),
         flags["roofline"],
+        text["pipe"],
     )
 
 

@@ -7,9 +7,9 @@ named here: a new pipe or level is a new roof in the file.
 
 On log-log axes a compute roof is a horizontal line and a memory roof the
 line bytes/s x FLOP/B, which meet at the level's ridge point. The ridges
-marked are those of the compute roof the points reach (the lowest roof at
-or above the fastest point): where the points' own pipe turns them from
-bytes to FLOPs. A datasheet ridge (another GPU's, as the study gave it) is
+marked are those of the compute roof the figure declares its points run on
+(else the lowest roof at or above the fastest point): where the points' own
+pipe turns them from bytes to FLOPs. A datasheet ridge (another GPU's, as the study gave it) is
 drawn upright, dotted.
 """
 
@@ -77,21 +77,37 @@ def points(doc: dict, figure: md.Figure, cases: list[mr.Case], ys: dict[str, flo
     return {k: sorted(v) for k, v in out.items()}
 
 
-def reached(measured: list[Roof], top: float) -> Roof | None:
-    """The compute roof the points reach: the lowest at or above the fastest point, else the highest."""
+def reached(measured: list[Roof], top: float, declared: str = "") -> Roof | None:
+    """The compute roof the points run on: the one the figure declares (its `pipe`), where the file has it; else
+    the lowest at or above the fastest point, else the highest."""
     compute = sorted((r for r in measured if r.unit == "op/s"), key=lambda r: r.value)
+    named = [r for r in compute if r.name == declared]
+    if named:
+        return named[0]
     above = [r for r in compute if r.value >= top]
     return above[0] if above else (compute[-1] if compute else None)
 
 
+def merged(found: list[Roof]) -> list[tuple[float, str]]:
+    """The compute roofs as (value, label), roofs within 2% of each other under one label."""
+    out: list[tuple[float, str]] = []
+    for r in sorted((r for r in found if r.unit == "op/s"), key=lambda r: r.value):
+        if out and r.value <= out[-1][0] * 1.02:
+            out[-1] = (out[-1][0], f"{out[-1][1]}, {r.name}")
+        else:
+            out.append((r.value, r.name))
+    return out
+
+
 def draw(ax, doc: dict, figure: md.Figure, cases: list[mr.Case], ys: dict[str, float]) -> None:
-    """The figure's points under the file's roofs, log-log, ridges marked."""
+    """The figure's points under the file's roofs, log-log: each pipe a line, each level a diagonal up to the
+    pipe the points run on, its ridges marked and listed, a datasheet ridge upright."""
     found = roofs(doc)
     measured = [r for r in found if not r.gpu]
     series = points(doc, figure, cases, ys)
     xs = [x for pts in series.values() for x, _ in pts]
     top_point = max((y for pts in series.values() for _, y in pts), default=0.0)
-    pipe = reached(measured, top_point)
+    pipe = reached(measured, top_point, figure.pipe)
     marked = [(c, m, i) for c, m, i in ridges(measured) if pipe is not None and c == pipe]
     lo = min(xs + [i for _, _, i in marked], default=0.1) / 4
     hi = max(xs + [i for _, _, i in marked], default=100.0) * 4
@@ -99,36 +115,32 @@ def draw(ax, doc: dict, figure: md.Figure, cases: list[mr.Case], ys: dict[str, f
     factor, prefix = cli.prefix(ceiling)
     for variant, pts in sorted(series.items()):
         ax.plot([x for x, _ in pts], [y / factor for _, y in pts], marker="o", markersize=3, label=variant, zorder=3)
-    for r in measured:
-        if r.unit == "op/s":
-            ax.plot([lo, hi], [r.value / factor] * 2, color="0.35", linewidth=0.8, zorder=1)
-            ax.annotate(r.name, (hi, r.value / factor), fontsize=5.5, ha="right", va="bottom", color="0.25")
-        else:
-            end = min(hi, ceiling / r.value)
-            ax.plot(
-                [lo, end],
-                [r.value * lo / factor, r.value * end / factor],
-                color="0.35",
-                linestyle="--",
-                linewidth=0.8,
-                zorder=1,
-            )
-            ax.annotate(
-                f"{r.name} {r.value / 1e9:.4g} GB/s",
-                (lo, r.value * lo / factor),
-                fontsize=5.5,
-                rotation=0,
-                va="bottom",
-                color="0.25",
-            )
-    for c, m, intensity in marked:
+    for value, label in merged(measured):
+        ax.plot([lo, hi], [value / factor] * 2, color="0.35", linewidth=0.8, zorder=1)
+        ax.annotate(label, (hi, value / factor), fontsize=5.5, ha="right", va="bottom", color="0.25")
+    top = pipe.value if pipe is not None else ceiling
+    for r in (r for r in measured if r.unit == "B/s"):
+        end = min(hi, top / r.value)
+        ax.plot(
+            [lo, end],
+            [r.value * lo / factor, r.value * end / factor],
+            color="0.35",
+            linestyle="--",
+            linewidth=0.8,
+            zorder=1,
+        )
+    for c, _, intensity in marked:
         ax.plot([intensity], [c.value / factor], marker="D", color="black", markersize=4, zorder=4)
-        ax.annotate(
-            f"{m.name} ridge {intensity:.3g}",
-            (intensity, c.value / factor),
-            fontsize=5.5,
-            xytext=(3, -9),
-            textcoords="offset points",
+    if marked:
+        listed = "\n".join(f"{m.name} ({m.value / 1e9:.4g} GB/s): {i:.3g}" for _, m, i in marked)
+        ax.text(
+            0.02,
+            0.98,
+            f"ridges on {pipe.name}, FLOP/B:\n{listed}",
+            transform=ax.transAxes,
+            fontsize=6,
+            va="top",
+            bbox={"facecolor": "white", "edgecolor": "0.7", "linewidth": 0.5},
         )
     for c, _, intensity in ridges([r for r in found if r.gpu]):
         ax.axvline(intensity, color="0.5", linestyle=":", linewidth=0.8)
@@ -148,4 +160,4 @@ def draw(ax, doc: dict, figure: md.Figure, cases: list[mr.Case], ys: dict[str, f
     ax.set_title(figure.heading, fontsize=9)
     ax.grid(True, which="major", linewidth=0.3)
     if series:
-        ax.legend(fontsize=7)
+        ax.legend(fontsize=7, loc="lower right")

@@ -98,6 +98,7 @@ def toy_doc(points: list[tuple[str, int, float, float]]) -> dict:
                             "variants": [],
                             "lines": [],
                             "roofline": True,
+                            "pipe": "fp32 FMA",
                         }
                     ],
                 }
@@ -154,19 +155,33 @@ def test_the_points_sit_at_their_flops_a_byte_under_the_roofs(tmp_path, write_js
     assert list(lines["dram"].get_ydata()) == pytest.approx([6.0, 58.0])
     assert list(lines["l1"].get_ydata()) == pytest.approx([50.0, 59.0])
     assert ax.get_ylabel() == "Top/s"
-    # The points reach fp32's roof (59 T, under 60): its ridges are marked, fp64's are not.
+    # The points run on fp32's roof, as the figure declares: its ridges are marked and listed, fp64's are not.
     notes = [t.get_text() for t in ax.texts]
-    assert "DRAM ridge 20" in notes and "L1 ridge 2" in notes
-    assert not any("fp64" in n and "ridge" in n for n in notes)
+    (box,) = [n for n in notes if n.startswith("ridges on")]
+    assert box == "ridges on fp32 FMA, FLOP/B:\nDRAM (3000 GB/s): 20\nL1 (3e+04 GB/s): 2"
     assert any(n.startswith("RTX 4090: ridge 81.9") for n in notes)
+    diamonds = [l for l in ax.get_lines() if l.get_marker() == "D"]
+    assert sorted(float(l.get_xdata()[0]) for l in diamonds) == pytest.approx([2.0, 20.0])
     plt.close(fig)
 
 
-def test_the_pipe_the_points_reach_is_the_lowest_roof_above_them():
+def test_the_pipe_the_points_run_on_is_the_declared_one_else_the_lowest_roof_above_them():
     found = [r for r in roofline.roofs(toy_doc(POINTS)) if not r.gpu]
+    assert roofline.reached(found, 20e12, "fp32 FMA").name == "fp32 FMA"  # declared, though fp64's is above
     assert roofline.reached(found, 59e12).name == "fp32 FMA"
     assert roofline.reached(found, 20e12).name == "fp64 FMA"
+    assert roofline.reached(found, 20e12, "no such roof").name == "fp64 FMA"
     assert roofline.reached(found, 90e12).name == "fp32 FMA"  # above every roof: the highest
+
+
+def test_roofs_of_one_height_share_a_label():
+    found = [
+        roofline.Roof("fp16x2 FMA", "op/s", "", 1.09e14),
+        roofline.Roof("bf16x2 FMA", "op/s", "", 1.096e14),
+        roofline.Roof("fp32 FMA", "op/s", "", 6.4e13),
+        roofline.Roof("DRAM", "B/s", "", 3e12),
+    ]
+    assert roofline.merged(found) == [(6.4e13, "fp32 FMA"), (1.09e14, "fp16x2 FMA, bf16x2 FMA")]
 
 
 @pytest.mark.parametrize(
