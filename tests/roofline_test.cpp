@@ -75,7 +75,7 @@ TEST(RooflineKernels, EveryLevelSumsWhatTheHostSums) {
   MEMBENCH_REQUIRE_GPU();
   for (RooflineLevel level : kRooflineLevels.all())
     for (int fmas : {0, 3}) {
-      const RooflineConfig c{level, fmas, 2, 4 * 3000};
+      const RooflineConfig c{level, fmas, 2, 4 * 3000, 1 << 20};  // a MiB a launch: quick under the sanitizers
       SCOPED_TRACE(std::string(kRooflineLevels(level)) + " fmas " + std::to_string(fmas));
       const auto p = test::planned<RooflinePlan>(c);
       const RooflineReference reference(c, kSeed);

@@ -92,7 +92,7 @@ RooflineShape roofline_shape(const RooflineConfig& c) {
   const std::size_t readers = local ? kRooflineBlock : s.threads;
   s.per_pass = s.float4s == 0 ? 0 : (s.float4s + readers - 1) / readers;
   const double pass_bytes = 16.0 * static_cast<double>(local ? s.float4s * (s.threads / kRooflineBlock) : s.float4s);
-  s.passes = pass_bytes <= 0 ? 0 : static_cast<std::size_t>(std::max(1.0, std::ceil(kRooflineMinBytes / pass_bytes)));
+  s.passes = pass_bytes <= 0 ? 0 : static_cast<std::size_t>(std::max(1.0, std::ceil(c.min_bytes / pass_bytes)));
   // About 0.618 of the grid, in whole blocks: pass after pass a block reads parts of the set far apart.
   const std::size_t blocks = s.threads / kRooflineBlock;
   s.shift =

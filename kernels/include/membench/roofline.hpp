@@ -39,6 +39,7 @@ struct RooflineConfig {
   int fmas = 0;
   int sm_count = 1;
   std::size_t working_set = 0;  // floats the grid reads (dram, l2); each block reads kRooflineBlockFloats (l1, shared)
+  double min_bytes = kRooflineMinBytes;  // a launch reads at least this much (a test: less)
 };
 
 // How the grid covers the set, pass after pass: `threads` threads, each
