@@ -77,6 +77,12 @@ def points(doc: dict, figure: md.Figure, cases: list[mr.Case], ys: dict[str, flo
     return {k: sorted(v) for k, v in out.items()}
 
 
+def rate(value: float) -> str:
+    """A rate as a person reads it, before its unit: 1.758e13 -> "17.58 T"."""
+    factor, prefix = cli.prefix(value)
+    return f"{value / factor:.4g} {prefix}"
+
+
 def reached(measured: list[Roof], top: float, declared: str = "") -> Roof | None:
     """The compute roof the points run on: the one the figure declares (its `pipe`), where the file has it; else
     the lowest at or above the fastest point, else the highest."""
@@ -132,7 +138,7 @@ def draw(ax, doc: dict, figure: md.Figure, cases: list[mr.Case], ys: dict[str, f
     for c, _, intensity in marked:
         ax.plot([intensity], [c.value / factor], marker="D", color="black", markersize=4, zorder=4)
     if marked:
-        listed = "\n".join(f"{m.name} ({m.value / 1e9:.4g} GB/s): {i:.3g}" for _, m, i in marked)
+        listed = "\n".join(f"{m.name} ({rate(m.value)}B/s): {i:.3g}" for _, m, i in marked)
         ax.text(
             0.02,
             0.98,

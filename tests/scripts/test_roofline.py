@@ -158,7 +158,7 @@ def test_the_points_sit_at_their_flops_a_byte_under_the_roofs(tmp_path, write_js
     # The points run on fp32's roof, as the figure declares: its ridges are marked and listed, fp64's are not.
     notes = [t.get_text() for t in ax.texts]
     (box,) = [n for n in notes if n.startswith("ridges on")]
-    assert box == "ridges on fp32 FMA, FLOP/B:\nDRAM (3000 GB/s): 20\nL1 (3e+04 GB/s): 2"
+    assert box == "ridges on fp32 FMA, FLOP/B:\nDRAM (3 TB/s): 20\nL1 (30 TB/s): 2"
     assert any(n.startswith("RTX 4090: ridge 81.9") for n in notes)
     diamonds = [l for l in ax.get_lines() if l.get_marker() == "D"]
     assert sorted(float(l.get_xdata()[0]) for l in diamonds) == pytest.approx([2.0, 20.0])
