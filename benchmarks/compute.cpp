@@ -54,7 +54,8 @@ CaseDefinition define(const ComputeConfig& c, const DeviceInfo& gpu) {
         "GPU" +
         here);
   if (rc == cudaErrorNotSupported)
-    throw CaseSkipped("mma.sync needs compute capability 8.0, in the GPU and in the code that runs" + here);
+    throw CaseSkipped(std::string(c.variant == ComputeVariant::bf16x2 ? "bfloat16 arithmetic" : "mma.sync") +
+                      " needs compute capability 8.0, in the GPU and in the code that runs" + here);
   if (rc == cudaErrorInvalidConfiguration)
     throw CaseSkipped(std::to_string(c.occupancy) + " blocks of " + std::to_string(kComputeBlock) +
                       " threads do not fit on an SM with this kernel's registers");

@@ -125,7 +125,7 @@ TEST(ComputeKernels, EveryPipesChainsEqualTheHostsBitForBit) {
       SCOPED_TRACE(std::string(kComputeVariants(v)) + " chains " + std::to_string(chains));
       ComputePlan p;
       const cudaError_t planned = plan(c, &p);
-      // mma.sync below compute capability 8.0; wgmma without sm_90a code (a PTX build) or off compute capability 9.0.
+      // bfloat16 and mma.sync below compute capability 8.0; wgmma without sm_90a code (a PTX build) or off 9.0.
       if (planned == cudaErrorNotSupported) {
         int major = 0;
         MEMBENCH_CUDA(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, 0));

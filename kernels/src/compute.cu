@@ -57,7 +57,18 @@ struct Sixteen {
     else
       return __floats2bfloat162_rn(low, high);
   }
-  __device__ static T step(T x, T a, T b) { return __hfma2(x, a, b); }
+  __device__ static T step(T x, T a, T b) {
+    if constexpr (std::is_same_v<Pair, __half2>) {
+      return __hfma2(x, a, b);
+    } else {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+      return __hfma2(x, a, b);
+#else
+      __trap();  // bfloat16 arithmetic needs compute capability 8.0: plan() refuses below it
+      return x;
+#endif
+    }
+  }
   __device__ static void store(Out* out, T x, std::size_t first, std::size_t threads) {
     out[first] = __low2float(x);
     out[first + threads] = __high2float(x);
@@ -172,8 +183,9 @@ cudaError_t run_mma(const ComputePlan& p, const float* in, void* out, cudaStream
   return cudaGetLastError();
 }
 
-// The tensor cores' mma.sync needs compute capability 8.0, in the device and in the code that runs.
-cudaError_t mma_available(const void* kernel) {
+// bfloat16 arithmetic and the tensor cores' mma.sync need compute capability 8.0, in the device and in the
+// code that runs.
+cudaError_t sm80_available(const void* kernel) {
   int device = 0, major = 0;
   cudaError_t rc = cudaGetDevice(&device);
   if (rc == cudaSuccess) rc = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device);
@@ -196,15 +208,18 @@ cudaError_t plan_ilp(const ComputeConfig& c, ComputePlan* p) {
     case ComputeVariant::fp16x2:
       return detail::plan_compute_kernel(c, kernels::compute_chain<kernels::Fp16x2, Ilp>,
                                          run_chain<kernels::Fp16x2, Ilp>, p);
-    case ComputeVariant::bf16x2:
+    case ComputeVariant::bf16x2: {
+      const void* kernel = reinterpret_cast<const void*>(kernels::compute_chain<kernels::Bf16x2, Ilp>);
+      if (const cudaError_t rc = sm80_available(kernel); rc != cudaSuccess) return rc;
       return detail::plan_compute_kernel(c, kernels::compute_chain<kernels::Bf16x2, Ilp>,
                                          run_chain<kernels::Bf16x2, Ilp>, p);
+    }
     case ComputeVariant::int32:
       return detail::plan_compute_kernel(c, kernels::compute_chain<kernels::Int32, Ilp>, run_chain<kernels::Int32, Ilp>,
                                          p);
     case ComputeVariant::mma_bf16: {
       const void* kernel = reinterpret_cast<const void*>(kernels::compute_mma_bf16<Ilp>);
-      if (const cudaError_t rc = mma_available(kernel); rc != cudaSuccess) return rc;
+      if (const cudaError_t rc = sm80_available(kernel); rc != cudaSuccess) return rc;
       return detail::plan_compute_kernel(c, kernels::compute_mma_bf16<Ilp>, run_mma<Ilp>, p);
     }
     case ComputeVariant::wgmma_bf16: return detail::plan_wgmma(c, p);

@@ -113,8 +113,8 @@ float compute_mma_a(float input);
 // A launch worked out once: refuses an ilp not built, occupancy < 1, or
 // sm_count < 1 with cudaErrorInvalidValue before any CUDA call; an
 // occupancy the SM cannot hold (registers, threads) with
-// cudaErrorInvalidConfiguration; mma_bf16 on a device or a build below
-// compute capability 8.0, or wgmma_bf16 where the build carries no sm_90a
+// cudaErrorInvalidConfiguration; bf16x2 and mma_bf16 on a device or a build
+// below compute capability 8.0, or wgmma_bf16 where the build carries no sm_90a
 // code or the GPU is not compute capability 9.0, with cudaErrorNotSupported;
 // wgmma_bf16 with more than 2 chains with cudaErrorInvalidValue.
 using ComputePlan = Plan<ComputeConfig, const float*, void*>;
