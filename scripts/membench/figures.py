@@ -377,12 +377,10 @@ def format_axes(ax, doc: dict, family: md.Family, figure: md.Figure, lay: Layout
 
 
 def panel(doc: dict, family: md.Family, figure: md.Figure, cases: list[mr.Case], ax) -> None:
-    """One declared figure in `ax`: where its cases sit, its series, its reference lines, its axes; a figure on the
-    roofline is drawn under the file's roofs."""
-    if figure.roofline:
+    """One declared figure in `ax`: where its cases sit, its series, its reference lines, its axes."""
+    if figure.roofline:  # under the file's roofs
         ys = y_values(doc, figure, cases)
-        roofline.draw(ax, doc, figure, best(doc, figure, members(figure, cases, ys), ys), ys)
-        return
+        return roofline.draw(ax, doc, figure, best(doc, figure, members(figure, cases, ys), ys), ys)
     lay = layout(doc, family, figure, cases)
     modelled = draw_groups(ax, doc, figure, cases, lay)
     reference_lines(ax, doc, figure, lay, modelled)
