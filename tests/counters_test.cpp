@@ -78,6 +78,35 @@ TEST(MeasuredCounters, RatesNoiseAndClockComeFromTheBatchesKept) {
   EXPECT_EQ(c.count("contended"), 0u);          // NVML could not say: no mark either way
 }
 
+// A compute pipe: its operations a second, the pipe's peak at the clock the
+// batches measured (not the boost clock), and pct_of_peak against that.
+TEST(MeasuredCounters, APipesRateIsJudgedAtTheClockItsBatchesRanAt) {
+  engine::Measurement m;
+  m.rule = engine::stop_rule(engine::MeasureOptions{}, h200());
+  m.summary.clean_batches = 12, m.summary.clean_launches = 10, m.summary.clean_seconds = 1e-3;
+  m.summary.noise_pct = 0.1;
+  m.summary.clock_mhz = 1800;
+  Work w;
+  w.ops = 6e9;                             // a launch
+  w.peak_ops_per_clock = 128.0 * 132 * 2;  // fp32 FMA on Hopper
+  const auto c = counters_of(w, m);
+  EXPECT_DOUBLE_EQ(c.at("ops"), 6e9);
+  EXPECT_DOUBLE_EQ(c.at("ops_per_second"), 6e9 * 10 / 1e-3);
+  EXPECT_DOUBLE_EQ(c.at("model_ops_per_second"), 128.0 * 132 * 2 * 1800e6);  // 60.8 T at 1800 MHz, not 66.9
+  EXPECT_DOUBLE_EQ(c.at("pct_of_peak"), 100.0 * 6e13 / (128.0 * 132 * 2 * 1800e6));
+  EXPECT_EQ(c.count("bytes_per_second"), 0u);  // no bytes, no bandwidth
+  EXPECT_EQ(c.count("peak_assumed"), 0u);
+  w.peak_assumed = true;  // bfloat16's rate, assumed as fp16's
+  EXPECT_DOUBLE_EQ(counters_of(w, m).at("peak_assumed"), 1.0);
+  // No clock read, or no peak for the pipe: the rate alone.
+  m.summary.clock_mhz = 0;
+  EXPECT_EQ(counters_of(w, m).count("pct_of_peak"), 0u);
+  m.summary.clock_mhz = 1800, w.peak_ops_per_clock = 0;
+  const auto unknown = counters_of(w, m);
+  EXPECT_EQ(unknown.count("model_ops_per_second"), 0u);
+  EXPECT_DOUBLE_EQ(unknown.at("ops_per_second"), 6e13);
+}
+
 TEST(MeasuredCounters, NoiseOverTheTargetOrUnknownIsNoisyAndUnknownIsMinusOne) {
   engine::Measurement m;
   m.rule = engine::stop_rule(engine::MeasureOptions{}, h200());

@@ -1289,6 +1289,42 @@ MUTANTS = [
         "    std::stable_sort(ordered.begin(), ordered.begin(),",
         "the check's cases run in the families' order, not the declared one",
     ),
+    M(
+        "kernels/src/compute.cu",
+        "return results->value * c.sm_count * pipe.ops_per_step / pipe.fact_results_per_step;",
+        "return results->value * c.sm_count * pipe.ops_per_step;",
+        "a pipe's peak counts a half2 instruction's two results as one operation each",
+    ),
+    M(
+        "benchmarks/cases/runner.cpp",
+        "const double model = w.peak_ops_per_clock * s.clock_mhz * 1e6;",
+        "const double model = w.peak_ops_per_clock * device.sm_clock_khz * 1e3;",
+        "a pipe's peak is taken at the boost clock, not the clock its batches ran at",
+    ),
+    M(
+        "benchmarks/gbench/result_file.cpp",
+        "if (it->second > best.value) best = {it->second, c.id.name()};",
+        "best = {it->second, c.id.name()};",
+        "a roof is the last run's value, not the best",
+    ),
+    M(
+        "benchmarks/gbench/result_file.cpp",
+        'compute.at("gpu") == memory.at("gpu")',
+        "true",
+        "a ridge divides one GPU's pipe by another GPU's level",
+    ),
+    M(
+        "benchmarks/cases/family.cpp",
+        "held->value != value_of(family.name, *spec, value)",
+        "false",
+        "a roof's reference fits a case at any value of the axes it fixes",
+    ),
+    M(
+        "kernels/src/roofline.cu",
+        "for (std::size_t p = 0; p < shape_.passes; ++p) sum += passes_[(t + p * shape_.shift) % shape_.threads];",
+        "for (std::size_t p = 0; p < shape_.passes; ++p) sum += passes_[t % shape_.threads];",
+        "the roofline's reference reads a thread's own part every pass (the kernel moves it)",
+    ),
 ]
 
 
