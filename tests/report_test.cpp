@@ -298,8 +298,8 @@ TEST(ResultFile, TheRoofsAreTheBestOfTheirCasesAndTheRidgesTheirRatios) {
   const cases::CaseSpec dram = spec_of("roofline", cases::at("dram", {{"fmas", 0}}));
   const cases::CaseSpec dram_busy = spec_of("roofline", cases::at("dram", {{"fmas", 64}}));
   Roofs roofs;
-  roofs.note(fp32_slow, {{"ops_per_second", 20e12}});
   roofs.note(fp32_fast, {{"ops_per_second", 60e12}});
+  roofs.note(fp32_slow, {{"ops_per_second", 20e12}});  // later, and slower: not the roof
   roofs.note(dram, {{"bytes_per_second", 3e12}});
   roofs.note(dram_busy, {{"bytes_per_second", 5e12}});  // not the roof: fmas 64 is not the case it names
   roofs.note(dram, {});                                 // a failed run reports nothing
