@@ -49,10 +49,7 @@ CaseDefinition define(const ComputeConfig& c, const DeviceInfo& gpu) {
   const cudaError_t rc = membench::plan(c, &plan);
   const std::string here = " (this GPU: " + std::to_string(gpu.cc_major) + "." + std::to_string(gpu.cc_minor) + ")";
   if (rc == cudaErrorNotSupported && wgmma)
-    throw CaseSkipped(
-        "wgmma needs sm_90a code (a build whose architectures include 90) and a compute capability 9.0 "
-        "GPU" +
-        here);
+    throw CaseSkipped("wgmma needs sm_90a code (a build that carries 90) and a compute capability 9.0 GPU" + here);
   if (rc == cudaErrorNotSupported)
     throw CaseSkipped(std::string(c.variant == ComputeVariant::bf16x2 ? "bfloat16 arithmetic" : "mma.sync") +
                       " needs compute capability 8.0, in the GPU and in the code that runs" + here);
@@ -61,12 +58,12 @@ CaseDefinition define(const ComputeConfig& c, const DeviceInfo& gpu) {
                       " threads do not fit on an SM with this kernel's registers");
   MEMBENCH_CUDA(rc);
 
+  const bool doubles = compute_writes_doubles(c.variant);
   CaseDefinition d;
   d.input_elements = kComputeStarts;
   d.output_elements = compute_outputs(c);
-  d.output_type = compute_writes_doubles(c.variant) ? Element::f64 : Element::f32;
+  d.output_type = doubles ? Element::f64 : Element::f32;
   d.seed = kSeed;
-  const bool doubles = compute_writes_doubles(c.variant);
   d.bind = [plan, doubles](const CaseBuffers& buffers, cudaStream_t, BoundLaunch* bound) {
     bound->shape = plan.shape;
     void* out = doubles ? static_cast<void*>(buffers.output<double>()) : static_cast<void*>(buffers.output<float>());
