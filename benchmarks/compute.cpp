@@ -42,6 +42,31 @@ namespace {
 
 constexpr std::uint32_t kSeed = 0xC0;
 
+// The model counter that gives pct_of_peak again as the pipe's busy share,
+// which Nsight Compute's utilisation of the pipe the variant issues to
+// checks (counters.cpp names the metric): FFMA the FMA pipe, IMAD its heavy
+// half, HFMA2 the 16-bit multiply-adds' issue slots (the compiler sends
+// half of them to the tensor pipe as HFMA2.MMA), DFMA the FP64 pipe, the
+// tensor instructions the tensor pipe. mma.sync on a compute capability 9.0
+// GPU keeps the tensor pipe busy at a rate under wgmma's peak, so its busy
+// share is not its pct_of_peak: it reports none.
+std::string pipe_busy(ComputeVariant v, const DeviceInfo& gpu, Work& w) {
+  switch (v) {
+    case ComputeVariant::fp32: return "fma_pipe_busy_pct";
+    case ComputeVariant::int32: return "fmaheavy_pipe_busy_pct";
+    case ComputeVariant::fp16x2:
+    case ComputeVariant::bf16x2: return "fp16_pipe_busy_pct";
+    case ComputeVariant::fp64: return "fp64_pipe_busy_pct";
+    case ComputeVariant::wgmma_bf16: return "tensor_pipe_busy_pct";
+    case ComputeVariant::mma_bf16:
+      if (gpu.cc_major < 9) return "tensor_pipe_busy_pct";
+      w.unknown.push_back("tensor_pipe_busy_pct: on compute capability 9.0 mma.sync fills the tensor pipe below "
+                          "wgmma's rate, the peak");
+      return "";
+  }
+  return "";
+}
+
 CaseDefinition define(const ComputeConfig& c, const DeviceInfo& gpu) {
   const bool wgmma = c.variant == ComputeVariant::wgmma_bf16;
   if (wgmma && c.ilp > 2) throw CaseSkipped("wgmma keeps 64 accumulators a thread each chain: 1 or 2 chains");
@@ -83,6 +108,7 @@ CaseDefinition define(const ComputeConfig& c, const DeviceInfo& gpu) {
     d.work.unknown.push_back("pct_of_peak: " + unknown_fact(gpu.cc_major, gpu.cc_minor, pipe));
   else if (const auto fact = arch_fact(gpu.cc_major, gpu.cc_minor, pipe); fact && fact->basis == Basis::assumed)
     d.work.peak_assumed = true;
+  if (d.work.peak_ops_per_clock > 0) d.work.pipe_busy = pipe_busy(c.variant, gpu, d.work);
   return d;
 }
 
@@ -112,7 +138,10 @@ const Registrar registrar{
            .model("model_ops_per_second")},
       "",
       {},
-      {},
+      // The check's compute cases: the FP32 pipe at its ceiling, and the tensor cores through mma.sync, the
+      // instruction every architecture from 8.0 runs (on 9.0 it reaches a steady share of wgmma's peak).
+      {{15, "FP32 FMA", "ops_per_second", at("fp32", {{"chains", 8}, {"occupancy", 8}})},
+       {16, "tensor cores", "ops_per_second", at("mma_bf16", {{"chains", 8}, {"occupancy", 4}})}},
       {roof("fp32 FMA", "ops_per_second", at("fp32")), roof("fp64 FMA", "ops_per_second", at("fp64")),
        roof("fp16x2 FMA", "ops_per_second", at("fp16x2")), roof("bf16x2 FMA", "ops_per_second", at("bf16x2")),
        roof("int32 IMAD", "ops_per_second", at("int32")),

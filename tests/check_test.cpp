@@ -212,6 +212,64 @@ TEST(CheckProvisional, HealthySlowContendedAndUnmodelledHaveTheirOwnStatuses) {
   EXPECT_NE(lines[1].find("no reference for the NVIDIA B201"), std::string::npos) << lines[1];
 }
 
+// The check's compute cases: the FP32 pipe and the tensor cores, judged
+// by their operations a second as DRAM is by its bytes. A band of op/s:
+// healthy within it, slow below it, contended when another process used
+// the GPU; shown in T op/s.
+TEST(CheckCompute, TheFp32AndTensorCasesAreInTheSweepAndJudgedByTheirRate) {
+  const auto named = [](const std::string& level) {
+    const auto it = std::find_if(check_cases().begin(), check_cases().end(),
+                                 [&](const CheckCase& c) { return c.level == level; });
+    return it == check_cases().end() ? CheckCase{} : *it;
+  };
+  const CheckCase fp32 = named("FP32 FMA"), tensor = named("tensor cores");
+  EXPECT_EQ(fp32.name, "compute/fp32/chains:8/occupancy:8");
+  EXPECT_EQ(tensor.name, "compute/mma_bf16/chains:8/occupancy:4");
+  EXPECT_EQ(fp32.metric, "ops_per_second");
+  EXPECT_EQ(tensor.metric, "ops_per_second");
+  nlohmann::json band = band_json(fp32.name, 64.5e12, 61e12, 68e12);
+  band["level"] = fp32.level;
+  band["metric"] = fp32.metric;
+  band["unit"] = "op/s";
+  const Reference r = parse_reference(reference_json("NVIDIA H100", nlohmann::json::array({band})).dump(), "test");
+  using K = CaseVerdict::Kind;
+  const GpuVerdict healthy = judge(0, "NVIDIA H100", "u", &r, {{fp32.name, seen(64.6e12)}});
+  EXPECT_EQ(healthy.cases.at(0).kind, K::within);
+  EXPECT_EQ(healthy.status(), kCheckHealthy);
+  const GpuVerdict slow = judge(1, "NVIDIA H100", "u", &r, {{fp32.name, seen(21.5e12)}});  // a third of its rate
+  EXPECT_EQ(slow.cases.at(0).kind, K::slow);
+  EXPECT_EQ(slow.status(), kCheckUnhealthy);
+  Observed shared = seen(30e12);
+  shared.contended = true;
+  const GpuVerdict contended = judge(2, "NVIDIA H100", "u", &r, {{fp32.name, shared}});
+  EXPECT_EQ(contended.cases.at(0).kind, K::contended);
+  EXPECT_EQ(contended.status(), kCheckInconclusive);
+  const auto lines = verdict_lines(slow);
+  EXPECT_NE(lines.at(0).find("SLOW FP32 FMA: " + fp32.name + ": 21.5 T op/s, band 61 T op/s to 68 T op/s"),
+            std::string::npos)
+      << lines.at(0);
+}
+
+// Provisionally, a case this GPU cannot run (mma.sync below compute
+// capability 8.0) is not judged; an interrupted one is not run.
+TEST(CheckProvisional, ACaseThisGpuCannotRunIsNotJudged) {
+  const auto p = provisional_reference({with_efficiency("NVIDIA H200", 93, 85, 99)}, "NVIDIA B201");
+  ASSERT_TRUE(p.has_value());
+  const std::string read = p->bands.at(0).of.name;
+  Observed skipped;
+  skipped.not_run = "skipped: mma.sync needs compute capability 8.0";
+  skipped.skipped = true;
+  const GpuVerdict old = judge(0, "NVIDIA B201", "u", &*p, {{read, skipped}});
+  EXPECT_EQ(old.cases.at(0).kind, CaseVerdict::Kind::unmodelled);
+  EXPECT_EQ(old.cases.at(0).why, skipped.not_run);
+  Observed interrupted;
+  interrupted.not_run = "interrupted by SIGTERM";
+  EXPECT_EQ(judge(1, "NVIDIA B201", "u", &*p, {{read, interrupted}}).cases.at(0).kind, CaseVerdict::Kind::not_run);
+  // With the model's own reference a skipped case is not run: its GPUs ran it.
+  const Reference r = two_cases();
+  EXPECT_EQ(judge(2, "NVIDIA H200", "u", &r, {{kRead, skipped}}).cases.at(0).kind, CaseVerdict::Kind::not_run);
+}
+
 TEST(CheckReference, TheBuiltInOnesParseAndNameOnlyCasesOfTheCheckSweep) {
   ASSERT_FALSE(built_in_references().empty());
   ASSERT_NE(reference_for(built_in_references(), "NVIDIA H200"), nullptr);
@@ -494,7 +552,7 @@ TEST(CheckRecorded, AnotherModelIsJudgedProvisionallyHealthyAsItIsAndUnhealthyAF
             std::string::npos)
       << other.output;
   EXPECT_NE(other.output.find("no reference for the NVIDIA B201; provisional: this GPU's peaks x the efficiencies "
-                              "measured on the NVIDIA H200; 5 of the check's 15 cases have no peak to judge by"),
+                              "measured on the NVIDIA H200; 7 of the check's 17 cases have no peak to judge by"),
             std::string::npos)
       << other.output;
   const std::string prom = test::temp_path(".prom");

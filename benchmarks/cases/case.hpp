@@ -55,6 +55,11 @@ struct Work {
   // model_ops_per_second, the peak at the SM clock the batches measured,
   // and pct_of_peak against it).
   double peak_ops_per_clock = 0;
+  // The counter that gives pct_of_peak again as the share of cycles the
+  // pipe was busy ("fma_pipe_busy_pct", ...): every operation is one slot of
+  // the pipe, so Nsight Compute's utilisation of that pipe checks the peak
+  // and the operation count ("": none).
+  std::string pipe_busy;
   // The host paces the time and its noise (a pageable copy's staging by the
   // CPU, a small copy's round trip through the driver, page faults the
   // driver serves): the gates judge such a case against its own noise, not

@@ -138,6 +138,7 @@ void set_counters(Outcome& o, const DeviceInfo& device, const Work& w, const eng
       const double model = w.peak_ops_per_clock * s.clock_mhz * 1e6;
       add("model_ops_per_second", model);
       add("pct_of_peak", 100.0 * ops_rate / model);
+      if (!w.pipe_busy.empty()) add(w.pipe_busy, 100.0 * ops_rate / model);
       if (w.peak_assumed) add("peak_assumed", 1);
     }
   }

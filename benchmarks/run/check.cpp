@@ -30,7 +30,7 @@ const char* word(CaseVerdict::Kind kind) {
     case CaseVerdict::Kind::clock_event: return "clock-event";
     case CaseVerdict::Kind::failed: return "FAILED";
     case CaseVerdict::Kind::not_run: return "not-run";
-    case CaseVerdict::Kind::unmodelled: return "no-peak";
+    case CaseVerdict::Kind::unmodelled: return "not-judged";
   }
   return "?";
 }
@@ -281,6 +281,10 @@ GpuVerdict judge(int ordinal, const std::string& name, const std::string& uuid, 
     } else if (const Observed& o = it->second; !o.failed.empty()) {
       c.kind = K::failed;
       c.why = o.failed;
+    } else if (o.values.empty() && reference->provisional && o.skipped) {
+      // A model the reference's GPUs are not: a case its architecture cannot run is not judged.
+      c.kind = K::unmodelled;
+      c.why = o.not_run;
     } else if (o.values.empty()) {
       c.kind = K::not_run;
       c.why = o.not_run.empty() ? "no " + band.of.metric + " measured" : o.not_run;
@@ -325,10 +329,11 @@ std::string show_value(double value, const std::string& unit, double scale) {
   char buffer[64];
   // One prefix for a line (the band's median sets it): GB/s up to 10 TB/s, as a person reads DRAM and links.
   const bool tera = (scale > 0 ? scale : value) >= (unit == "B/s" ? 1e13 : 1e12);
-  const bool rate = unit == "B/s" || unit == "updates/s";
+  const bool rate = unit == "B/s" || unit == "updates/s" || unit == "op/s";
   const double shown = rate ? value / (tera ? 1e12 : 1e9) : value;
   const std::string suffix = unit == "B/s"         ? (tera ? "TB/s" : "GB/s")
                              : unit == "updates/s" ? (tera ? "T updates/s" : "G updates/s")
+                             : unit == "op/s"      ? (tera ? "T op/s" : "G op/s")
                                                    : unit;
   // Four significant digits, and no exponent: 10000 GB/s, not 1e+04.
   std::snprintf(buffer, sizeof buffer, shown >= 1000 ? "%.0f %s" : "%.4g %s", shown, suffix.c_str());
@@ -386,7 +391,8 @@ std::vector<std::string> verdict_lines(const GpuVerdict& g) {
   if (n(K::contended)) s << ", " << n(K::contended) << " below while another process used the GPU (not judged)";
   if (n(K::clock_event)) s << ", " << n(K::clock_event) << " below under a clock event (not judged)";
   if (n(K::not_run)) s << ", " << n(K::not_run) << " not run";
-  if (n(K::unmodelled)) s << ", " << n(K::unmodelled) << " with no peak to judge by (not judged)";
+  if (n(K::unmodelled))
+    s << ", " << n(K::unmodelled) << " not judged here (no peak to judge by, or not runnable on this GPU)";
   const Reference& r = *g.reference;
   if (provisional)
     s << " (no reference for the " << g.name << "; " << r.origin << ", margin " << r.margin_pct

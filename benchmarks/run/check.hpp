@@ -103,10 +103,12 @@ struct Observed {
   std::string clock_event;          // the clock event reasons' names, where one slowed it
   std::string failed;               // why it failed (a wrong result, a CUDA error)
   std::string not_run;              // why it was skipped or interrupted
+  bool skipped = false;             // it cannot run on this GPU (an architecture it needs, its size)
 };
 
 struct CaseVerdict {
-  // unmodelled: a provisional band, and the case has no peak on this GPU (not judged, not counted).
+  // unmodelled: a provisional band, and the case has no peak on this GPU or cannot run on it (not judged, not
+  // counted).
   enum class Kind { within, better, slow, contended, clock_event, failed, not_run, unmodelled };
   Kind kind = Kind::not_run;
   const Band* band = nullptr;

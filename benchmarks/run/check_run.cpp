@@ -43,6 +43,7 @@ Observed observed(const std::vector<cases::Outcome>& outcomes, const std::string
     using K = cases::Outcome::Kind;
     if (out.kind == K::failed) o.failed = out.message;
     if (out.kind == K::skipped || out.kind == K::interrupted) o.not_run = out.message;
+    if (out.kind == K::skipped) o.skipped = true;
     if (out.kind != K::measured) continue;
     if (const auto v = counter(out, metric)) o.values.push_back(*v);
     if (const auto pct = counter(out, "pct_of_peak")) o.pct_of_peak.push_back(*pct);
@@ -119,6 +120,7 @@ void add_entry(const nlohmann::json& e, const std::string& metric, Observed& o) 
   const std::string message = e.value("error_message", e.value("skip_message", std::string()));
   if (e.value("skipped", false) || message.rfind("skipped: ", 0) == 0) {
     o.not_run = message;
+    o.skipped = true;
   } else if (e.value("error_occurred", false)) {
     o.failed = message;
   } else {
