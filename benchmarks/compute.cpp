@@ -60,8 +60,9 @@ std::string pipe_busy(ComputeVariant v, const DeviceInfo& gpu, Work& w) {
     case ComputeVariant::wgmma_bf16: return "tensor_pipe_busy_pct";
     case ComputeVariant::mma_bf16:
       if (gpu.cc_major < 9) return "tensor_pipe_busy_pct";
-      w.unknown.push_back("tensor_pipe_busy_pct: on compute capability 9.0 mma.sync fills the tensor pipe below "
-                          "wgmma's rate, the peak");
+      w.unknown.push_back(
+          "tensor_pipe_busy_pct: on compute capability 9.0 mma.sync fills the tensor pipe below "
+          "wgmma's rate, the peak");
       return "";
   }
   return "";
