@@ -1,6 +1,6 @@
 """Regression gate: compare two membench JSON files case by case.
 
-    python scripts/compare.py BASELINE.json CONTENDER.json [--metric bytes_per_second]
+    python scripts/compare.py BASELINE.json CONTENDER.json [--metric COUNTER]
                               [--threshold 5] [--alpha 0.05] [--ignore-missing] [--allow-untrusted]
                               [--changed-only] [--raw]
 
@@ -10,11 +10,16 @@ cases of each verdict; the table shows values in their units (4.33 TB/s,
 133 us), or as plain numbers with --raw, and only the cases whose verdict
 is not 'same' with --changed-only.
 
-Matches cases by name and compares the median of a metric (bytes_per_second
-by default; any measured counter the files carry, or real_time per launch).
-Which way is better is what the files' catalog says of the metric (latency_ns
-and real_time: lower; bandwidths and update rates: higher); a metric the
-catalog gives no direction (a model's prediction, configuration) is refused.
+Matches cases by name and compares the median of each case's measure: the
+counter the files' catalog ranks first among those the case reports (its
+bandwidth, else its latency, update rate or operation rate), so a latency
+case is judged by its latency and a bandwidth case by its bytes a second. A
+case that reports none is counted in the summary as not compared. --metric
+judges every case by one counter instead (any measured counter the files
+carry, or real_time per launch). Which way is better is what the files'
+catalog says of the counter (latency_ns and real_time: lower; bandwidths and
+update rates: higher); a metric the catalog gives no direction (a model's
+prediction, configuration) is refused.
 A case regresses when its median moves the wrong way by more than
 --threshold percent and, where the repetitions allow, a two-sided exact
 Mann-Whitney U test calls the difference significant at --alpha. With few
@@ -52,6 +57,7 @@ import sys
 from dataclasses import dataclass
 
 from membench import cli
+from membench import declarations as md
 from membench import results as mr
 from membench.report_page import duration, quantity
 
@@ -71,6 +77,7 @@ class Row:
     verdict: str
     tested: bool = True  # False: the samples cannot reach alpha; the threshold alone decided
     untrusted: bool = False
+    metric: str = ""  # the counter judged ("": none)
 
 
 def create_parser() -> cli.Parser:
@@ -78,7 +85,8 @@ def create_parser() -> cli.Parser:
     p.add_argument("baseline", help="Google Benchmark JSON written by membench")
     p.add_argument("contender", help="Google Benchmark JSON written by membench")
     p.add_argument(
-        "--metric", default="bytes_per_second", help="counter, or real_time / cpu_time (default bytes_per_second)"
+        "--metric",
+        help="judge every case by this counter, or real_time (default: each case's own measure, from the catalog)",
     )
     p.add_argument(
         "--threshold",
@@ -110,8 +118,8 @@ def unit_of(doc: dict, metric: str) -> str:
     return "ns" if metric in mr.TIMES else mr.meaning(doc, metric).unit
 
 
-def summary(rows: list[Row], baseline: str, contender: str, metric: str) -> str:
-    """One line: which file is which, and how many cases got each verdict, the worst first."""
+def summary(rows: list[Row], baseline: str, contender: str, metric: str | None) -> str:
+    """One line: which file is which, what was judged, and how many cases got each verdict, the worst first."""
     counts: dict[str, int] = {}
     for r in rows:
         kind = r.verdict.split(":")[0].split(" (")[0]
@@ -119,6 +127,12 @@ def summary(rows: list[Row], baseline: str, contender: str, metric: str) -> str:
     order = ["ERROR in contender", "REGRESSION", "missing in contender", "SKIPPED in contender", "UNTRUSTED"]
     ranked = sorted(counts.items(), key=lambda kv: (order.index(kv[0]) if kv[0] in order else len(order), kv[0]))
     said = ", ".join(f"{n} {kind}" for kind, n in ranked)
+    if metric is None:
+        measures: dict[str, int] = {}
+        for r in rows:
+            if r.metric:
+                measures[r.metric] = measures.get(r.metric, 0) + 1
+        metric = "each case's measure (" + ", ".join(f"{m} {n}" for m, n in measures.items()) + ")"
     return f"baseline {baseline}, contender {contender}, {metric}: {len(rows)} cases: {said}"
 
 
@@ -149,33 +163,56 @@ def judge(base: list[float], cont: list[float], better: str, threshold: float, a
     return Row("", b, c, change, p_value, verdict, tested)
 
 
-def compare(baseline: dict, contender: dict, metric: str, threshold: float, alpha: float) -> list[Row]:
-    """Rows for every case of either file, in the baseline's order, then new ones. Which way
-    is better comes from the files' catalog; a metric without a direction is an InputError."""
-    better = mr.require_direction([baseline, contender], metric)
+def compare(baseline: dict, contender: dict, metric: str | None, threshold: float, alpha: float) -> list[Row]:
+    """Rows for every case of either file, in the baseline's order, then new ones, each judged by `metric`, or
+    without one by its own measure (declarations.measure_of). Which way is better comes from the files' catalog;
+    a metric without a direction is an InputError."""
     base_cases, cont_cases = mr.cases(baseline, contender), mr.cases(contender, baseline)
-    rows = []
-    for name, base in base_cases.items():
-        cont = cont_cases.get(name)
-        if cont is None:
-            rows.append(Row(name, base.median(metric), None, None, None, "missing in contender"))
-        elif cont.error:
-            rows.append(Row(name, base.median(metric), None, None, None, f"ERROR in contender: {cont.error}"))
-        elif cont.skipped and base.skipped:
-            rows.append(Row(name, None, None, None, None, f"skipped in both: {cont.skipped}"))
-        elif cont.skipped:
-            rows.append(Row(name, base.median(metric), None, None, None, f"SKIPPED in contender: {cont.skipped}"))
-        elif base.error or base.skipped:
-            why = f"baseline failed: {base.error}" if base.error else f"baseline skipped: {base.skipped}"
-            rows.append(Row(name, None, cont.median(metric), None, None, f"UNTRUSTED: {why}", untrusted=True))
-        elif not base.values(metric) and not cont.values(metric):
-            rows.append(Row(name, None, None, None, None, f"no '{metric}' (not compared)"))  # e.g. a latency case
-        else:
-            rows.append(judge_case(name, base, cont, metric, better, threshold, alpha))
-    for name, cont in cont_cases.items():
-        if name not in base_cases:
-            rows.append(Row(name, None, cont.median(metric), None, None, "new in contender"))
+    directions: dict[str, str] = {}
+
+    def row(name: str, base: mr.Case | None, cont: mr.Case | None) -> Row:
+        m = metric or md.measure_of(contender, cont, base) or md.measure_of(baseline, base, cont) or ""
+        if m and m not in directions:
+            directions[m] = mr.require_direction([baseline, contender], m)
+        made = verdict(name, base, cont, m, directions.get(m, ""), threshold, alpha)
+        made.metric = m
+        return made
+
+    rows = [row(name, base, cont_cases.get(name)) for name, base in base_cases.items()]
+    rows += [row(name, None, cont) for name, cont in cont_cases.items() if name not in base_cases]
     return rows
+
+
+def verdict(
+    name: str,
+    base: mr.Case | None,
+    cont: mr.Case | None,
+    metric: str,
+    better: str,
+    threshold: float,
+    alpha: float,
+) -> Row:
+    """One case's row for one metric ("": the case has no measure), of which `better` is better, from its two sides
+    (None: not in that file)."""
+    if base is None:
+        return Row(name, None, cont.median(metric), None, None, "new in contender")
+    if cont is None:
+        return Row(name, base.median(metric), None, None, None, "missing in contender")
+    if cont.error:
+        return Row(name, base.median(metric), None, None, None, f"ERROR in contender: {cont.error}")
+    if cont.skipped and base.skipped:
+        return Row(name, None, None, None, None, f"skipped in both: {cont.skipped}")
+    if cont.skipped:
+        return Row(name, base.median(metric), None, None, None, f"SKIPPED in contender: {cont.skipped}")
+    if base.error or base.skipped:
+        why = f"baseline failed: {base.error}" if base.error else f"baseline skipped: {base.skipped}"
+        return Row(name, None, cont.median(metric), None, None, f"UNTRUSTED: {why}", untrusted=True)
+    if not base.values(metric) and not cont.values(metric):
+        # A case with no measure (metric ""), or not the one --metric names (a latency case for a bandwidth).
+        return Row(
+            name, None, None, None, None, f"no '{metric}' (not compared)" if metric else "no measure (not compared)"
+        )
+    return judge_case(name, base, cont, metric, better, threshold, alpha)
 
 
 def judge_case(
@@ -210,28 +247,33 @@ def _fmt(x: float | None, spec: str) -> str:
     return "" if x is None else format(x, spec)
 
 
-def render(rows: list[Row], metric: str, alpha: float, unit: str | None = None) -> str:
-    """The rows as a markdown table and its notes; with the metric's unit, values as a person reads them (4.33 TB/s,
-    133 us: a time's unit is "ns", what Case.values gives times in), else as numbers a script reads back (4.325e+12)."""
+def render(rows: list[Row], metric: str | None, alpha: float, unit: str | dict[str, str] | None = None) -> str:
+    """The rows as a markdown table and its notes. Values as a person reads them (4.33 TB/s, 133 us) in the metric's
+    unit, or with each case's measure (metric None) in the unit `unit` maps it to ("ns" for times, what Case.values
+    gives them in); without units, as numbers a script reads back (4.325e+12)."""
 
-    def value(x: float | None) -> str:
+    def value(x: float | None, r: Row) -> str:
         if x is None:
             return ""
-        if unit is None:
+        u = unit.get(r.metric) if isinstance(unit, dict) else unit
+        if u is None:
             return format(x, ".4g")
-        return duration(x) if unit == "ns" else quantity(x, unit)
+        return duration(x) if u == "ns" else quantity(x, u)
 
-    lines = [
-        f"| case | baseline {metric} | contender {metric} | change % | p-value | verdict |",
-        "| --- | ---: | ---: | ---: | ---: | --- |",
-    ]
+    head = (
+        ["case", "measure", "baseline", "contender"]
+        if metric is None
+        else ["case", f"baseline {metric}", f"contender {metric}"]
+    )
+    lines = ["| " + " | ".join([*head, "change %", "p-value", "verdict"]) + " |"]
+    lines.append("| --- | " + "---: | " * (len(head) - 1 + 2) + "--- |")
     for r in rows:
         p_value = _fmt(r.p_value, ".3g") if r.tested else "untestable"
         verdict = r.verdict + ("" if r.tested or r.change_pct is None or r.untrusted else " (threshold only)")
-        lines.append(
-            f"| {r.name} | {value(r.baseline)} | {value(r.contender)} | "
-            f"{_fmt(r.change_pct, '+.2f')} | {p_value if r.change_pct is not None else ''} | {verdict} |"
-        )
+        cells = [r.name, r.metric] if metric is None else [r.name]
+        cells += [value(r.baseline, r), value(r.contender, r), _fmt(r.change_pct, "+.2f")]
+        cells += [p_value if r.change_pct is not None else "", verdict]
+        lines.append("| " + " | ".join(cells) + " |")
     untested = [r for r in rows if not r.tested and r.change_pct is not None and not r.untrusted]
     if untested:
         lines.append("")
@@ -268,11 +310,17 @@ def main(argv: list[str] | None = None) -> int:
         if not (args.threshold >= 0 and math.isfinite(args.threshold)) or not 0 < args.alpha < 1:
             raise mr.InputError("--threshold must be >= 0 and --alpha within (0, 1)")
         baseline, contender = mr.load(args.baseline), mr.load(args.contender)
-        present = set(mr.metrics(baseline)) | set(mr.metrics(contender))
-        if args.metric not in present and present:
-            raise mr.InputError(f"--metric {args.metric}: not in these files; they have: {', '.join(sorted(present))}")
-        mr.require_metric(baseline, args.baseline, args.metric)
-        mr.require_metric(contender, args.contender, args.metric)
+        if args.metric is not None:
+            present = set(mr.metrics(baseline)) | set(mr.metrics(contender))
+            if args.metric not in present and present:
+                raise mr.InputError(
+                    f"--metric {args.metric}: not in these files; they have: {', '.join(sorted(present))}"
+                )
+            mr.require_metric(baseline, args.baseline, args.metric)
+            mr.require_metric(contender, args.contender, args.metric)
+        for doc, path in ((baseline, args.baseline), (contender, args.contender)):
+            if not mr.cases(doc):
+                raise mr.InputError(f"{path}: no cases")
         if not set(mr.cases(baseline, contender)) & set(mr.cases(contender, baseline)):
             raise mr.InputError("the two files have no case in common")
         rows = compare(baseline, contender, args.metric, args.threshold, args.alpha)
@@ -287,5 +335,6 @@ def main(argv: list[str] | None = None) -> int:
         print(f"compare.py: warning: {order}; the baseline comes first", file=sys.stderr)
     shown = [r for r in rows if not r.verdict.startswith("same")] if args.changed_only else rows
     print(summary(rows, args.baseline, args.contender, args.metric) + "\n")
-    print(render(shown, args.metric, args.alpha, None if args.raw else unit_of(contender, args.metric)))
+    units = None if args.raw else {m: unit_of(contender, m) for m in {r.metric for r in rows if r.metric}}
+    print(render(shown, args.metric, args.alpha, units))
     return 1 if failed(rows, args.ignore_missing, args.allow_untrusted) else 0

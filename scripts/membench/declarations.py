@@ -307,3 +307,16 @@ def headlines(doc: dict) -> list[tuple[str, str]]:
     if not ranked:
         return list(compat.OLD_HEADLINES)
     return [(counter, model) for _, counter, model in ranked]
+
+
+def measure_of(doc: dict, *cases: mr.Case | None) -> str | None:
+    """A case's measure, the counter a gate judges it by: the first of the catalog's headlines (bandwidth, latency,
+    update rate, operation rate) that it reports, in the first of `cases` (one case as each file has it) that
+    reports one; None where none does."""
+    for case in cases:
+        if case is None:
+            continue
+        for counter, _ in headlines(doc):
+            if case.values(counter):
+                return counter
+    return None

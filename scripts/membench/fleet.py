@@ -11,9 +11,12 @@ For every case, the GPUs of one model are compared with their median (GPUs
 of different models are never compared; a fleet with several models gets a
 warning): one table per case with each GPU's value and its ratio to the
 median. A GPU more than --threshold percent worse than the median on any
-case is flagged (worse: the way the files' catalog says is worse for the
-metric: lower for bandwidths, higher for times and latencies; a metric
-without a direction is refused). A case that failed on a GPU is flagged too, and so is one
+case is flagged. Each case is compared by its own measure, the counter the
+files' catalog ranks first among those it reports (its bandwidth, else its
+latency, update rate or operation rate), or by --metric for every case;
+worse is the way the catalog says is worse for that counter: lower for
+bandwidths, higher for times and latencies (a metric without a direction
+is refused). A case that failed on a GPU is flagged too, and so is one
 skipped on some GPUs of a model but not all; a case missing on some GPUs is
 reported and compared among the GPUs whose files have it (so a case skipped
 for one reason on every GPU that has it is no finding). The cases that name the GPU
@@ -42,6 +45,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 
 from membench import cli, pairs
+from membench import declarations as md
 from membench import results as mr
 
 
@@ -65,8 +69,7 @@ def create_parser() -> cli.Parser:
     )
     p.add_argument(
         "--metric",
-        default="bytes_per_second",
-        help="measured counter to compare (default bytes_per_second; which way is better is the file's)",
+        help="one measured counter to compare every case by (default: each case's own measure, from the catalog)",
     )
     p.add_argument(
         "--allow-untrusted",
@@ -97,14 +100,20 @@ class Entry:
     gate: float = 0.0  # the change (percent) it must show to be flagged, where wider than --threshold (host-paced)
 
 
-def collect(paths: list[str], metric: str, threshold: float) -> tuple[dict[str, list[Entry]], str]:
-    """Every case's value on every GPU that has it, keyed by untagged name, and which way
-    is better for the metric (the files' catalog says)."""
+def collect(
+    paths: list[str], metric: str | None, threshold: float
+) -> tuple[dict[str, list[Entry]], dict[str, tuple[str, str]]]:
+    """Every case's value on every GPU that has it, keyed by untagged name, and each case's counter and which way
+    is better for it (the files' catalog says): `metric`, or without one the case's own measure."""
     table: dict[str, list[Entry]] = defaultdict(list)
+    judged_by: dict[str, tuple[str, str]] = {}
     seen: dict[str, str] = {}
     docs = [mr.load(path) for path in paths]  # each read before any is judged: one reads beside the others
     for path, doc in zip(paths, docs):
-        mr.require_metric(doc, path, metric)
+        if metric is not None:
+            mr.require_metric(doc, path, metric)
+        elif not mr.cases(doc):
+            raise mr.InputError(f"{path}: no cases")
         gpus = gpus_of(doc, path)
         for gpu in gpus.values():
             if gpu.uuid in seen:
@@ -123,21 +132,32 @@ def collect(paths: list[str], metric: str, threshold: float) -> tuple[dict[str, 
                 table[untagged(case)].append(
                     Entry(gpu, None, case.error or f"skipped: {case.skipped}", skipped=case.skipped is not None)
                 )
-            elif (value := case.median(metric)) is not None:  # cases without the metric are not compared
-                table[untagged(case)].append(
+                continue
+            name = untagged(case)
+            if name not in judged_by:
+                counter = metric or md.measure_of(doc, case)
+                if counter is None:
+                    continue  # no measure here; another GPU's file may give it one
+                judged_by[name] = (counter, mr.require_direction(docs, counter))
+            value = case.median(judged_by[name][0])
+            if value is not None:  # cases without the metric are not compared
+                table[name].append(
                     Entry(gpu, value, doubts=case.doubts(threshold), gate=case.gate_threshold(case, threshold))
                 )
-    return table, mr.require_direction(docs, metric)
+    return table, judged_by
 
 
 def judge(
-    table: dict[str, list[Entry]], threshold: float, better: str, cells: dict[tuple[str, Gpu], str] | None = None
+    table: dict[str, list[Entry]],
+    threshold: float,
+    judged_by: dict[str, tuple[str, str]],
+    cells: dict[tuple[str, Gpu], str] | None = None,
 ) -> tuple[str, set[Gpu], set[Gpu], list[str]]:
     """The per-case tables, the flagged GPUs, the GPUs with untrusted values and the warnings;
-    `better` ('higher' or 'lower') says which way is worse. `cells`, where given, gets each case's verdict on
-    each GPU (ok, FLAGGED, UNTRUSTED, FAILED, SKIPPED, or the reason every GPU skipped it)."""
+    `judged_by` gives each case's counter and which way ('higher' or 'lower') is better. `cells`, where given,
+    gets each case's verdict on each GPU (ok, FLAGGED, UNTRUSTED, FAILED, SKIPPED, or the reason every GPU
+    skipped it)."""
     cells = {} if cells is None else cells
-    lower_better = better == "lower"
     all_gpus = {e.gpu for entries in table.values() for e in entries}
     models = sorted({g.model for g in all_gpus})
     warnings = []
@@ -149,6 +169,8 @@ def judge(
     untrusted: set[Gpu] = set()
     lines = []
     for case, entries in table.items():
+        counter, better = judged_by.get(case, ("", "higher"))
+        lower_better = better == "lower"
         for model in models:
             here = [e for e in entries if e.gpu.model == model]
             if not here:
@@ -164,7 +186,7 @@ def judge(
             # no finding; the GPUs whose files lack it are the warning above, not a reason to flag the others.
             skipped_everywhere = all(e.skipped for e in here) and len({e.problem for e in here}) == 1
             lines.append(
-                f"{case} ({model}, {len(here)} GPUs)"
+                f"{case} ({model}, {len(here)} GPUs{', ' + counter if counter else ''})"
                 + (f": median {median:.6g}, min {min(values):.6g}, max {max(values):.6g}" if values else "")
             )
             lines.append("| GPU | value | ratio to median | verdict |")
@@ -201,11 +223,11 @@ def main(argv: list[str] | None = None) -> int:
         print(f"fleet.py: --threshold {args.threshold}: must be between 0 and 100", file=sys.stderr)
         return 2
     try:
-        table, better = collect(args.files, args.metric, args.threshold)
-        matrices = pairs.markdown([(path, mr.load(path)) for path in args.files], args.metric)
+        table, judged_by = collect(args.files, args.metric, args.threshold)
+        matrices = pairs.markdown([(path, mr.load(path)) for path in args.files], args.metric or "bytes_per_second")
     except mr.InputError as e:
         return cli.refused("fleet.py", e)
-    text, flagged, untrusted, warnings = judge(table, args.threshold, better)
+    text, flagged, untrusted, warnings = judge(table, args.threshold, judged_by)
     print(text)
     if matrices:
         print(matrices)
@@ -222,6 +244,7 @@ def main(argv: list[str] | None = None) -> int:
     judged = gpus - untrusted
     print(
         f"{len(judged - flagged)} of {len(gpus)} GPUs within {args.threshold:g}% of their model's median "
-        f"({args.metric}) on {len(table)} cases" + (f"; {len(untrusted)} with untrusted values" if untrusted else "")
+        f"({args.metric or 'each case by its measure'}) on {len(table)} cases"
+        + (f"; {len(untrusted)} with untrusted values" if untrusted else "")
     )
     return 1 if flagged or (untrusted and not args.allow_untrusted) else 0

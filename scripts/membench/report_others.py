@@ -82,9 +82,9 @@ def several(paths: list[str], docs: list[dict], every_row: bool = True) -> str:
                 + "\n"
             )
         return "\n".join(parts)
-    table, better = fleet.collect(paths, "bytes_per_second", 10.0)
+    table, judged_by = fleet.collect(paths, None, 10.0)
     cells: dict = {}
-    _, flagged, untrusted, warnings = fleet.judge(table, 10.0, better, cells)
+    _, flagged, untrusted, warnings = fleet.judge(table, 10.0, judged_by, cells)
     gpus = sorted({e.gpu for entries in table.values() for e in entries}, key=lambda g: (g.host, g.ordinal))
     # One row a case, one column a GPU: a slow GPU is the column of marks.
     header = ["case", *(f"{g.host} device {g.ordinal}" for g in gpus), "slowest / median"]
@@ -98,7 +98,7 @@ def several(paths: list[str], docs: list[dict], every_row: bool = True) -> str:
             shown = quantity(e.value, "B/s") if e is not None and e.value is not None else "-"
             row.append(shown if verdict == "ok" else f"{shown} {verdict}")
         if values:
-            worst = min(values) if better == "higher" else max(values)
+            worst = min(values) if judged_by.get(case, ("", "higher"))[1] == "higher" else max(values)
             row.append(f"{worst / statistics.median(values):.3f}")
         else:
             row.append("-")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -23,9 +24,20 @@ def run(capsys, *argv):
     return code, out, err
 
 
-def row_of(out: str, case: str) -> list[str]:
-    line = next(line for line in out.splitlines() if line.startswith(f"| {case} |"))
+def cells(line: str) -> list[str]:
     return [cell.strip() for cell in line.split("|")[1:-1]]
+
+
+def row_of(out: str, case: str) -> list[str]:
+    """A case's row without the measure column (measure_of reads it), as with --metric: case, baseline, contender,
+    change, p-value, verdict."""
+    row = cells(next(line for line in out.splitlines() if line.startswith(f"| {case} |")))
+    header = cells(next(line for line in out.splitlines() if line.startswith("| case |")))
+    return row[:1] + row[2:] if header[1] == "measure" else row
+
+
+def measure_of(out: str, case: str) -> str:
+    return cells(next(line for line in out.splitlines() if line.startswith(f"| {case} |")))[1]
 
 
 def verdict(out: str, case: str) -> str:
@@ -38,8 +50,13 @@ def test_identical_files_pass(capsys, h200_global, write_json):
     assert code == 0
     assert verdict(out, CASE) == "same"
     first, blank, table = out.split("\n")[:3]
-    assert first.startswith("baseline ") and ", contender " in first and ", bytes_per_second: " in first
-    assert first.endswith(" same") and blank == "" and table.startswith("| case | baseline bytes_per_second |")
+    assert first.startswith("baseline ") and ", contender " in first
+    assert ", each case's measure (bytes_per_second 20): 20 cases: " in first
+    assert first.endswith(" same") and blank == "" and table.startswith("| case | measure | baseline | contender |")
+    assert measure_of(out, CASE) == "bytes_per_second"
+    code, out, _ = run(capsys, write_json(h200_global), write_json(h200_global), "--metric", "bytes_per_second")
+    assert ", bytes_per_second: 20 cases: " in out.splitlines()[0]
+    assert out.split("\n")[2].startswith("| case | baseline bytes_per_second |")
 
 
 def test_a_20_percent_drop_is_a_regression(capsys, h200_global, write_json):
@@ -430,14 +447,49 @@ def test_a_metric_one_side_lacks_is_untrusted(capsys, h200_global, write_json):
 
 
 def test_a_case_neither_side_measures_by_the_metric_is_not_compared(capsys, h200_global, write_json):
-    # A latency case has no bytes_per_second on either side: nothing to judge, nothing untrusted.
+    # With --metric bytes_per_second a latency case has none on either side: nothing to judge, nothing untrusted.
     latency = copy.deepcopy(h200_global)
     entry = next(b for b in latency["benchmarks"] if b["name"] == CASE)
     del entry["bytes_per_second"]
     entry["latency_ns"] = 600.0
-    code, out, _ = run(capsys, write_json(latency), write_json(latency))
+    code, out, _ = run(capsys, write_json(latency), write_json(latency), "--metric", "bytes_per_second")
     assert code == 0
     assert verdict(out, CASE) == "no 'bytes_per_second' (not compared)"
+    # By default it is judged by its own measure, its latency.
+    code, out, _ = run(capsys, write_json(latency), write_json(latency))
+    assert code == 0 and verdict(out, CASE) == "same" and measure_of(out, CASE) == "latency_ns"
+    # A case with no measure at all is counted in the summary, not passed in silence.
+    del entry["latency_ns"]
+    code, out, _ = run(capsys, write_json(latency), write_json(latency))
+    assert verdict(out, CASE) == "no measure (not compared)"
+    assert out.splitlines()[0].endswith(": 20 cases: 1 no measure, 19 same")
+
+
+REAL_RUN = Path(__file__).resolve().parents[2] / "benchmarks/results/h100/2026-12-05-every-architecture/default.json"
+
+
+def test_the_readme_gate_fails_a_doubled_dram_latency_in_a_real_run(capsys, write_json):
+    # The README's gate, `compare.py baseline.json new.json`, on a default run the GPU wrote: every case counted,
+    # the latency cases judged by their latency.
+    base = json.loads(REAL_RUN.read_text())
+    cont = copy.deepcopy(base)
+    chase = "hierarchy/latency/working_set:1073741824/"
+    doubled = [b for b in cont["benchmarks"] if b["name"].startswith(chase)]
+    assert doubled
+    for b in doubled:
+        b["latency_ns"] *= 2
+    # The run has cases its own marks make untrusted (noise, a clock event): allowed, so only the latency can fail.
+    code, out, _ = run(capsys, write_json(base), write_json(cont), "--allow-untrusted")
+    assert code == 1
+    name = doubled[0]["name"]
+    assert verdict(out, name).startswith("REGRESSION") and measure_of(out, name) == "latency_ns"
+    first = out.splitlines()[0]
+    entries = {b["name"] for b in base["benchmarks"] if b.get("run_type", "iteration") == "iteration"}
+    assert f": {len(entries)} cases: " in first and "latency_ns " in first and "bytes_per_second " in first
+    assert sum(int(n) for n in re.findall(r"(\d+) [A-Za-z]", first.split(" cases: ")[1])) == len(entries)
+    # Judged by bandwidth alone, as before, the doubled latency is not compared and passes.
+    code, out, _ = run(capsys, write_json(base), write_json(cont), "--metric", "bytes_per_second", "--allow-untrusted")
+    assert code == 0 and verdict(out, name) == "no 'bytes_per_second' (not compared)"
 
 
 def test_a_file_without_the_metric_or_without_cases_exits_2(capsys, h200_global, write_json):
@@ -445,7 +497,7 @@ def test_a_file_without_the_metric_or_without_cases_exits_2(capsys, h200_global,
     for b in bare["benchmarks"]:
         b.pop("bytes_per_second", None)
     path = write_json(bare)
-    code, out, err = run(capsys, write_json(h200_global), path)
+    code, out, err = run(capsys, write_json(h200_global), path, "--metric", "bytes_per_second")
     assert code == 2 and out == ""
     assert err.startswith(f"compare.py: {path}: no case carries 'bytes_per_second' (it has: ")
     empty = write_json({"context": {"membench_version": "0.1.0"}, "benchmarks": []})

@@ -55,7 +55,7 @@ def test_a_fleet_within_the_threshold_exits_0(write_json, capsys):
     files = fleet_of(write_json, [4.37e12, 4.36e12, 4.38e12, 4.35e12])
     assert fleet.main(files) == 0
     out = capsys.readouterr().out
-    assert "4 of 4 GPUs within 10% of their model's median (bytes_per_second) on 2 cases" in out
+    assert "4 of 4 GPUs within 10% of their model's median (each case by its measure) on 2 cases" in out
     assert "| node0 device 1 (GPU-node0-1) | 4.36e+12 | 0.999 | ok |" in out
 
 
@@ -182,11 +182,12 @@ def test_an_untrusted_value_is_left_out_and_fails_unless_allowed(write_json, cap
     out = capsys.readouterr().out
     assert "| node1 device 1 (GPU-node1-1) | 2.2e+12 | - | UNTRUSTED: contended (1 other process on the GPU) |" in out
     # The median is of the trusted three: 4.37e12.
-    assert f"{CASES[0]} (NVIDIA H200, 4 GPUs): median 4.37e+12, min 4.36e+12, max 4.38e+12" in out
+    assert f"{CASES[0]} (NVIDIA H200, 4 GPUs, bytes_per_second): median 4.37e+12, min 4.36e+12, max 4.38e+12" in out
     assert "UNTRUSTED: node1 device 1 (GPU-node1-1)" in out
     assert "FLAGGED" not in out
     assert (
-        "3 of 4 GPUs within 10% of their model's median (bytes_per_second) on 2 cases; 1 with untrusted values" in out
+        "3 of 4 GPUs within 10% of their model's median (each case by its measure) on 2 cases; 1 with untrusted values"
+        in out
     )
     assert fleet.main(files + ["--allow-untrusted"]) == 0
 
@@ -308,7 +309,7 @@ def test_the_whole_report(write_json, capsys):
     assert (
         capsys.readouterr().out
         == f"""\
-{a} (NVIDIA H200, 4 GPUs): median 4.4e+12, min 3e+12, max 4.4e+12
+{a} (NVIDIA H200, 4 GPUs, bytes_per_second): median 4.4e+12, min 3e+12, max 4.4e+12
 | GPU | value | ratio to median | verdict |
 | --- | ---: | ---: | --- |
 | n0 device 0 (GPU-n0-0) | 4.4e+12 | 1.000 | ok |
@@ -316,7 +317,7 @@ def test_the_whole_report(write_json, capsys):
 | n2 device 0 (GPU-n2-0) | 3e+12 | 0.682 | FLAGGED |
 | n3 device 0 (GPU-n3-0) | 4.4e+12 | 1.000 | ok |
 
-{b} (NVIDIA H200, 4 GPUs): median 2.8e+13, min 2.8e+13, max 2.8e+13
+{b} (NVIDIA H200, 4 GPUs, bytes_per_second): median 2.8e+13, min 2.8e+13, max 2.8e+13
 | GPU | value | ratio to median | verdict |
 | --- | ---: | ---: | --- |
 | n0 device 0 (GPU-n0-0) | 2.8e+13 | - | UNTRUSTED: contended (2 other processes on the GPU); noise 12% >= the 10% threshold |
@@ -327,7 +328,7 @@ def test_the_whole_report(write_json, capsys):
 FLAGGED: n1 device 0 (GPU-n1-0), NVIDIA H200, from {files[2]}
 FLAGGED: n2 device 0 (GPU-n2-0), NVIDIA H200, from {files[1]}
 UNTRUSTED: n0 device 0 (GPU-n0-0), NVIDIA H200, from {files[3]}: some of its values are no evidence (--allow-untrusted accepts them)
-1 of 4 GPUs within 10% of their model's median (bytes_per_second) on 2 cases; 1 with untrusted values
+1 of 4 GPUs within 10% of their model's median (each case by its measure) on 2 cases; 1 with untrusted values
 """
     )
     assert fleet.main(files + ["--allow-untrusted"]) == 1
@@ -394,7 +395,7 @@ def test_one_model_gives_no_warning_and_a_threshold_under_1_is_accepted(write_js
     assert fleet.main(files + ["--threshold", "0.5"]) == 0
     out = capsys.readouterr().out
     assert "warning" not in out
-    assert "2 of 2 GPUs within 0.5% of their model's median (bytes_per_second) on 2 cases\n" in out
+    assert "2 of 2 GPUs within 0.5% of their model's median (each case by its measure) on 2 cases\n" in out
 
 
 def test_a_context_without_host_ordinal_or_uuid(write_json, capsys):
@@ -432,7 +433,7 @@ def test_a_case_one_model_lacks_is_still_judged_for_the_other(write_json, capsys
     h200 = [write_json(gpu_doc(f"new{i}", 0, {CASES[0]: 4.37e12, CASES[1]: v})) for i, v in enumerate((2.8e13, 2.0e13))]
     assert fleet.main(a100 + h200) == 1
     out = capsys.readouterr().out
-    assert f"{CASES[1]} (NVIDIA H200, 2 GPUs): median 2.4e+13, min 2e+13, max 2.8e+13" in out
+    assert f"{CASES[1]} (NVIDIA H200, 2 GPUs, bytes_per_second): median 2.4e+13, min 2e+13, max 2.8e+13" in out
     assert "FLAGGED: new1 device 0 (GPU-new1-0), NVIDIA H200" in out
 
 
@@ -484,11 +485,39 @@ def test_each_gpu_s_verdict_on_each_case_is_kept_for_the_matrix(write_json):
     docs[1]["benchmarks"][0].update(error_occurred=True, error_message="verification failed")
     docs[2]["benchmarks"][0]["bytes_per_second"] = 2e12
     docs[3]["benchmarks"][1].update(contended=1, other_processes=1)
-    table, better = fleet.collect([write_json(d) for d in docs], "bytes_per_second", 10.0)
+    table, judged_by = fleet.collect([write_json(d) for d in docs], "bytes_per_second", 10.0)
     cells: dict = {}
-    fleet.judge(table, 10.0, better, cells)
+    fleet.judge(table, 10.0, judged_by, cells)
     by_host = {(case.split("/")[0], gpu.host): verdict for (case, gpu), verdict in cells.items()}
     first, second = CASES[0].split("/")[0], CASES[1].split("/")[0]
     assert by_host[first, "n0"] == "SKIPPED" and by_host[first, "n1"] == "FAILED"
     assert by_host[first, "n2"] == "FLAGGED" and by_host[first, "n3"] == "ok" and by_host[second, "n3"] == "UNTRUSTED"
     assert by_host[second, "n0"] == "ok"
+
+
+def test_a_latency_case_is_judged_by_its_latency_and_a_doubled_one_flagged(capsys, write_json):
+    # No --metric: each case by its own measure. Three GPUs chase at 600 ns, one at twice that: flagged, though
+    # it reports no bandwidth at all.
+    chase = "hierarchy/latency/working_set:1073741824/chase_stride:128/manual_time"
+    docs = []
+    for host, latency in (("n0", 600.0), ("n1", 605.0), ("n2", 598.0), ("n3", 1200.0)):
+        doc = gpu_doc(host, 0, {CASES[0]: 4.3e12})
+        doc["benchmarks"].append(
+            {
+                "name": chase,
+                "run_name": chase,
+                "run_type": "iteration",
+                "real_time": 1.0,
+                "time_unit": "us",
+                "latency_ns": latency,
+            }
+        )
+        docs.append(write_json(doc))
+    code = fleet.main(docs)
+    out = capsys.readouterr().out
+    assert code == 1
+    assert f"{chase} (NVIDIA H200, 4 GPUs, latency_ns)" in out
+    assert "| n3 device 0 (GPU-n3-0) | 1200 | 1.992 | FLAGGED |" in out  # over the median, 602.5
+    assert "FLAGGED: n3 device 0 (GPU-n3-0)" in out
+    # By bandwidth alone the chase is not compared and the fleet passes.
+    assert fleet.main([*docs, "--metric", "bytes_per_second"]) == 0
