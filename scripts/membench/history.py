@@ -24,8 +24,10 @@ clock event, a killed run). Only add creates a history file.
 trend: DIR/trend.csv and DIR/trend.png, the metric of every matching case
 over the runs, one line per GPU and case.
 
-check: each case of RUN.json against the last N trusted values of the same
-case on GPUs of the same model and driver: the band is their median +- K
+check: each case of RUN.json, by its own measure (the counter the file's
+catalog ranks first among those it reports: bandwidth, latency, update or
+operation rate; --metric: one counter for all), against the last N trusted
+values of the same case on GPUs of the same model and driver: the band is their median +- K
 scaled median absolute deviations, at least --threshold percent of the
 median (compare.py's change that counts, 5 unless given) and for a
 host-paced case at least three times its noise in the run. A value
@@ -49,6 +51,7 @@ from pathlib import Path
 
 from membench import history_store
 from membench import cli
+from membench import declarations as md
 from membench import results as mr
 
 MAD_SCALE = 1.4826  # a normal distribution's standard deviation per median absolute deviation
@@ -79,7 +82,9 @@ def create_parser() -> cli.Parser:
     trend.add_argument("--metric", default="bytes_per_second", help="counter (default bytes_per_second)")
     check = sub.add_parser("check", help="gate a run against the history of its GPU model and driver")
     check.add_argument("results", help="Google Benchmark JSON written by membench")
-    check.add_argument("--metric", default="bytes_per_second", help="counter (default bytes_per_second)")
+    check.add_argument(
+        "--metric", help="one counter to judge every case by (default: each case's own measure, from the catalog)"
+    )
     check.add_argument(
         "--last", type=int, default=10, help="trusted values of each case to keep in the band (default 10)"
     )
@@ -236,7 +241,7 @@ def draw_trend(rows: list[tuple], metric: str):
 def check(
     con: history_store.Store,
     path: str,
-    metric: str,
+    metric: str | None,
     last: int,
     width: float,
     threshold: float,
@@ -245,15 +250,26 @@ def check(
     """The table, and how many cases regressed, were untrusted in this run, and were judged
     (trusted, with enough history) at all."""
     doc = mr.load(path)
-    mr.require_metric(doc, path, metric)
-    lower_better = mr.require_direction([doc], metric) == "lower"
-    lines = [f"| case | GPU | {metric} | history median | band | verdict |", "| --- | --- | ---: | ---: | --- | --- |"]
+    if metric is not None:
+        mr.require_metric(doc, path, metric)
+    elif not mr.cases(doc):
+        raise mr.InputError(f"{path}: no cases")
+    lines = [
+        f"| case | GPU | {metric or 'measure'} | value | history median | band | verdict |",
+        "| --- | --- | --- | ---: | ---: | --- | --- |",
+    ]
     regressed = untrusted = judged = 0
     for key, cases in runs_of(doc, path):
         for name, case in cases.items():
-            value = case.median(metric) if not case.error and not case.skipped else None
+            if case.error or case.skipped:
+                continue
+            counter = metric or md.measure_of(doc, case)
+            value = case.median(counter) if counter else None
+            if counter is None:
+                lines.append(f"| {name} | {key['gpu_uuid']} | | | | | no measure (not judged) |")
             if value is None:
                 continue
+            lower_better = mr.require_direction([doc], counter) == "lower"
             stored = con.stored_names(name)
             history = [
                 v
@@ -263,7 +279,7 @@ def check(
                     "driver = ? AND NOT (host = ? AND gpu_uuid = ? AND started = ?) ORDER BY started DESC LIMIT ?",
                     (
                         *stored,
-                        metric,
+                        counter,
                         key["gpu_name"],
                         key["driver"],
                         key["host"],
@@ -275,8 +291,8 @@ def check(
             ]
             if len(history) < MIN_HISTORY:
                 lines.append(
-                    f"| {name} | {key['gpu_uuid']} | {value:.6g} | | | {len(history)} trusted values in the "
-                    f"history, {MIN_HISTORY} needed: not judged |"
+                    f"| {name} | {key['gpu_uuid']} | {counter} | {value:.6g} | | | {len(history)} trusted values "
+                    f"in the history, {MIN_HISTORY} needed: not judged |"
                 )
                 continue
             median = statistics.median(history)
@@ -293,7 +309,8 @@ def check(
             regressed += bool(bad and not why)
             untrusted += bool(why)
             lines.append(
-                f"| {name} | {key['gpu_uuid']} | {value:.6g} | {median:.6g} | {low:.6g} .. {high:.6g} | {verdict} |"
+                f"| {name} | {key['gpu_uuid']} | {counter} | {value:.6g} | {median:.6g} | {low:.6g} .. {high:.6g} | "
+                f"{verdict} |"
             )
     return "\n".join(lines), regressed, untrusted, judged
 
@@ -333,7 +350,8 @@ def main(argv: list[str] | None = None) -> int:
             if not judged:  # a gate that judged nothing has passed nothing, --allow-untrusted or not
                 print(
                     f"history.py: no trusted case of {args.results} has {MIN_HISTORY} trusted values of "
-                    f"'{args.metric}' in the history of its GPU model and driver: nothing judged",
+                    f"{repr(args.metric) if args.metric else 'its measure'} in the history of its GPU model and "
+                    "driver: nothing judged",
                     file=sys.stderr,
                 )
                 return 1

@@ -99,9 +99,15 @@ def test_check_passes_a_run_inside_the_band_and_catches_a_15_percent_slowdown(db
     assert history.main(["--db", db, "check", write_json(a_run(4, 4.36e12))]) == 0
     # median 4.36e12; deviations 0, 0.01e12, 0.01e12: MAD 0.01e12; half-width 3 x 1.4826 x 0.01e12 = 4.4478e10,
     # under the 5% a gate counts by default (2.18e11); with --threshold 1 (4.36e10), the MADs decide.
-    assert f"| {TRIAD} | GPU-1 | 4.36e+12 | 4.36e+12 | 4.142e+12 .. 4.578e+12 | ok |" in capsys.readouterr().out
+    assert (
+        f"| {TRIAD} | GPU-1 | bytes_per_second | 4.36e+12 | 4.36e+12 | 4.142e+12 .. 4.578e+12 | ok |"
+        in capsys.readouterr().out
+    )
     assert history.main(["--db", db, "check", "--threshold", "1", write_json(a_run(4, 4.36e12))]) == 0
-    assert f"| {TRIAD} | GPU-1 | 4.36e+12 | 4.36e+12 | 4.31552e+12 .. 4.40448e+12 | ok |" in capsys.readouterr().out
+    assert (
+        f"| {TRIAD} | GPU-1 | bytes_per_second | 4.36e+12 | 4.36e+12 | 4.31552e+12 .. 4.40448e+12 | ok |"
+        in capsys.readouterr().out
+    )
     assert history.main(["--db", db, "check", write_json(a_run(5, 4.36e12 * 0.85))]) == 1
     assert "| REGRESSION |" in capsys.readouterr().out
     # Latency is lower-is-better: 15% slower is higher.
@@ -114,8 +120,9 @@ def test_untrusted_values_never_enter_the_band_and_the_gate_fails_closed(new_db,
     files.append(write_json(a_run(3, 2.0e12, contended=1, other_processes=1)))  # a shared GPU: kept, not trusted
     assert history.main(["--db", path, "add", *files]) == 0
     capsys.readouterr()
-    # Two trusted values: nothing can be judged, and a gate that judged nothing has not passed.
-    assert history.main(["--db", path, "check", write_json(a_run(4, 4.36e12))]) == 1
+    # Two trusted values of the triad: nothing can be judged by its bandwidth, and a gate that judged nothing has
+    # not passed. (The chase, uncontended in all three, has three: by default it is judged by its latency.)
+    assert history.main(["--db", path, "check", "--metric", "bytes_per_second", write_json(a_run(4, 4.36e12))]) == 1
     done = capsys.readouterr()
     assert "2 trusted values in the history, 3 needed: not judged" in done.out
     assert done.err.startswith("history.py: no trusted case of ") and done.err.endswith(": nothing judged\n")
@@ -130,7 +137,7 @@ def test_untrusted_values_never_enter_the_band_and_the_gate_fails_closed(new_db,
     assert history.main(["--db", path, "check", "--noise-threshold", "6.5", noisy]) == 1
     assert "| REGRESSION |" in capsys.readouterr().out
     # --allow-untrusted lets untrusted cases pass, but a gate that judged only those has judged nothing.
-    assert history.main(["--db", path, "check", "--allow-untrusted", noisy]) == 1
+    assert history.main(["--db", path, "check", "--allow-untrusted", "--metric", "bytes_per_second", noisy]) == 1
     assert capsys.readouterr().err.endswith(": nothing judged\n")
 
 
@@ -347,7 +354,7 @@ def test_one_regression_among_many_fails_and_a_case_without_history_does_not_sto
     capsys.readouterr()
     assert history.main(["--db", path, "check", write_json(new)]) == 1
     lines = capsys.readouterr().out.splitlines()
-    assert lines[0] == "| case | GPU | bytes_per_second | history median | band | verdict |"
+    assert lines[0] == "| case | GPU | measure | value | history median | band | verdict |"
     assert [line.rsplit("|", 2)[1].strip() for line in lines[2:]] == [
         "0 trusted values in the history, 3 needed: not judged",
         "REGRESSION",
@@ -562,7 +569,7 @@ def test_a_history_kept_across_a_change_of_names_still_gates_and_draws_under_tod
     assert rows(path, "SELECT DISTINCT name FROM measurements") == [(old,)]
     capsys.readouterr()
     assert history.main(["--db", path, "check", write_json(copy_run(4, 5.5e10, new))]) == 0
-    assert f"| {new} | GPU-1 | 5.5e+10 | 5.5e+10 |" in capsys.readouterr().out
+    assert f"| {new} | GPU-1 | bytes_per_second | 5.5e+10 | 5.5e+10 |" in capsys.readouterr().out
     assert history.main(["--db", path, "check", write_json(copy_run(5, 4.0e10, new))]) == 1
     assert "| REGRESSION |" in capsys.readouterr().out
     assert history.main(["--db", path, "trend", "remote_node:0", "--out", str(tmp_path / "t")]) == 0
@@ -580,8 +587,9 @@ def test_a_rerun_a_few_percent_off_is_the_same_to_both_gates(db, write_json, cap
         rerun = write_json(a_run(4, 4.36e12 * factor))
         capsys.readouterr()
         assert history.main(["--db", db, "check", rerun]) == status
-        assert f"| {TRIAD} | GPU-1 | {4.36e12 * factor:.6g} | 4.36e+12 | 4.142e+12 .. 4.578e+12 {verdict}" in (
-            capsys.readouterr().out
+        assert (
+            f"| {TRIAD} | GPU-1 | bytes_per_second | {4.36e12 * factor:.6g} | 4.36e+12 | 4.142e+12 .. 4.578e+12 {verdict}"
+            in (capsys.readouterr().out)
         )
         assert compare.main([write_json(a_run(3, 4.36e12)), rerun]) == status
-        assert ("1 same" if status == 0 else "1 REGRESSION") in capsys.readouterr().out
+        assert ("2 cases: 2 same" if status == 0 else "2 cases: 1 REGRESSION, 1 same") in capsys.readouterr().out
