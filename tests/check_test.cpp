@@ -98,7 +98,24 @@ TEST(CheckReference, ABadFileSaysWhatIsWrong) {
   EXPECT_NE(refused(doc.dump()).find("no cases"), std::string::npos);
   doc = reference_json("X", nlohmann::json::array({band_json(kRead, 2, 1, 3)}));
   doc["cases"][0]["median"] = "fast";
-  EXPECT_NE(refused(doc.dump()).find("wrong type"), std::string::npos);
+  EXPECT_NE(refused(doc.dump()).find("median is \"fast\", not a number above 0"), std::string::npos);
+  // What a fuzzer writes: negative or swapped bands, margins and counts out of range, unknown and twice-given cases.
+  const auto bad = [&](const std::function<void(nlohmann::json&)>& edit, const std::string& why) {
+    nlohmann::json d = reference_json("X", nlohmann::json::array({band_json(kRead, 2, 1, 3)}));
+    edit(d);
+    EXPECT_NE(refused(d.dump()).find(why), std::string::npos) << d.dump() << " gave: " << refused(d.dump());
+  };
+  bad([](auto& d) { d["cases"][0]["low"] = -1; }, "low is -1, not a number above 0");
+  bad([](auto& d) { d["cases"][0]["low"] = 2.5; }, "low <= median <= high fails");
+  bad([](auto& d) { d["margin_pct"] = -50; }, "margin_pct is -50, not from 0 to 100");
+  bad([](auto& d) { d["margin_pct"] = 1e300; }, "not from 0 to 100");
+  bad([](auto& d) { d["gpus"] = true; }, "gpus is true, not a count from 1");
+  bad([](auto& d) { d["gpus"] = 2.5; }, "gpus is 2.5, not a count from 1");
+  bad([](auto& d) { d["cases"][0]["runs"] = 0; }, "runs is 0, not a count from 1");
+  bad([](auto& d) { d["runs"] = "many"; }, "runs is not a list of the runs it rests on");
+  bad([](auto& d) { d["cases"][0]["case"] = "stream/read/type:float/elements:1/block:256"; },
+      "not a case of the check");
+  bad([](auto& d) { d["cases"].push_back(d["cases"][0]); }, "given twice");
   doc["cases"][0].erase("median");
   EXPECT_NE(refused(doc.dump()).find("\"median\""), std::string::npos);
   doc = reference_json("X", nlohmann::json::array({band_json(kRead, 2, 1, 3)}));
@@ -218,8 +235,8 @@ TEST(CheckProvisional, HealthySlowContendedAndUnmodelledHaveTheirOwnStatuses) {
 // the GPU; shown in T op/s.
 TEST(CheckCompute, TheFp32AndTensorCasesAreInTheSweepAndJudgedByTheirRate) {
   const auto named = [](const std::string& level) {
-    const auto it = std::find_if(check_cases().begin(), check_cases().end(),
-                                 [&](const CheckCase& c) { return c.level == level; });
+    const auto it =
+        std::find_if(check_cases().begin(), check_cases().end(), [&](const CheckCase& c) { return c.level == level; });
     return it == check_cases().end() ? CheckCase{} : *it;
   };
   const CheckCase fp32 = named("FP32 FMA"), tensor = named("tensor cores");
@@ -611,6 +628,43 @@ TEST(CheckRecorded, AFileThatIsNotARunIsOneLineAndStatusTwo) {
   }
 }
 
+// What a fuzzer writes, which used to crash the binary or be judged: one
+// line and exit 2 each, before any GPU work.
+TEST(CheckRecorded, FilesAFuzzerWritesAreOneLineAndStatusTwo) {
+  const auto file = [](const std::string& name, const std::string& text) {
+    const std::string path = test::temp_path("." + name + ".json");
+    std::ofstream(path) << text;
+    return path;
+  };
+  const std::string context = R"({"context": {"membench_version": "0.1.0", "gpu_name": "NVIDIA H200")";
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"--judge=" +
+           file("devices_list", R"({"context": {"membench_version": "1", "devices": "[]"}, "benchmarks": [{}]})"),
+       "its context's devices is not a list of GPUs"},
+      {"--judge=" +
+           file("devices_map", R"({"context": {"membench_version": "1", "devices": "{}"}, "benchmarks": [{}]})"),
+       "its context's devices is not a list of GPUs"},
+      {"--judge=" + file("no_cases", context + R"(}, "benchmarks": []})"), "it holds no cases"},
+      {"--judge=" + file("version", R"({"context": {"membench_version": 5}, "benchmarks": [{}]})"),
+       "no membench_version string"},
+      {"--judge=" + file("twice", context + R"(, "gpu_name": "X"}, "benchmarks": [{}]})"),
+       "\"gpu_name\" is given twice in one object"},
+      {"--judge=" + file("deep", "{\"a\": " + std::string(100000, '[') + std::string(100000, ']') + "}"),
+       "nested more than 64 deep"},
+      {"--judge=" + file("zeros", std::string(1 << 20, '0')), "not a JSON object"},
+      {"--resume=" + file("resume_deep", "{\"a\": " + std::string(100000, '[') + std::string(100000, ']') + "}") +
+           " --benchmark_filter=^stream/read/",
+       "nested more than 64 deep"},
+      {"--resume=" + file("resume_zeros", std::string(1 << 20, '0')) + " --benchmark_filter=^stream/read/",
+       "not a JSON object"}};
+  for (const auto& [args, why] : cases) {
+    const auto r = test::run((args.rfind("--judge", 0) == 0 ? "--check " : "") + args);
+    EXPECT_EQ(r.exit_code, 2) << args << ": " << r.output;
+    EXPECT_EQ(r.lines(), 1) << args << ": " << r.output;
+    EXPECT_NE(r.output.find(why), std::string::npos) << args << ": " << r.output;
+  }
+}
+
 }  // namespace
 }  // namespace membench::run
 
@@ -625,6 +679,7 @@ TEST(CheckVerdict, ValuesShowFourDigitsOnePrefixAndNoExponent) {
   EXPECT_EQ(show_value(1.671e12, "updates/s", 1.6e12), "1.671 T updates/s");
   EXPECT_EQ(show_value(565.6e9, "updates/s", 5.8e11), "565.6 G updates/s");
   EXPECT_EQ(show_value(16.47, "ns"), "16.47 ns");
+  EXPECT_EQ(show_value(64.53e12, "op/s", 6.4e13), "64.53 T op/s");
 }
 
 }  // namespace

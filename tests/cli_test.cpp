@@ -378,6 +378,14 @@ TEST_F(SweepFile, ReadsListsInEveryForm) {
   EXPECT_EQ(o.sweep_file, f);
 }
 
+// An escaped NUL would cut the flag's text there: a filter of "\u0000zzz" selected every case.
+TEST_F(SweepFile, ANulCharacterIsRefused) {
+  EXPECT_NE(refusal_of(R"({"benchmark_filter": "\u0000zzz"})").find("'benchmark_filter' holds a NUL character"),
+            std::string::npos);
+  EXPECT_NE(refusal_of(R"({"stride": ["1", "2\u0000"]})").find("'stride' holds a NUL character"), std::string::npos);
+  EXPECT_NE(refusal_of(R"({"n\u0000x": 1})").find("holds a NUL character"), std::string::npos);
+}
+
 TEST_F(SweepFile, CommandLineWinsKeyByKey) {
   const std::string f = write(R"({"stride": "1:8:*2", "n": 4096, "benchmark_filter": "alpha"})");
   const Options o = parse_args({"--stride=3", "--sweep=" + f, "--benchmark_filter=beta"});

@@ -141,6 +141,18 @@ TEST(Resume, RefusesWhatIsNotMembenchsJson) {
 
 // Each of Google Benchmark's own fields with a value of another type is
 // refused by name (it used to escape as an exception that ended the process).
+// A counter that is not a number is refused by name, not dropped: the
+// resumed case would otherwise lack it without a word.
+TEST(Resume, ACounterThatIsNotANumberIsRefusedByName) {
+  for (const nlohmann::json& value : {nlohmann::json("4e12"), nlohmann::json::array({1}), nlohmann::json(nullptr)}) {
+    nlohmann::json entry = measured("a/manual_time", 1);
+    entry["bytes_per_second"] = value;
+    EXPECT_EQ(refusal(file(context(), nlohmann::json::array({entry}))),
+              "--resume=old.json: entry a/manual_time: counter \"bytes_per_second\" is " + value.dump() +
+                  ", expected a number");
+  }
+}
+
 TEST(Resume, AFieldOfTheWrongTypeIsRefusedByName) {
   const std::vector<std::pair<std::string, nlohmann::json>> wrong = {
       {"error_occurred", "yes"}, {"skipped", "yes"},     {"run_type", 5},       {"run_name", 5},

@@ -7,6 +7,9 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <vector>
 
 namespace membench::cli {
 
@@ -90,6 +93,28 @@ std::size_t json_depth(const std::string& text) {
     }
   }
   return deepest;
+}
+
+void check_json_document(const std::string& flag, const std::string& path, const std::string& text,
+                         std::size_t max_depth) {
+  if (json_depth(text) > max_depth)
+    refuse_file(flag, path, "nested more than " + std::to_string(max_depth) + " deep: not a membench file");
+  const std::size_t first = text.find_first_not_of(" \t\r\n");
+  if (first == std::string::npos || text[first] != '{')
+    refuse_file(flag, path, "not a JSON object: not a membench file");
+  // The keys of each open object, innermost last.
+  std::vector<std::set<std::string>> open;
+  std::string twice;
+  const nlohmann::json::parser_callback_t keys = [&](int, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
+    using E = nlohmann::json::parse_event_t;
+    if (event == E::object_start) open.emplace_back();
+    if (event == E::object_end && !open.empty()) open.pop_back();
+    if (event == E::key && twice.empty() && !open.empty() && !open.back().insert(parsed.get<std::string>()).second)
+      twice = parsed.get<std::string>();
+    return true;
+  };
+  (void)nlohmann::json::parse(text, keys, false);
+  if (!twice.empty()) refuse_file(flag, path, "\"" + printable(twice) + "\" is given twice in one object");
 }
 
 }  // namespace membench::cli

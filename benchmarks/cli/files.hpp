@@ -31,4 +31,13 @@ void check_output_file(const std::string& flag, const std::string& path);
 // a pathological file is refused before a parser recurses through it.
 std::size_t json_depth(const std::string& text);
 
+// Refuses JSON text a membench file (a result, a reference, a run to judge)
+// never is, before anything is read from it: nested deeper than max_depth,
+// not an object at its top (a file of zeros), or a key given twice in one
+// object (which the parser would take silently, the last one winning). A
+// UsageError naming the flag and the file. Text cut off inside a value (a
+// run killed while writing) passes, for its reader to close.
+void check_json_document(const std::string& flag, const std::string& path, const std::string& text,
+                         std::size_t max_depth);
+
 }  // namespace membench::cli

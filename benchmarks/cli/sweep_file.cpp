@@ -1,5 +1,6 @@
 #include "cli/sweep_file.hpp"
 
+#include <algorithm>
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -60,6 +61,13 @@ std::vector<Arg> sweep_file_args(const std::string& path, const AxisTable& axes)
   if (!duplicate.empty()) throw UsageError(origin + "'" + duplicate + "' is given twice");
   std::vector<Arg> args;
   for (const auto& [key, value] : doc.items()) {
+    // An escaped \u0000 would cut the flag's text there: a filter of "\u0000zzz" would select every case.
+    const auto has_nul = [](const nlohmann::json& v) {
+      return v.is_string() && v.get<std::string>().find('\0') != std::string::npos;
+    };
+    if (key.find('\0') != std::string::npos || has_nul(value) ||
+        (value.is_array() && std::any_of(value.begin(), value.end(), has_nul)))
+      throw UsageError(origin + "'" + printable(key) + "' holds a NUL character (\\u0000)");
     if (key == "sweep") throw UsageError(origin + "a sweep file cannot name another sweep file");
     try {
       const auto dot = key.find('.');

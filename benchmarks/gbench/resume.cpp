@@ -67,6 +67,14 @@ void check_entry_types(const std::string& origin, const nlohmann::json& entry, s
     throw ResumeError(origin + "entry " + name + ": \"" + key + "\" is " + it->dump().substr(0, 40) + ", expected " +
                       type_name(type));
   }
+  // Every other key is a counter, a number: one of another type would be dropped, and the resumed case lack it.
+  for (const auto& [key, value] : entry.items())
+    if (standard_types().count(key) == 0 && !value.is_number()) {
+      const std::string name = entry.contains("name") && entry["name"].is_string() ? entry["name"].get<std::string>()
+                                                                                   : "#" + std::to_string(index + 1);
+      throw ResumeError(origin + "entry " + name + ": counter \"" + key + "\" is " + value.dump().substr(0, 40) +
+                        ", expected a number");
+    }
 }
 
 std::string context_text(const nlohmann::json& context, const std::string& key) {

@@ -1,6 +1,8 @@
 #include "run/check.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -148,6 +150,20 @@ Reference parse_reference(const std::string& text, const std::string& origin) {
     if (!o.is_object() || !o.contains(key)) throw std::invalid_argument(where + " has no \"" + key + "\"");
     return o.at(key);
   };
+  // A count of runs or GPUs: an integer of at least 1 (not true, not 2.5).
+  const auto count = [&](const nlohmann::json& o, const char* key, const std::string& where) {
+    const nlohmann::json& v = need(o, key, where);
+    if (!v.is_number_integer() || v.get<std::int64_t>() < 1 || v.get<std::int64_t>() > 1000000)
+      throw std::invalid_argument(where + ": " + key + " is " + v.dump().substr(0, 40) + ", not a count from 1");
+    return static_cast<int>(v.get<std::int64_t>());
+  };
+  // A measured value: a finite number above zero.
+  const auto positive = [&](const nlohmann::json& o, const char* key, const std::string& where) {
+    const nlohmann::json& v = need(o, key, where);
+    if (!v.is_number() || !std::isfinite(v.get<double>()) || v.get<double>() <= 0)
+      throw std::invalid_argument(where + ": " + key + " is " + v.dump().substr(0, 40) + ", not a number above 0");
+    return v.get<double>();
+  };
   Reference r;
   r.origin = origin;
   try {
@@ -155,30 +171,39 @@ Reference parse_reference(const std::string& text, const std::string& origin) {
       throw std::invalid_argument("schema is not membench.reference/1");
     r.gpu_name = need(doc, "gpu_name", "the reference").get<std::string>();
     r.margin_pct = need(doc, "margin_pct", "the reference").get<double>();
-    r.runs = static_cast<int>(need(doc, "runs", "the reference").size());
-    r.gpus = need(doc, "gpus", "the reference").get<int>();
+    if (!(r.margin_pct >= 0 && r.margin_pct <= 100))
+      throw std::invalid_argument("margin_pct is " + need(doc, "margin_pct", "").dump() + ", not from 0 to 100");
+    const nlohmann::json& runs = need(doc, "runs", "the reference");
+    if (!runs.is_array() || runs.empty()) throw std::invalid_argument("runs is not a list of the runs it rests on");
+    r.runs = static_cast<int>(runs.size());
+    r.gpus = count(doc, "gpus", "the reference");
+    if (!need(doc, "cases", "the reference").is_array()) throw std::invalid_argument("cases is not a list");
     for (const auto& c : need(doc, "cases", "the reference")) {
       Band b;
       const std::string where = "a case";
       b.of.name = need(c, "case", where).get<std::string>();
       const std::string in = "case " + b.of.name;
+      if (std::any_of(r.bands.begin(), r.bands.end(), [&](const Band& x) { return x.of.name == b.of.name; }))
+        throw std::invalid_argument(in + ": given twice");
+      if (std::none_of(check_cases().begin(), check_cases().end(),
+                       [&](const CheckCase& k) { return names_case(b.of.name, k.name); }))
+        throw std::invalid_argument(in + ": not a case of the check (membench --check --list_cases=json lists them)");
       b.of.level = need(c, "level", in).get<std::string>();
       b.of.metric = need(c, "metric", in).get<std::string>();
       b.unit = need(c, "unit", in).get<std::string>();
       const std::string better = need(c, "better", in).get<std::string>();
       if (better != "higher" && better != "lower") throw std::invalid_argument(in + ": better is not higher or lower");
       b.higher_better = better == "higher";
-      b.median = need(c, "median", in).get<double>();
-      b.low = need(c, "low", in).get<double>();
-      b.high = need(c, "high", in).get<double>();
-      b.runs = need(c, "runs", in).get<int>();
-      b.gpus = need(c, "gpus", in).get<int>();
+      b.median = positive(c, "median", in);
+      b.low = positive(c, "low", in);
+      b.high = positive(c, "high", in);
+      b.runs = count(c, "runs", in);
+      b.gpus = count(c, "gpus", in);
       if (!(b.low <= b.median && b.median <= b.high)) throw std::invalid_argument(in + ": low <= median <= high fails");
       if (c.contains("efficiency")) {
         const nlohmann::json& e = c.at("efficiency");
         const std::string of = in + "'s efficiency";
-        b.efficiency = Efficiency{need(e, "median", of).get<double>(), need(e, "low", of).get<double>(),
-                                  need(e, "high", of).get<double>()};
+        b.efficiency = Efficiency{positive(e, "median", of), positive(e, "low", of), positive(e, "high", of)};
         if (!(0 < b.efficiency->low && b.efficiency->low <= b.efficiency->median &&
               b.efficiency->median <= b.efficiency->high))
           throw std::invalid_argument(of + ": 0 < low <= median <= high fails");

@@ -58,9 +58,7 @@ Observed observed(const std::vector<cases::Outcome>& outcomes, const std::string
 
 Reference read_reference_file(const std::string& path) {
   const std::string text = cli::read_required_text_file("--check", path, kMaxReferenceBytes);
-  if (cli::json_depth(text) > kMaxJsonDepth)
-    throw cli::UsageError("--check=" + path + ": not a membench reference: nested more than " +
-                          std::to_string(kMaxJsonDepth) + " deep");
+  cli::check_json_document("--check", path, text, kMaxJsonDepth);
   try {
     return parse_reference(text, path);
   } catch (const std::invalid_argument& e) {
@@ -97,7 +95,9 @@ std::vector<DeviceInfo> recorded_devices(const nlohmann::json& context) {
   std::vector<DeviceInfo> out;
   const auto text = [&](const char* key) { return context.value(key, std::string()); };
   if (context.contains("devices")) {
-    for (const auto& d : nlohmann::json::parse(text("devices"))) {
+    const nlohmann::json list = nlohmann::json::parse(text("devices"));
+    if (!list.is_array() || list.empty()) throw std::invalid_argument("its context's devices is not a list of GPUs");
+    for (const auto& d : list) {
       DeviceInfo info;
       info.ordinal = d.at("ordinal").get<int>();
       info.name = d.at("name").get<std::string>();
@@ -136,16 +136,18 @@ void add_entry(const nlohmann::json& e, const std::string& metric, Observed& o) 
 int judge_recorded(const std::string& path, const std::vector<Reference>& references, const std::string& metrics_file,
                    std::ostream& out) {
   const std::string text = cli::read_required_text_file("--judge", path, kMaxResultBytes);
-  if (cli::json_depth(text) > kMaxJsonDepth)
-    throw cli::UsageError("--judge=" + path + ": not a membench result file (nested more than " +
-                          std::to_string(kMaxJsonDepth) + " deep)");
+  cli::check_json_document("--judge", path, text, kMaxJsonDepth);
   std::optional<CheckRun> check;
   std::map<std::pair<int, std::string>, Observed> observed;
   std::string host;
   try {
     const nlohmann::json doc = nlohmann::json::parse(text);
     const nlohmann::json& context = doc.at("context");
-    if (!context.contains("membench_version")) throw std::invalid_argument("its context has no membench_version");
+    if (!context.contains("membench_version") || !context["membench_version"].is_string() ||
+        context["membench_version"].get<std::string>().empty())
+      throw std::invalid_argument("its context has no membench_version string");
+    if (!doc.at("benchmarks").is_array() || doc.at("benchmarks").empty())
+      throw std::invalid_argument("it holds no cases");
     const std::vector<DeviceInfo> devices = recorded_devices(context);
     const int first = devices.front().ordinal;
     check.emplace(references, devices);

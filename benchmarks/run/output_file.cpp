@@ -12,6 +12,8 @@ namespace {
 
 // A result file of many cases and repetitions is a few MiB; far more is not one.
 constexpr std::uintmax_t kMaxResultBytes = std::uintmax_t{256} << 20;
+// A result file nests 5 deep; a counter holding arrays 100,000 deep is an attack on the parser's stack.
+constexpr std::size_t kMaxResultDepth = 64;
 
 }  // namespace
 
@@ -27,7 +29,10 @@ void finish_output(const std::string& path) {
 
 std::optional<ResumeSource> read_resume_source(const std::string& resume_file) {
   for (const std::string& path : {resume_file, partial_path(resume_file)})
-    if (auto text = cli::read_text_file("--resume", path, kMaxResultBytes)) return ResumeSource{path, std::move(*text)};
+    if (auto text = cli::read_text_file("--resume", path, kMaxResultBytes)) {
+      cli::check_json_document("--resume", path, *text, kMaxResultDepth);
+      return ResumeSource{path, std::move(*text)};
+    }
   return std::nullopt;
 }
 
