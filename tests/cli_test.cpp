@@ -470,7 +470,7 @@ TEST(Devices, LocalRankInTheLaunchersOrder) {
 }
 
 TEST(Devices, ARankThatIsNotANumberBreaksOnlyWhatReadsIt) {
-  for (const char* bad : {"", "x", "-1", "1.5", "2x"}) {
+  for (const char* bad : {"", "x", "-1", "1.5", "2x", " 1", "+1", "1 "}) {
     SCOPED_TRACE(bad);
     const LauncherInfo local = launcher_info(env_of({{"OMPI_COMM_WORLD_LOCAL_RANK", bad}}));  // does not throw
     EXPECT_FALSE(local.local_rank);

@@ -33,7 +33,9 @@ std::optional<RankVariable> first_rank(const Environment& env, std::initializer_
     char* end = nullptr;
     errno = 0;
     const long r = std::strtol(v->c_str(), &end, 10);
-    if (v->empty() || *end != '\0' || errno != 0 || r < 0 || r > 1 << 30)
+    // strtol would take " 3" and "+3": a rank is digits only.
+    const bool digits = !v->empty() && v->find_first_not_of("0123456789") == std::string::npos;
+    if (!digits || *end != '\0' || errno != 0 || r < 0 || r > 1 << 30)
       return RankVariable{name, std::nullopt, std::string(name) + "=" + *v + ": not a rank (a non-negative integer)"};
     return RankVariable{name, static_cast<int>(r), ""};
   }
