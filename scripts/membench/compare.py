@@ -86,7 +86,7 @@ def create_parser() -> cli.Parser:
     p.add_argument("contender", help="Google Benchmark JSON written by membench")
     p.add_argument(
         "--metric",
-        help="judge every case by this counter, or real_time (default: each case's own measure, from the catalog)",
+        help="judge every case by this counter, or real_time; without it, each case by its catalog's measure",
     )
     p.add_argument(
         "--threshold",

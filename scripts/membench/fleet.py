@@ -69,7 +69,7 @@ def create_parser() -> cli.Parser:
     )
     p.add_argument(
         "--metric",
-        help="one measured counter to compare every case by (default: each case's own measure, from the catalog)",
+        help="one measured counter to compare every case by; without it, each case by its catalog's measure",
     )
     p.add_argument(
         "--allow-untrusted",

@@ -83,7 +83,8 @@ def create_parser() -> cli.Parser:
     check = sub.add_parser("check", help="gate a run against the history of its GPU model and driver")
     check.add_argument("results", help="Google Benchmark JSON written by membench")
     check.add_argument(
-        "--metric", help="one counter to judge every case by (default: each case's own measure, from the catalog)"
+        "--metric",
+        help="one counter to judge every case by; without it, each case by its catalog's measure",
     )
     check.add_argument(
         "--last", type=int, default=10, help="trusted values of each case to keep in the band (default 10)"

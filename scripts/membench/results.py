@@ -22,6 +22,7 @@ from datetime import datetime
 from pathlib import Path
 
 from membench import compat
+from membench import schema
 
 TIME_UNIT_NS = {"ns": 1.0, "us": 1e3, "ms": 1e6, "s": 1e9}
 TIMES = ("real_time", "cpu_time")
@@ -284,6 +285,12 @@ def load(path: str | Path) -> dict:
         raise InputError(f"{path}: not a result file (nested too deep to read)") from e
     except ValueError as e:  # an integer of thousands of digits
         raise InputError(f"{path}: not a result file ({str(e).split(';')[0][:80]})") from e
+    try:
+        json.dumps(doc, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError as e:  # "\ud800": a lone surrogate, which no name or text can print
+        raise InputError(
+            f"{path}: not a result file (text holding a lone surrogate, {e.object[e.start:e.end]!a})"
+        ) from e
     check(doc, str(path))
     return doc
 
@@ -328,6 +335,19 @@ def check(doc: object, path: str) -> None:
         version = membench.get("schema_version")
         if version not in SCHEMA_VERSIONS:
             raise InputError(f"{path}: schema_version {json.dumps(version)[:20]}; these scripts read " + SCHEMAS_READ)
+    if (why := schema.problem(doc)) is not None:
+        raise InputError(f"{path}: {why}")
+    _rates_not_negative(doc, path)
+
+
+def _rates_not_negative(doc: dict, path: str) -> None:
+    """A measured rate or time (a counter the catalog gives a direction) below zero is no measurement."""
+    counters = doc.get("membench", {}).get("counters", {}) if isinstance(doc.get("membench"), dict) else {}
+    directed = {k for k, v in counters.items() if v.get("kind") == "measured" and v.get("better") != "neither"}
+    for entry in doc["benchmarks"]:
+        for key in directed.intersection(entry):
+            if entry[key] < 0:
+                raise InputError(f"{path}: {entry['name'][:80]}: '{key}' is negative ({entry[key]:.6g})")
 
 
 @dataclass(frozen=True)
