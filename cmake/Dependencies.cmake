@@ -70,3 +70,24 @@ if(NOT TARGET re2::re2)
     endif()
   endif()
 endif()
+
+# valijson (header-only) validates the files membench reads back (--resume,
+# --check --judge) against the result file's JSON Schema, the document the
+# scripts validate against too. Debian's libvalijson-dev, else its release.
+find_path(MEMBENCH_VALIJSON_INCLUDE valijson/validator.hpp)
+if(MEMBENCH_VALIJSON_INCLUDE)
+  message(STATUS "membench: valijson ${MEMBENCH_VALIJSON_INCLUDE}")
+else()
+  message(STATUS "membench: valijson not installed; fetching v1.0.2")
+  FetchContent_Declare(valijson
+    GIT_REPOSITORY https://github.com/tristanpenman/valijson.git
+    GIT_TAG v1.0.2
+    GIT_SHALLOW TRUE)
+  FetchContent_GetProperties(valijson)
+  if(NOT valijson_POPULATED)
+    FetchContent_Populate(valijson)
+  endif()
+  set(MEMBENCH_VALIJSON_INCLUDE ${valijson_SOURCE_DIR}/include)
+endif()
+add_library(membench_valijson INTERFACE)
+target_include_directories(membench_valijson SYSTEM INTERFACE ${MEMBENCH_VALIJSON_INCLUDE})

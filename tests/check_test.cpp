@@ -638,11 +638,11 @@ TEST(CheckRecorded, FilesAFuzzerWritesAreOneLineAndStatusTwo) {
   };
   const std::string context = R"({"context": {"membench_version": "0.1.0", "gpu_name": "NVIDIA H200")";
   const std::vector<std::pair<std::string, std::string>> cases = {
-      {"--judge=" +
-           file("devices_list", R"({"context": {"membench_version": "1", "devices": "[]"}, "benchmarks": [{}]})"),
+      {"--judge=" + file("devices_list",
+                         R"({"context": {"membench_version": "1", "devices": "[]"}, "benchmarks": [{"name": "a"}]})"),
        "its context's devices is not a list of GPUs"},
-      {"--judge=" +
-           file("devices_map", R"({"context": {"membench_version": "1", "devices": "{}"}, "benchmarks": [{}]})"),
+      {"--judge=" + file("devices_map",
+                         R"({"context": {"membench_version": "1", "devices": "{}"}, "benchmarks": [{"name": "a"}]})"),
        "its context's devices is not a list of GPUs"},
       {"--judge=" + file("no_cases", context + R"(}, "benchmarks": []})"), "it holds no cases"},
       {"--judge=" + file("version", R"({"context": {"membench_version": 5}, "benchmarks": [{}]})"),

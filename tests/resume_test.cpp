@@ -3,10 +3,13 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <fstream>
+#include <functional>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <random>
 
+#include "gbench/result_schema.hpp"
 #include "gbench/resume.hpp"
 
 namespace membench::gbench {
@@ -258,6 +261,37 @@ TEST(Resume, ManualTimeReproducesTheReportedTimeExactly) {
     naive_misses += (reported * static_cast<double>(n) / 1e6) * 1e6 / static_cast<double>(n) != reported;
   }
   EXPECT_GT(naive_misses, 0);  // the search is needed
+}
+
+}  // namespace
+}  // namespace membench::gbench
+
+namespace membench::gbench {
+namespace {
+
+// The schema built into the binary passes what the binary wrote on a GPU,
+// and names the place of what a fuzzer changes in it.
+TEST(ResultSchema, ARecordedRunPassesAndEachBrokenPartIsNamed) {
+  std::ifstream in(MEMBENCH_SOURCE_DIR "/benchmarks/results/h100/2026-12-05-every-architecture/default.json");
+  const nlohmann::json recorded = nlohmann::json::parse(in);
+  EXPECT_EQ(schema_problem(recorded).value_or(""), "");
+  const std::vector<std::pair<std::function<void(nlohmann::json&)>, std::string>> broken = {
+      {[](nlohmann::json& d) { d["benchmarks"][0]["run_type"] = 5; }, "benchmarks[0].run_type"},
+      {[](nlohmann::json& d) { d["benchmarks"][0]["error_occurred"] = "false"; }, "benchmarks[0].error_occurred"},
+      {[](nlohmann::json& d) { d["benchmarks"][0]["bytes_per_second"] = "fast"; }, "benchmarks[0].bytes_per_second"},
+      {[](nlohmann::json& d) { d["membench"]["cases"][0]["axes"] = "x"; }, "membench.cases[0].axes"},
+      {[](nlohmann::json& d) { d["membench"]["cases"][0]["tags"] = nlohmann::json::array({1}); },
+       "membench.cases[0].tags"},
+      {[](nlohmann::json& d) { d["membench"]["families"] = nlohmann::json::array({1}); }, "membench.families"},
+      {[](nlohmann::json& d) { d["membench"]["counters"]["latency_ns"]["better"] = "sideways"; },
+       "membench.counters.latency_ns.better"},
+      {[](nlohmann::json& d) { d["context"]["membench_version"] = 5; }, "context.membench_version"}};
+  for (const auto& [edit, place] : broken) {
+    nlohmann::json doc = recorded;
+    edit(doc);
+    const std::string why = schema_problem(doc).value_or("");
+    EXPECT_EQ(why.rfind(place + ": ", 0), 0u) << place << " gave: " << why;
+  }
 }
 
 }  // namespace

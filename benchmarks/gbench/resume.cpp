@@ -4,6 +4,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
+#include "gbench/result_schema.hpp"
 
 namespace membench::gbench {
 
@@ -186,6 +187,8 @@ ResumeFile read_resume(const std::string& path, const std::string& text, int rep
     }
     runs[name].push_back(std::move(run));
   }
+  // What the checks above leave: the rest of the schema (the context's and the membench block's types).
+  if (const auto why = schema_problem(doc)) throw ResumeError(origin + "not a membench result file: " + *why);
   Carried& carried = file.carried;
   for (const auto& name : order) {
     const auto it = runs.find(name);

@@ -14,6 +14,7 @@
 #include "cli/grammar.hpp"
 #include "engine/health.hpp"
 #include "gbench/adapter.hpp"
+#include "gbench/result_schema.hpp"
 
 namespace membench::run {
 
@@ -148,6 +149,7 @@ int judge_recorded(const std::string& path, const std::vector<Reference>& refere
       throw std::invalid_argument("its context has no membench_version string");
     if (!doc.at("benchmarks").is_array() || doc.at("benchmarks").empty())
       throw std::invalid_argument("it holds no cases");
+    if (const auto why = gbench::schema_problem(doc)) throw std::invalid_argument(*why);
     const std::vector<DeviceInfo> devices = recorded_devices(context);
     const int first = devices.front().ordinal;
     check.emplace(references, devices);
