@@ -150,9 +150,10 @@ TEST(CaseRef, EveryReferenceTheFamiliesDeclareResolves) {
     EXPECT_TRUE(names.insert(c.name).second) << c.name << " twice";
     EXPECT_TRUE(levels.insert(c.level).second) << c.level << " twice";
   }
-  EXPECT_EQ(names.size(), 15u);
-  EXPECT_EQ(run::check_cases().front().level, "host to device");  // the check's order: the host link first
-  EXPECT_EQ(run::check_cases().back().level, "shared-memory atomics");
+  EXPECT_EQ(names.size(), 17u);
+  EXPECT_EQ(run::check_cases().front().level, "host to device");     // the check's order: the host link first,
+  EXPECT_EQ(run::check_cases()[14].level, "shared-memory atomics");  // the memory levels down to the SM's,
+  EXPECT_EQ(run::check_cases().back().level, "tensor cores");        // then the compute pipes
 }
 
 }  // namespace

@@ -127,20 +127,20 @@ class OutputFile : public ::testing::Test {
 };
 
 TEST_F(OutputFile, ResumeReadsTheFileItselfFirst) {
-  write(path("run.json"), "whole");
-  write(path("run.json.partial"), "cut");
+  write(path("run.json"), "{whole");
+  write(path("run.json.partial"), "{cut");
   const auto source = read_resume_source(path("run.json"));
   ASSERT_TRUE(source);
   EXPECT_EQ(source->path, path("run.json"));
-  EXPECT_EQ(source->text, "whole");
+  EXPECT_EQ(source->text, "{whole");
 }
 
 TEST_F(OutputFile, ResumeReadsAKilledRunsPartialFile) {
-  write(path("run.json.partial"), "cut");
+  write(path("run.json.partial"), "{cut");
   const auto source = read_resume_source(path("run.json"));
   ASSERT_TRUE(source);
   EXPECT_EQ(source->path, path("run.json.partial"));
-  EXPECT_EQ(source->text, "cut");
+  EXPECT_EQ(source->text, "{cut");
 }
 
 TEST_F(OutputFile, NeitherFileIsAFirstAttempt) { EXPECT_FALSE(read_resume_source(path("run.json"))); }
