@@ -128,7 +128,7 @@ void cases(Family& f) {
 
 const Registrar registrar{
     {"compute",
-     {axis_of<ComputeIlp>("chains", "chains", "independent multiply-add chains each thread runs", {1, 2, 4, 8}),
+     {axis_of<ComputeIlp>("chains", "chains", "independent multiply-add chains each thread runs", {1, 2, 4, 8, 16}),
       axis("occupancy", "blocks/SM", "blocks of " + std::to_string(kComputeBlock) + " threads resident on each SM",
            {1, 2, 4, 8}, 1, 32)},
      cases,

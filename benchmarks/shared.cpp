@@ -166,7 +166,8 @@ const Registrar registrar{
         0,
         {"conflict_ways", "store_conflict_ways"},
         at("column_tile", {{"side", std::int64_t{1} << 12}, {"tile_side", 16}, {"pad", 0}})}},
-      {{14, "shared memory read", "bytes_per_second", at("conflict_degree", {{"shared_stride", 1}, {"width", 16}})}}}}};
+      {{14, "shared memory read", "bytes_per_second", at("conflict_degree", {{"shared_stride", 1}, {"width", 16}})}},
+      {roof("shared memory", "bytes_per_second", at("conflict_degree", {{"shared_stride", 1}}))}}}};
 
 }  // namespace
 

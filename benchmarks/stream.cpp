@@ -76,7 +76,8 @@ const Registrar registrar{
       {{4, "DRAM read", "bytes_per_second", at("read", {{"type", "float"}})},
        {5, "DRAM write", "bytes_per_second", at("write", {{"type", "float"}})},
        {6, "DRAM copy", "bytes_per_second", at("copy", {{"type", "float"}})},
-       {7, "DRAM triad", "bytes_per_second", at("triad", {{"type", "double"}})}}}}};
+       {7, "DRAM triad", "bytes_per_second", at("triad", {{"type", "double"}})}},
+      {roof("DRAM", "bytes_per_second", at("read", {{"type", "float"}}))}}}};
 
 }  // namespace
 
