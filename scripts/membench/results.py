@@ -274,23 +274,52 @@ def read_input(path: str | Path, max_bytes: int = MAX_INPUT_BYTES) -> str:
         raise InputError(f"{path}: not UTF-8 text (a byte at {e.start})") from e
 
 
+def _strings(value: object):
+    """Every key and string a parsed document holds."""
+    stack = [value]
+    while stack:
+        v = stack.pop()
+        if isinstance(v, str):
+            yield v
+        elif isinstance(v, dict):
+            yield from v.keys()
+            stack.extend(v.values())
+        elif isinstance(v, list):
+            stack.extend(v)
+
+
+class _KeyTwice(ValueError):
+    pass
+
+
+def _no_key_twice(pairs: list[tuple[str, object]]) -> dict:
+    out = dict(pairs)
+    if len(out) != len(pairs):
+        seen: set[str] = set()
+        raise _KeyTwice(next(k for k, _ in pairs if k in seen or seen.add(k)))
+    return out
+
+
 def load(path: str | Path) -> dict:
     """Reads and checks a membench result file; raises InputError."""
     text = read_input(path)
     try:
-        doc = json.loads(text)
+        doc = json.loads(text, object_pairs_hook=_no_key_twice)
     except json.JSONDecodeError as e:
         raise InputError(f"{path}: not JSON ({e.msg} at line {e.lineno})") from e
+    except _KeyTwice as e:  # the parser would keep the last silently
+        raise InputError(f'{path}: not a result file ("{str(e)[:60]}" is given twice in one object)') from e
     except RecursionError as e:
         raise InputError(f"{path}: not a result file (nested too deep to read)") from e
     except ValueError as e:  # an integer of thousands of digits
         raise InputError(f"{path}: not a result file ({str(e).split(';')[0][:80]})") from e
-    try:
-        json.dumps(doc, ensure_ascii=False).encode("utf-8")
-    except UnicodeEncodeError as e:  # "\ud800": a lone surrogate, which no name or text can print
-        raise InputError(
-            f"{path}: not a result file (text holding a lone surrogate, {e.object[e.start:e.end]!a})"
-        ) from e
+    for text in _strings(doc):
+        if "\x00" in text:  # an escaped NUL, which would cut a name wherever C reads it
+            raise InputError(f"{path}: not a result file (text holding a NUL character, {text[:40]!a})")
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError as e:  # "\ud800": a lone surrogate, which no name or text can print
+            raise InputError(f"{path}: not a result file (text holding a lone surrogate, {text[:40]!a})") from e
     check(doc, str(path))
     return doc
 

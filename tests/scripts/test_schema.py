@@ -62,3 +62,19 @@ def test_each_broken_part_is_named_in_one_line(tmp_path, edit, place):
         mr.load(path)
     line = str(refused.value)
     assert line.startswith(f"{path}: {place}") and "\n" not in line, line
+
+
+@pytest.mark.parametrize(
+    "text, why",
+    [
+        ('{"context": {"membench_version": "1", "membench_version": "2"}, "benchmarks": []}', "given twice"),
+        ('{"context": {"membench_version": "1"}, "benchmarks": [{"name": "a\\u0000b"}]}', "NUL character"),
+        ('{"context": {"membench_version": "1"}, "benchmarks": [{"name": "a\\ud800"}]}', "lone surrogate"),
+    ],
+)
+def test_what_the_parser_would_take_is_refused_in_one_line(tmp_path, text, why):
+    path = tmp_path / "hostile.json"
+    path.write_text(text)
+    with pytest.raises(mr.InputError) as refused:
+        mr.load(path)
+    assert why in str(refused.value) and "\n" not in str(refused.value)
