@@ -482,8 +482,15 @@ namespace membench::run {
 namespace {
 
 // A committed default run of an H200, as recorded; `edit` changes it first.
-std::string recorded(const std::string& name, const std::function<void(nlohmann::json&)>& edit = {}) {
-  std::ifstream in(MEMBENCH_SOURCE_DIR "/benchmarks/results/h200/2026-12-02-memory-spaces/default.json");
+const char* const kMemorySpacesRun =
+    MEMBENCH_SOURCE_DIR "/benchmarks/results/h200/2026-12-02-memory-spaces/default.json";
+// An H200's default run with the compute pipes (the check's FP32 and tensor cases).
+const char* const kEveryCeilingRun =
+    MEMBENCH_SOURCE_DIR "/benchmarks/results/h200/2026-12-06-every-ceiling/default.json";
+
+std::string recorded(const std::string& name, const std::function<void(nlohmann::json&)>& edit = {},
+                     const char* run = kMemorySpacesRun) {
+  std::ifstream in(run);
   nlohmann::json doc = nlohmann::json::parse(in);
   if (edit) edit(doc);
   const std::string path = test::temp_path("." + name + ".json");
@@ -558,29 +565,39 @@ void a_fifth_slower(nlohmann::json& doc) {
 }
 
 // A model no reference names is judged provisionally by the efficiencies
-// the built-in references measured: the recorded H200 run, named another
+// the built-in references measured: a recorded H200 run, named another
 // model, is provisionally healthy as it is and provisionally unhealthy a
-// fifth slower; its latencies and atomics have no peak and are not judged.
+// fifth slower; its latencies and atomics have no peak and are not judged,
+// nor the L2 read, whose peak rests on an assumed fact. Its FP32 and tensor
+// cases are judged by the H100's efficiencies.
 TEST(CheckRecorded, AnotherModelIsJudgedProvisionallyHealthyAsItIsAndUnhealthyAFifthSlower) {
   const auto rename = [](nlohmann::json& doc) { doc["context"]["gpu_name"] = "NVIDIA B201"; };
-  const auto other = test::run("--check --judge=" + recorded("b201", rename));
+  const auto other = test::run("--check --judge=" + recorded("b201", rename, kEveryCeilingRun));
   EXPECT_EQ(other.exit_code, 5) << other.output;
-  EXPECT_NE(other.output.find("provisionally healthy: 10 of 10 cases within their provisional bands"),
+  EXPECT_NE(other.output.find("provisionally healthy: 11 of 11 cases within their provisional bands, 1 not judged"),
             std::string::npos)
       << other.output;
+  EXPECT_NE(other.output.find("GPU 0: ok FP32 FMA: compute/fp32/chains:8/occupancy:8: "), std::string::npos)
+      << other.output;
   EXPECT_NE(other.output.find("no reference for the NVIDIA B201; provisional: this GPU's peaks x the efficiencies "
-                              "measured on the NVIDIA H200; 7 of the check's 17 cases have no peak to judge by"),
+                              "measured on the NVIDIA H100 80GB HBM3, NVIDIA H200; 5 of the check's 17 cases have no "
+                              "peak to judge by"),
             std::string::npos)
       << other.output;
   const std::string prom = test::temp_path(".prom");
-  const auto slow = test::run("--check --check_metrics=" + prom + " --judge=" + recorded("b201_slow", [&](auto& doc) {
-                                rename(doc);
-                                a_fifth_slower(doc);
-                              }));
+  const auto slow = test::run("--check --check_metrics=" + prom + " --judge=" +
+                              recorded(
+                                  "b201_slow",
+                                  [&](auto& doc) {
+                                    rename(doc);
+                                    a_fifth_slower(doc);
+                                  },
+                                  kEveryCeilingRun));
   EXPECT_EQ(slow.exit_code, 6) << slow.output;
   EXPECT_NE(slow.output.find("PROVISIONALLY UNHEALTHY: "), std::string::npos) << slow.output;
   // DRAM, the L1 and shared memory a fifth below the efficiency every H200 had: below the provisional band.
-  for (const char* level : {"DRAM read", "DRAM write", "DRAM copy", "DRAM triad", "L1 read", "shared memory read"})
+  for (const char* level :
+       {"DRAM read", "DRAM write", "DRAM copy", "DRAM triad", "L1 read", "shared memory read", "FP32 FMA"})
     EXPECT_NE(slow.output.find(std::string("GPU 0: SLOW ") + level + ":"), std::string::npos) << level;
   EXPECT_NE(test::read_file(prom).find("basis=\"provisional\"} 6\n"), std::string::npos) << test::read_file(prom);
   // Slow beside another process: contended, not judged.

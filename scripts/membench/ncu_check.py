@@ -246,13 +246,22 @@ def judgement(doc: dict, case: mr.Case, measure: md.NcuMeasure, model: float) ->
 
 
 def declared_checks(
-    doc: dict, case: mr.Case, row: dict, dram_group: list[dict], measures: dict[str, md.NcuMeasure], tolerance: float
+    doc: dict,
+    case: mr.Case,
+    row: dict,
+    dram_group: list[dict],
+    measures: dict[str, md.NcuMeasure],
+    tolerance: float,
+    timed: mr.Case | None = None,
 ) -> list[Check]:
     """Each model counter the case reports against the ncu counter its declaration names (the counters pass's
-    row, or the median over the DRAM pass's launches)."""
+    row, or the median over the DRAM pass's launches). The model is the timing run's where it has one: a model
+    counter that rests on a measured rate (a pipe's busy share) is taken from the run measured to its stopping
+    rule, not from the profiled run's few batches; a count (sectors, bytes) is the same in both."""
     out = []
     for name in sorted(measures):
-        measure, model = measures[name], case.median(name)
+        measure = measures[name]
+        model = (timed.median(name) if timed is not None else None) or case.median(name)
         if model is None:
             continue
         if measure.pass_ == "counters":
@@ -318,7 +327,8 @@ def evaluate(
     measures = md.ncu_measures(doc)
     out = []
     for case, group in pair(doc, rows, kernels):
-        out.extend(declared_checks(doc, case, group[0], dram.get(case.name, []), measures, tolerance))
+        timed = timed_cases.get(case.name)
+        out.extend(declared_checks(doc, case, group[0], dram.get(case.name, []), measures, tolerance, timed))
         # Without a timing run or a time pass: the counters run's own time and duration.
         out.extend(
             time_check(

@@ -78,9 +78,9 @@ def test_the_old_families_declare_what_the_first_binary_to_declare_them_did():
     assert {name: f["title"] for name, f in declaring[0][2].items()} == compat.OLD_TITLES
     defaults = {"heading": "", "x_log": False, "y_log": False, "model": "", "variants": [], "lines": [], "vlines": []}
     defaults |= {"best_of": [], "bars": False, "notes": []}
-    versions = {
-        str(p): json.loads(p.read_text()).get("membench", {}).get("schema_version", 1)
-        for p in RESULTS.glob("**/*.json")
+    docs = {str(p): json.loads(p.read_text()) for p in RESULTS.glob("**/*.json")}
+    versions = {  # result files only (a record may keep a case list beside them)
+        p: d.get("membench", {}).get("schema_version", 1) for p, d in docs.items() if isinstance(d, dict)
     }
     for name, figures in compat.OLD_FIGURES.items():
         found = next(((path, f[name]["figures"]) for _, path, f in declaring if f.get(name, {}).get("figures")), None)

@@ -42,8 +42,8 @@ inline constexpr auto kComputeVariants =
     enum_names<ComputeVariant>("fp32", "fp64", "fp16x2", "bf16x2", "int32", "mma_bf16", "wgmma_bf16");
 
 inline constexpr int kComputeBlock = 256;
-inline constexpr int kComputeSteps = 4096;  // multiply-adds (mma: tiles) in each chain
-inline constexpr int kComputeUnroll = 16;   // steps the kernel unrolls between loop branches
+inline constexpr int kComputeSteps = 4096;   // multiply-adds (mma: tiles) in each chain
+inline constexpr int kComputeUnroll = 16;    // steps the kernel unrolls between loop branches
 using ComputeIlp = IntList<1, 2, 4, 8, 16>;  // independent chains a thread runs
 // The chains' starting values: the first kComputeStarts input floats, so the
 // host's reference computes kComputeStarts chains, not one a thread.
