@@ -96,6 +96,10 @@ TEST(MeasuredCounters, APipesRateIsJudgedAtTheClockItsBatchesRanAt) {
   EXPECT_DOUBLE_EQ(c.at("pct_of_peak"), 100.0 * 6e13 / (128.0 * 132 * 2 * 1800e6));
   EXPECT_EQ(c.count("bytes_per_second"), 0u);  // no bytes, no bandwidth
   EXPECT_EQ(c.count("peak_assumed"), 0u);
+  EXPECT_EQ(c.count("fma_pipe_busy_pct"), 0u);  // none named: none reported
+  // The pipe's busy share, for ncu to check: pct_of_peak again, under the pipe's own name.
+  w.pipe_busy = "fma_pipe_busy_pct";
+  EXPECT_DOUBLE_EQ(counters_of(w, m).at("fma_pipe_busy_pct"), c.at("pct_of_peak"));
   w.peak_assumed = true;  // bfloat16's rate, assumed as fp16's
   EXPECT_DOUBLE_EQ(counters_of(w, m).at("peak_assumed"), 1.0);
   // No clock read, or no peak for the pipe: the rate alone.

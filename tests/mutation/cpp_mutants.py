@@ -1325,6 +1325,73 @@ MUTANTS = [
         "for (std::size_t p = 0; p < shape_.passes; ++p) sum += passes_[t % shape_.threads];",
         "the roofline's reference reads a thread's own part every pass (the kernel moves it)",
     ),
+    # ---- the compute ceilings in the check, the roofs, the inputs a fuzzer writes ------------
+    M(
+        "benchmarks/cases/runner.cpp",
+        "if (!w.pipe_busy.empty()) add(w.pipe_busy, 100.0 * ops_rate / model);",
+        "if (!w.pipe_busy.empty()) add(w.pipe_busy, 100.0);",
+        "a pipe's busy share is always the whole of it",
+    ),
+    M(
+        "benchmarks/gbench/result_file.cpp",
+        "if (it->second.value > (*same).at(\"value\").get<double>()) {",
+        "if (false) {",
+        "a level two families measure keeps the first family's roof, not the higher",
+    ),
+    M(
+        "benchmarks/run/check.cpp",
+        "} else if (o.values.empty() && reference->provisional && o.skipped) {",
+        "} else if (false) {",
+        "a case this GPU cannot run makes a provisional check inconclusive",
+    ),
+    M(
+        "benchmarks/run/check.cpp",
+        "if (!v.is_number() || !std::isfinite(v.get<double>()) || v.get<double>() <= 0)",
+        "if (!v.is_number())",
+        "a reference band may be negative or infinite",
+    ),
+    M(
+        "benchmarks/run/check.cpp",
+        "if (!v.is_number_integer() || v.get<std::int64_t>() < 1 || v.get<std::int64_t>() > 1000000)",
+        "if (!v.is_number())",
+        "a reference's counts may be 0 or 2.5",
+    ),
+    M(
+        "benchmarks/run/check.cpp",
+        "if (std::none_of(check_cases().begin(), check_cases().end(),",
+        "if (false && std::none_of(check_cases().begin(), check_cases().end(),",
+        "a reference may band a case the check does not run",
+    ),
+    M(
+        "benchmarks/run/check.cpp",
+        "const bool rate = unit == \"B/s\" || unit == \"updates/s\" || unit == \"op/s\";",
+        "const bool rate = unit == \"B/s\" || unit == \"updates/s\";",
+        "an operation rate is shown as a bare number",
+    ),
+    M(
+        "benchmarks/cli/files.cpp",
+        "if (event == E::key && twice.empty() && !open.empty() && !open.back().insert(parsed.get<std::string>()).second)",
+        "if (false)",
+        "a key given twice in one object is taken",
+    ),
+    M(
+        "benchmarks/run/check_run.cpp",
+        "if (!list.is_array() || list.empty()) throw std::invalid_argument(\"its context's devices is not a list of GPUs\");",
+        "if (!list.is_array()) throw std::invalid_argument(\"its context's devices is not a list of GPUs\");",
+        "a judged file with no GPUs reaches devices.front()",
+    ),
+    M(
+        "benchmarks/cli/launcher.cpp",
+        "if (!digits || *end != '\\0' || errno != 0 || r < 0 || r > 1 << 30)",
+        "if (v->empty() || *end != '\\0' || errno != 0 || r < 0 || r > 1 << 30)",
+        "a rank with a leading space or sign is taken",
+    ),
+    M(
+        "benchmarks/gbench/resume.cpp",
+        "if (standard_types().count(key) == 0 && !value.is_number()) {",
+        "if (false) {",
+        "a resumed counter that is no number is dropped without a word",
+    ),
 ]
 
 
