@@ -83,6 +83,8 @@ class Store:
     def __init__(self, db: str, create: bool = False, read_only: bool = False):
         """`create`: a history that is not there yet is made (add); `read_only`: opened to read (the
         report), its schema left as it is."""
+        if not db.strip():  # SQLite would open a temporary database, and keep nothing it was given
+            raise mr.InputError("--db '': names no history (a file or a postgresql:// URL)")
         self.db, self.postgres, self.read_only = db, is_url(db), read_only
         self.errors: tuple[type[Exception], ...] = (sqlite3.Error,)
         if self.postgres:

@@ -347,6 +347,8 @@ def main(argv: list[str] | None = None) -> int:
         else:
             ref = make(args.runs, args.membench, args.margin, args.partial)
         out = Path(args.out) if args.out else ROOT / "benchmarks" / "references" / f"{slug(ref['gpu_name'])}.json"
+        if out.exists() and not out.is_file():  # a FIFO would block the write until a reader came
+            raise mr.InputError(f"--out {out}: not a regular file")
         out.write_text(json.dumps(ref, indent=1) + "\n")
     except (mr.InputError, OSError) as e:
         return cli.refused("reference.py", e)

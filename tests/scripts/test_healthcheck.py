@@ -172,3 +172,12 @@ def test_the_inconclusive_status_is_the_scripts_zero_where_the_script_exits_zero
     text = (out / "membench.prom").read_text()
     assert 'membench_check_exit_status{host="node7"} 3\n' in text
     assert 'membench_healthcheck_exit_status{host="node7"} 0\n' in text
+
+
+@pytest.mark.parametrize("timeout", ["abc", "0", "-5", "1.5", " 3", "99999999"])
+def test_a_bad_timeout_is_usage_and_drains_nothing(slurm, timeout):
+    # timeout(1) would refuse it with status 125, which read as an unhealthy GPU and drained a healthy node.
+    done, drained = slurm("0", "--drain", timeout=timeout)
+    assert done.returncode == 2 and drained == ""
+    assert done.stderr == f"membench-healthcheck: MEMBENCH_TIMEOUT='{timeout}': expects whole seconds above 0\n"
+    assert not (slurm.tmp / "bin" / "membench.args").exists()  # membench never ran

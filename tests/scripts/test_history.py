@@ -593,3 +593,11 @@ def test_a_rerun_a_few_percent_off_is_the_same_to_both_gates(db, write_json, cap
         )
         assert compare.main([write_json(a_run(3, 4.36e12)), rerun]) == status
         assert ("2 cases: 2 same" if status == 0 else "2 cases: 1 REGRESSION, 1 same") in capsys.readouterr().out
+
+
+def test_an_empty_db_names_no_history(tmp_path, write_json, capsys):
+    # SQLite opens '' as a temporary database: "1 run(s) added" to a history that keeps nothing.
+    for argv in (["--db", "", "add", write_json(a_run(1))], ["--db", " ", "list"]):
+        assert history.main(argv) == 2
+        err = capsys.readouterr().err
+        assert "names no history" in err and len(err.splitlines()) == 1

@@ -366,3 +366,11 @@ def test_a_case_s_percent_of_peak_makes_its_efficiency_band_from_files_and_from_
     args = ["--history", db, "--model", "NVIDIA H200", "--membench", exe, "--out", str(out), "--partial"]
     assert reference.main([*args, "--margin", "4"]) == 0
     assert json.loads(out.read_text())["cases"] == ref["cases"]
+
+
+def test_an_out_that_is_a_fifo_is_refused_not_waited_on(tmp_path, write_json, exe, capsys):
+    fifo = tmp_path / "ref.fifo"
+    os.mkfifo(fifo)
+    run = write_json(a_run("GPU-1", 4.4e12, 16.0))
+    assert reference.main([run, "--membench", exe, "--partial", "--out", str(fifo)]) == 2
+    assert capsys.readouterr().err.endswith(f"reference.py: --out {fifo}: not a regular file\n")
