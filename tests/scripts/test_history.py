@@ -601,3 +601,11 @@ def test_an_empty_db_names_no_history(tmp_path, write_json, capsys):
         assert history.main(argv) == 2
         err = capsys.readouterr().err
         assert "names no history" in err and len(err.splitlines()) == 1
+
+
+def test_trend_matches_with_re2_as_the_binary_does(db, tmp_path, capsys):
+    # RE2 has no backreferences: refusing one shows the pattern never reaches a backtracking engine, which took
+    # minutes over "(.|.)*Q" on a long name.
+    assert history.main(["--db", db, "trend", r"(triad)\1", "--out", str(tmp_path / "t")]) == 2
+    assert "not a regular expression RE2 takes" in capsys.readouterr().err
+    assert history.main(["--db", db, "trend", "(.|.)*Q", "--out", str(tmp_path / "t")]) == 2  # matches nothing
