@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <memory>
+#include <optional>
+#include <string>
 
 #include "cases/copy_case.hpp"
 #include "gpu.hpp"
@@ -80,6 +82,26 @@ TEST(TransferHostPattern, FillsEveryFloat) {
   EXPECT_EQ(host.back(), pattern_value(host.size() - 1, 9));
 }
 
+// A far end that owns nothing: enough to define a copy case on the CPU.
+struct NoFarEnd {
+  CopyEnds ends(const void*, void*) const { return {}; }
+  const SideStream* side() const { return nullptr; }
+  std::optional<std::string> check(std::uint32_t) const { return std::nullopt; }
+};
+
+// The copy engines move a _ce variant's bytes: no SM clock paces it, so none
+// of its batches is dropped for a low one (beside another job, an SM clock
+// held low once dropped every batch of a host copy).
+TEST(TransferAccounting, ACopyEnginesCopyIsNotPacedByTheSmClock) {
+  for (TransferVariant v : kTransferVariants.all()) {
+    const CopyOperation op = transfer_operation(v);
+    if (op.uses_sm()) continue;  // an SM copy plans a kernel: the GPU test below has those
+    const auto copy = cases::copy_case(op, 4096, 3, std::make_shared<const NoFarEnd>(), EngineCopy{});
+    EXPECT_TRUE(copy.copy_engine) << kTransferVariants(v);
+    EXPECT_FALSE(copy.paced_by_clock) << kTransferVariants(v);
+  }
+}
+
 TEST(TransferKernels, EveryVariantAndHostMemoryBothEnds) {
   MEMBENCH_REQUIRE_GPU();
   for (TransferVariant v : kTransferVariants.all())
@@ -92,6 +114,7 @@ TEST(TransferKernels, EveryVariantAndHostMemoryBothEnds) {
                      std::to_string(bytes));
         const auto host = std::make_shared<const TransferHostSide>(c, 3);
         const auto copy = cases::copy_case(transfer_operation(v), bytes, 3, host, host_engine_copy(bytes));
+        EXPECT_EQ(copy.copy_engine, !transfer_operation(v).uses_sm());
         test::expect_copied(bytes / 4, 3, transfer_operation(v).comes_in(), copy, [&] { return host->check(3); });
       }
     }

@@ -204,6 +204,10 @@ struct CaseDefinition {
   // the clock it measured (a compute pipe): a batch below the throttle
   // threshold is kept, not dropped, since its clock is what it is judged at.
   bool paced_by_clock = false;
+  // The copy engines move its bytes, not the SMs: the SM clock paces none of
+  // it, and no batch is dropped as throttled for a low SM clock (beside
+  // another job an SM clock held low dropped every batch of a host copy).
+  bool copy_engine = false;
   Work work;
 };
 

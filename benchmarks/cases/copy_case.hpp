@@ -35,6 +35,7 @@ CaseDefinition copy_case(const CopyOperation& op, std::size_t bytes, std::uint32
     };
     return cudaSuccess;
   };
+  d.copy_engine = !op.uses_sm();
   d.expected = [seed](std::size_t i) { return pattern_value(i, seed); };
   d.check = [far, seed] { return far->check(seed); };
   // Launched on the stream, as nvbandwidth's are (a graph captures no copy from pageable memory).

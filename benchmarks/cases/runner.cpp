@@ -288,7 +288,7 @@ Outcome Runner::measure(const CaseSpec& c, std::int64_t target_launches) {
           }
           p->timer = std::make_unique<engine::CaseTimer>(
               engine::Timed{p->bound.run, def.graphable, def.warm_up_launches, p->bound.before_each, p->bound.round,
-                            def.paced_by_clock},
+                            def.paced_by_clock || def.copy_engine},
               c.cold ? engine::cold_l2() : engine::warm_l2());
           prepared_ = std::move(p);
         } catch (const CaseSkipped& e) { skip_ = e.what(); } catch (const CaseFailed& e) {

@@ -231,7 +231,7 @@ Measurement CaseTimer::measure(Session& s, std::int64_t target_launches) {
   prepare(s);
   Measurement m;
   m.rule = stop_rule(s);
-  if (timed_.paced_by_clock) m.rule.peak_mhz = 0;  // no throttle check
+  if (timed_.keep_throttled) m.rule.peak_mhz = 0;  // no throttle check
   m.batch_launches = batch_launches_;
   m.turns_sem_pct = turns_sem_pct_;
   BatchTimer timer(

@@ -36,8 +36,9 @@ struct Timed {
   // (over several placements of its buffers): a warm batch holds whole
   // rounds, so that every batch weighs each turn alike.
   int round = 1;
-  // The case is judged at the SM clock it ran at: no batch is dropped as throttled.
-  bool paced_by_clock = false;
+  // No batch is dropped as throttled: the case is judged at the SM clock it
+  // ran at (a compute pipe), or no SM clock paces it (a copy engine's copy).
+  bool keep_throttled = false;
 };
 
 // `launches` rounded up to whole rounds of `round` (at least one round).

@@ -1392,6 +1392,12 @@ MUTANTS = [
         "if (false) {",
         "a resumed counter that is no number is dropped without a word",
     ),
+    M(
+        "benchmarks/cases/copy_case.hpp",
+        "d.copy_engine = !op.uses_sm();",
+        "d.copy_engine = false;",
+        "a copy engine's copy drops its batches for a low SM clock",
+    ),
 ]
 
 
