@@ -345,20 +345,22 @@ TEST(ResultFile, ALevelTwoFamiliesMeasureIsOneRoofTheHigher) {
   const cases::CaseSpec sweep_dram = spec_of("roofline", cases::at("dram", {{"fmas", 0}}));
   const cases::CaseSpec stream_read = spec_of("stream", cases::at("read", {{"type", "float"}}));
   Roofs roofs;
-  roofs.note(sweep_l1, {{"bytes_per_second", 16e12}});
-  roofs.note(hierarchy_l1, {{"bytes_per_second", 32e12}});
-  roofs.note(sweep_dram, {{"bytes_per_second", 3.13e12}});
-  roofs.note(stream_read, {{"bytes_per_second", 3.10e12}});
+  // Each level's higher value from the family listed second (families go by name), so keeping the first is wrong.
+  roofs.note(sweep_l1, {{"bytes_per_second", 32e12}});
+  roofs.note(hierarchy_l1, {{"bytes_per_second", 16e12}});
+  roofs.note(sweep_dram, {{"bytes_per_second", 3.10e12}});
+  roofs.note(stream_read, {{"bytes_per_second", 3.13e12}});
   std::map<std::string, std::vector<nlohmann::ordered_json>> by_name;
   for (const auto& r : roofs.roofs({&sweep_l1, &hierarchy_l1, &sweep_dram, &stream_read}))
     if (r.at("gpu") == "") by_name[r.at("name").get<std::string>()].push_back(r);
   ASSERT_EQ(by_name.at("L1").size(), 1u);
   EXPECT_EQ(by_name.at("L1")[0].at("value"), 32e12);
-  EXPECT_EQ(by_name.at("L1")[0].at("case"), hierarchy_l1.id.name());
-  EXPECT_EQ(by_name.at("L1")[0].at("family"), "hierarchy");
+  EXPECT_EQ(by_name.at("L1")[0].at("case"), sweep_l1.id.name());
+  EXPECT_EQ(by_name.at("L1")[0].at("family"), "roofline");
   ASSERT_EQ(by_name.at("DRAM").size(), 1u);
-  EXPECT_EQ(by_name.at("DRAM")[0].at("value"), 3.13e12);  // the sweep's, the higher here
-  EXPECT_EQ(by_name.at("DRAM")[0].at("family"), "roofline");
+  EXPECT_EQ(by_name.at("DRAM")[0].at("value"), 3.13e12);
+  EXPECT_EQ(by_name.at("DRAM")[0].at("case"), stream_read.id.name());
+  EXPECT_EQ(by_name.at("DRAM")[0].at("family"), "stream");
 }
 
 }  // namespace
