@@ -412,7 +412,10 @@ def better(doc: dict, metric: str) -> str:
 
 
 def require_direction(docs: list[dict], metric: str) -> str:
-    """The direction every file gives a metric a gate judges; an InputError when it has none or they differ."""
+    """The direction every file gives a metric a gate judges; an InputError when it has none or they differ. A file
+    whose catalog does not declare the metric (written before the counter existed) has no say."""
+    declaring = [d for d in docs if meaning(d, metric).kind != "undeclared"]
+    docs = declaring or docs
     found = {better(d, metric) for d in docs}
     if found == {"higher"} or found == {"lower"}:
         return found.pop()

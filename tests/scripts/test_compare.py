@@ -887,3 +887,13 @@ def test_the_summary_puts_the_worst_verdicts_first_and_the_rest_by_name():
     )
     two_faster = [compare.Row("a", 1.0, 1.0, 0.0, None, v) for v in ("same", "faster", "faster")]
     assert compare.summary(two_faster, "a", "b", "m").endswith("3 cases: 2 faster, 1 same")  # by name, not count
+
+
+def test_a_counter_an_older_file_does_not_declare_takes_its_direction_from_the_newer(capsys):
+    # The 2026-12-05 run's catalog predates ops_per_second; its direction comes from the file that declares it,
+    # not "the files disagree" and exit 2.
+    old = REAL_RUN
+    new = REAL_RUN.parents[1] / "2026-12-06-reference-runs" / "ceilings.json"
+    code, out, err = run(capsys, old, new)
+    assert code == 1 and "disagree" not in err  # cases missing in the contender fail the gate, as they should
+    assert "ops_per_second 98)" in out.splitlines()[0]
