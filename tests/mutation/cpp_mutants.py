@@ -1334,7 +1334,7 @@ MUTANTS = [
     ),
     M(
         "benchmarks/gbench/result_file.cpp",
-        "if (it->second.value > (*same).at(\"value\").get<double>()) {",
+        'if (it->second.value > (*same).at("value").get<double>()) {',
         "if (false) {",
         "a level two families measure keeps the first family's roof, not the higher",
     ),
@@ -1364,8 +1364,8 @@ MUTANTS = [
     ),
     M(
         "benchmarks/run/check.cpp",
-        "const bool rate = unit == \"B/s\" || unit == \"updates/s\" || unit == \"op/s\";",
-        "const bool rate = unit == \"B/s\" || unit == \"updates/s\";",
+        'const bool rate = unit == "B/s" || unit == "updates/s" || unit == "op/s";',
+        'const bool rate = unit == "B/s" || unit == "updates/s";',
         "an operation rate is shown as a bare number",
     ),
     M(
@@ -1376,8 +1376,8 @@ MUTANTS = [
     ),
     M(
         "benchmarks/run/check_run.cpp",
-        "if (!list.is_array() || list.empty()) throw std::invalid_argument(\"its context's devices is not a list of GPUs\");",
-        "if (!list.is_array()) throw std::invalid_argument(\"its context's devices is not a list of GPUs\");",
+        'if (!list.is_array() || list.empty()) throw std::invalid_argument("its context\'s devices is not a list of GPUs");',
+        'if (!list.is_array()) throw std::invalid_argument("its context\'s devices is not a list of GPUs");',
         "a judged file with no GPUs reaches devices.front()",
     ),
     M(

@@ -28,7 +28,8 @@ void run(int sms, int occ, float* in, float* out, double clock_ghz) {
   int grid = sms * occ;
   __half2 a = __floats2half2_rn(0.998f, 0.998f), b = __floats2half2_rn(0.25f, 0.25f);
   cudaEvent_t e0, e1;
-  cudaEventCreate(&e0); cudaEventCreate(&e1);
+  cudaEventCreate(&e0);
+  cudaEventCreate(&e1);
   for (int w = 0; w < 3; ++w) k<Ilp, D><<<grid, 256>>>(in, out, a, b, steps);
   float best = 1e9;
   for (int r = 0; r < 10; ++r) {
@@ -36,7 +37,8 @@ void run(int sms, int occ, float* in, float* out, double clock_ghz) {
     k<Ilp, D><<<grid, 256>>>(in, out, a, b, steps);
     cudaEventRecord(e1);
     cudaEventSynchronize(e1);
-    float ms; cudaEventElapsedTime(&ms, e0, e1);
+    float ms;
+    cudaEventElapsedTime(&ms, e0, e1);
     if (ms < best) best = ms;
   }
   double flops = 4.0 * steps * Ilp * grid * 256.0;  // 2 lanes x FMA = 4 FLOP an instruction
@@ -49,7 +51,8 @@ int main() {
   cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0);
   cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, 0);
   float *in, *out;
-  cudaMalloc(&in, 4096); cudaMemset(in, 0, 4096);
+  cudaMalloc(&in, 4096);
+  cudaMemset(in, 0, 4096);
   cudaMalloc(&out, sms * 32 * 256 * 4);
   double ghz = khz / 1e6;
   for (int occ : {4, 8}) {
