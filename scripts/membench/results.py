@@ -411,11 +411,20 @@ def better(doc: dict, metric: str) -> str:
     return meaning(doc, metric).better
 
 
+def _declares(doc: dict, metric: str) -> bool:
+    """Whether a file says what a counter means: its catalog names it, or (a file before the catalog) the
+    compatibility module knows it."""
+    counters = doc.get("membench", {}).get("counters") if isinstance(doc.get("membench"), dict) else None
+    if counters is None:
+        return metric in TIMES or metric in compat.OLD_COUNTERS or meaning(doc, metric).better != "neither"
+    return isinstance(counters.get(metric), dict)
+
+
 def require_direction(docs: list[dict], metric: str) -> str:
     """The direction every file gives a metric a gate judges; an InputError when it has none or they differ. A file
     whose catalog does not declare the metric (written before the counter existed) has no say."""
-    declaring = [d for d in docs if meaning(d, metric).kind != "undeclared"]
-    docs = declaring or docs
+    docs = [d for d in docs if _declares(d, metric)] or docs
+
     found = {better(d, metric) for d in docs}
     if found == {"higher"} or found == {"lower"}:
         return found.pop()
