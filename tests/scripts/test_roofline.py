@@ -10,6 +10,7 @@ import pytest
 from membench import plot
 from membench import results as mr
 from membench import roofline
+from conftest import entry
 
 ROOFS = [
     {
@@ -107,17 +108,8 @@ def toy_doc(points: list[tuple[str, int, float, float]]) -> dict:
         },
     }
     for level, fmas, per_byte, gflops in points:
-        name = f"toy/{level}/fmas:{fmas}/manual_time"
         doc["benchmarks"].append(
-            {
-                "name": name,
-                "run_name": name,
-                "run_type": "iteration",
-                "real_time": 1.0,
-                "time_unit": "us",
-                "gflops_per_second": gflops,
-                "flops_per_byte": per_byte,
-            }
+            entry(f"toy/{level}/fmas:{fmas}/manual_time", gflops_per_second=gflops, flops_per_byte=per_byte)
         )
     return doc
 
