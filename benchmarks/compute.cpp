@@ -5,8 +5,8 @@
 // roofline, and a roofline needs both ceilings measured on the GPU at hand.
 // Each variant keeps one pipe busy with chains of dependent multiply-adds
 // (fp32 FFMA, fp64 DFMA, fp16x2 and bf16x2 HFMA2, int32 IMAD, and the tensor
-// cores' mma.sync with bfloat16 in and fp32 accumulated), reading and writing
-// next to nothing.
+// cores' mma.sync with bfloat16 in and wgmma with bfloat16, tf32 and fp8 in,
+// each accumulated in fp32), reading and writing next to nothing.
 //
 // The hypothesis: a pipe reaches its peak once enough independent
 // multiply-adds are in flight to cover its latency: `chains` a thread
@@ -21,8 +21,9 @@
 // sags under load still reads how well the pipe was fed; a batch below the
 // throttle threshold is kept, since its clock is what the model is taken at.
 // mma.sync is Ampere's tensor-core instruction; on Hopper the dense peak is
-// reached by wgmma (wgmma_bf16, sm_90a code), so the two side by side show
-// what the older instruction leaves. These issue the tensor cores' own
+// reached by wgmma (sm_90a code), so mma_bf16 and wgmma_bf16 side by side show
+// what the older instruction leaves; wgmma_tf32 and wgmma_e4m3 are the same
+// warpgroup's tf32 and fp8 rates. These issue the tensor cores' own
 // instructions rather than time a library's GEMM: the ceiling is the pipe's,
 // with no tile loads, epilogue or tuning choice between it and the number. Verified exactly: every chain's last value
 // against the host's.
@@ -57,7 +58,9 @@ std::string pipe_busy(ComputeVariant v, const DeviceInfo& gpu, Work& w) {
     case ComputeVariant::fp16x2:
     case ComputeVariant::bf16x2: return "fp16_pipe_busy_pct";
     case ComputeVariant::fp64: return "fp64_pipe_busy_pct";
-    case ComputeVariant::wgmma_bf16: return "tensor_pipe_busy_pct";
+    case ComputeVariant::wgmma_bf16:
+    case ComputeVariant::wgmma_tf32:
+    case ComputeVariant::wgmma_e4m3: return "tensor_pipe_busy_pct";
     case ComputeVariant::mma_bf16:
       if (gpu.cc_major < 9) return "tensor_pipe_busy_pct";
       w.unknown.push_back(
@@ -69,7 +72,8 @@ std::string pipe_busy(ComputeVariant v, const DeviceInfo& gpu, Work& w) {
 }
 
 CaseDefinition define(const ComputeConfig& c, const DeviceInfo& gpu) {
-  const bool wgmma = c.variant == ComputeVariant::wgmma_bf16;
+  const bool wgmma = c.variant == ComputeVariant::wgmma_bf16 || c.variant == ComputeVariant::wgmma_tf32 ||
+                     c.variant == ComputeVariant::wgmma_e4m3;
   if (wgmma && c.ilp > 2) throw CaseSkipped("wgmma keeps 64 accumulators a thread each chain: 1 or 2 chains");
   ComputePlan plan;
   const cudaError_t rc = membench::plan(c, &plan);
@@ -86,7 +90,7 @@ CaseDefinition define(const ComputeConfig& c, const DeviceInfo& gpu) {
 
   const bool doubles = compute_writes_doubles(c.variant);
   CaseDefinition d;
-  d.input_elements = kComputeStarts;
+  d.input_elements = kComputeInput;
   d.output_elements = compute_outputs(c);
   d.output_type = doubles ? Element::f64 : Element::f32;
   d.seed = kSeed;
@@ -116,10 +120,9 @@ CaseDefinition define(const ComputeConfig& c, const DeviceInfo& gpu) {
 void cases(Family& f) {
   for (ComputeVariant v : kComputeVariants.all()) {
     const std::string name(kComputeVariants(v));
-    const std::string kernel = v == ComputeVariant::fp32 || v == ComputeVariant::fp64 || v == ComputeVariant::fp16x2 ||
-                                       v == ComputeVariant::bf16x2 || v == ComputeVariant::int32
-                                   ? "compute_chain"
-                                   : "compute_" + name;
+    const std::string kernel = compute_pipe(v).tile_k == 0     ? "compute_chain"
+                               : v == ComputeVariant::mma_bf16 ? "compute_mma_bf16"
+                                                               : "compute_wgmma";
     f.add(name, {"chains", "occupancy"}, {kernel}, [v](const CaseArgs& a) {
       return define({v, a.integer("chains"), a.integer("occupancy"), a.device().sm_count}, a.device());
     });
@@ -147,7 +150,9 @@ const Registrar registrar{
        roof("fp16x2 FMA", "ops_per_second", at("fp16x2")), roof("bf16x2 FMA", "ops_per_second", at("bf16x2")),
        roof("int32 IMAD", "ops_per_second", at("int32")),
        roof("bf16 tensor, mma.sync", "ops_per_second", at("mma_bf16")),
-       roof("bf16 tensor, wgmma", "ops_per_second", at("wgmma_bf16"))}}}};
+       roof("bf16 tensor, wgmma", "ops_per_second", at("wgmma_bf16")),
+       roof("tf32 tensor, wgmma", "ops_per_second", at("wgmma_tf32")),
+       roof("fp8 tensor, wgmma", "ops_per_second", at("wgmma_e4m3"))}}}};
 
 }  // namespace
 

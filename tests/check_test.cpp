@@ -504,10 +504,15 @@ void for_case(nlohmann::json& doc, const std::string& prefix, const std::functio
 }
 
 TEST(CheckRecorded, ACommittedH200RunIsHealthyByTheBuiltInReference) {
-  const auto r = test::run("--check --judge=" + recorded("as_is"));
+  const auto r = test::run("--check --judge=" + recorded("as_is", {}, kEveryCeilingRun));
   EXPECT_EQ(r.exit_code, 0) << r.output;
-  EXPECT_NE(r.output.find("healthy: 15 of 15 cases within their bands"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("healthy: 17 of 17 cases within their bands"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("1 GPU judged from a recorded run"), std::string::npos);
+  // A run from before the compute cases: its memory cases judged, the two it lacks not run (inconclusive).
+  const auto old = test::run("--check --judge=" + recorded("before_compute"));
+  EXPECT_EQ(old.exit_code, 3) << old.output;
+  EXPECT_NE(old.output.find("inconclusive: 15 of 17 cases within their bands, 2 not run"), std::string::npos)
+      << old.output;
 }
 
 // A run recorded before the transfer cases had remote_node reads as
@@ -523,21 +528,25 @@ TEST(CheckRecorded, AnAxisANameLacksReadsAsItsOneDefaultAndNoOtherValue) {
                              });
                            }));
   EXPECT_EQ(r.exit_code, 3) << r.output;  // inconclusive: cases of the check not in the file
-  EXPECT_NE(r.output.find("inconclusive: 12 of 15 cases within their bands, 3 not run"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("inconclusive: 12 of 17 cases within their bands, 5 not run"), std::string::npos) << r.output;
 }
 
 TEST(CheckRecorded, ItsDramReadAFifthSlowerIsUnhealthyNamingTheCase) {
-  const auto r = test::run("--check --judge=" + recorded("slow", [](nlohmann::json& doc) {
-                             for_case(doc, "stream/read/type:float/", [](nlohmann::json& e) {
-                               e["bytes_per_second"] = 0.8 * e["bytes_per_second"].get<double>();
-                             });
-                           }));
+  const auto r = test::run("--check --judge=" + recorded(
+                                                    "slow",
+                                                    [](nlohmann::json& doc) {
+                                                      for_case(doc, "stream/read/type:float/", [](nlohmann::json& e) {
+                                                        e["bytes_per_second"] =
+                                                            0.8 * e["bytes_per_second"].get<double>();
+                                                      });
+                                                    },
+                                                    kEveryCeilingRun));
   EXPECT_EQ(r.exit_code, 1) << r.output;
-  EXPECT_NE(r.output.find("GPU 0: SLOW DRAM read: stream/read/type:float/elements:134217728/block:256: 3582 GB/s, "
+  EXPECT_NE(r.output.find("GPU 0: SLOW DRAM read: stream/read/type:float/elements:134217728/block:256: 3577 GB/s, "
                           "band 4098 GB/s to 4797 GB/s"),
             std::string::npos)
       << r.output;
-  EXPECT_NE(r.output.find("UNHEALTHY: 14 of 15 cases within their bands, 1 below"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("UNHEALTHY: 16 of 17 cases within their bands, 1 below"), std::string::npos) << r.output;
 }
 
 TEST(CheckRecorded, SlowBesideAnotherProcessIsContendedNotSlow) {

@@ -29,6 +29,12 @@ TEST(ComputeModel, APipesPeakIsItsResultsAClockTimesSmsTimesOperationsAResult) {
   EXPECT_DOUBLE_EQ(peak(ComputeVariant::int32, 9, 0), 64.0 * 132 * 2);
   EXPECT_DOUBLE_EQ(peak(ComputeVariant::mma_bf16, 9, 0), 4096.0 * 132);
   EXPECT_DOUBLE_EQ(peak(ComputeVariant::wgmma_bf16, 9, 0), 4096.0 * 132);
+  EXPECT_DOUBLE_EQ(peak(ComputeVariant::wgmma_tf32, 9, 0), 2048.0 * 132);  // half bfloat16's rate
+  EXPECT_DOUBLE_EQ(peak(ComputeVariant::wgmma_e4m3, 9, 0), 8192.0 * 132);  // twice it
+  // At 1830 MHz: the whitepaper's 989.4 bfloat16, 494.7 tf32 and 1978.9 fp8 dense TFLOPS.
+  EXPECT_NEAR(peak(ComputeVariant::wgmma_bf16, 9, 0) * 1830e6 / 1e12, 989.4, 0.05);
+  EXPECT_NEAR(peak(ComputeVariant::wgmma_tf32, 9, 0) * 1830e6 / 1e12, 494.7, 0.05);
+  EXPECT_NEAR(peak(ComputeVariant::wgmma_e4m3, 9, 0) * 1830e6 / 1e12, 1978.9, 0.05);
   // At 1980 MHz: 66.9 FP32 and 33.5 FP64 TFLOP/s, the datasheet's figures at that clock.
   EXPECT_NEAR(peak(ComputeVariant::fp32, 9, 0) * 1980e6 / 1e12, 66.9, 0.05);
   EXPECT_NEAR(peak(ComputeVariant::fp64, 9, 0) * 1980e6 / 1e12, 33.45, 0.05);
@@ -38,9 +44,11 @@ TEST(ComputeModel, APipesPeakIsItsResultsAClockTimesSmsTimesOperationsAResult) {
 }
 
 TEST(ComputeModel, APipeTheFactsLackIsUnknownNeverAnotherArchitecturesPeak) {
-  EXPECT_EQ(compute_peak_ops_per_clock({ComputeVariant::fp32, 4, 4, 132}, 11, 0), 0);    // no row
-  EXPECT_EQ(compute_peak_ops_per_clock({ComputeVariant::bf16x2, 4, 4, 80}, 7, 0), 0);    // no bfloat16 on Volta
-  EXPECT_EQ(compute_peak_ops_per_clock({ComputeVariant::mma_bf16, 4, 4, 80}, 7, 5), 0);  // no source
+  EXPECT_EQ(compute_peak_ops_per_clock({ComputeVariant::fp32, 4, 4, 132}, 11, 0), 0);       // no row
+  EXPECT_EQ(compute_peak_ops_per_clock({ComputeVariant::bf16x2, 4, 4, 80}, 7, 0), 0);       // no bfloat16 on Volta
+  EXPECT_EQ(compute_peak_ops_per_clock({ComputeVariant::mma_bf16, 4, 4, 80}, 7, 5), 0);     // no source
+  EXPECT_EQ(compute_peak_ops_per_clock({ComputeVariant::wgmma_e4m3, 1, 1, 108}, 8, 0), 0);  // no fp8 on Ampere
+  EXPECT_EQ(arch_fact(8, 0, Fact::tensor_tf32_flops_per_clock)->value, 1024);
   EXPECT_EQ(arch_fact(9, 0, Fact::bf16_fma_per_clock)->basis, Basis::assumed);
   EXPECT_EQ(arch_fact(9, 0, Fact::fp32_fma_per_clock)->basis, Basis::documented);
 }
@@ -61,6 +69,9 @@ TEST(ComputeModel, ALaunchCountsEveryThreadsChainsStepsAndOperationsAStep) {
   const ComputeConfig wgmma{ComputeVariant::wgmma_bf16, 2, 1, 1};
   EXPECT_DOUBLE_EQ(compute_ops(wgmma), 2.0 * 2 * kComputeSteps * 2 * 64 * 128 * 16);
   EXPECT_EQ(compute_outputs(wgmma), 256u * 2 * 2);
+  // tf32 takes K = 8, fp8 K = 32: the same 32 bytes of A's row.
+  EXPECT_DOUBLE_EQ(compute_ops({ComputeVariant::wgmma_tf32, 1, 1, 1}), 2.0 * kComputeSteps * 2 * 64 * 128 * 8);
+  EXPECT_DOUBLE_EQ(compute_ops({ComputeVariant::wgmma_e4m3, 1, 1, 1}), 2.0 * kComputeSteps * 2 * 64 * 128 * 32);
   EXPECT_TRUE(compute_writes_doubles(ComputeVariant::int32));
   EXPECT_TRUE(compute_writes_doubles(ComputeVariant::fp64));
   EXPECT_FALSE(compute_writes_doubles(ComputeVariant::fp16x2));
@@ -108,19 +119,44 @@ TEST(ComputeModel, TheMmaReferenceIsTheStepsTimesARowOfA) {
   EXPECT_EQ(wref(3 * threads + 100), 32 * row(9 % 16));  // the second chain's second sum, lane 4: row 1 + 8
 }
 
+TEST(ComputeModel, TheOtherWgmmaTypesSumTheirOwnRowsOfKAndFp8RestartsEachGroup) {
+  // A row of K elements from the input floats m x K + k; fp8 keeps kComputeUnroll steps, tf32 all of them.
+  auto row = [](int m, int k_width) {
+    double s = 0;
+    for (int k = 0; k < k_width; ++k)
+      s += compute_mma_a(pattern_value(static_cast<std::size_t>(m) * k_width + k, kSeed));
+    return s;
+  };
+  const ComputeReference tf32({ComputeVariant::wgmma_tf32, 1, 1, 1}, kSeed);
+  const ComputeReference e4m3({ComputeVariant::wgmma_e4m3, 1, 1, 1}, kSeed);
+  const std::size_t threads = compute_threads({ComputeVariant::wgmma_tf32, 1, 1, 1});
+  EXPECT_EQ(tf32(0 * threads + 13), 32 * row(3, 8) * kComputeSteps);  // lane 13: row 3
+  EXPECT_EQ(e4m3(1 * threads + 13), 32 * row(11, 32) * kComputeUnroll);
+  EXPECT_EQ(compute_pipe(ComputeVariant::wgmma_e4m3).kept_steps, kComputeUnroll);
+  EXPECT_EQ(compute_pipe(ComputeVariant::wgmma_tf32).kept_steps, kComputeSteps);
+  // The tiles read no further than the input holds.
+  for (ComputeVariant v : kComputeVariants.all()) EXPECT_LE(16 * compute_pipe(v).tile_k, kComputeInput);
+  // Every sum an output holds is exact in fp32.
+  for (ComputeVariant v : {ComputeVariant::wgmma_bf16, ComputeVariant::wgmma_tf32, ComputeVariant::wgmma_e4m3}) {
+    const ComputePipe p = compute_pipe(v);
+    EXPECT_LE(32.0 * 2 * p.tile_k * p.kept_steps, 1 << 24) << kComputeVariants(v);
+  }
+}
+
 TEST(ComputeModel, RefusesWhatItCannotRunBeforeAnyCudaCall) {
   ComputePlan p;
   EXPECT_EQ(plan({ComputeVariant::fp32, 3, 1, 1}, &p), cudaErrorInvalidValue);  // no such chain count
   EXPECT_EQ(plan({ComputeVariant::fp32, 4, 0, 1}, &p), cudaErrorInvalidValue);
   EXPECT_EQ(plan({ComputeVariant::fp32, 4, 1, 0}, &p), cudaErrorInvalidValue);
   EXPECT_EQ(plan({ComputeVariant::wgmma_bf16, 4, 1, 1}, &p), cudaErrorInvalidValue);  // 64 accumulators a chain
+  EXPECT_EQ(plan({ComputeVariant::wgmma_e4m3, 4, 1, 1}, &p), cudaErrorInvalidValue);
   EXPECT_EQ(p.run, nullptr);
 }
 
 TEST(ComputeKernels, EveryPipesChainsEqualTheHostsBitForBit) {
   MEMBENCH_REQUIRE_GPU();
   for (ComputeVariant v : kComputeVariants.all())
-    for (int chains : {1, v == ComputeVariant::wgmma_bf16 ? 2 : 16}) {
+    for (int chains : {1, compute_pipe(v).tile_k > 0 && v != ComputeVariant::mma_bf16 ? 2 : 16}) {
       const ComputeConfig c{v, chains, 1, 2};  // one block an SM: wgmma's two chains hold 158 registers a thread
       SCOPED_TRACE(std::string(kComputeVariants(v)) + " chains " + std::to_string(chains));
       ComputePlan p;
@@ -129,14 +165,15 @@ TEST(ComputeKernels, EveryPipesChainsEqualTheHostsBitForBit) {
       if (planned == cudaErrorNotSupported) {
         int major = 0;
         MEMBENCH_CUDA(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, 0));
-        EXPECT_TRUE(major < 8 || v == ComputeVariant::wgmma_bf16) << "refused on " << major;
+        EXPECT_TRUE(major < 8 || (compute_pipe(v).tile_k > 0 && v != ComputeVariant::mma_bf16))
+            << "refused on " << major;
         continue;
       }
       MEMBENCH_CUDA(planned);
       const ComputeReference ref(c, kSeed);
       const std::size_t outputs = compute_outputs(c);
-      DeviceBuffer<float> in(kComputeStarts);
-      MEMBENCH_CUDA(launch_fill_pattern(in.get(), kComputeStarts, kSeed, nullptr));
+      DeviceBuffer<float> in(kComputeInput);
+      MEMBENCH_CUDA(launch_fill_pattern(in.get(), kComputeInput, kSeed, nullptr));
       // The output as the case declares it: doubles (fp64, int32) or floats.
       auto expect_chains = [&](auto zero) {
         using T = decltype(zero);

@@ -222,12 +222,14 @@ cudaError_t plan_ilp(const ComputeConfig& c, ComputePlan* p) {
       if (const cudaError_t rc = sm80_available(kernel); rc != cudaSuccess) return rc;
       return detail::plan_compute_kernel(c, kernels::compute_mma_bf16<Ilp>, run_mma<Ilp>, p);
     }
-    case ComputeVariant::wgmma_bf16: return detail::plan_wgmma(c, p);
+    case ComputeVariant::wgmma_bf16:
+    case ComputeVariant::wgmma_tf32:
+    case ComputeVariant::wgmma_e4m3: return detail::plan_wgmma(c, p);
   }
   return cudaErrorInvalidValue;
 }
 
-bool tensor(ComputeVariant v) { return v == ComputeVariant::mma_bf16 || v == ComputeVariant::wgmma_bf16; }
+bool tensor(ComputeVariant v) { return compute_pipe(v).tile_k > 0; }
 
 }  // namespace
 
@@ -244,9 +246,11 @@ ComputePipe compute_pipe(ComputeVariant v) {
     case ComputeVariant::bf16x2: return {2, 4, Fact::bf16_fma_per_clock, 2};
     case ComputeVariant::int32: return {1, 2, Fact::int32_mad_per_clock, 1};
     // A warp's m16n8k16 is 16 x 8 x 16 multiply-adds: 4096 operations, 128 a thread.
-    case ComputeVariant::mma_bf16: return {4, 128, Fact::tensor_bf16_flops_per_clock, 128};
-    // A warpgroup's m64n128k16 is 64 x 128 x 16 multiply-adds: 262144 operations, 2048 a thread.
-    case ComputeVariant::wgmma_bf16: return {2, 2048, Fact::tensor_bf16_flops_per_clock, 2048};
+    case ComputeVariant::mma_bf16: return {4, 128, Fact::tensor_bf16_flops_per_clock, 128, 16};
+    // A warpgroup's m64n128kK is 64 x 128 x K multiply-adds: K x 16384 operations, K x 128 a thread.
+    case ComputeVariant::wgmma_bf16: return {2, 2048, Fact::tensor_bf16_flops_per_clock, 2048, 16};
+    case ComputeVariant::wgmma_tf32: return {2, 1024, Fact::tensor_tf32_flops_per_clock, 1024, 8};
+    case ComputeVariant::wgmma_e4m3: return {2, 4096, Fact::tensor_fp8_flops_per_clock, 4096, 32, kComputeUnroll};
   }
   return {1, 0, Fact::fp32_fma_per_clock, 1};
 }
@@ -316,8 +320,7 @@ double compute_chain_on_host(ComputeVariant v, float start_low, float start_high
       for (int s = 0; s < steps; ++s) x = x * o.ia + o.ib;
       return x;
     }
-    case ComputeVariant::mma_bf16:
-    case ComputeVariant::wgmma_bf16: break;
+    default: break;  // the tensor cores: ComputeReference sums A's rows
   }
   return 0;
 }
@@ -325,13 +328,15 @@ double compute_chain_on_host(ComputeVariant v, float start_low, float start_high
 ComputeReference::ComputeReference(const ComputeConfig& c, std::uint32_t seed) : c_(c), threads_(compute_threads(c)) {
   const int outputs = compute_pipe(c.variant).outputs_per_chain;
   if (tensor(c.variant)) {
-    // Each accumulator: the steps x its row of A summed (B is all ones);
-    // wgmma's outputs each sum a thread's 32 accumulators of one row.
-    const double accumulators = c.variant == ComputeVariant::wgmma_bf16 ? detail::kWgmmaN / 4 : 1;
+    // Each accumulator: the steps it keeps x its row of A summed (B is all
+    // ones); wgmma's outputs each sum a thread's 32 accumulators of one row.
+    const ComputePipe pipe = compute_pipe(c.variant);
+    const double accumulators = c.variant == ComputeVariant::mma_bf16 ? 1 : detail::kWgmmaN / 4;
     for (int m = 0; m < 16; ++m) {
       double row = 0;
-      for (int k = 0; k < 16; ++k) row += compute_mma_a(pattern_value(static_cast<std::size_t>(m) * 16 + k, seed));
-      chains_.push_back(row * kComputeSteps * accumulators);
+      for (int k = 0; k < pipe.tile_k; ++k)
+        row += compute_mma_a(pattern_value(static_cast<std::size_t>(m) * pipe.tile_k + k, seed));
+      chains_.push_back(row * pipe.kept_steps * accumulators);
     }
     return;
   }

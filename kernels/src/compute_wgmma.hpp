@@ -1,4 +1,4 @@
-// compute/wgmma_bf16's plan, built apart (sm_90a code alone). See compute.hpp.
+// compute/wgmma_*'s plan, built apart (sm_90a code alone). See compute.hpp.
 #pragma once
 
 #include <cuda_bf16.h>
@@ -9,7 +9,7 @@
 
 namespace membench::detail {
 
-// B's width: wgmma.m64n128k16, 64 accumulators a thread each chain.
+// B's width: wgmma.m64n128, 64 accumulators a thread each chain.
 inline constexpr int kWgmmaN = 128;
 
 // The occupancy check and the shape every compute plan shares: `occupancy`
@@ -26,7 +26,7 @@ cudaError_t plan_compute_kernel(const ComputeConfig& c, Kernel kernel, ComputePl
   return cudaSuccess;
 }
 
-// wgmma_bf16's plan for chains 1 or 2 (cudaErrorInvalidValue for any
+// A wgmma variant's plan for chains 1 or 2 (cudaErrorInvalidValue for any
 // other: 64 accumulators a thread each); cudaErrorNotSupported where the
 // build carries no sm_90a code or the GPU is not compute capability 9.0.
 cudaError_t plan_wgmma(const ComputeConfig& c, ComputePlan* p);

@@ -11,6 +11,10 @@
 //   wgmma_bf16 wgmma.mma_async.m64n128k16 (sm_90a): a warpgroup's 64x16 A,
 //            from registers, times a 16x128 B in shared memory; 1 or 2
 //            chains (64 accumulators a thread each)
+//   wgmma_tf32 the same in tf32: m64n128k8
+//   wgmma_e4m3 the same in fp8 (e4m3): m64n128k32; each group of
+//            kComputeUnroll steps restarts its accumulators (Hopper sums
+//            fp8 products with fewer bits than fp32 keeps)
 //
 // a and b are kernel arguments (the compiler must issue every multiply-add)
 // and each chain starts from the input, so the result is a function of the
@@ -37,9 +41,9 @@
 
 namespace membench {
 
-enum class ComputeVariant { fp32, fp64, fp16x2, bf16x2, int32, mma_bf16, wgmma_bf16 };
-inline constexpr auto kComputeVariants =
-    enum_names<ComputeVariant>("fp32", "fp64", "fp16x2", "bf16x2", "int32", "mma_bf16", "wgmma_bf16");
+enum class ComputeVariant { fp32, fp64, fp16x2, bf16x2, int32, mma_bf16, wgmma_bf16, wgmma_tf32, wgmma_e4m3 };
+inline constexpr auto kComputeVariants = enum_names<ComputeVariant>(
+    "fp32", "fp64", "fp16x2", "bf16x2", "int32", "mma_bf16", "wgmma_bf16", "wgmma_tf32", "wgmma_e4m3");
 
 inline constexpr int kComputeBlock = 256;
 inline constexpr int kComputeSteps = 4096;   // multiply-adds (mma: tiles) in each chain
@@ -48,6 +52,8 @@ using ComputeIlp = IntList<1, 2, 4, 8, 16>;  // independent chains a thread runs
 // The chains' starting values: the first kComputeStarts input floats, so the
 // host's reference computes kComputeStarts chains, not one a thread.
 inline constexpr int kComputeStarts = 256;
+// The input floats: the chains' starts, and the tensor cores' A tile (16 rows of up to 32).
+inline constexpr int kComputeInput = 512;
 
 struct ComputeConfig {
   ComputeVariant variant = ComputeVariant::fp32;
@@ -60,11 +66,15 @@ struct ComputeConfig {
 //   outputs_per_chain  floats (fp64, int32: doubles) each chain writes
 //   ops_per_step       operations a thread's chain step does (an FMA or a MAD is two)
 //   fact               the architecture fact its pipe's rate is
+//   tile_k             the tensor cores' A columns (K) a step multiplies; 0 for a chain
+//   kept_steps         steps a tensor accumulator sums before it starts again
 struct ComputePipe {
   int outputs_per_chain;
   double ops_per_step;
   Fact fact;
   double fact_results_per_step;  // the fact's results one thread's step gives
+  int tile_k = 0;
+  int kept_steps = kComputeSteps;
 };
 ComputePipe compute_pipe(ComputeVariant v);
 
@@ -105,18 +115,18 @@ class ComputeReference {
 // One chain of `steps` multiply-adds from `start` (the input float), on the host, as the GPU rounds it; j is the
 // chain's output (the high half of a half2).
 double compute_chain_on_host(ComputeVariant v, float start_low, float start_high, int steps, int j);
-// The tensor cores' A: the element at row m, column k (of the 16x16 tile
-// mma_bf16 multiplies, which wgmma_bf16 repeats down 64 rows), a small
-// integer from the input float m x 16 + k.
+// The tensor cores' A: the element at row m, column k (of the 16 x K tile
+// mma_bf16 multiplies, which wgmma repeats down 64 rows), a small
+// integer from the input float m x K + k.
 float compute_mma_a(float input);
 
 // A launch worked out once: refuses an ilp not built, occupancy < 1, or
 // sm_count < 1 with cudaErrorInvalidValue before any CUDA call; an
 // occupancy the SM cannot hold (registers, threads) with
 // cudaErrorInvalidConfiguration; bf16x2 and mma_bf16 on a device or a build
-// below compute capability 8.0, or wgmma_bf16 where the build carries no sm_90a
+// below compute capability 8.0, or a wgmma variant where the build carries no sm_90a
 // code or the GPU is not compute capability 9.0, with cudaErrorNotSupported;
-// wgmma_bf16 with more than 2 chains with cudaErrorInvalidValue.
+// a wgmma variant with more than 2 chains with cudaErrorInvalidValue.
 using ComputePlan = Plan<ComputeConfig, const float*, void*>;
 cudaError_t plan(const ComputeConfig& c, ComputePlan* plan);
 

@@ -81,6 +81,16 @@ constexpr const char* kHopperTensor =
     "A100's dense rate an SM clock for clock (989.4 dense BF16 TFLOPS on 132 SMs at 1830 MHz): 4096 operations an "
     "SM each clock, reached by wgmma";
 
+constexpr const char* kAmpereTf32 =
+    "derived: the NVIDIA A100 Tensor Core GPU Architecture whitepaper gives 156 dense TF32 TFLOPS on 108 SMs at "
+    "1410 MHz: 1024 operations an SM each clock";
+constexpr const char* kHopperTf32 =
+    "derived: the NVIDIA H100 Tensor Core GPU Architecture whitepaper gives 494.7 dense TF32 TFLOPS on 132 SMs at "
+    "1830 MHz: 2048 operations an SM each clock, reached by wgmma";
+constexpr const char* kHopperFp8 =
+    "derived: the NVIDIA H100 Tensor Core GPU Architecture whitepaper gives 1978.9 dense FP8 TFLOPS on 132 SMs at "
+    "1830 MHz: 8192 operations an SM each clock, reached by wgmma";
+
 using F = Fact;
 using B = Basis;
 
@@ -143,6 +153,10 @@ const std::vector<FactSpec>& fact_specs() {
       {F::int32_mad_per_clock, "int32_mad_per_clock", "MAD/clk", "32-bit integer multiply-adds an SM each clock"},
       {F::tensor_bf16_flops_per_clock, "tensor_bf16_flops_per_clock", "FLOP/clk",
        "dense bfloat16 tensor-core operations (fp32 accumulate) an SM each clock"},
+      {F::tensor_tf32_flops_per_clock, "tensor_tf32_flops_per_clock", "FLOP/clk",
+       "dense tf32 tensor-core operations (fp32 accumulate) an SM each clock"},
+      {F::tensor_fp8_flops_per_clock, "tensor_fp8_flops_per_clock", "FLOP/clk",
+       "dense fp8 tensor-core operations (fp32 accumulate) an SM each clock"},
   };
   return specs;
 }
@@ -162,7 +176,8 @@ const std::vector<ArchRow>& arch_table() {
           joined({{F::l2_bytes_per_clock_per_sm, {5120.0 / 108, B::derived, kAmpereWhitepaperL2}},
                   {F::unified_l1_bytes, doc(192 * KiB, kAmpereTuning80)},
                   {F::nvlink_bytes_per_link, {600e9 / 2 / 12, B::derived, kAmpereNvlink}},
-                  {F::tensor_bf16_flops_per_clock, {2048, B::derived, kAmpereTensor}}},
+                  {F::tensor_bf16_flops_per_clock, {2048, B::derived, kAmpereTensor}},
+                  {F::tensor_tf32_flops_per_clock, {1024, B::derived, kAmpereTf32}}},
                  pipes(64, 32, 256, 64, true))),
       row(8, 6, false, {{F::unified_l1_bytes, doc(128 * KiB, kAmpereTuning86)}}),
       row(8, 7, false, {{F::unified_l1_bytes, doc(192 * KiB, kAmpereTuning80)}}),
@@ -172,7 +187,9 @@ const std::vector<ArchRow>& arch_table() {
                   {F::l2_bytes_per_clock_per_sm, {64, B::assumed, kHopperL2Assumed}},
                   {F::unified_l1_bytes, doc(256 * KiB, kHopperTuning)},
                   {F::nvlink_bytes_per_link, {900e9 / 2 / 18, B::derived, kHopperNvlink}},
-                  {F::tensor_bf16_flops_per_clock, {4096, B::derived, kHopperTensor}}},
+                  {F::tensor_bf16_flops_per_clock, {4096, B::derived, kHopperTensor}},
+                  {F::tensor_tf32_flops_per_clock, {2048, B::derived, kHopperTf32}},
+                  {F::tensor_fp8_flops_per_clock, {8192, B::derived, kHopperFp8}}},
                  pipes(128, 64, 256, 64, true))),
       row(10, 0, true,
           {{F::unified_l1_bytes, doc(256 * KiB, kBlackwellTuning100)},

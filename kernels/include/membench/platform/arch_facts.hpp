@@ -30,6 +30,8 @@ enum class Fact {
   bf16_fma_per_clock,           // bfloat16 multiply-adds (a bfloat162 instruction gives two)
   int32_mad_per_clock,          // 32-bit integer multiply-adds
   tensor_bf16_flops_per_clock,  // dense bfloat16 tensor-core operations, accumulated in fp32
+  tensor_tf32_flops_per_clock,  // dense tf32 tensor-core operations, accumulated in fp32
+  tensor_fp8_flops_per_clock,   // dense fp8 (e4m3, e5m2) tensor-core operations, accumulated in fp32
 };
 
 // How the table knows a value.
