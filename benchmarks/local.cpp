@@ -58,7 +58,7 @@ CaseDefinition define(const LocalConfig& c, const DeviceInfo& gpu) {
   d.bind = bind_plan(plan);
   d.expected = [c](std::size_t t) {
     float sum = 0.0f;
-    for (int k = 0; k < c.elements; ++k) sum += pattern_value(static_cast<std::size_t>(k) * c.threads + t, kSeed);
+    for (int k = 0; k < c.elements; ++k) sum += pattern_value(local_input_index(k, t, c.elements), kSeed);
     return static_cast<float>(c.rounds / c.elements) * sum;
   };
   d.work.bytes = local_bytes(c);

@@ -46,7 +46,7 @@ TEST(LocalKernels, EveryVariantSumsItsArrayRoundsOverElementsTimes) {
           [&](const float* in, float* out) { return launch(p, in, out, nullptr); },
           [&](std::size_t t) {
             float sum = 0.0f;
-            for (int e = 0; e < k; ++e) sum += pattern_value(static_cast<std::size_t>(e) * threads + t, 5);
+            for (int e = 0; e < k; ++e) sum += pattern_value(local_input_index(e, t, k), 5);
             return static_cast<float>(c.rounds / k) * sum;
           });
     }

@@ -7,12 +7,11 @@ namespace membench {
 namespace kernels {
 
 template <int K>
-__global__ void local_dynamic(const float* __restrict__ in, float* __restrict__ out, std::size_t threads, int rounds,
-                              unsigned start) {
+__global__ void local_dynamic(const float* __restrict__ in, float* __restrict__ out, int rounds, unsigned start) {
   const std::size_t t = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   float a[K];
 #pragma unroll
-  for (int k = 0; k < K; ++k) a[k] = in[k * threads + t];
+  for (int k = 0; k < K; ++k) a[k] = in[local_input_index(k, t, K)];
   float sum = 0.0f;
   unsigned j = start;
   for (int r = 0; r < rounds; ++r) {
@@ -23,11 +22,11 @@ __global__ void local_dynamic(const float* __restrict__ in, float* __restrict__ 
 }
 
 template <int K>
-__global__ void local_unrolled(const float* __restrict__ in, float* __restrict__ out, std::size_t threads, int rounds) {
+__global__ void local_unrolled(const float* __restrict__ in, float* __restrict__ out, int rounds) {
   const std::size_t t = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   float a[K];
 #pragma unroll
-  for (int k = 0; k < K; ++k) a[k] = in[k * threads + t];
+  for (int k = 0; k < K; ++k) a[k] = in[local_input_index(k, t, K)];
   float sum = 0.0f;
   for (int r = 0; r < rounds; r += K) {
 #pragma unroll
@@ -37,12 +36,11 @@ __global__ void local_unrolled(const float* __restrict__ in, float* __restrict__
 }
 
 template <int K>
-__global__ void local_shared(const float* __restrict__ in, float* __restrict__ out, std::size_t threads, int rounds,
-                             unsigned start) {
+__global__ void local_shared(const float* __restrict__ in, float* __restrict__ out, int rounds, unsigned start) {
   extern __shared__ float columns[];  // element k of thread x at columns[k * blockDim.x + x]
   const std::size_t t = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
 #pragma unroll
-  for (int k = 0; k < K; ++k) columns[k * blockDim.x + threadIdx.x] = in[k * threads + t];
+  for (int k = 0; k < K; ++k) columns[k * blockDim.x + threadIdx.x] = in[local_input_index(k, t, K)];
   float sum = 0.0f;
   unsigned j = start;
   for (int r = 0; r < rounds; ++r) {
@@ -61,20 +59,19 @@ constexpr unsigned kStart = 3;
 
 template <int K>
 cudaError_t run_dynamic(const LocalPlan& p, const float* in, float* out, cudaStream_t s) {
-  kernels::local_dynamic<K><<<p.shape.grid, p.shape.block, 0, s>>>(in, out, p.config.threads, p.config.rounds, kStart);
+  kernels::local_dynamic<K><<<p.shape.grid, p.shape.block, 0, s>>>(in, out, p.config.rounds, kStart);
   return cudaGetLastError();
 }
 
 template <int K>
 cudaError_t run_unrolled(const LocalPlan& p, const float* in, float* out, cudaStream_t s) {
-  kernels::local_unrolled<K><<<p.shape.grid, p.shape.block, 0, s>>>(in, out, p.config.threads, p.config.rounds);
+  kernels::local_unrolled<K><<<p.shape.grid, p.shape.block, 0, s>>>(in, out, p.config.rounds);
   return cudaGetLastError();
 }
 
 template <int K>
 cudaError_t run_shared(const LocalPlan& p, const float* in, float* out, cudaStream_t s) {
-  kernels::local_shared<K>
-      <<<p.shape.grid, p.shape.block, p.shape.dynamic_smem, s>>>(in, out, p.config.threads, p.config.rounds, kStart);
+  kernels::local_shared<K><<<p.shape.grid, p.shape.block, p.shape.dynamic_smem, s>>>(in, out, p.config.rounds, kStart);
   return cudaGetLastError();
 }
 

@@ -1,6 +1,6 @@
 // Local memory: a per-thread array of `elements` floats, filled from global
-// memory (coalesced), then read `rounds` times at an index the warp shares,
-// and the sum written.
+// memory (coalesced, each block from a contiguous run of its own), then read
+// `rounds` times at an index the warp shares, and the sum written.
 //
 //   dynamic    the index is known only at run time (j = 5 j + 1 mod elements,
 //              from a start the kernel is given): the array cannot be
@@ -25,6 +25,7 @@
 
 #include "membench/platform/int_list.hpp"
 #include "membench/platform/kernel_shape.hpp"
+#include "membench/platform/pattern.hpp"  // MEMBENCH_HOST_DEVICE
 
 namespace membench {
 
@@ -42,8 +43,17 @@ struct LocalConfig {
   std::size_t threads = std::size_t{1} << 20;
 };
 
-// Its launch: in holds elements x threads floats (thread t's k-th at k x
-// threads + t), out one sum a thread. plan() refuses an unbuilt size, rounds
+// Where thread t's k-th input float lies: each block's arrays are one
+// contiguous run, element k of its threads a row of kLocalBlock floats. A
+// layout of rows a whole grid wide (k x threads + t) put a thread's loads
+// megabytes apart, and the rate followed where the allocation landed (the
+// DRAM pages the rows fell on), so a case moved with what ran before it.
+MEMBENCH_HOST_DEVICE inline std::size_t local_input_index(int k, std::size_t t, int elements) {
+  return (t / kLocalBlock * elements + k) * kLocalBlock + t % kLocalBlock;
+}
+
+// Its launch: in holds elements x threads floats (thread t's k-th at
+// local_input_index), out one sum a thread. plan() refuses an unbuilt size, rounds
 // that are not a multiple of elements, and threads that are not a multiple
 // of the block, with cudaErrorInvalidValue before any CUDA call; a shared
 // plan that needs more shared memory than a block may have, with
