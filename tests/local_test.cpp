@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <vector>
 
 #include "gpu.hpp"
 #include "membench/local.hpp"
@@ -16,6 +17,22 @@ TEST(LocalModel, TheDynamicArrayIsStoredOnceAndEveryReadIsALoad) {
   EXPECT_DOUBLE_EQ(local_load_bytes(c), 4.0 * 1024 * (1 << 20));
   EXPECT_DOUBLE_EQ(local_bytes(c), 4.0 * 65 * (1 << 20));  // the array from global memory, and the sums
   EXPECT_EQ(local_shared_bytes(c), 64u * 256 * 4);
+}
+
+TEST(LocalModel, EachBlocksArraysAreOneContiguousRunAndEveryInputFloatIsReadOnce) {
+  constexpr int kElements = 8;
+  constexpr std::size_t kThreads = 4 * kLocalBlock;
+  std::vector<int> reads(kElements * kThreads, 0);
+  for (std::size_t t = 0; t < kThreads; ++t)
+    for (int k = 0; k < kElements; ++k) {
+      const std::size_t i = local_input_index(k, t, kElements);
+      ASSERT_LT(i, reads.size());
+      ++reads[i];
+      // Block b's floats: the b-th run of kElements x kLocalBlock; a row of its threads at each k.
+      EXPECT_EQ(i / (kElements * kLocalBlock), t / kLocalBlock);
+      EXPECT_EQ(i % kLocalBlock, t % kLocalBlock);
+    }
+  for (int r : reads) EXPECT_EQ(r, 1);
 }
 
 TEST(LocalModel, RefusesWhatItCannotRunBeforeAnyCudaCall) {

@@ -1325,6 +1325,30 @@ MUTANTS = [
         "for (std::size_t p = 0; p < shape_.passes; ++p) sum += passes_[t % shape_.threads];",
         "the roofline's reference reads a thread's own part every pass (the kernel moves it)",
     ),
+    M(
+        "kernels/src/compute.cu",
+        "return {2, 4096, Fact::tensor_fp8_flops_per_clock, 4096, 32, kComputeUnroll};",
+        "return {2, 4096, Fact::tensor_fp8_flops_per_clock, 4096, 32};",
+        "the fp8 reference sums every step, though the kernel restarts its accumulators each group",
+    ),
+    M(
+        "kernels/src/compute.cu",
+        "return {2, 1024, Fact::tensor_tf32_flops_per_clock, 1024, 8};",
+        "return {2, 1024, Fact::tensor_bf16_flops_per_clock, 1024, 8};",
+        "tf32 is judged against bfloat16's peak",
+    ),
+    M(
+        "kernels/src/platform/arch_facts.cpp",
+        "{F::tensor_fp8_flops_per_clock, {8192, B::derived, kHopperFp8}}",
+        "{F::tensor_fp8_flops_per_clock, {4096, B::derived, kHopperFp8}}",
+        "Hopper's fp8 peak is bfloat16's",
+    ),
+    M(
+        "kernels/include/membench/local.hpp",
+        "return (t / kLocalBlock * elements + k) * kLocalBlock + t % kLocalBlock;",
+        "return (t / kLocalBlock * elements + k) * kLocalBlock + t % 32;",
+        "a local array's input index repeats a warp's, so blocks read one another's floats",
+    ),
     # ---- the compute ceilings in the check, the roofs, the inputs a fuzzer writes ------------
     M(
         "benchmarks/cases/runner.cpp",
