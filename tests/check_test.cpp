@@ -549,6 +549,45 @@ TEST(CheckRecorded, ItsDramReadAFifthSlowerIsUnhealthyNamingTheCase) {
   EXPECT_NE(r.output.find("UNHEALTHY: 16 of 17 cases within their bands, 1 below"), std::string::npos) << r.output;
 }
 
+// The marks as the binary writes them: the power cap alone is judged (the
+// case's own draw), a slowdown or throttled batches are not, nor a value
+// the binary called noisy; a file of schema 3 counted the power cap in
+// clock_event, and is read as today's would say it.
+TEST(CheckRecorded, EachMarkGivesTheVerdictItsNameSays) {
+  const auto slow_with = [](const std::string& name, int schema, const nlohmann::json& marks) {
+    return test::run("--check --judge=" + recorded(
+                                              name,
+                                              [&](nlohmann::json& doc) {
+                                                doc["membench"]["schema_version"] = schema;
+                                                for_case(doc, "stream/read/type:float/", [&](nlohmann::json& e) {
+                                                  e["bytes_per_second"] = 0.8 * e["bytes_per_second"].get<double>();
+                                                  for (const auto& [k, v] : marks.items()) e[k] = v;
+                                                });
+                                              },
+                                              kEveryCeilingRun));
+  };
+  const auto capped = slow_with("capped", 4, {{"clock_event_reasons", 4}, {"clock_event", 0}, {"power_capped", 1}});
+  EXPECT_EQ(capped.exit_code, 1) << capped.output;
+  EXPECT_NE(capped.output.find("GPU 0: SLOW DRAM read:"), std::string::npos) << capped.output;
+  const auto old_capped = slow_with("old_capped", 3, {{"clock_event_reasons", 4}, {"clock_event", 1}});
+  EXPECT_EQ(old_capped.exit_code, 1) << old_capped.output;
+  const auto hot = slow_with("hot", 4, {{"clock_event_reasons", 0x44}, {"clock_event", 1}, {"power_capped", 1}});
+  EXPECT_EQ(hot.exit_code, 3) << hot.output;
+  EXPECT_NE(hot.output.find("GPU 0: clock-event DRAM read:"), std::string::npos) << hot.output;
+  EXPECT_NE(hot.output.find("hw_thermal_slowdown"), std::string::npos) << hot.output;
+  EXPECT_EQ(hot.output.find("sw_power_cap"), std::string::npos) << hot.output;
+  const auto old_hot = slow_with("old_hot", 3, {{"clock_event_reasons", 0x44}, {"clock_event", 1}});
+  EXPECT_EQ(old_hot.exit_code, 3) << old_hot.output;
+  const auto throttled = slow_with("throttled", 4, {{"throttled_batches", 3}});
+  EXPECT_EQ(throttled.exit_code, 3) << throttled.output;
+  EXPECT_NE(throttled.output.find("3 batches throttled below the clock threshold"), std::string::npos)
+      << throttled.output;
+  const auto noisy = slow_with("noisy", 4, {{"noisy", 1}, {"noise_pct", 2.5}, {"noise_target_pct", 0.5}});
+  EXPECT_EQ(noisy.exit_code, 3) << noisy.output;
+  EXPECT_NE(noisy.output.find("GPU 0: noisy DRAM read:"), std::string::npos) << noisy.output;
+  EXPECT_NE(noisy.output.find("1 below but too noisy to judge"), std::string::npos) << noisy.output;
+}
+
 TEST(CheckRecorded, SlowBesideAnotherProcessIsContendedNotSlow) {
   const auto r = test::run("--check --judge=" + recorded("contended", [](nlohmann::json& doc) {
                              for_case(doc, "stream/", [](nlohmann::json& e) {

@@ -147,12 +147,17 @@ TEST(MeasuredCounters, HealthMarksAreSetWhereNvmlCouldTell) {
   EXPECT_DOUBLE_EQ(c.at("other_processes"), 2);
   EXPECT_DOUBLE_EQ(c.at("contended"), 1);
   EXPECT_DOUBLE_EQ(c.at("clock_event_reasons"), 4);
-  EXPECT_DOUBLE_EQ(c.at("clock_event"), 1);
+  EXPECT_DOUBLE_EQ(c.at("clock_event"), 0);  // the power cap alone: its own mark, not a slowdown
+  EXPECT_DOUBLE_EQ(c.at("power_capped"), 1);
+  EXPECT_DOUBLE_EQ(c.at("noise_target_pct"), m.rule.max_noise_pct);
   EXPECT_DOUBLE_EQ(c.at("host_paced"), 1);
   EXPECT_DOUBLE_EQ(c.at("flops_per_byte"), 4);
   EXPECT_DOUBLE_EQ(c.at("gflops_per_second"), 4.0 * 10 / 1e-3 * 1e-9);
   m.health.other_processes = 0;
   EXPECT_DOUBLE_EQ(counters_of(w, m).at("contended"), 0);
+  m.health.clock_event_reasons = 0x4 | 0x40;  // and a hardware thermal slowdown
+  EXPECT_DOUBLE_EQ(counters_of(w, m).at("clock_event"), 1);
+  EXPECT_DOUBLE_EQ(counters_of(w, m).at("power_capped"), 1);
 }
 
 }  // namespace

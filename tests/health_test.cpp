@@ -23,13 +23,19 @@ TEST(ClockEvents, NamesEveryKnownBitInNvmlsOrder) {
   EXPECT_EQ(clock_event_names(0x8 | 0x1000), "hw_slowdown, 0x1000");  // an unknown bit is shown, not dropped
 }
 
-TEST(ClockEvents, PowerThermalAndHardwareSlowdownsMarkACase) {
-  // nvml.h: SwPowerCap 0x4, HwSlowdown 0x8, SwThermalSlowdown 0x20, HwThermalSlowdown 0x40, HwPowerBrakeSlowdown 0x80.
-  for (std::uint64_t bit : {0x4ull, 0x8ull, 0x20ull, 0x40ull, 0x80ull}) {
+TEST(ClockEvents, ThermalAndHardwareSlowdownsMarkACaseThePowerCapIsItsOwnMark) {
+  // nvml.h: HwSlowdown 0x8, SwThermalSlowdown 0x20, HwThermalSlowdown 0x40, HwPowerBrakeSlowdown 0x80.
+  for (std::uint64_t bit : {0x8ull, 0x20ull, 0x40ull, 0x80ull}) {
     CaseHealth h;
     h.clock_event_reasons = bit | 0x1;
     EXPECT_TRUE(h.clock_event()) << std::hex << bit;
+    EXPECT_FALSE(h.power_capped()) << std::hex << bit;
   }
+  // SwPowerCap 0x4: the case's own draw at the board's limit.
+  CaseHealth capped;
+  capped.clock_event_reasons = 0x4;
+  EXPECT_FALSE(capped.clock_event());
+  EXPECT_TRUE(capped.power_capped());
   // Idle 0x1, applications clocks 0x2, sync boost 0x10, display clock 0x100: the clock is what it was set to.
   for (std::uint64_t bit : {0x1ull, 0x2ull, 0x10ull, 0x100ull}) {
     CaseHealth h;
@@ -235,7 +241,7 @@ TEST(Monitor, AClockEventInTheLastSampleMarksTheCase) {
       std::make_unique<FakeProbe>(std::vector<Answer>{{std::vector<unsigned>{7}, std::nullopt, 0x0},
                                                       {std::vector<unsigned>{7}, std::nullopt, 0x0},
                                                       {std::vector<unsigned>{7}, std::nullopt, 0x0},
-                                                      {std::vector<unsigned>{7}, std::nullopt, kClockSwPowerCap}});
+                                                      {std::vector<unsigned>{7}, std::nullopt, kClockHwSlowdown}});
   HealthMonitor m(std::move(probe), {7}, false, 0);
   m.begin_case();
   m.sample();
@@ -243,7 +249,7 @@ TEST(Monitor, AClockEventInTheLastSampleMarksTheCase) {
   EXPECT_FALSE(m.current().clock_event());
   m.sample();
   EXPECT_TRUE(m.current().clock_event());
-  EXPECT_EQ(m.current().clock_event_reasons, kClockSwPowerCap);
+  EXPECT_EQ(m.current().clock_event_reasons, kClockHwSlowdown);
   EXPECT_FALSE(m.current().contended());
 }
 

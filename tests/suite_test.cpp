@@ -479,7 +479,7 @@ TEST(ExitStatus, VersionIsOneLineWithTheBuildAndTheSchema) {
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_EQ(r.lines(), 1) << r.output;
   EXPECT_EQ(r.output.rfind("membench ", 0), 0u) << r.output;
-  EXPECT_NE(r.output.find(", result schema 3, Google Benchmark 1."), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find(", result schema 4, Google Benchmark 1."), std::string::npos) << r.output;
   EXPECT_EQ(run("--version=maybe").exit_code, 2);
 }
 

@@ -95,7 +95,13 @@ const std::map<std::string, CounterMeaning>& catalog() {
       {"other_processes", {"processes", B::lower, K::health, "other processes seen on the GPU during the case"}},
       {"contended", {"flag", B::lower, K::health, "1: another process used the GPU during the case"}},
       {"clock_event_reasons", {"bitmask", B::neither, K::health, "NVML clock event reasons seen during the case"}},
-      {"clock_event", {"flag", B::lower, K::health, "1: a power, thermal or hardware clock event during the case"}},
+      {"clock_event",
+       {"flag", B::lower, K::health, "1: a thermal or hardware clock slowdown during the case (no evidence)"}},
+      {"power_capped",
+       {"flag", B::neither, K::health,
+        "1: the board's power cap held the clock during the case (its own draw: judged, unless batches were "
+        "throttled)"}},
+      {"noise_target_pct", {"%", B::neither, K::health, "the noise target noisy was judged at"}},
       // The families' models and their configuration.
       {"sectors_per_request", {"sectors", B::neither, K::model, "32-byte sectors per warp load request"}},
       {"store_sectors_per_request", {"sectors", B::neither, K::model, "32-byte sectors per warp store request"}},

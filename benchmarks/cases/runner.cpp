@@ -169,6 +169,7 @@ void set_counters(Outcome& o, const DeviceInfo& device, const Work& w, const eng
   add("noise_pct", std::isfinite(s.noise_pct) ? s.noise_pct : -1);
   if (m.turns_sem_pct) add("turns_sem_pct", *m.turns_sem_pct);
   add("noisy", engine::noisy(s, m.rule, m.turns_sem_pct) ? 1 : 0);
+  add("noise_target_pct", m.rule.max_noise_pct);
   add("batches", s.clean_batches);
   add("batch_launches", m.batch_launches);
   add("throttled_batches", s.throttled_batches);
@@ -182,6 +183,7 @@ void set_counters(Outcome& o, const DeviceInfo& device, const Work& w, const eng
   if (m.health.clock_event_reasons) {
     add("clock_event_reasons", static_cast<double>(*m.health.clock_event_reasons));
     add("clock_event", m.health.clock_event() ? 1 : 0);
+    add("power_capped", m.health.power_capped() ? 1 : 0);
   }
   if (facts) {
     add("grid", shape.grid);
@@ -233,7 +235,7 @@ void Runner::note_health(const std::string& name, const engine::CaseHealth& h) {
   }
   if (h.clock_event()) {
     if (counted_.insert("clock event " + name).second) ++s.clock_events;
-    const std::uint64_t marks = *h.clock_event_reasons & engine::kClockEventMarks;
+    const std::uint64_t marks = *h.clock_event_reasons & engine::kClockSlowdownMarks;
     if ((marks & ~s.clock_events_seen) != 0) {
       s.clock_events_seen |= marks;
       std::cerr << "membench: clock event during " << name << ": " << engine::clock_event_names(marks)

@@ -21,11 +21,16 @@ inline constexpr std::uint64_t kClockGpuIdle = 0x1, kClockApplicationsSetting = 
                                kClockHwSlowdown = 0x8, kClockSyncBoost = 0x10, kClockSwThermal = 0x20,
                                kClockHwThermal = 0x40, kClockHwPowerBrake = 0x80, kClockDisplaySetting = 0x100;
 
-// The reasons that slow the clock under the measurement: power, thermal,
-// hardware slowdown. (Idle, application clocks, sync boost and display
-// settings do not mark a case.)
+// The reasons that slow the clock under the measurement: the board's power
+// cap, thermal and hardware slowdowns. (Idle, application clocks, sync
+// boost and display settings do not mark a case.)
 inline constexpr std::uint64_t kClockEventMarks =
     kClockSwPowerCap | kClockHwSlowdown | kClockSwThermal | kClockHwThermal | kClockHwPowerBrake;
+// Of those, what a case is no evidence under: a thermal or hardware slowdown.
+// The power cap alone is the case's own draw at the board's limit, what the
+// GPU sustains; it is a mark of its own (power_capped), and where it lowered
+// the clock below the throttle rule the dropped batches say so.
+inline constexpr std::uint64_t kClockSlowdownMarks = kClockEventMarks & ~kClockSwPowerCap;
 
 // "sw_power_cap, hw_thermal_slowdown" for the bits set (unknown bits as 0x...).
 std::string clock_event_names(std::uint64_t reasons);
@@ -66,7 +71,8 @@ struct CaseHealth {
   std::optional<std::uint64_t> clock_event_reasons;  // every reason seen, OR-ed; empty: unknown
   std::optional<unsigned> first_other_pid;
   bool contended() const { return other_processes && *other_processes > 0; }
-  bool clock_event() const { return clock_event_reasons && (*clock_event_reasons & kClockEventMarks) != 0; }
+  bool clock_event() const { return clock_event_reasons && (*clock_event_reasons & kClockSlowdownMarks) != 0; }
+  bool power_capped() const { return clock_event_reasons && (*clock_event_reasons & kClockSwPowerCap) != 0; }
   // Takes in one sample (either part empty where NVML could not tell): the
   // most other processes seen at once and the first of them stay, however
   // the later samples look; every clock event reason seen is kept.

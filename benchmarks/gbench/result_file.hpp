@@ -50,7 +50,9 @@ struct ResultFileSpec {
 };
 
 // The "membench" object's schema version; readers check it.
-inline constexpr int kSchemaVersion = 3;
+// 4: clock_event no longer counts the board's power cap (power_capped does),
+// and noise_target_pct says what noisy was judged at.
+inline constexpr int kSchemaVersion = 4;
 
 // The run's roofline: each roof its families declare, the best of the
 // roof's counter over the runs of the cases it names, and the ridge points.

@@ -30,6 +30,7 @@ const char* word(CaseVerdict::Kind kind) {
     case CaseVerdict::Kind::slow: return "SLOW";
     case CaseVerdict::Kind::contended: return "contended";
     case CaseVerdict::Kind::clock_event: return "clock-event";
+    case CaseVerdict::Kind::noisy: return "noisy";
     case CaseVerdict::Kind::failed: return "FAILED";
     case CaseVerdict::Kind::not_run: return "not-run";
     case CaseVerdict::Kind::unmodelled: return "not-judged";
@@ -334,6 +335,9 @@ GpuVerdict judge(int ordinal, const std::string& name, const std::string& uuid, 
       } else if (worse && !o.clock_event.empty()) {
         c.kind = K::clock_event;
         c.why = o.clock_event;
+      } else if (worse && !o.noisy.empty()) {
+        c.kind = K::noisy;
+        c.why = o.noisy;
       } else {
         c.kind = worse ? K::slow : better ? K::better : K::within;
       }
@@ -378,7 +382,7 @@ std::vector<std::string> verdict_lines(const GpuVerdict& g) {
     return lines;
   }
   const bool provisional = g.reference->provisional;
-  int counts[8] = {};
+  int counts[9] = {};
   for (const CaseVerdict& c : g.cases) {
     ++counts[static_cast<int>(c.kind)];
     const Band& b = *c.band;
@@ -415,6 +419,7 @@ std::vector<std::string> verdict_lines(const GpuVerdict& g) {
   if (n(K::failed)) s << ", " << n(K::failed) << " failed";
   if (n(K::contended)) s << ", " << n(K::contended) << " below while another process used the GPU (not judged)";
   if (n(K::clock_event)) s << ", " << n(K::clock_event) << " below under a clock event (not judged)";
+  if (n(K::noisy)) s << ", " << n(K::noisy) << " below but too noisy to judge";
   if (n(K::not_run)) s << ", " << n(K::not_run) << " not run";
   if (n(K::unmodelled))
     s << ", " << n(K::unmodelled) << " not judged here (no peak to judge by, or not runnable on this GPU)";

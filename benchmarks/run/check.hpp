@@ -100,7 +100,8 @@ struct Observed {
   std::vector<double> pct_of_peak;  // the rate over this GPU's peak, one per repetition that has one
   bool peak_assumed = false;        // that peak rests on an assumed architecture fact
   bool contended = false;           // another process used the GPU
-  std::string clock_event;          // the clock event reasons' names, where one slowed it
+  std::string clock_event;          // a thermal or hardware slowdown's names, or the batches throttled
+  std::string noisy;                // the noise and the target it missed, where the binary marked it noisy
   std::string failed;               // why it failed (a wrong result, a CUDA error)
   std::string not_run;              // why it was skipped or interrupted
   bool skipped = false;             // it cannot run on this GPU (an architecture it needs, its size)
@@ -109,11 +110,11 @@ struct Observed {
 struct CaseVerdict {
   // unmodelled: a provisional band, and the case has no peak on this GPU or cannot run on it (not judged, not
   // counted).
-  enum class Kind { within, better, slow, contended, clock_event, failed, not_run, unmodelled };
+  enum class Kind { within, better, slow, contended, clock_event, noisy, failed, not_run, unmodelled };
   Kind kind = Kind::not_run;
   const Band* band = nullptr;
   std::optional<double> value;  // the median of the values (a provisional band's: of pct_of_peak)
-  std::string why;              // failed, not run, the clock event
+  std::string why;              // failed, not run, the clock event, the noise
 };
 
 struct GpuVerdict {

@@ -8,6 +8,7 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <sstream>
 
 #include "cases/family.hpp"
 #include "cli/files.hpp"
@@ -30,11 +31,25 @@ std::optional<double> counter(const cases::Outcome& o, const std::string& name) 
   return std::nullopt;
 }
 
-// A measured case's health marks, from its counters (a run's or a file's).
-void add_marks(Observed& o, double contended, double clock_event, double reasons) {
-  if (contended > 0) o.contended = true;
-  if (clock_event > 0)
-    o.clock_event = engine::clock_event_names(static_cast<std::uint64_t>(reasons) & engine::kClockEventMarks);
+// A measured case's trust marks, as the binary wrote them (a run's counters
+// or a file's entry; `get` gives 0 for one absent): another process; a
+// thermal or hardware slowdown, or batches dropped for the clock; noise over
+// the target. The power cap alone (power_capped) is the case's own draw and
+// no mark against it. A file of schema 3 or older counted the power cap in
+// clock_event: its reasons are read as a file of today's would have them.
+template <class Get>
+void add_marks(Observed& o, const Get& get, int schema_version) {
+  if (get("contended") > 0) o.contended = true;
+  const auto reasons = static_cast<std::uint64_t>(get("clock_event_reasons"));
+  const bool slowdown = schema_version < 4 ? (reasons & engine::kClockSlowdownMarks) != 0 : get("clock_event") > 0;
+  if (slowdown) o.clock_event = engine::clock_event_names(reasons & engine::kClockSlowdownMarks);
+  if (const double throttled = get("throttled_batches"); throttled > 0 && o.clock_event.empty())
+    o.clock_event = std::to_string(static_cast<long long>(throttled)) + " batches throttled below the clock threshold";
+  if (get("noisy") > 0) {
+    std::ostringstream why;
+    why << "noise " << get("noise_pct") << "% over the " << get("noise_target_pct") << "% target";
+    o.noisy = why.str();
+  }
 }
 
 // What the outcomes of one case came to, for the band's metric.
@@ -49,8 +64,8 @@ Observed observed(const std::vector<cases::Outcome>& outcomes, const std::string
     if (const auto v = counter(out, metric)) o.values.push_back(*v);
     if (const auto pct = counter(out, "pct_of_peak")) o.pct_of_peak.push_back(*pct);
     if (counter(out, "peak_assumed").value_or(0) > 0) o.peak_assumed = true;
-    add_marks(o, counter(out, "contended").value_or(0), counter(out, "clock_event").value_or(0),
-              counter(out, "clock_event_reasons").value_or(0));
+    add_marks(
+        o, [&](const char* key) { return counter(out, key).value_or(0); }, gbench::kSchemaVersion);
   }
   return o;
 }
@@ -115,8 +130,8 @@ std::vector<DeviceInfo> recorded_devices(const nlohmann::json& context) {
   return out;
 }
 
-// What one entry of the file says of its case, for the band's metric, added to `o`.
-void add_entry(const nlohmann::json& e, const std::string& metric, Observed& o) {
+// What one entry of the file (of schema_version) says of its case, for the band's metric, added to `o`.
+void add_entry(const nlohmann::json& e, const std::string& metric, int schema_version, Observed& o) {
   const auto number = [&](const char* key) { return e.contains(key) && e[key].is_number() ? e[key].get<double>() : 0; };
   const std::string message = e.value("error_message", e.value("skip_message", std::string()));
   if (e.value("skipped", false) || message.rfind("skipped: ", 0) == 0) {
@@ -128,7 +143,7 @@ void add_entry(const nlohmann::json& e, const std::string& metric, Observed& o) 
     if (e.contains(metric) && e[metric].is_number()) o.values.push_back(e[metric].get<double>());
     if (e.contains("pct_of_peak") && e["pct_of_peak"].is_number()) o.pct_of_peak.push_back(e["pct_of_peak"]);
     if (number("peak_assumed") > 0) o.peak_assumed = true;
-    add_marks(o, number("contended"), number("clock_event"), number("clock_event_reasons"));
+    add_marks(o, number, schema_version);
   }
 }
 
@@ -154,6 +169,11 @@ int judge_recorded(const std::string& path, const std::vector<Reference>& refere
     const int first = devices.front().ordinal;
     check.emplace(references, devices);
     host = context.value("host_name", std::string());
+    // A file the schema let through has a membench object, or none at all (a file of before it: schema 1's marks).
+    int schema_version = 1;
+    if (doc.contains("membench") && doc["membench"].contains("schema_version") &&
+        doc["membench"]["schema_version"].is_number_integer())
+      schema_version = doc["membench"]["schema_version"].get<int>();
     std::map<std::string, std::string> metric_of;  // check name -> the metric judged
     std::vector<std::pair<cases::CaseId, std::string>> wanted;
     for (const Reference* r : check->in_use())
@@ -169,7 +189,8 @@ int judge_recorded(const std::string& path, const std::vector<Reference>& refere
       const auto it =
           std::find_if(wanted.begin(), wanted.end(), [&](const auto& w) { return same_case(*id, w.first); });
       if (it == wanted.end()) continue;
-      add_entry(e, metric_of.at(it->second), observed[{device ? std::stoi(*device) : first, it->second}]);
+      add_entry(e, metric_of.at(it->second), schema_version,
+                observed[{device ? std::stoi(*device) : first, it->second}]);
     }
   } catch (const std::exception& e) {
     throw cli::UsageError("--judge=" + path + ": not a membench result file (" + e.what() + ")");
