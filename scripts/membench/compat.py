@@ -493,3 +493,20 @@ OLD_NCU: dict[str, dict] = {
     },
     "model_dram_read_bytes": {"pass": "dram", "metrics": ["dram__bytes_read.sum"]},
 }
+
+
+def upgrade_marks(doc: dict) -> None:
+    """A file of schema 3 or older, as schema 4 says its marks: clock_event counted the board's power cap
+    (sw_power_cap, 0x4) with the slowdowns; now clock_event is a thermal or hardware slowdown alone and
+    power_capped the cap. Rewrites the loaded document's entries in place, once, at load."""
+    membench = doc.get("membench")
+    version = membench.get("schema_version", 1) if isinstance(membench, dict) else 1
+    if isinstance(version, int) and not isinstance(version, bool) and version >= 4:
+        return
+    for entry in doc["benchmarks"]:
+        reasons = entry.get("clock_event_reasons")
+        if not isinstance(reasons, (int, float)) or isinstance(reasons, bool):
+            continue
+        bits = int(reasons)
+        entry["clock_event"] = 1 if bits & 0xE8 else 0  # hw_slowdown, sw/hw thermal, hw power brake
+        entry["power_capped"] = 1 if bits & 0x4 else 0

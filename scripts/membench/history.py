@@ -306,8 +306,7 @@ def check(
             spread = max(
                 width * MAD_SCALE * statistics.median(abs(v - median) for v in history), threshold / 100 * median
             )
-            if case.host_paced:  # the host's noise in this run, as compare.py allows it
-                spread = max(spread, mr.HOST_NOISE_WIDTHS * (case.most("noise_pct") or 0) / 100 * median)
+            spread = max(spread, case.host_noise_pct() / 100 * median)  # the host's noise, as compare.py allows it
             low, high = median - spread, median + spread
             bad = value > high if lower_better else value < low
             why = distrust(case, noise_threshold)

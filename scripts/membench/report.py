@@ -205,6 +205,8 @@ def marks(case: mr.Case) -> str:
             f"noisy (±{turns:.2g}% over its placements)" if turns and turns > (case.most("noise_pct") or 0) else "noisy"
         )
     found += case.doubts(float("inf"))  # contended, clock event, throttled (noise is marked above)
+    if (case.most("power_capped") or 0) >= 1:
+        found.append("power-capped (its own draw at the board's limit: judged)")
     return "; ".join(found)
 
 

@@ -61,6 +61,7 @@ CLOCK_EVENTS = {
 }
 CLOCK_EVENT_MARKS = 0x4 | 0x8 | 0x20 | 0x40 | 0x80
 POWER_CAP = next(bit for bit, name in CLOCK_EVENTS.items() if name == "sw_power_cap")  # the board's power limiter
+SLOWDOWN_MARKS = CLOCK_EVENT_MARKS & ~POWER_CAP  # what clock_event marks: a thermal or hardware slowdown
 
 # The noise (percent) at or above which a value is no evidence, where a script
 # is given none: compare.py's --threshold, export.py's and history.py's --noise-threshold.
@@ -176,6 +177,11 @@ class Case:
             return compat.old_host_paced(self.family, self.variant)
         return (marked or 0) >= 1
 
+    def host_noise_pct(self) -> float:
+        """The change (percent) this case's own noise allows where the host paces it: HOST_NOISE_WIDTHS times
+        its noise; 0 for a case the GPU paces. Every gate widens by this, and only by this."""
+        return HOST_NOISE_WIDTHS * (self.most("noise_pct") or 0) if self.host_paced else 0.0
+
     def gate_threshold(self, other: Case, threshold: float) -> float:
         """The change (percent) a gate needs to see between this case and `other`: the
         threshold, or for a host-paced case HOST_NOISE_WIDTHS times the larger noise of the two."""
@@ -190,8 +196,8 @@ class Case:
         fleet, history, export, reference and the report all ask it. Another
         process held the GPU, a power, thermal or hardware clock event,
         batches dropped for a low clock, noise unknown, or noise at or above
-        the threshold, in any repetition (the power limiter alone, with no
-        batch dropped, is the case's own draw and no doubt); or the run was
+        the threshold, in any repetition (the power cap alone, power_capped,
+        is the case's own draw and no doubt); or the run was
         killed before its end. A host-paced case is doubted alike: its noise
         is the host's, but a value that noisy is no evidence of anything;
         where it is trusted, gate_threshold widens the change it must show. A
@@ -202,15 +208,11 @@ class Case:
         if (others := most("contended")) and others >= 1:
             count = most("other_processes") or 1
             out.append(f"contended ({count:g} other process{'es' if count != 1 else ''} on the GPU)")
-        if (event := most("clock_event")) and event >= 1:
+        if (event := most("clock_event")) and event >= 1:  # a thermal or hardware slowdown, as the binary marks it
             reasons = 0
             for run in self.runs:
                 reasons |= int(number(run.get("clock_event_reasons", 0), f"{self.name}: 'clock_event_reasons'"))
-            # The power limiter alone, its clock kept within the throttle rule (no batch dropped), is the
-            # case's own power draw at the board's limit: what the GPU sustains, judged like any value.
-            # Thermal and hardware slowdowns are the node's trouble, and no evidence.
-            if reasons & CLOCK_EVENT_MARKS & ~POWER_CAP or (most("throttled_batches") or 0) > 0:
-                out.append(f"clock event ({clock_event_names(reasons & CLOCK_EVENT_MARKS)})")
+            out.append(f"clock event ({clock_event_names(reasons & SLOWDOWN_MARKS)})")
         if (throttled := most("throttled_batches")) and throttled > 0:
             out.append(f"throttled ({throttled:g} batches below the clock threshold)")
         noise = most("noise_pct")
@@ -229,13 +231,14 @@ def number(value: object, what: str) -> float:
     return float(value)
 
 
-SCHEMA_VERSION = 3  # the "membench" object's schema_version membench writes now
+SCHEMA_VERSION = 4  # the "membench" object's schema_version membench writes now
 # What each version these scripts read added: 1 the catalog (counters, cases, families); 2 an axis added to a
 # family after its first cases carries "before" (read by axes_before; a version-1 file has none); 3 figures that
 # read other cases (model_from, slowdown_vs) and note counters, declared by global, layout and shared too (an
-# older file's come from membench.compat).
-SCHEMA_VERSIONS = (1, 2, 3)
-SCHEMAS_READ = ", ".join(map(str, SCHEMA_VERSIONS[:-1])) + f" and {SCHEMA_VERSIONS[-1]}"  # "1, 2 and 3"
+# older file's come from membench.compat); 4 clock_event without the power cap, which power_capped marks, and
+# noise_target_pct (an older file's marks are upgraded at load by membench.compat.upgrade_marks).
+SCHEMA_VERSIONS = (1, 2, 3, 4)
+SCHEMAS_READ = ", ".join(map(str, SCHEMA_VERSIONS[:-1])) + f" and {SCHEMA_VERSIONS[-1]}"  # "1, 2, 3 and 4"
 
 
 MAX_INPUT_BYTES = 512 << 20  # far more than any result file, reference or profile
@@ -321,6 +324,7 @@ def load(path: str | Path) -> dict:
         except UnicodeEncodeError as e:  # "\ud800": a lone surrogate, which no name or text can print
             raise InputError(f"{path}: not a result file (text holding a lone surrogate, {text[:40]!a})") from e
     check(doc, str(path))
+    compat.upgrade_marks(doc)
     return doc
 
 

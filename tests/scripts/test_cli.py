@@ -42,7 +42,7 @@ def test_version_from_the_command_line_is_one_line_of_the_package_and_the_schema
 
     done = subprocess.run([sys.executable, str(SCRIPTS / f"{name}.py"), "--version"], capture_output=True, text=True)
     assert (done.returncode, done.stderr) == (0, "")
-    assert done.stdout == f"{name}.py (membench scripts {__version__}, result schema 1, 2 and 3)\n"
+    assert done.stdout == f"{name}.py (membench scripts {__version__}, result schema 1, 2, 3 and 4)\n"
 
 
 def test_the_package_version_is_pyprojects():

@@ -355,13 +355,13 @@ def marked(doc: dict, name_prefix: str, **counters) -> dict:
         ("baseline", {"contended": 1, "other_processes": 2}, "baseline contended (2 other processes on the GPU)"),
         (
             "contender",
-            {"clock_event": 1, "clock_event_reasons": 0x4 | 0x8 | 0x1},
-            "contender clock event (sw_power_cap, hw_slowdown)",
+            {"clock_event": 1, "power_capped": 1, "clock_event_reasons": 0x4 | 0x8 | 0x1},
+            "contender clock event (hw_slowdown)",
         ),
         (
             "contender",
-            {"clock_event": 1, "clock_event_reasons": 0x4, "throttled_batches": 2},
-            "contender clock event (sw_power_cap); contender throttled (2 batches below the clock threshold)",
+            {"clock_event": 0, "power_capped": 1, "clock_event_reasons": 0x4, "throttled_batches": 2},
+            "contender throttled (2 batches below the clock threshold)",
         ),
         ("contender", {"clock_event": 1, "clock_event_reasons": 0x40}, "contender clock event (hw_thermal_slowdown)"),
         ("baseline", {"throttled_batches": 3}, "baseline throttled (3 batches below the clock threshold)"),

@@ -171,7 +171,7 @@ def test_load_refuses_what_is_not_google_benchmark_json(tmp_path):
         ),
         (
             json.dumps({**doc(entry("a/b/manual_time")), "membench": {"schema_version": 99}}),
-            "schema_version 99; these scripts read 1, 2 and 3",
+            "schema_version 99; these scripts read 1, 2, 3 and 4",
         ),
         (json.dumps({**doc(entry("a/b/manual_time")), "membench": []}), "its 'membench' object is not membench's"),
     ],
@@ -248,17 +248,18 @@ def test_require_metric_names_the_file():
         ),
         ({"contended": 1, "other_processes": 1}, ["contended (1 other process on the GPU)"]),
         ({"contended": 1}, ["contended (1 other process on the GPU)"]),
+        # A slowdown is named by its reasons; the power cap beside it is the case's own draw, not named.
         (
-            {"clock_event": 1, "clock_event_reasons": 0x4 | 0x20 | 0x1},
-            ["clock event (sw_power_cap, sw_thermal_slowdown)"],
+            {"clock_event": 1, "power_capped": 1, "clock_event_reasons": 0x4 | 0x20 | 0x1},
+            ["clock event (sw_thermal_slowdown)"],
         ),
         ({"throttled_batches": 1}, ["throttled (1 batches below the clock threshold)"]),
-        # The power limiter with a batch dropped for its low clock is no longer the case's own draw.
+        # The power cap with a batch dropped for its low clock is no longer the case's own draw.
         (
-            {"clock_event": 1, "clock_event_reasons": 0x4, "throttled_batches": 1},
-            ["clock event (sw_power_cap)", "throttled (1 batches below the clock threshold)"],
+            {"clock_event": 0, "power_capped": 1, "clock_event_reasons": 0x4, "throttled_batches": 1},
+            ["throttled (1 batches below the clock threshold)"],
         ),
-        ({"clock_event": 1, "clock_event_reasons": 0x4}, []),
+        ({"clock_event": 0, "power_capped": 1, "clock_event_reasons": 0x4}, []),
         ({"noise_pct": 5.0}, ["noise 5% >= the 5% threshold"]),
         ({"noise_pct": -1}, ["noise unknown (fewer than two batches)"]),
         (
@@ -371,11 +372,29 @@ def test_noise_of_exactly_zero_is_known_and_quiet():
 
 def test_clock_event_reasons_of_every_repetition_are_named():
     runs = [
-        entry("a/b/manual_time", clock_event=1, clock_event_reasons=0x4, repetition_index=0),
+        entry("a/b/manual_time", clock_event=1, clock_event_reasons=0x8, repetition_index=0),
         entry("a/b/manual_time", clock_event=0, clock_event_reasons=0x40, repetition_index=1),
         entry("a/b/manual_time", clock_event=0, repetition_index=2),
     ]
-    assert mr.cases(doc(*runs))["a/b/manual_time"].doubts(5.0) == ["clock event (sw_power_cap, hw_thermal_slowdown)"]
+    assert mr.cases(doc(*runs))["a/b/manual_time"].doubts(5.0) == ["clock event (hw_slowdown, hw_thermal_slowdown)"]
+
+
+@pytest.mark.parametrize(
+    "reasons, clock_event, power_capped",
+    [(0x4, 0, 1), (0x4 | 0x40, 1, 1), (0x8, 1, 0), (0x1, 0, 0)],
+)
+def test_a_file_of_schema_3_is_read_as_schema_4_marks_it(tmp_path, reasons, clock_event, power_capped):
+    # Schema 3 counted the board's power cap in clock_event; at load it is power_capped, and clock_event a slowdown.
+    old = doc(entry("a/b/manual_time", clock_event=1 if reasons & 0xEC else 0, clock_event_reasons=reasons))
+    old["membench"] = {"schema_version": 3, "complete": True, "counters": {}}
+    path = tmp_path / "old.json"
+    path.write_text(json.dumps(old))
+    (run,) = mr.cases(mr.load(path))["a/b/manual_time"].runs
+    assert (run["clock_event"], run["power_capped"]) == (clock_event, power_capped)
+    today = doc(entry("a/b/manual_time", clock_event=1, clock_event_reasons=0x4))  # schema 4: as written
+    today["membench"] = {"schema_version": 4, "complete": True, "counters": {}}
+    path.write_text(json.dumps(today))
+    assert mr.cases(mr.load(path))["a/b/manual_time"].runs[0]["clock_event"] == 1
 
 
 def test_messages_name_the_value_and_the_reason(tmp_path):

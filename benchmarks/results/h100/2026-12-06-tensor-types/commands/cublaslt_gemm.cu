@@ -14,13 +14,13 @@
 #include <random>
 #include <vector>
 
-#define CK(x)                                                                                     \
-  do {                                                                                            \
-    auto e = (x);                                                                                 \
-    if (e != 0) {                                                                                 \
-      std::printf("error %d at %s:%d\n", int(e), __FILE__, __LINE__);                             \
-      std::exit(1);                                                                               \
-    }                                                                                             \
+#define CK(x)                                                         \
+  do {                                                                \
+    auto e = (x);                                                     \
+    if (e != 0) {                                                     \
+      std::printf("error %d at %s:%d\n", int(e), __FILE__, __LINE__); \
+      std::exit(1);                                                   \
+    }                                                                 \
   } while (0)
 
 struct Type {
@@ -130,10 +130,13 @@ int main(int argc, char** argv) {
                                                : reinterpret_cast<float*>(hd.data())[at];
           worst = std::max(worst, std::abs(got - want) / std::max(1.0, std::sqrt(double(K)) / 4));
         }
-        std::printf("cublaslt %s %d %d %d out %s: %.1f TFLOP/s (%d algorithms, heuristic status %d; worst sampled "
-                    "error %.3g %s)\n",
-                    ty.name, M, N, K, out == CUDA_R_16BF ? "bf16" : "fp32", best, found, int(hs), worst,
-                    best <= 0 ? "NONE" : worst < 0.05 ? "ok" : "WRONG");
+        std::printf(
+            "cublaslt %s %d %d %d out %s: %.1f TFLOP/s (%d algorithms, heuristic status %d; worst sampled "
+            "error %.3g %s)\n",
+            ty.name, M, N, K, out == CUDA_R_16BF ? "bf16" : "fp32", best, found, int(hs), worst,
+            best <= 0      ? "NONE"
+            : worst < 0.05 ? "ok"
+                           : "WRONG");
         cudaFree(a), cudaFree(b), cudaFree(d), cudaFree(ws);
         cublasLtMatrixLayoutDestroy(la), cublasLtMatrixLayoutDestroy(lb), cublasLtMatrixLayoutDestroy(ld);
         cublasLtMatmulPreferenceDestroy(pref), cublasLtMatmulDescDestroy(op);
