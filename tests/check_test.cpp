@@ -582,8 +582,12 @@ TEST(CheckRecorded, EachMarkGivesTheVerdictItsNameSays) {
   EXPECT_EQ(throttled.exit_code, 3) << throttled.output;
   EXPECT_NE(throttled.output.find("3 batches throttled below the clock threshold"), std::string::npos)
       << throttled.output;
-  const auto noisy = slow_with("noisy", 4, {{"noisy", 1}, {"noise_pct", 2.5}, {"noise_target_pct", 0.5}});
+  // The stopping rule's noisy flag (its 0.5% target) is no distrust; 5% of noise is.
+  const auto converging = slow_with("converging", 4, {{"noisy", 1}, {"noise_pct", 2.5}, {"noise_target_pct", 0.5}});
+  EXPECT_EQ(converging.exit_code, 1) << converging.output;
+  const auto noisy = slow_with("noisy", 4, {{"noisy", 1}, {"noise_pct", 5.0}, {"noise_target_pct", 0.5}});
   EXPECT_EQ(noisy.exit_code, 3) << noisy.output;
+  EXPECT_NE(noisy.output.find("noise 5% >= the 5% threshold"), std::string::npos) << noisy.output;
   EXPECT_NE(noisy.output.find("GPU 0: noisy DRAM read:"), std::string::npos) << noisy.output;
   EXPECT_NE(noisy.output.find("1 below but too noisy to judge"), std::string::npos) << noisy.output;
 }

@@ -40,6 +40,11 @@ inline constexpr int kCheckHealthy = 0, kCheckUnhealthy = 1, kCheckInconclusive 
                      kCheckProvisionalHealthy = 5, kCheckProvisionalUnhealthy = 6;
 // How far beyond the efficiencies the references measured a provisional band reaches.
 inline constexpr double kProvisionalMarginPct = 10;
+// The noise (percent) at or above which a value is no evidence, below its band
+// or above: the scripts' NOISE_THRESHOLD, the one rule of both languages (a
+// test holds the two equal). The stopping rule's own target (noise_target_pct,
+// 0.5% by default) says whether a case converged, not whether it can be judged.
+inline constexpr double kUntrustedNoisePct = 5;
 
 // A case of the check sweep: what the reference builder measures bands for.
 struct CheckCase {

@@ -33,8 +33,8 @@ std::optional<double> counter(const cases::Outcome& o, const std::string& name) 
 
 // A measured case's trust marks, as the binary wrote them (a run's counters
 // or a file's entry; `get` gives 0 for one absent): another process; a
-// thermal or hardware slowdown, or batches dropped for the clock; noise over
-// the target. The power cap alone (power_capped) is the case's own draw and
+// thermal or hardware slowdown, or batches dropped for the clock; noise at or
+// above kUntrustedNoisePct, or unknown. The power cap alone (power_capped) is the case's own draw and
 // no mark against it. A file of schema 3 or older counted the power cap in
 // clock_event: its reasons are read as a file of today's would have them.
 template <class Get>
@@ -45,9 +45,11 @@ void add_marks(Observed& o, const Get& get, int schema_version) {
   if (slowdown) o.clock_event = engine::clock_event_names(reasons & engine::kClockSlowdownMarks);
   if (const double throttled = get("throttled_batches"); throttled > 0 && o.clock_event.empty())
     o.clock_event = std::to_string(static_cast<long long>(throttled)) + " batches throttled below the clock threshold";
-  if (get("noisy") > 0) {
+  if (const double noise = get("noise_pct"); noise < 0) {
+    o.noisy = "noise unknown (fewer than two batches)";
+  } else if (noise >= kUntrustedNoisePct) {
     std::ostringstream why;
-    why << "noise " << get("noise_pct") << "% over the " << get("noise_target_pct") << "% target";
+    why << "noise " << noise << "% >= the " << kUntrustedNoisePct << "% threshold";
     o.noisy = why.str();
   }
 }

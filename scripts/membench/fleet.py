@@ -25,9 +25,10 @@ that ran the case, a column the GPU it reached.
 
 A GPU's value is no evidence, and is left out of the median with an
 UNTRUSTED verdict naming the reason, when another process held the GPU
-(contended), a power, thermal or hardware clock event slowed it, batches
-were dropped for a low clock, its noise_pct is at or above --threshold, or
-its run was killed before the end: the doubts every script shares
+(contended), a thermal or hardware clock slowdown (not the board's power
+cap, the case's own draw), batches were dropped for a low clock, its
+noise_pct is at or above 5% (the check's and every gate's rule, whatever
+--threshold says), or its run was killed before the end: the doubts every script shares
 (results.Case.doubts). A host-paced case (pageable copies, page faults) is
 flagged only beyond three times its own noise, as compare.py judges it.
 
@@ -142,7 +143,7 @@ def collect(
             value = case.median(judged_by[name][0])
             if value is not None:  # cases without the metric are not compared
                 table[name].append(
-                    Entry(gpu, value, doubts=case.doubts(threshold), gate=case.gate_threshold(case, threshold))
+                    Entry(gpu, value, doubts=case.doubts(mr.NOISE_THRESHOLD), gate=case.gate_threshold(case, threshold))
                 )
     return table, judged_by
 

@@ -198,13 +198,15 @@ def marks(case: mr.Case) -> str:
     if case.skipped:
         return f"skipped: {case.skipped}"
     found = []
-    if (case.median("noisy") or 0) >= 1:
+    doubts = case.doubts(mr.NOISE_THRESHOLD)  # the one rule: contended, a slowdown, throttled, noise at or over 5%
+    if (case.median("noisy") or 0) >= 1 and not any(d.startswith(("noise", "host-paced, noise")) for d in doubts):
+        # The stopping rule's target missed, with noise under the threshold every gate distrusts: judged, marked.
         # Where the launches take turns over placements, the mean's own uncertainty may be what made it noisy.
         turns = case.most("turns_sem_pct")
         found.append(
             f"noisy (±{turns:.2g}% over its placements)" if turns and turns > (case.most("noise_pct") or 0) else "noisy"
         )
-    found += case.doubts(float("inf"))  # contended, clock event, throttled (noise is marked above)
+    found += doubts
     if (case.most("power_capped") or 0) >= 1:
         found.append("power-capped (its own draw at the board's limit: judged)")
     return "; ".join(found)

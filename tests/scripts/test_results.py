@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
+from pathlib import Path
 
 from membench import cli
 from membench import compat
@@ -564,3 +566,13 @@ def test_a_case_s_tags_and_axes_come_from_the_catalog_not_its_name():
     doc["membench"]["cases"][0]["tags"] = {"l2": "cold"}
     (case,) = mr.cases(doc).values()
     assert case.params == {"l2": "cold", "n": 9, "k": 1} and (case.family, case.variant) == ("toy", "v")
+
+
+def test_the_check_distrusts_noise_where_the_scripts_do():
+    # One rule of both languages: the C++ check's kUntrustedNoisePct is the scripts' NOISE_THRESHOLD.
+    path = Path(__file__).resolve().parents[2] / "benchmarks" / "run" / "check.hpp"
+    if not path.exists():
+        pytest.skip("no C++ beside these tests (a copy of scripts/ and tests/ alone)")
+    header = path.read_text()
+    (value,) = re.findall(r"inline constexpr double kUntrustedNoisePct = ([0-9.]+);", header)
+    assert float(value) == mr.NOISE_THRESHOLD
