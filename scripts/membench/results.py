@@ -185,10 +185,7 @@ class Case:
     def gate_threshold(self, other: Case, threshold: float) -> float:
         """The change (percent) a gate needs to see between this case and `other`: the
         threshold, or for a host-paced case HOST_NOISE_WIDTHS times the larger noise of the two."""
-        if not (self.host_paced or other.host_paced):
-            return threshold
-        noise = max(self.most("noise_pct") or 0, other.most("noise_pct") or 0)
-        return max(threshold, HOST_NOISE_WIDTHS * noise)
+        return max(threshold, self.host_noise_pct(), other.host_noise_pct())
 
     def doubts(self, noise_threshold: float) -> list[str]:
         """Why this case's measurement is no evidence at this noise threshold
