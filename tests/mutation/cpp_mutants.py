@@ -1349,6 +1349,36 @@ MUTANTS = [
         "return (t / kLocalBlock * elements + k) * kLocalBlock + t % 32;",
         "a local array's input index repeats a warp's, so blocks read one another's floats",
     ),
+    M(
+        "benchmarks/engine/health.hpp",
+        "inline constexpr std::uint64_t kClockSlowdownMarks = kClockEventMarks & ~kClockSwPowerCap;",
+        "inline constexpr std::uint64_t kClockSlowdownMarks = kClockEventMarks;",
+        "the board's power cap marks a case as a slowdown would",
+    ),
+    M(
+        "benchmarks/run/check_run.cpp",
+        "} else if (noise >= kUntrustedNoisePct) {",
+        "} else if (noise > kUntrustedNoisePct) {",
+        "the check trusts noise at the threshold the scripts distrust",
+    ),
+    M(
+        "benchmarks/run/check_run.cpp",
+        'const bool slowdown = schema_version < 4 ? (reasons & engine::kClockSlowdownMarks) != 0 : get("clock_event") > 0;',
+        'const bool slowdown = get("clock_event") > 0;',
+        "a schema-3 file's power cap is read as a slowdown",
+    ),
+    M(
+        "benchmarks/run/check_run.cpp",
+        "throttled > 0 && o.clock_event.empty()",
+        "false && o.clock_event.empty()",
+        "the check judges a case whose batches were throttled",
+    ),
+    M(
+        "benchmarks/run/check.cpp",
+        "} else if (worse && !o.noisy.empty()) {",
+        "} else if (false) {",
+        "the check calls a case too noisy to judge slow",
+    ),
     # ---- the compute ceilings in the check, the roofs, the inputs a fuzzer writes ------------
     M(
         "benchmarks/cases/runner.cpp",
