@@ -142,6 +142,44 @@ const std::vector<CheckCase>& check_cases() {
   return cases;
 }
 
+namespace {
+
+// The case a band names: by its parts, a family, a variant and the axes it
+// fixes, as the families' own declarations name a case (an axis it leaves
+// open is the value its cases had before the axis was added, else the
+// axis's one default); or, in a reference written before bands named their
+// parts, by its full name ("case").
+std::string band_case(const nlohmann::json& c) {
+  if (!c.is_object()) throw std::invalid_argument("a case is not an object");
+  if (!c.contains("family")) {
+    if (!c.contains("case")) throw std::invalid_argument("a case has neither \"family\" and \"variant\" nor \"case\"");
+    return c.at("case").get<std::string>();
+  }
+  cases::CaseRef ref;
+  ref.family = c.at("family").get<std::string>();
+  if (!c.contains("variant")) throw std::invalid_argument("case of family " + ref.family + ": no \"variant\"");
+  ref.variant = c.at("variant").get<std::string>();
+  const nlohmann::json axes = c.value("axes", nlohmann::json::object());
+  if (!axes.is_object())
+    throw std::invalid_argument("case of " + ref.family + "/" + ref.variant + ": axes is not an object");
+  for (const auto& [name, value] : axes.items()) {
+    if (value.is_number_integer())
+      ref.axes.emplace_back(name, cases::AxisValue(value.get<std::int64_t>()));
+    else if (value.is_string())
+      ref.axes.emplace_back(name, cases::AxisValue(value.get<std::string>().c_str()));
+    else
+      throw std::invalid_argument("case of " + ref.family + "/" + ref.variant + ": axis " + name + " is " +
+                                  value.dump().substr(0, 40) + ", not an integer or a name");
+  }
+  try {
+    return cases::resolve(ref).name();
+  } catch (const std::logic_error& e) {
+    throw std::invalid_argument("case of " + ref.family + "/" + ref.variant + ": " + e.what());
+  }
+}
+
+}  // namespace
+
 Reference parse_reference(const std::string& text, const std::string& origin) {
   nlohmann::json doc;
   try {
@@ -181,8 +219,7 @@ Reference parse_reference(const std::string& text, const std::string& origin) {
     if (!need(doc, "cases", "the reference").is_array()) throw std::invalid_argument("cases is not a list");
     for (const auto& c : need(doc, "cases", "the reference")) {
       Band b;
-      const std::string where = "a case";
-      b.of.name = need(c, "case", where).get<std::string>();
+      b.of.name = band_case(c);
       const std::string in = "case " + b.of.name;
       if (std::any_of(r.bands.begin(), r.bands.end(), [&](const Band& x) { return x.of.name == b.of.name; }))
         throw std::invalid_argument(in + ": given twice");

@@ -151,6 +151,30 @@ void add_entry(const nlohmann::json& e, const std::string& metric, int schema_ve
 
 }  // namespace
 
+// The cases a result file's catalog lists, by name, each as its parts say
+// (family, variant, tags, axes; a named axis by its name, as a parsed name
+// gives it); empty for a file from before the catalog.
+std::map<std::string, cases::CaseId> catalog_cases(const nlohmann::json& doc) {
+  std::map<std::string, cases::CaseId> out;
+  if (!doc.contains("membench") || !doc["membench"].contains("cases")) return out;
+  for (const auto& c : doc["membench"]["cases"]) {
+    cases::CaseId id;
+    id.family = c.at("family").get<std::string>();
+    id.variant = c.at("variant").get<std::string>();
+    for (const auto& [key, value] : c.value("tags", nlohmann::json::object()).items())
+      id.tags.emplace_back(key, value.is_string() ? value.get<std::string>() : value.dump());
+    for (const auto& a : c.at("axes")) {
+      const nlohmann::json& v = a.at("value");
+      if (v.is_string())
+        id.axes.push_back({a.at("name").get<std::string>(), -1, v.get<std::string>()});
+      else
+        id.axes.push_back({a.at("name").get<std::string>(), v.get<std::int64_t>(), ""});
+    }
+    out.emplace(c.at("name").get<std::string>(), std::move(id));
+  }
+  return out;
+}
+
 int judge_recorded(const std::string& path, const std::vector<Reference>& references, const std::string& metrics_file,
                    std::ostream& out) {
   const std::string text = cli::read_required_text_file("--judge", path, kMaxResultBytes);
@@ -183,9 +207,15 @@ int judge_recorded(const std::string& path, const std::vector<Reference>& refere
         metric_of[b.of.name] = b.of.metric;
         if (const auto id = cases::CaseId::parse(b.of.name)) wanted.emplace_back(*id, b.of.name);
       }
+    // Each entry read through the file's catalog, by its parts; a file from before the catalog, by its name.
+    const std::map<std::string, cases::CaseId> catalog = catalog_cases(doc);
     for (const auto& e : doc.at("benchmarks")) {
       if (e.value("run_type", std::string("iteration")) != "iteration") continue;
-      const auto id = cases::CaseId::parse(e.value("run_name", e.at("name").get<std::string>()));
+      const std::string name = e.value("run_name", e.at("name").get<std::string>());
+      const auto listed = catalog.find(name);
+      const std::optional<cases::CaseId> id = listed != catalog.end() ? std::optional<cases::CaseId>(listed->second)
+                                              : catalog.empty()       ? cases::CaseId::parse(name)
+                                                                : std::nullopt;  // not a case the file's catalog lists
       if (!id) continue;
       const auto device = id->tag(cases::kDeviceTag);
       const auto it =

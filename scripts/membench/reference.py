@@ -216,9 +216,13 @@ def bands(
             if pct
             else None
         )
+        listed = case["listed"]
         cases.append(
             {
-                "case": name,
+                # The case by its parts, as the families declare theirs: an axis added later leaves it the same case.
+                "family": listed["family"],
+                "variant": listed["variant"],
+                "axes": {a["name"]: a["value"] for a in listed["axes"]},
                 "level": case["level"],
                 "metric": case["metric"],
                 "unit": unit,
@@ -307,6 +311,13 @@ def from_history(
     return ref
 
 
+def band_name(band: dict) -> str:
+    """The name of the case a band names: made from its parts, or an older reference's own "case"."""
+    if "family" not in band:
+        return band["case"]
+    return mr.CaseName(band["family"], band["variant"], tuple(band["axes"].items())).format("")
+
+
 def table(ref: dict) -> str:
     lines = [
         f"{ref['gpu_name']}: {len(ref['runs'])} runs on {ref['gpus']} GPUs, margin {ref['margin_pct']:g}%",
@@ -325,7 +336,7 @@ def table(ref: dict) -> str:
         e = c.get("efficiency")
         pct = f"{e['median']:.1f} ({e['low']:.1f} to {e['high']:.1f})" if e else "-"
         lines.append(
-            f"| {c['level']} | {c['case']} | {show(c['median'])} | {show(c['low'])} to {show(c['high'])} | {pct} | "
+            f"| {c['level']} | {band_name(c)} | {show(c['median'])} | {show(c['low'])} to {show(c['high'])} | {pct} | "
             f"{c['runs']} | {c['gpus']}{one} |"
         )
     return "\n".join(lines)

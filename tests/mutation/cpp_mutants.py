@@ -1379,6 +1379,18 @@ MUTANTS = [
         "} else if (false) {",
         "the check calls a case too noisy to judge slow",
     ),
+    M(
+        "benchmarks/run/check.cpp",
+        "    return cases::resolve(ref).name();",
+        '    return ref.family + "/" + ref.variant;',
+        "a band named by its parts names its family and variant alone",
+    ),
+    M(
+        "benchmarks/run/check_run.cpp",
+        "listed != catalog.end() ? std::optional<cases::CaseId>(listed->second)",
+        "false ? std::optional<cases::CaseId>(listed->second)",
+        "--judge reads a case from its name, not its catalog's parts",
+    ),
     # ---- the compute ceilings in the check, the roofs, the inputs a fuzzer writes ------------
     M(
         "benchmarks/cases/runner.cpp",
