@@ -1380,7 +1380,7 @@ MUTANTS = [
         "the check calls a case too noisy to judge slow",
     ),
     M(
-        "benchmarks/run/check.cpp",
+        "benchmarks/run/reference.cpp",
         "    return cases::resolve(ref).name();",
         '    return ref.family + "/" + ref.variant;',
         "a band named by its parts names its family and variant alone",
@@ -1411,19 +1411,19 @@ MUTANTS = [
         "a case this GPU cannot run makes a provisional check inconclusive",
     ),
     M(
-        "benchmarks/run/check.cpp",
+        "benchmarks/run/reference.cpp",
         "if (!v.is_number() || !std::isfinite(v.get<double>()) || v.get<double>() <= 0)",
         "if (!v.is_number())",
         "a reference band may be negative or infinite",
     ),
     M(
-        "benchmarks/run/check.cpp",
+        "benchmarks/run/reference.cpp",
         "if (!v.is_number_integer() || v.get<std::int64_t>() < 1 || v.get<std::int64_t>() > 1000000)",
         "if (!v.is_number())",
         "a reference's counts may be 0 or 2.5",
     ),
     M(
-        "benchmarks/run/check.cpp",
+        "benchmarks/run/reference.cpp",
         "if (std::none_of(check_cases().begin(), check_cases().end(),",
         "if (false && std::none_of(check_cases().begin(), check_cases().end(),",
         "a reference may band a case the check does not run",
