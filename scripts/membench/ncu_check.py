@@ -30,8 +30,6 @@ Exit status: 1 when a model and its counter differ by more than the tolerance,
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 import math
 import statistics
@@ -52,24 +50,13 @@ from membench.ncu_profile import (  # noqa: F401  (the passes and their metrics,
     METRICS,
     PROFILED_RUN_ARGS,
     TIME_METRIC,
+    UNIT_SCALE,
     export_csv,
+    parse_csv,
     quiet,
     run_profile,
 )
 
-# The units ncu prints that are not the base unit (ns, byte, sector, ...: a factor of 1).
-UNIT_SCALE = {
-    "us": 1e3,
-    "ms": 1e6,
-    "s": 1e9,
-    "usecond": 1e3,
-    "msecond": 1e6,
-    "second": 1e9,
-    "Kbyte": 1e3,
-    "Mbyte": 1e6,
-    "Gbyte": 1e9,
-    "Tbyte": 1e12,
-}
 MIB64 = 64 * 2**20
 DRAM_MIN_N = 2**24
 SMALL_SHARE = 0.01
@@ -125,41 +112,6 @@ def create_parser() -> cli.Parser:
     )
     p.add_argument("membench_args", nargs="*", help="arguments for membench (after --)")
     return p
-
-
-def _number(text: str) -> float | None:
-    """A cell's number (thousands separators allowed); None for "", "n/a" or anything else."""
-    try:
-        return float(text.strip().replace(",", ""))
-    except ValueError:
-        return None
-
-
-def parse_csv(text: str) -> list[dict]:
-    """Rows of `ncu --csv --page raw`: kernel name and metrics in base units."""
-    try:
-        reader = list(csv.reader(io.StringIO(text)))
-    except csv.Error as e:  # a field over the csv module's limit: not what ncu writes
-        raise mr.InputError(f"not an ncu raw CSV ({e})") from e
-    start = next((i for i, row in enumerate(reader) if "Kernel Name" in row), None)
-    if start is None:
-        raise mr.InputError("not an ncu raw CSV (no 'Kernel Name' column)")
-    header = reader[start]
-    units = [""] * len(header)
-    body = reader[start + 1 :]
-    if body and body[0] and "ID" in header and body[0][header.index("ID")] == "":
-        units, body = body[0], body[1:]
-    rows = []
-    for raw in body:
-        if len(raw) != len(header):
-            continue
-        row = {"kernel": raw[header.index("Kernel Name")]}
-        for name, unit, cell in zip(header, units, raw):
-            if "__" in name:  # a metric (ncu's names are unit__counter.rollup)
-                value = _number(cell)
-                row[name] = None if value is None else value * UNIT_SCALE.get(unit, 1.0)
-        rows.append(row)
-    return rows
 
 
 def case_kernels(listing: object, origin: str) -> dict[str, list[str]]:

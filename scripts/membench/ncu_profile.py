@@ -3,6 +3,8 @@ counters, the DRAM bytes in steady state, the cold duration), and the metrics ea
 
 from __future__ import annotations
 
+import csv
+import io
 import os
 import shutil
 import subprocess
@@ -119,3 +121,53 @@ def run_profile(args) -> dict[str, Path]:
     files["dram_csv"] = profile("dram", "none", pass_metrics(timing, "dram", DRAM_METRICS), args.dram_launches)
     files["time_csv"] = profile("time", "all", [TIME_METRIC], args.launches)
     return files
+
+
+# The units ncu prints that are not the base unit (ns, byte, sector, ...: a factor of 1).
+UNIT_SCALE = {
+    "us": 1e3,
+    "ms": 1e6,
+    "s": 1e9,
+    "usecond": 1e3,
+    "msecond": 1e6,
+    "second": 1e9,
+    "Kbyte": 1e3,
+    "Mbyte": 1e6,
+    "Gbyte": 1e9,
+    "Tbyte": 1e12,
+}
+
+
+def _number(text: str) -> float | None:
+    """A cell's number (thousands separators allowed); None for "", "n/a" or anything else."""
+    try:
+        return float(text.strip().replace(",", ""))
+    except ValueError:
+        return None
+
+
+def parse_csv(text: str) -> list[dict]:
+    """Rows of `ncu --csv --page raw`: kernel name and metrics in base units."""
+    try:
+        reader = list(csv.reader(io.StringIO(text)))
+    except csv.Error as e:  # a field over the csv module's limit: not what ncu writes
+        raise mr.InputError(f"not an ncu raw CSV ({e})") from e
+    start = next((i for i, row in enumerate(reader) if "Kernel Name" in row), None)
+    if start is None:
+        raise mr.InputError("not an ncu raw CSV (no 'Kernel Name' column)")
+    header = reader[start]
+    units = [""] * len(header)
+    body = reader[start + 1 :]
+    if body and body[0] and "ID" in header and body[0][header.index("ID")] == "":
+        units, body = body[0], body[1:]
+    rows = []
+    for raw in body:
+        if len(raw) != len(header):
+            continue
+        row = {"kernel": raw[header.index("Kernel Name")]}
+        for name, unit, cell in zip(header, units, raw):
+            if "__" in name:  # a metric (ncu's names are unit__counter.rollup)
+                value = _number(cell)
+                row[name] = None if value is None else value * UNIT_SCALE.get(unit, 1.0)
+        rows.append(row)
+    return rows

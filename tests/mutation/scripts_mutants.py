@@ -68,10 +68,14 @@ OWN_TESTS = {
     "headline": ["test_headline.py", CLI],
     # The shared reader: its own tests and the gates' (the figures' tests add time, not kills).
     "results": ["test_results.py", "test_compare.py", "test_fleet.py", "test_levels.py", "test_names.py"],
+    "case": ["test_results.py", "test_compare.py", "test_fleet.py", "test_history.py", "test_export.py"],
+    "loading": ["test_results.py", "test_compare.py", "test_schema.py"],
+    "compat_declarations": ["test_compat.py", "test_report.py", "test_model_lines.py"],
     # The declarations feed the figures, the report and the ncu check.
     "declarations": ["test_figures.py", "test_model_lines.py", "test_report.py", "test_ncu_check.py"],
     "figures": ["test_figures.py", "test_model_lines.py", "test_plot.py"],
     "report_page": ["test_report.py"],
+    "report_marks": ["test_report.py"],
     "report_others": ["test_report.py", "test_fleet.py"],
     "pairs": ["test_pairs.py", "test_report.py"],
     "results_index": ["test_results_index.py"],
