@@ -4,10 +4,15 @@
 // noise as measured, the batches dropped, latency in nanoseconds and cycles).
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <limits>
 #include <map>
+#include <regex>
+#include <set>
+#include <sstream>
 #include <string>
 
+#include "cases/counters.hpp"
 #include "cases/runner.hpp"
 #include "engine/measure.hpp"
 #include "engine/options.hpp"
@@ -158,6 +163,32 @@ TEST(MeasuredCounters, HealthMarksAreSetWhereNvmlCouldTell) {
   m.health.clock_event_reasons = 0x4 | 0x40;  // and a hardware thermal slowdown
   EXPECT_DOUBLE_EQ(counters_of(w, m).at("clock_event"), 1);
   EXPECT_DOUBLE_EQ(counters_of(w, m).at("power_capped"), 1);
+}
+
+// The docs' key table (docs/measuring.md, "Counters (JSON keys)") names
+// every counter the catalog declares, and nothing it does not: the table a
+// person reads and the catalog the file carries are one list.
+TEST(CounterCatalog, TheDocsKeyTableNamesEveryCounterAndNoOther) {
+  std::ifstream in(MEMBENCH_SOURCE_DIR "/docs/measuring.md");
+  ASSERT_TRUE(in) << "docs/measuring.md";
+  std::set<std::string> documented;
+  bool inside = false;
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("## ", 0) == 0) inside = line == "## Counters (JSON keys)";
+    if (!inside || line.rfind("| `", 0) != 0) continue;
+    const std::string first = line.substr(1, line.find(" |", 1));  // the key column
+    const std::regex key("`([a-z0-9_<>]+)`");
+    for (auto it = std::sregex_iterator(first.begin(), first.end(), key); it != std::sregex_iterator(); ++it)
+      documented.insert((*it)[1]);
+  }
+  ASSERT_GT(documented.size(), 40u);
+  documented.erase("device<i>_bytes_per_second");  // a pattern: device0_bytes_per_second, ...
+  EXPECT_TRUE(counter_meaning("device3_bytes_per_second").has_value());
+  for (const std::string& name : counter_names())
+    EXPECT_TRUE(documented.count(name) || name == "real_time" || name == "cpu_time" || name == "iterations")
+        << name << " is in the catalog but not in the docs' key table";
+  for (const std::string& name : documented)
+    EXPECT_TRUE(counter_meaning(name).has_value()) << name << " is in the docs' key table but not in the catalog";
 }
 
 }  // namespace

@@ -222,6 +222,12 @@ std::optional<CounterMeaning> counter_meaning(const std::string& name) {
   return std::nullopt;
 }
 
+std::vector<std::string> counter_names() {
+  std::vector<std::string> names;
+  for (const auto& [name, meaning] : catalog()) names.push_back(name);
+  return names;
+}
+
 const std::vector<Headline>& headlines() {
   static const std::vector<Headline> list = {{"bytes_per_second", "model_bytes_per_second"},
                                              {"latency_ns", ""},

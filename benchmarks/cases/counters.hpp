@@ -53,6 +53,9 @@ struct CounterMeaning {
 // The meaning of a counter (or of real_time, cpu_time and iterations, as
 // this suite reports them); nullopt for a name nothing declares.
 std::optional<CounterMeaning> counter_meaning(const std::string& name);
+// Every name the catalog declares, sorted (device<i>_bytes_per_second, a
+// pattern, not among them).
+std::vector<std::string> counter_names();
 // The Nsight Compute counter a model counter predicts; nullopt for one that
 // names none (a measurement, a model no hardware counter sees).
 std::optional<NcuMeasure> ncu_measure(const std::string& name);
