@@ -112,6 +112,30 @@ TEST(CaseRef, ARoofOfACounterThatIsNoRateIsRefused) {
   EXPECT_NO_THROW(check_figures(f));
 }
 
+TEST(CaseRef, ADeclarationNamingACounterTheCatalogLacksIsRefused) {
+  const auto error = [](const FamilySpec& f) {
+    try {
+      check_figures(f);
+    } catch (const std::logic_error& e) { return std::string(e.what()); }
+    return std::string();
+  };
+  FamilySpec f = trial(false);
+  f.downstream.figures = {figure("rates", "n", "bytes_per_second").model("model_bytes_per_second")};
+  EXPECT_EQ(error(f), "");
+  f.downstream.figures = {figure("rates", "n", "bytes_per_secnod")};
+  EXPECT_NE(error(f).find("figure 'rates' names 'bytes_per_secnod', which the counter catalog does not declare"),
+            std::string::npos)
+      << error(f);
+  f.downstream.figures = {figure("rates", "n", "bytes_per_second").model("model_rate")};
+  EXPECT_NE(error(f).find("'model_rate'"), std::string::npos) << error(f);
+  f.downstream.figures = {};
+  f.downstream.study_rows = {{1, "t", "a row", at("v"), 0, {"sectors_per_warp"}}};
+  EXPECT_NE(error(f).find("study row 'a row' names 'sectors_per_warp'"), std::string::npos) << error(f);
+  f.downstream.study_rows = {};
+  f.downstream.check = {{1, "DRAM read", "gbytes_per_second", at("v")}};
+  EXPECT_NE(error(f).find("check case 'DRAM read' names 'gbytes_per_second'"), std::string::npos) << error(f);
+}
+
 TEST(CaseRef, EveryReferenceTheFamiliesDeclareResolves) {
   int refs = 0;
   for (const FamilySpec& f : registered_families()) {

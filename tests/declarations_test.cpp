@@ -32,7 +32,7 @@ const Registrar toy{
        figure("by order", "order", "bytes_per_second")
            .as_bars()
            .model_from(
-               {"the forward rate x bytes / span", at("read", {{"order", "forward"}}), {"bytes"}, {"span_bytes"}})
+               {"the forward rate x bytes / span", at("read", {{"order", "forward"}}), {"bytes"}, {"dram_read_bytes"}})
            .noted({"conflict_ways"}),
        figure("slower than forward", "span", "latency_ns").slowdown_against(at("read", {{"order", "forward"}}))},
       "none of the study's",
@@ -106,7 +106,7 @@ TEST(Declarations, AFamilysTitleAxesAndFiguresAreInTheResultFile) {
   EXPECT_EQ(from.at("axes"), (nlohmann::ordered_json{{"order", "forward"}}));
   EXPECT_EQ(from.at("label"), "the forward rate x bytes / span");
   EXPECT_EQ(from.at("times"), (nlohmann::ordered_json{"bytes"}));
-  EXPECT_EQ(from.at("over"), (nlohmann::ordered_json{"span_bytes"}));
+  EXPECT_EQ(from.at("over"), (nlohmann::ordered_json{"dram_read_bytes"}));
   const auto& slowdown = toy_entry["figures"][2].at("slowdown_vs");
   EXPECT_EQ(slowdown.at("variant"), "read");
   EXPECT_EQ(slowdown.at("axes").at("order"), "forward");

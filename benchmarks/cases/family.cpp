@@ -19,6 +19,24 @@ void check_figures(const FamilySpec& spec) {
   const auto has = [&](const std::string& name) {
     return std::any_of(spec.axes.begin(), spec.axes.end(), [&](const AxisSpec& a) { return a.name == name; });
   };
+  // Every counter a declaration names is one the catalog declares: a reader finds its meaning in the file.
+  const auto counter = [&](const std::string& name, const std::string& what) {
+    if (!counter_meaning(name))
+      throw std::logic_error("family '" + spec.name + "': " + what + " names '" + name +
+                             "', which the counter catalog does not declare");
+  };
+  for (const FigureSpec& f : spec.downstream.figures) {
+    const std::string what = "figure '" + f.heading + "'";
+    counter(f.y, what);
+    if (!f.model_counter.empty()) counter(f.model_counter, what);
+    for (const std::string& c : f.notes) counter(c, what);
+    if (f.derived_model)
+      for (const auto* list : {&f.derived_model->times, &f.derived_model->over})
+        for (const std::string& c : *list) counter(c, what);
+  }
+  for (const StudyRow& r : spec.downstream.study_rows)
+    for (const std::string& c : r.counters) counter(c, "study row '" + r.label + "'");
+  for (const CheckDecl& c : spec.downstream.check) counter(c.metric, "check case '" + c.level + "'");
   for (const FigureSpec& f : spec.downstream.figures) {
     if (f.x != "variant" && !has(f.x))
       throw std::logic_error("family '" + spec.name + "': figure '" + f.heading + "' runs along '" + f.x +

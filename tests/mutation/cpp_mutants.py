@@ -1391,6 +1391,12 @@ MUTANTS = [
         "false ? std::optional<cases::CaseId>(listed->second)",
         "--judge reads a case from its name, not its catalog's parts",
     ),
+    M(
+        "benchmarks/cases/family.cpp",
+        "    if (!counter_meaning(name))\n",
+        "    if (false)\n",
+        "a figure, a study row or a check case may name a counter the catalog lacks",
+    ),
     # ---- the compute ceilings in the check, the roofs, the inputs a fuzzer writes ------------
     M(
         "benchmarks/cases/runner.cpp",
