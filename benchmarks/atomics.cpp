@@ -122,10 +122,10 @@ const Registrar registrar{{"atomics",
                                  .model("model_updates_per_second")},
                             "",
                             {},
-                            {{11, "L2 atomics", "updates_per_second",
-                              at("red", {{"word", "u32"}, {"space", "global"}, {"shared_by", "thread"}})},
-                             {15, "shared-memory atomics", "updates_per_second",
-                              at("add", {{"word", "u32"}, {"space", "shared"}, {"shared_by", "thread"}})}}}}};
+                            {check_case(CheckLevel::l2_atomics, "updates_per_second",
+                                        at("red", {{"word", "u32"}, {"space", "global"}, {"shared_by", "thread"}})),
+                             check_case(CheckLevel::shared_atomics, "updates_per_second",
+                                        at("add", {{"word", "u32"}, {"space", "shared"}, {"shared_by", "thread"}}))}}}};
 
 }  // namespace
 

@@ -144,8 +144,8 @@ const Registrar registrar{
       {},
       // The check's compute cases: the FP32 pipe at its ceiling, and the tensor cores through mma.sync, the
       // instruction every architecture from 8.0 runs (on 9.0 it reaches a steady share of wgmma's peak).
-      {{16, "FP32 FMA", "ops_per_second", at("fp32", {{"chains", 8}, {"occupancy", 8}})},
-       {17, "tensor cores", "ops_per_second", at("mma_bf16", {{"chains", 8}, {"occupancy", 4}})}},
+      {check_case(CheckLevel::fp32_fma, "ops_per_second", at("fp32", {{"chains", 8}, {"occupancy", 8}})),
+       check_case(CheckLevel::tensor_cores, "ops_per_second", at("mma_bf16", {{"chains", 8}, {"occupancy", 4}}))},
       {roof("fp32 FMA", "ops_per_second", at("fp32")), roof("fp64 FMA", "ops_per_second", at("fp64")),
        roof("fp16x2 FMA", "ops_per_second", at("fp16x2")), roof("bf16x2 FMA", "ops_per_second", at("bf16x2")),
        roof("int32 IMAD", "ops_per_second", at("int32")),

@@ -96,20 +96,14 @@ const Registrar registrar{
            .log_y()
            .model("model_bytes_per_second")},
       "the constant cache's broadcast, and its serialisation of distinct addresses",
-      {{kClaimsTable,
-        kClaimsTitle,
-        "constant memory, 32 distinct words a warp: serialised",
-        at("constant", {{"words", 256}, {"addresses", 32}, {"rounds", std::int64_t{1} << 10}}),
-        0,
-        {"constant_serialization"},
-        at("constant", {{"words", 256}, {"addresses", 1}, {"rounds", std::int64_t{1} << 10}})},
-       {kClaimsTable,
-        kClaimsTitle,
-        "the same 32 words through the L1",
-        at("global", {{"words", 256}, {"addresses", 32}, {"rounds", std::int64_t{1} << 10}}),
-        0,
-        {"sectors_per_request"},
-        at("global", {{"words", 256}, {"addresses", 1}, {"rounds", std::int64_t{1} << 10}})}}}}};
+      {study_row(StudyTable::claims, "constant memory, 32 distinct words a warp: serialised",
+                 at("constant", {{"words", 256}, {"addresses", 32}, {"rounds", std::int64_t{1} << 10}}))
+           .why({"constant_serialization"})
+           .beside(at("constant", {{"words", 256}, {"addresses", 1}, {"rounds", std::int64_t{1} << 10}})),
+       study_row(StudyTable::claims, "the same 32 words through the L1",
+                 at("global", {{"words", 256}, {"addresses", 32}, {"rounds", std::int64_t{1} << 10}}))
+           .why({"sectors_per_request"})
+           .beside(at("global", {{"words", 256}, {"addresses", 1}, {"rounds", std::int64_t{1} << 10}}))}}}};
 
 }  // namespace
 

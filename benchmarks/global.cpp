@@ -141,9 +141,7 @@ void cases(Family& f) {
         [](const CaseArgs& a) { return define(strided(GlobalVariant::strided_texture, a)); });
 }
 
-// The study's first table (the RTX 4090's GB/s from the article), and the
-// counters that say why.
-const char* const kCoalescedTable = "Coalesced vs strided, n = 16,777,216";
+// The counters of the study's first table that say why.
 const std::vector<std::string> kWhy = {"sectors_per_request", "dram_efficiency"};
 // What a case would reach if its modelled DRAM bytes moved at memcpy's rate:
 // the rate a strided read loses to the sectors it fetches and does not use.
@@ -173,42 +171,29 @@ const Registrar registrar{
            .only({"coalesced", "vectorized", "memcpy", "broadcast", "misaligned"})
            .across({"dram_peak_bytes_per_second"})},
       "the article's first table: coalesced against strided reads, and the sectors a warp request touches",
-      {{1, kCoalescedTable, "coalesced", at("coalesced", {{"n", std::int64_t{1} << 24}}), 925.31, kWhy, {}},
-       {1,
-        kCoalescedTable,
-        "stride 2 (the article's launch: n threads)",
-        at("strided_full_grid", {{"n", std::int64_t{1} << 24}, {"stride", 2}}),
-        427.34,
-        kWhy,
-        {}},
-       {kClaimsTable,
-        kClaimsTitle,
-        "every lane of a warp one address: one sector, half the DRAM reads",
-        at("broadcast", {{"n", std::int64_t{1} << 24}}),
-        0,
-        {"sectors_per_request", "dram_read_bytes"},
-        at("coalesced", {{"n", std::int64_t{1} << 24}})},
-       {kClaimsTable,
-        kClaimsTitle,
-        "a start one float past alignment: a fifth sector a request",
-        at("misaligned", {{"n", std::int64_t{1} << 24}, {"offset", 1}}),
-        0,
-        {"sectors_per_request"},
-        at("misaligned", {{"n", std::int64_t{1} << 24}, {"offset", 0}})},
-       {kClaimsTable,
-        kClaimsTitle,
-        "misconception: the read-only path makes a strided read safe (stride 8)",
-        at("strided_readonly", {{"n", std::int64_t{1} << 24}, {"stride", 8}}),
-        0,
-        {"l2_read_bytes", "dram_read_bytes"},
-        at("strided", {{"n", std::int64_t{1} << 24}, {"stride", 8}})},
-       {kClaimsTable,
-        kClaimsTitle,
-        "misconception: the texture path makes a strided read safe (stride 8)",
-        at("strided_texture", {{"n", std::int64_t{1} << 24}, {"stride", 8}}),
-        0,
-        {"l2_read_bytes", "dram_read_bytes"},
-        at("strided", {{"n", std::int64_t{1} << 24}, {"stride", 8}})}}}}};
+      {study_row(StudyTable::coalescing, "coalesced", at("coalesced", {{"n", std::int64_t{1} << 24}}))
+           .article(925.31)
+           .why(kWhy),
+       study_row(StudyTable::coalescing, "stride 2 (the article's launch: n threads)",
+                 at("strided_full_grid", {{"n", std::int64_t{1} << 24}, {"stride", 2}}))
+           .article(427.34)
+           .why(kWhy),
+       study_row(StudyTable::claims, "every lane of a warp one address: one sector, half the DRAM reads",
+                 at("broadcast", {{"n", std::int64_t{1} << 24}}))
+           .why({"sectors_per_request", "dram_read_bytes"})
+           .beside(at("coalesced", {{"n", std::int64_t{1} << 24}})),
+       study_row(StudyTable::claims, "a start one float past alignment: a fifth sector a request",
+                 at("misaligned", {{"n", std::int64_t{1} << 24}, {"offset", 1}}))
+           .why({"sectors_per_request"})
+           .beside(at("misaligned", {{"n", std::int64_t{1} << 24}, {"offset", 0}})),
+       study_row(StudyTable::claims, "misconception: the read-only path makes a strided read safe (stride 8)",
+                 at("strided_readonly", {{"n", std::int64_t{1} << 24}, {"stride", 8}}))
+           .why({"l2_read_bytes", "dram_read_bytes"})
+           .beside(at("strided", {{"n", std::int64_t{1} << 24}, {"stride", 8}})),
+       study_row(StudyTable::claims, "misconception: the texture path makes a strided read safe (stride 8)",
+                 at("strided_texture", {{"n", std::int64_t{1} << 24}, {"stride", 8}}))
+           .why({"l2_read_bytes", "dram_read_bytes"})
+           .beside(at("strided", {{"n", std::int64_t{1} << 24}, {"stride", 8}}))}}}};
 
 }  // namespace
 

@@ -227,11 +227,11 @@ const Registrar registrar{
            .upright({"l1_shared_bytes_per_sm", "l2_bytes"})},
       "",
       {},
-      {{8, "DRAM latency", "latency_ns", at("latency", {{"working_set", std::int64_t{1} << 30}})},
-       {9, "L2 read", "bytes_per_second", at("bandwidth", {{"working_set", std::int64_t{16} << 20}})},
-       {10, "L2 latency", "latency_ns", at("latency", {{"working_set", std::int64_t{16} << 20}})},
-       {12, "L1 read", "bytes_per_second", at("bandwidth", {{"working_set", std::int64_t{64} << 10}})},
-       {13, "L1 latency", "latency_ns", at("latency", {{"working_set", std::int64_t{16} << 10}})}},
+      {check_case(CheckLevel::dram_latency, "latency_ns", at("latency", {{"working_set", std::int64_t{1} << 30}})),
+       check_case(CheckLevel::l2_read, "bytes_per_second", at("bandwidth", {{"working_set", std::int64_t{16} << 20}})),
+       check_case(CheckLevel::l2_latency, "latency_ns", at("latency", {{"working_set", std::int64_t{16} << 20}})),
+       check_case(CheckLevel::l1_read, "bytes_per_second", at("bandwidth", {{"working_set", std::int64_t{64} << 10}})),
+       check_case(CheckLevel::l1_latency, "latency_ns", at("latency", {{"working_set", std::int64_t{16} << 10}}))},
       // The run's roofline takes each level's ceiling as the best the run measured there: these or the roofline
       // family's sweep at no arithmetic.
       {roof("L2", "bytes_per_second", at("bandwidth", {{"working_set", std::int64_t{16} << 20}})),

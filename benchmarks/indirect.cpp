@@ -133,34 +133,24 @@ const Registrar registrar{
            .log_x()
            .only({"lookup"})},
       "the article's random access: the transactions a warp request needs soar, whether or not DRAM is involved",
-      {{kClaimsTable,
-        kClaimsTitle,
-        "random reads within 4 MiB windows: 8x the L2 sectors, DRAM as the identity",
-        at("gather", {{"entries", std::int64_t{1} << 26}, {"window", std::int64_t{1} << 20}}),
-        0,
-        {"sectors_per_request", "dram_read_bytes"},
-        at("gather", {{"entries", std::int64_t{1} << 26}, {"window", 1}})},
-       {kClaimsTable,
-        kClaimsTitle,
-        "random reads over 256 MiB: the sectors soar and DRAM moves 64 bytes a float",
-        at("gather", {{"entries", std::int64_t{1} << 26}, {"window", std::int64_t{1} << 26}}),
-        0,
-        {"sectors_per_request", "dram_read_bytes_bound"},
-        at("gather", {{"entries", std::int64_t{1} << 26}, {"window", 1}})},
-       {kClaimsTable,
-        kClaimsTitle,
-        "random writes over 256 MiB: a 32-byte sector written for each float",
-        at("scatter", {{"entries", std::int64_t{1} << 26}, {"window", std::int64_t{1} << 26}}),
-        0,
-        {"store_sectors_per_request", "l2_write_bytes"},
-        at("scatter", {{"entries", std::int64_t{1} << 26}, {"window", 1}})},
-       {kClaimsTable,
-        kClaimsTitle,
-        "a hot 16 MiB table looked up 16 times a launch: the gather's sectors, DRAM reads the table at most once",
-        at("lookup", {{"entries", std::int64_t{1} << 26}, {"table", std::int64_t{1} << 22}}),
-        0,
-        {"sectors_per_request", "dram_read_bytes_bound"},
-        at("gather", {{"entries", std::int64_t{1} << 26}, {"window", std::int64_t{1} << 20}})}}}}};
+      {study_row(StudyTable::claims, "random reads within 4 MiB windows: 8x the L2 sectors, DRAM as the identity",
+                 at("gather", {{"entries", std::int64_t{1} << 26}, {"window", std::int64_t{1} << 20}}))
+           .why({"sectors_per_request", "dram_read_bytes"})
+           .beside(at("gather", {{"entries", std::int64_t{1} << 26}, {"window", 1}})),
+       study_row(StudyTable::claims, "random reads over 256 MiB: the sectors soar and DRAM moves 64 bytes a float",
+                 at("gather", {{"entries", std::int64_t{1} << 26}, {"window", std::int64_t{1} << 26}}))
+           .why({"sectors_per_request", "dram_read_bytes_bound"})
+           .beside(at("gather", {{"entries", std::int64_t{1} << 26}, {"window", 1}})),
+       study_row(StudyTable::claims, "random writes over 256 MiB: a 32-byte sector written for each float",
+                 at("scatter", {{"entries", std::int64_t{1} << 26}, {"window", std::int64_t{1} << 26}}))
+           .why({"store_sectors_per_request", "l2_write_bytes"})
+           .beside(at("scatter", {{"entries", std::int64_t{1} << 26}, {"window", 1}})),
+       study_row(
+           StudyTable::claims,
+           "a hot 16 MiB table looked up 16 times a launch: the gather's sectors, DRAM reads the table at most once",
+           at("lookup", {{"entries", std::int64_t{1} << 26}, {"table", std::int64_t{1} << 22}}))
+           .why({"sectors_per_request", "dram_read_bytes_bound"})
+           .beside(at("gather", {{"entries", std::int64_t{1} << 26}, {"window", std::int64_t{1} << 20}}))}}}};
 
 }  // namespace
 

@@ -92,13 +92,10 @@ const Registrar registrar{
      {"Local memory: a thread's array in registers, local memory or shared memory",
       {figure("GB/s of the array's global reads by its size", "array", "bytes_per_second").log_x().log_y()},
       "a thread's array in registers, in local memory, or in shared memory",
-      {{kClaimsTable,
-        kClaimsTitle,
-        "a thread's array of 64 indexed at run time: local memory, against registers",
-        at("dynamic", {{"array", 64}, {"rounds", std::int64_t{1} << 10}}),
-        0,
-        {"local_load_bytes"},
-        at("unrolled", {{"array", 64}, {"rounds", std::int64_t{1} << 10}})}}}}};
+      {study_row(StudyTable::claims, "a thread's array of 64 indexed at run time: local memory, against registers",
+                 at("dynamic", {{"array", 64}, {"rounds", std::int64_t{1} << 10}}))
+           .why({"local_load_bytes"})
+           .beside(at("unrolled", {{"array", 64}, {"rounds", std::int64_t{1} << 10}}))}}}};
 
 }  // namespace
 

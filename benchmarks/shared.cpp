@@ -102,9 +102,6 @@ std::vector<std::int64_t> zero_to(std::int64_t last) {
   return v;
 }
 
-// The study's second table (the RTX 4090's GB/s from the article).
-const char* const kTable = "Shared memory, 4096 x 4096";
-
 const Registrar registrar{
     {"shared",
      {axis("side", "floats", "row, column, swizzle: side of the square matrix", {4096}),
@@ -130,43 +127,31 @@ const Registrar registrar{
            .as_bars()
            .noted({"conflict_ways", "blocks_per_sm"})},
       "the article's second table: a column read through shared memory, its 32-way conflict, and the [32][33] pad",
-      {{2, kTable, "row", at("row", {{"side", std::int64_t{1} << 12}}), 879.49, {"conflict_ways"}, {}},
-       {2,
-        kTable,
-        "column, 32-way conflict",
-        at("column", {{"side", std::int64_t{1} << 12}, {"pad", 0}}),
-        740.07,
-        {"conflict_ways"},
-        {}},
-       {2,
-        kTable,
-        "column, padded [32][33]",
-        at("column", {{"side", std::int64_t{1} << 12}, {"pad", 1}}),
-        826.01,
-        {"conflict_ways"},
-        {}},
-       {kClaimsTable,
-        kClaimsTitle,
-        "every lane the same shared word: a broadcast, no conflict",
-        at("conflict_degree", {{"shared_stride", 0}, {"width", 4}}),
-        0,
-        {"wavefronts_per_request"},
-        at("conflict_degree", {{"shared_stride", 1}, {"width", 4}})},
-       {kClaimsTable,
-        kClaimsTitle,
-        "a pad of 1 float on a 32-wide tile: the 32-way conflict gone",
-        at("column_tile", {{"side", std::int64_t{1} << 12}, {"tile_side", 32}, {"pad", 1}}),
-        0,
-        {"conflict_ways"},
-        at("column_tile", {{"side", std::int64_t{1} << 12}, {"tile_side", 32}, {"pad", 0}})},
-       {kClaimsTable,
-        kClaimsTitle,
-        "misconception: a little padding fixes any conflict (a 16-wide tile)",
-        at("column_tile", {{"side", std::int64_t{1} << 12}, {"tile_side", 16}, {"pad", 1}}),
-        0,
-        {"conflict_ways", "store_conflict_ways"},
-        at("column_tile", {{"side", std::int64_t{1} << 12}, {"tile_side", 16}, {"pad", 0}})}},
-      {{14, "shared memory read", "bytes_per_second", at("conflict_degree", {{"shared_stride", 1}, {"width", 16}})}},
+      {study_row(StudyTable::shared_memory, "row", at("row", {{"side", std::int64_t{1} << 12}}))
+           .article(879.49)
+           .why({"conflict_ways"}),
+       study_row(StudyTable::shared_memory, "column, 32-way conflict",
+                 at("column", {{"side", std::int64_t{1} << 12}, {"pad", 0}}))
+           .article(740.07)
+           .why({"conflict_ways"}),
+       study_row(StudyTable::shared_memory, "column, padded [32][33]",
+                 at("column", {{"side", std::int64_t{1} << 12}, {"pad", 1}}))
+           .article(826.01)
+           .why({"conflict_ways"}),
+       study_row(StudyTable::claims, "every lane the same shared word: a broadcast, no conflict",
+                 at("conflict_degree", {{"shared_stride", 0}, {"width", 4}}))
+           .why({"wavefronts_per_request"})
+           .beside(at("conflict_degree", {{"shared_stride", 1}, {"width", 4}})),
+       study_row(StudyTable::claims, "a pad of 1 float on a 32-wide tile: the 32-way conflict gone",
+                 at("column_tile", {{"side", std::int64_t{1} << 12}, {"tile_side", 32}, {"pad", 1}}))
+           .why({"conflict_ways"})
+           .beside(at("column_tile", {{"side", std::int64_t{1} << 12}, {"tile_side", 32}, {"pad", 0}})),
+       study_row(StudyTable::claims, "misconception: a little padding fixes any conflict (a 16-wide tile)",
+                 at("column_tile", {{"side", std::int64_t{1} << 12}, {"tile_side", 16}, {"pad", 1}}))
+           .why({"conflict_ways", "store_conflict_ways"})
+           .beside(at("column_tile", {{"side", std::int64_t{1} << 12}, {"tile_side", 16}, {"pad", 0}}))},
+      {check_case(CheckLevel::shared_read, "bytes_per_second",
+                  at("conflict_degree", {{"shared_stride", 1}, {"width", 16}}))},
       {roof("shared memory", "bytes_per_second", at("conflict_degree", {{"shared_stride", 1}}))}}}};
 
 }  // namespace

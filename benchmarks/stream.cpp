@@ -73,10 +73,10 @@ const Registrar registrar{
            .across({"dram_peak_bytes_per_second"})},
       "",
       {},
-      {{4, "DRAM read", "bytes_per_second", at("read", {{"type", "float"}})},
-       {5, "DRAM write", "bytes_per_second", at("write", {{"type", "float"}})},
-       {6, "DRAM copy", "bytes_per_second", at("copy", {{"type", "float"}})},
-       {7, "DRAM triad", "bytes_per_second", at("triad", {{"type", "double"}})}},
+      {check_case(CheckLevel::dram_read, "bytes_per_second", at("read", {{"type", "float"}})),
+       check_case(CheckLevel::dram_write, "bytes_per_second", at("write", {{"type", "float"}})),
+       check_case(CheckLevel::dram_copy, "bytes_per_second", at("copy", {{"type", "float"}})),
+       check_case(CheckLevel::dram_triad, "bytes_per_second", at("triad", {{"type", "double"}}))},
       {roof("DRAM", "bytes_per_second", at("read", {{"type", "float"}}))}}}};
 
 }  // namespace

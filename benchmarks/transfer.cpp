@@ -192,9 +192,9 @@ const Registrar registrar{
        figure("one thread chases host memory", "working_set", "latency_ns").log_x()},
       "",
       {},
-      {{1, "host to device", "bytes_per_second", at("host_to_device_memcpy_ce", kPinned64MiB)},
-       {2, "device to host", "bytes_per_second", at("device_to_host_memcpy_ce", kPinned64MiB)},
-       {3, "host link both ways", "bytes_per_second", at("bidirectional_memcpy_ce", kPinned64MiB)}}}}};
+      {check_case(CheckLevel::host_to_device, "bytes_per_second", at("host_to_device_memcpy_ce", kPinned64MiB)),
+       check_case(CheckLevel::device_to_host, "bytes_per_second", at("device_to_host_memcpy_ce", kPinned64MiB)),
+       check_case(CheckLevel::host_link_both_ways, "bytes_per_second", at("bidirectional_memcpy_ce", kPinned64MiB))}}}};
 
 }  // namespace
 

@@ -129,10 +129,10 @@ TEST(CaseRef, ADeclarationNamingACounterTheCatalogLacksIsRefused) {
   f.downstream.figures = {figure("rates", "n", "bytes_per_second").model("model_rate")};
   EXPECT_NE(error(f).find("'model_rate'"), std::string::npos) << error(f);
   f.downstream.figures = {};
-  f.downstream.study_rows = {{1, "t", "a row", at("v"), 0, {"sectors_per_warp"}}};
+  f.downstream.study_rows = {study_row(StudyTable::claims, "a row", at("v")).why({"sectors_per_warp"})};
   EXPECT_NE(error(f).find("study row 'a row' names 'sectors_per_warp'"), std::string::npos) << error(f);
   f.downstream.study_rows = {};
-  f.downstream.check = {{1, "DRAM read", "gbytes_per_second", at("v")}};
+  f.downstream.check = {check_case(CheckLevel::dram_read, "gbytes_per_second", at("v"))};
   EXPECT_NE(error(f).find("check case 'DRAM read' names 'gbytes_per_second'"), std::string::npos) << error(f);
 }
 
@@ -146,7 +146,7 @@ TEST(CaseRef, EveryReferenceTheFamiliesDeclareResolves) {
       ++refs;
     }
     for (const CheckDecl& c : f.downstream.check) {
-      EXPECT_NO_THROW(resolve(f, c.of)) << c.level;
+      EXPECT_NO_THROW(resolve(f, c.of)) << check_level_name(c.level);
       ++refs;
     }
     // A measured roof names cases of one variant, any value of the axes it leaves open.

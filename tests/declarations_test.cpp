@@ -36,13 +36,10 @@ const Registrar toy{
            .noted({"conflict_ways"}),
        figure("slower than forward", "span", "latency_ns").slowdown_against(at("read", {{"order", "forward"}}))},
       "none of the study's",
-      {{2,
-        "Toy table",
-        "a toy row",
-        at("read", {{"order", "forward"}}),
-        123.5,
-        {"sectors_per_request"},
-        at("read", {{"span", 64}, {"order", "backward"}})}}}}};
+      {study_row(StudyTable::shared_memory, "a toy row", at("read", {{"order", "forward"}}))
+           .article(123.5)
+           .why({"sectors_per_request"})
+           .beside(at("read", {{"span", 64}, {"order", "backward"}}))}}}};
 
 const Registrar quiet{{"toy_quiet", {axis("n", "floats", "elements", {1})}, [](Family&) {}, Downstream{}}};
 
@@ -63,8 +60,8 @@ TEST(Declarations, AFamilysTitleAxesAndFiguresAreInTheResultFile) {
   ASSERT_EQ(toy_entry.at("study_rows").size(), 1u);
   const auto& row = toy_entry["study_rows"][0];
   EXPECT_EQ(row.at("table"), 2);
-  EXPECT_EQ(row.at("table_title"), "Toy table");
-  EXPECT_EQ(row.at("case"), "toy/read/order:forward/span:4096");  // a name made from the reference
+  EXPECT_EQ(row.at("table_title"), "Shared memory, 4096 x 4096");  // the table's title, written once
+  EXPECT_EQ(row.at("case"), "toy/read/order:forward/span:4096");   // a name made from the reference
   EXPECT_EQ(row.at("article_gb_per_second"), 123.5);
   EXPECT_EQ(row.at("counters"), (nlohmann::ordered_json{"sectors_per_request"}));
   EXPECT_EQ(row.at("baseline"), "toy/read/order:backward/span:64");

@@ -36,7 +36,8 @@ void check_figures(const FamilySpec& spec) {
   }
   for (const StudyRow& r : spec.downstream.study_rows)
     for (const std::string& c : r.counters) counter(c, "study row '" + r.label + "'");
-  for (const CheckDecl& c : spec.downstream.check) counter(c.metric, "check case '" + c.level + "'");
+  for (const CheckDecl& c : spec.downstream.check)
+    counter(c.metric, std::string("check case '") + check_level_name(c.level) + "'");
   for (const FigureSpec& f : spec.downstream.figures) {
     if (f.x != "variant" && !has(f.x))
       throw std::logic_error("family '" + spec.name + "': figure '" + f.heading + "' runs along '" + f.x +
@@ -68,6 +69,51 @@ Registrar::Registrar(FamilySpec spec) {
 }
 
 const std::vector<FamilySpec>& registered_families() { return families(); }
+
+const char* study_table_title(StudyTable table) {
+  switch (table) {
+    case StudyTable::coalescing: return "Coalesced vs strided, n = 16,777,216";
+    case StudyTable::shared_memory: return "Shared memory, 4096 x 4096";
+    case StudyTable::async_copy: return "Async copy, n = 67,108,864";
+    case StudyTable::claims: return "The article's other claims, on this GPU";
+  }
+  return "?";
+}
+
+StudyRow study_row(StudyTable table, std::string label, CaseRef of) {
+  StudyRow r;
+  r.table = table;
+  r.label = std::move(label);
+  r.of = std::move(of);
+  return r;
+}
+
+const char* check_level_name(CheckLevel level) {
+  switch (level) {
+    case CheckLevel::host_to_device: return "host to device";
+    case CheckLevel::device_to_host: return "device to host";
+    case CheckLevel::host_link_both_ways: return "host link both ways";
+    case CheckLevel::dram_read: return "DRAM read";
+    case CheckLevel::dram_write: return "DRAM write";
+    case CheckLevel::dram_copy: return "DRAM copy";
+    case CheckLevel::dram_triad: return "DRAM triad";
+    case CheckLevel::dram_latency: return "DRAM latency";
+    case CheckLevel::l2_read: return "L2 read";
+    case CheckLevel::l2_latency: return "L2 latency";
+    case CheckLevel::l2_atomics: return "L2 atomics";
+    case CheckLevel::l1_read: return "L1 read";
+    case CheckLevel::l1_latency: return "L1 latency";
+    case CheckLevel::shared_read: return "shared memory read";
+    case CheckLevel::shared_atomics: return "shared-memory atomics";
+    case CheckLevel::fp32_fma: return "FP32 FMA";
+    case CheckLevel::tensor_cores: return "tensor cores";
+  }
+  return "?";
+}
+
+CheckDecl check_case(CheckLevel level, std::string metric, CaseRef of) {
+  return {level, std::move(metric), std::move(of)};
+}
 
 FigureSpec figure(std::string heading, std::string x, std::string y) {
   FigureSpec f;

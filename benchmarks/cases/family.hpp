@@ -171,34 +171,64 @@ FigureSpec figure(std::string heading, std::string x, std::string y);
 
 // What is downstream of a family: its title, its figures, its place in the
 // study the suite started from ("": none).
+// The study's tables, in the order the report shows them (each title is
+// written once, by study_table_title). claims: the claims the article makes
+// without numbers (its boundaries and misconceptions), each family that
+// tests one adding its row, its case beside a baseline case.
+enum class StudyTable { coalescing = 1, shared_memory, async_copy, claims };
+const char* study_table_title(StudyTable table);
+
 // One row of a table of the study the suite started from: the case that
 // measures what the article measured, the article's number beside it, and the
-// counters that say why (shown as columns of the table).
+// counters that say why (shown as columns of the table). Declared with
+// study_row() and the setters below, which name only what the row has:
+//
+//   study_row(StudyTable::coalescing, "stride 2", at("strided", {{"stride", 2}})).article(461.2).why(kWhy)
 struct StudyRow {
-  int table = 0;  // tables in this order, across families
-  std::string table_title;
+  StudyTable table = StudyTable::claims;
   std::string label;
   CaseRef of;                        // a case of the declaring family
   double article_gb_per_second = 0;  // 0: a claim the article makes without a number
   std::vector<std::string> counters;
   std::optional<CaseRef> baseline;  // the case this row's GB/s is set beside (none: the table's first row)
-};
 
-// A case of membench --check: what it tests ("DRAM read", "L2 latency"),
-// the counter judged, and its place in the check's order (from the host
-// link to the L1).
+  StudyRow& article(double gb_per_second) { return article_gb_per_second = gb_per_second, *this; }
+  StudyRow& why(std::vector<std::string> names) { return counters = std::move(names), *this; }
+  StudyRow& beside(CaseRef other) { return baseline = std::move(other), *this; }
+};
+StudyRow study_row(StudyTable table, std::string label, CaseRef of);
+
+// The levels membench --check judges, in the order it runs and prints them:
+// from the host link through DRAM and the L2 to the L1 and shared memory,
+// then the pipes. Each name is written once, by check_level_name.
+enum class CheckLevel {
+  host_to_device,
+  device_to_host,
+  host_link_both_ways,
+  dram_read,
+  dram_write,
+  dram_copy,
+  dram_triad,
+  dram_latency,
+  l2_read,
+  l2_latency,
+  l2_atomics,
+  l1_read,
+  l1_latency,
+  shared_read,
+  shared_atomics,
+  fp32_fma,
+  tensor_cores,
+};
+const char* check_level_name(CheckLevel level);
+
+// A case of membench --check: the level it tests, the counter judged, the case.
 struct CheckDecl {
-  int order = 0;
-  std::string level;
+  CheckLevel level = CheckLevel::dram_read;
   std::string metric;
   CaseRef of;  // a case of the declaring family
 };
-
-// The study's table of the claims the article makes without numbers (its
-// boundaries and misconceptions): each family that tests one adds its row,
-// its case beside a baseline case.
-inline constexpr int kClaimsTable = 4;
-inline constexpr const char* kClaimsTitle = "The article's other claims, on this GPU";
+CheckDecl check_case(CheckLevel level, std::string metric, CaseRef of);
 
 // A roof of the run's roofline: the best `counter` (ops_per_second: a
 // pipe's ceiling; bytes_per_second: a level's) over the cases `of` names,

@@ -65,8 +65,8 @@ nlohmann::ordered_json figure_entry(const cases::FigureSpec& f) {
 nlohmann::ordered_json study_rows(const cases::FamilySpec& family) {
   nlohmann::ordered_json out = nlohmann::ordered_json::array();
   for (const cases::StudyRow& r : family.downstream.study_rows)
-    out.push_back({{"table", r.table},
-                   {"table_title", r.table_title},
+    out.push_back({{"table", static_cast<int>(r.table)},
+                   {"table_title", cases::study_table_title(r.table)},
                    {"label", r.label},
                    {"case", cases::resolve(family, r.of).name()},
                    {"article_gb_per_second", r.article_gb_per_second},

@@ -130,7 +130,8 @@ const std::vector<CheckCase>& check_cases() {
     std::vector<std::pair<int, CheckCase>> ordered;
     for (const cases::FamilySpec& f : cases::registered_families())
       for (const cases::CheckDecl& c : f.downstream.check)
-        ordered.push_back({c.order, {cases::resolve(f, c.of).name(), c.level, c.metric}});
+        ordered.push_back(
+            {static_cast<int>(c.level), {cases::resolve(f, c.of).name(), cases::check_level_name(c.level), c.metric}});
     std::stable_sort(ordered.begin(), ordered.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
     std::vector<CheckCase> out;
     for (auto& [order, c] : ordered) out.push_back(std::move(c));
