@@ -5,7 +5,11 @@
 // is timed (CUDA events, the median of 20 launches after 3); one JSON line a
 // kernel: its name, its twin, the milliseconds, the useful bytes.
 //
-//   transpose_naive     a 4096 x 4096 transpose writing down columns (stores 32 sectors a request);
+// Sizes: every kernel moves at least 256 MB, over four times the L2 of the GPUs it was written on, so that
+// caches carry nothing from one timed launch to the next, and a launch's few microseconds of ramp are a small
+// share of its time. Each example builds only the inputs it reads.
+//
+//   transpose_naive     an 8192 x 8192 transpose writing down columns (stores 32 sectors a request);
 //                       twin transpose_padded, through a [32][33] shared tile
 //   transpose_conflicts the tile without its pad: reading a column of [32][32] is a 32-way bank conflict;
 //                       twin transpose_padded
@@ -39,8 +43,8 @@ namespace {
     }                                                                                      \
   } while (0)
 
-constexpr int kSide = 4096;              // the transposes' matrix
-constexpr std::size_t kCount = 1 << 22;  // floats each read kernel delivers
+constexpr int kSide = 8192;              // the transposes' matrix
+constexpr std::size_t kCount = 1 << 25;  // floats each read kernel delivers
 constexpr int kTile = 32;
 constexpr int kFmas = 2048;
 
@@ -98,8 +102,7 @@ struct Example {
   double useful_bytes;
   std::function<void()> launch;
   std::function<bool(const std::vector<float>&)> check;  // the output against the host's
-  float* out = nullptr;
-  std::size_t out_count = 0;
+  std::function<void()> prepare;                         // builds the inputs it reads
 };
 
 double median_ms(const std::function<void()>& launch) {
@@ -163,24 +166,40 @@ int main(int argc, char** argv) {
     return 1;
   }
   const std::size_t square = static_cast<std::size_t>(kSide) * kSide;
-  std::vector<float> matrix(square), wide(kCount * 32), fields(kCount * 4);
-  for (std::size_t i = 0; i < square; ++i) matrix[i] = value_at(i);
-  for (std::size_t i = 0; i < wide.size(); ++i) wide[i] = value_at(i);
-  for (std::size_t i = 0; i < fields.size(); ++i) fields[i] = value_at(i);
-  std::vector<unsigned> random(kCount), sorted(kCount);
-  std::iota(sorted.begin(), sorted.end(), 0u);
-  random = sorted;
-  std::shuffle(random.begin(), random.end(), std::mt19937(7));
-  std::vector<float> soa(kCount);
-  for (std::size_t i = 0; i < kCount; ++i) soa[i] = fields[4 * i];
-  float *d_matrix = device_copy(matrix), *d_wide = device_copy(wide), *d_fields = device_copy(fields),
-        *d_soa = device_copy(soa), *d_out = nullptr;
+  // Each input is built (on the host, then copied) the first time an example asks for it.
+  std::vector<float> matrix, wide, fields, soa;
+  std::vector<unsigned> random, sorted;
+  float *d_matrix = nullptr, *d_wide = nullptr, *d_fields = nullptr, *d_soa = nullptr, *d_out = nullptr;
   unsigned *d_random = nullptr, *d_sorted = nullptr;
+  const auto filled = [](std::vector<float>& host, std::size_t count, float*& device) {
+    if (device != nullptr) return;
+    host.resize(count);
+    for (std::size_t i = 0; i < count; ++i) host[i] = value_at(i);
+    device = device_copy(host);
+  };
+  const auto need_matrix = [&] { filled(matrix, square, d_matrix); };
+  const auto need_wide = [&] { filled(wide, kCount * 32, d_wide); };
+  const auto need_fields = [&] { filled(fields, kCount * 4, d_fields); };
+  const auto need_soa = [&] {
+    need_fields();
+    if (d_soa != nullptr) return;
+    soa.resize(kCount);
+    for (std::size_t i = 0; i < kCount; ++i) soa[i] = fields[4 * i];
+    d_soa = device_copy(soa);
+  };
+  const auto need_indices = [&] {
+    need_wide();
+    if (d_random != nullptr) return;
+    sorted.resize(kCount);
+    std::iota(sorted.begin(), sorted.end(), 0u);
+    random = sorted;
+    std::shuffle(random.begin(), random.end(), std::mt19937(7));
+    CHECK(cudaMalloc(&d_random, kCount * sizeof(unsigned)));
+    CHECK(cudaMalloc(&d_sorted, kCount * sizeof(unsigned)));
+    CHECK(cudaMemcpy(d_random, random.data(), kCount * sizeof(unsigned), cudaMemcpyHostToDevice));
+    CHECK(cudaMemcpy(d_sorted, sorted.data(), kCount * sizeof(unsigned), cudaMemcpyHostToDevice));
+  };
   CHECK(cudaMalloc(&d_out, square * sizeof(float)));
-  CHECK(cudaMalloc(&d_random, kCount * sizeof(unsigned)));
-  CHECK(cudaMalloc(&d_sorted, kCount * sizeof(unsigned)));
-  CHECK(cudaMemcpy(d_random, random.data(), kCount * sizeof(unsigned), cudaMemcpyHostToDevice));
-  CHECK(cudaMemcpy(d_sorted, sorted.data(), kCount * sizeof(unsigned), cudaMemcpyHostToDevice));
 
   const dim3 tiles(kSide / kTile, kSide / kTile), rows(kTile, 8);
   const unsigned blocks = static_cast<unsigned>(kCount / 256);
@@ -210,38 +229,40 @@ int main(int argc, char** argv) {
   const double matrix_bytes = 2.0 * square * sizeof(float), read_bytes = 2.0 * kCount * sizeof(float);
   std::vector<Example> examples = {
       {"transpose_naive", "transpose_padded", matrix_bytes, [&] { transpose_naive<<<tiles, rows>>>(d_matrix, d_out); },
-       transposed, d_out, square},
+       transposed, need_matrix},
       {"transpose_conflicts", "transpose_padded", matrix_bytes,
-       [&] { transpose_tiled<0><<<tiles, rows>>>(d_matrix, d_out); }, transposed, d_out, square},
+       [&] { transpose_tiled<0><<<tiles, rows>>>(d_matrix, d_out); }, transposed, need_matrix},
       {"transpose_padded", "", matrix_bytes, [&] { transpose_tiled<1><<<tiles, rows>>>(d_matrix, d_out); }, transposed,
-       d_out, square},
+       need_matrix},
       {"stride2", "contiguous", read_bytes, [&] { strided_read<<<blocks, 256>>>(d_wide, d_out, 2); },
-       doubled([&](std::size_t i) { return wide[2 * i]; }), d_out, kCount},
+       doubled([&](std::size_t i) { return wide[2 * i]; }), need_wide},
       {"stride32", "contiguous", read_bytes, [&] { strided_read<<<blocks, 256>>>(d_wide, d_out, 32); },
-       doubled([&](std::size_t i) { return wide[32 * i]; }), d_out, kCount},
+       doubled([&](std::size_t i) { return wide[32 * i]; }), need_wide},
       {"contiguous", "", read_bytes, [&] { strided_read<<<blocks, 256>>>(d_wide, d_out, 1); },
-       doubled([&](std::size_t i) { return wide[i]; }), d_out, kCount},
+       doubled([&](std::size_t i) { return wide[i]; }), need_wide},
       {"aos_one_field", "soa_one_field", read_bytes,
        [&] { aos_one_field<<<blocks, 256>>>(reinterpret_cast<const Point*>(d_fields), d_out); },
-       doubled([&](std::size_t i) { return fields[4 * i]; }), d_out, kCount},
+       doubled([&](std::size_t i) { return fields[4 * i]; }), need_fields},
       {"soa_one_field", "", read_bytes, [&] { strided_read<<<blocks, 256>>>(d_soa, d_out, 1); },
-       doubled([&](std::size_t i) { return soa[i]; }), d_out, kCount},
+       doubled([&](std::size_t i) { return soa[i]; }), need_soa},
       {"gather_random", "gather_sorted", read_bytes + kCount * 4.0,
        [&] { gather<<<blocks, 256>>>(d_wide, d_random, d_out); },
-       doubled([&](std::size_t i) { return wide[random[i]]; }), d_out, kCount},
+       doubled([&](std::size_t i) { return wide[random[i]]; }), need_indices},
       {"gather_sorted", "", read_bytes + kCount * 4.0, [&] { gather<<<blocks, 256>>>(d_wide, d_sorted, d_out); },
-       doubled([&](std::size_t i) { return wide[sorted[i]]; }), d_out, kCount},
-      {"fma_bound", "", read_bytes, [&] { fma_bound<<<blocks, 256>>>(d_wide, d_out, a, b); }, fmas, d_out, kCount},
+       doubled([&](std::size_t i) { return wide[sorted[i]]; }), need_indices},
+      {"fma_bound", "", read_bytes, [&] { fma_bound<<<blocks, 256>>>(d_wide, d_out, a, b); }, fmas, need_wide},
   };
   int status = 0;
   for (Example& e : examples) {
     if (!only.empty() && e.name != only) continue;
-    CHECK(cudaMemset(e.out, 0xFF, e.out_count * sizeof(float)));  // poison: a kernel that writes nothing fails
+    e.prepare();
+    const std::size_t count = e.name.rfind("transpose", 0) == 0 ? square : kCount;
+    CHECK(cudaMemset(d_out, 0xFF, count * sizeof(float)));  // poison: a kernel that writes nothing fails
     e.launch();
     CHECK(cudaGetLastError());
     CHECK(cudaDeviceSynchronize());
-    std::vector<float> out(e.out_count);
-    CHECK(cudaMemcpy(out.data(), e.out, out.size() * sizeof(float), cudaMemcpyDeviceToHost));
+    std::vector<float> out(count);
+    CHECK(cudaMemcpy(out.data(), d_out, out.size() * sizeof(float), cudaMemcpyDeviceToHost));
     if (!e.check(out)) {
       std::printf("{\"example\": \"%s\", \"error\": \"its output differs from the host's\"}\n", e.name.c_str());
       status = 1;

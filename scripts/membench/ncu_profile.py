@@ -123,19 +123,35 @@ def run_profile(args) -> dict[str, Path]:
     return files
 
 
-# The units ncu prints that are not the base unit (ns, byte, sector, ...: a factor of 1).
-UNIT_SCALE = {
-    "us": 1e3,
-    "ms": 1e6,
-    "s": 1e9,
-    "usecond": 1e3,
-    "msecond": 1e6,
-    "second": 1e9,
-    "Kbyte": 1e3,
-    "Mbyte": 1e6,
-    "Gbyte": 1e9,
-    "Tbyte": 1e12,
-}
+# The prefixes ncu puts before a unit's base (byte, hz), and the time units, in their base: a duration in
+# nanoseconds, a rate a second. ncu prints "Mbyte", "Ghz", "us", "Tbyte/s", "sector/ns" unless told
+# --print-units base; either reads the same.
+PREFIX_SCALE = {"K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12}
+TIME_NS = {"ns": 1.0, "nsecond": 1.0, "us": 1e3, "usecond": 1e3, "ms": 1e6, "msecond": 1e6, "s": 1e9, "second": 1e9}
+
+
+def unit_scale(unit: str) -> float:
+    """The factor that turns a cell in `unit` into the base: a time into nanoseconds, a "per" time into per
+    second, a prefixed byte or hertz into bytes or hertz; 1 for anything else (%, sector, inst/cycle)."""
+    top, _, per = unit.strip().partition("/")
+
+    def part(u: str) -> float:
+        if u in TIME_NS:
+            return TIME_NS[u]
+        if len(u) > 1 and u[0] in PREFIX_SCALE and u[1:].lower() in ("byte", "hz"):
+            return PREFIX_SCALE[u[0]]
+        return 1.0
+
+    scale = part(top)
+    if per in TIME_NS:  # a rate: per second
+        scale *= 1e9 / TIME_NS[per]
+    elif per:
+        scale /= part(per)
+    return scale
+
+
+# The columns before the metrics: which launch a row is, not what it measured.
+IDENTITY = {"ID", "CC", "Device", "Context", "Stream"}
 
 
 def _number(text: str) -> float | None:
@@ -147,7 +163,8 @@ def _number(text: str) -> float | None:
 
 
 def parse_csv(text: str) -> list[dict]:
-    """Rows of `ncu --csv --page raw`: kernel name and metrics in base units."""
+    """Rows of `ncu --csv --page raw`: kernel name and metrics in base units; a metric whose cell is text (a
+    device's name) under "text", by its metric name."""
     try:
         reader = list(csv.reader(io.StringIO(text)))
     except csv.Error as e:  # a field over the csv module's limit: not what ncu writes
@@ -164,10 +181,14 @@ def parse_csv(text: str) -> list[dict]:
     for raw in body:
         if len(raw) != len(header):
             continue
-        row = {"kernel": raw[header.index("Kernel Name")]}
+        row: dict = {"kernel": raw[header.index("Kernel Name")], "text": {}}
+        if "ID" in header:
+            row["text"]["ID"] = raw[header.index("ID")]
         for name, unit, cell in zip(header, units, raw):
-            if "__" in name:  # a metric (ncu's names are unit__counter.rollup)
+            if name not in IDENTITY and " " not in name:  # a metric (unit__counter.rollup, or a derived name)
                 value = _number(cell)
-                row[name] = None if value is None else value * UNIT_SCALE.get(unit, 1.0)
+                row[name] = None if value is None else value * unit_scale(unit)
+                if value is None and cell.strip():
+                    row["text"][name] = cell.strip()
         rows.append(row)
     return rows

@@ -47,6 +47,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from membench import ceilings
 from membench import compat
 from membench import history
 from membench import history_store
@@ -163,16 +164,25 @@ def make(paths: list[str], exe: str | None, margin: float, partial: bool = False
         raise mr.InputError(f"the runs are of several GPU models ({', '.join(sorted(models))}): one reference each")
     if not models:
         raise mr.InputError("no run holds a trusted value of a check case: run membench --check or a default run")
-    return bands(
+    model = models.pop()
+    ref = bands(
         wanted,
         values,
         {n: (m.unit, m.better) for n, m in meanings.items()},
-        models.pop(),
+        model,
         runs,
         margin,
         partial,
         efficiencies,
     )
+    # The ceilings membench-explain places a kernel of this model under, where no run of the user's is given.
+    same = {p: d for p, d in docs.items() if mr.gpu_name(d) == model}
+    roofs = ceilings.reference_roofs(same)
+    if roofs:
+        ref["roofs"] = roofs
+        # ... and the cases an anomaly is matched to, whose fixed twins say how near a fixed kernel comes to a roof
+        ref["explain_cases"] = ceilings.measured_cases(list(same.values()))
+    return ref
 
 
 def bands(

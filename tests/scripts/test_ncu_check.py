@@ -742,21 +742,39 @@ def test_the_four_passes_run_as_documented_and_check_what_they_recorded(tmp_path
         ("Tbyte", "7", 7e12),
         ("", "1,234.5", 1234.5),
         ("sector", "3", 3.0),
+        ("hz", "7", 7.0),
+        ("Mhz", "7", 7e6),
+        ("Ghz", "1.5", 1.5e9),
+        ("byte/s", "7", 7.0),
+        ("Gbyte/s", "7", 7e9),
+        ("Tbyte/s", "2.5", 2.5e12),
+        ("byte/second", "7", 7.0),
+        ("sector/ns", "7", 7e9),
+        ("sector/us", "7", 7e6),
+        ("cycle/nsecond", "2", 2e9),
+        ("Kbyte/block", "4", 4e3),
+        ("byte/sector", "16", 16.0),
+        ("inst/cycle", "3", 3.0),
         ("ns", "", None),
         ("ns", "n/a", None),
         ("ns", "many", None),
     ],
 )
 def test_every_unit_ncu_prints_is_read_in_base_units(unit, cell, base):
+    # A duration in nanoseconds, bytes and hertz without a prefix, a rate a second: with or without
+    # --print-units base, a metric reads the same.
     text = '"ID","Kernel Name","gpu__time_duration.sum"\n' f'"","","{unit}"\n' f'"0","k","{cell}"\n'
-    assert ncu_check.parse_csv(text) == [{"kernel": "k", "gpu__time_duration.sum": base}]
+    (row,) = ncu_check.parse_csv(text)
+    assert row["kernel"] == "k" and row["gpu__time_duration.sum"] == base
+    # A cell that is not a number is kept as text (a device's name), the number None.
+    assert row["text"] == {"ID": "0", **({"gpu__time_duration.sum": cell} if base is None and cell.strip() else {})}
 
 
 def test_a_csv_without_a_units_row_and_with_short_rows():
     text = '"ID","Kernel Name","gpu__time_duration.sum"\n"0","k","5"\n"1","k"\n"2","j","6"\n'
     assert ncu_check.parse_csv(text) == [
-        {"kernel": "k", "gpu__time_duration.sum": 5.0},
-        {"kernel": "j", "gpu__time_duration.sum": 6.0},
+        {"kernel": "k", "text": {"ID": "0"}, "gpu__time_duration.sum": 5.0},
+        {"kernel": "j", "text": {"ID": "2"}, "gpu__time_duration.sum": 6.0},
     ]
 
 
