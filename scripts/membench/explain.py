@@ -31,8 +31,8 @@ from membench import ceilings as mc
 from membench import cli
 from membench import explain_show as show
 from membench import results as mr
-from membench.explain_model import place
-from membench.ncu_kernel import kernel
+from membench.explain_model import Placement, place
+from membench.ncu_kernel import Kernel, kernel
 from membench.ncu_profile import parse_csv
 
 
@@ -85,6 +85,28 @@ def read_report(path: str, ncu: str) -> list[dict]:
     return rows
 
 
+def load_kernels(reports: list[str], ncu: str) -> list[Kernel]:
+    """Every launch of the reports, each named by its report and ncu's ID."""
+    kernels = []
+    for report in reports:
+        for i, row in enumerate(read_report(report, ncu)):
+            k = kernel(row, i)
+            k.launch = f"{Path(report).name} #{k.launch}"
+            kernels.append(k)
+    return kernels
+
+
+def placed(kernels: list[Kernel], ceilings: mc.Ceilings, allow_other_gpu: bool = False) -> list[Placement]:
+    """The kernels under the ceilings; InputError for a kernel of another GPU model, unless allowed."""
+    other = sorted({k.gpu for k in kernels if k.gpu != ceilings.gpu})
+    if other and not allow_other_gpu:
+        raise mr.InputError(
+            f"the report is of {', '.join(g or 'an unnamed GPU' for g in other)}, the ceilings of {ceilings.gpu}"
+            " (--allow-other-gpu places it anyway)"
+        )
+    return [place(k, ceilings) for k in kernels]
+
+
 def ceilings_for(args, gpu: str) -> mc.Ceilings:
     if args.results:
         return mc.from_results(mr.load(args.results), args.results)
@@ -106,21 +128,10 @@ def main(argv: list[str] | None = None) -> int:
             raise mr.InputError("--membench, --device and --save-run go with --measure")
         if args.plot and not args.plot.endswith(".png"):
             raise mr.InputError(f"--plot {args.plot}: the figure is a .png")
-        kernels = []
-        for report in args.reports:
-            for i, row in enumerate(read_report(report, args.ncu)):
-                k = kernel(row, i)
-                k.launch = f"{Path(report).name} #{k.launch}"
-                kernels.append(k)
+        kernels = load_kernels(args.reports, args.ncu)
         gpus = sorted({k.gpu for k in kernels})
         ceilings = ceilings_for(args, gpus[0] if len(gpus) == 1 else "")
-        other = [g for g in gpus if g != ceilings.gpu]
-        if other and not args.allow_other_gpu:
-            raise mr.InputError(
-                f"the report is of {', '.join(g or 'an unnamed GPU' for g in other)}, the ceilings of {ceilings.gpu}"
-                " (--allow-other-gpu places it anyway)"
-            )
-        placements = [place(k, ceilings) for k in kernels]
+        placements = placed(kernels, ceilings, args.allow_other_gpu)
         answer = show.render(placements, ceilings, args.format)
         if args.out:
             cli.replace_file(Path(args.out), answer)

@@ -118,9 +118,7 @@ def kernel_lines(p: Placement) -> list[str]:
     for a in p.anomalies:
         worth = ""
         if a.predicted_ns:
-            worth = (
-                f"; predicted {a.predicted_ns / p.now_ns:.2f}x the time ({p.speedup(a.predicted_ns):.2f}x faster)"
-            )
+            worth = f"; predicted {a.predicted_ns / p.now_ns:.2f}x the time ({p.speedup(a.predicted_ns):.2f}x faster)"
         out.append(f"- {a.said}")
         for m in a.matches:
             out.append(f"  {_match_text(m)}")

@@ -58,6 +58,14 @@ def create_parser() -> cli.Parser:
     p.add_argument(
         "--history", help="a history.py history (file or URL): each study case's values over its runs on this GPU model"
     )
+    p.add_argument(
+        "--explain",
+        nargs="+",
+        metavar="REPORT",
+        help="Nsight Compute reports (.ncu-rep or their raw CSV pages) of your kernels: a section places them under "
+        "this run's ceilings, as membench-explain does",
+    )
+    p.add_argument("--ncu", default="ncu", help="with --explain: Nsight Compute's command line, to read a .ncu-rep")
     return p
 
 
@@ -296,7 +304,9 @@ def figures(doc: dict) -> list[tuple[str, str]]:
 NO_STUDY = "No case of the study in this run: membench --sweep=sweeps/seed.json runs them."
 
 
-def write(paths: list[str], out: Path, history: str | None = None) -> tuple[Path, Path]:
+def write(
+    paths: list[str], out: Path, history: str | None = None, reports: list[str] | None = None, ncu: str = "ncu"
+) -> tuple[Path, Path]:
     docs = [mr.load(p) for p in paths]
     shown = report_others.reported(paths, docs)
     doc = docs[shown]
@@ -306,7 +316,9 @@ def write(paths: list[str], out: Path, history: str | None = None) -> tuple[Path
         study_tables.append(study_history(history, doc))
     extra = report_others.several(paths, docs)
     brief = report_others.several(paths, docs, every_row=False)
+    kernels, kernels_figure = report_others.your_kernels(doc, paths[shown], reports, ncu) if reports else (None, None)
     sections = ["The study on this GPU", "The run", "Every family"] + (["Beside the others"] if extra else [])
+    sections += ["Your kernels on this GPU"] if kernels else []
     md = [f"# {md_text(head)}", "", "Contents: " + ", ".join(sections) + ".", "", "## The study on this GPU", ""]
     md += [t.markdown() + "\n" for t in study_tables] or [NO_STUDY + "\n"]
     pictures = figures(doc)
@@ -317,6 +329,11 @@ def write(paths: list[str], out: Path, history: str | None = None) -> tuple[Path
         md.append(Table("", t.header, t.rows, t.note).markdown() + "\n")
     if brief:
         md += [brief, "", "The cases judged the same are on report.html.", ""] if brief != extra else [brief, ""]
+    if kernels:
+        md += [
+            kernels,
+            "![your kernels on the measured roofline](figures/your_kernels.png)\n" if kernels_figure else "",
+        ]
     page = [
         f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>{html.escape(head)}</title>'
         f"<style>{STYLE}</style></head><body><h1>{html.escape(head)}</h1>",
@@ -340,8 +357,16 @@ def write(paths: list[str], out: Path, history: str | None = None) -> tuple[Path
         page.append(Table("", t.header, t.rows, t.note).html())
     if extra:
         page.append(md_to_html(extra))
+    if kernels:
+        page.append('<div id="kernels">' + md_to_html(kernels) + "</div>")
+        if kernels_figure:
+            page.append(
+                f'<img alt="your kernels on the measured roofline" src="data:image/png;base64,{kernels_figure}">'
+            )
     page.append(f"<script>{CHECK}</script></body></html>")
     (out / "figures").mkdir(parents=True, exist_ok=True)
+    if kernels_figure:
+        (out / "figures" / "your_kernels.png").write_bytes(base64.b64decode(kernels_figure))
     for f, data in pictures:  # the markdown's figures, beside it (the page holds its own)
         (out / "figures" / f"{f}.png").write_bytes(base64.b64decode(data))
     (out / "report.md").write_text(fit("\n".join(md)))
@@ -355,7 +380,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if out.exists() and not out.is_dir():
             raise mr.InputError(f"--out {out}: exists and is not a directory")
-        written = write(args.results, out, args.history)
+        written = write(args.results, out, args.history, args.explain, args.ncu)
     except mr.InputError as e:
         return cli.refused("report.py", e)
     except OSError as e:

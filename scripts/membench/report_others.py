@@ -1,11 +1,15 @@
 """What report.py sets beside a run: the comparison of two runs of one GPU (compare.py's verdicts, one table a
 metric, what needs a look first) and the fleet view of several GPUs (fleet.py's verdicts, one table a column a
-GPU), as markdown the page renders."""
+GPU), and the user's own kernels under the run's ceilings (membench-explain's answer), as markdown the page
+renders."""
 
 from __future__ import annotations
 
+import base64
 import statistics
+import tempfile
 from collections import Counter
+from pathlib import Path
 
 from membench import compare, fleet, pairs
 from membench import declarations as md
@@ -115,3 +119,22 @@ def several(paths: list[str], docs: list[dict], every_row: bool = True) -> str:
         + ("\n\n" + "\n".join(f"- warning: {md_text(w)}" for w in warnings) if warnings else "")
         + (f"\n\n{matrices}" if (matrices := pairs.markdown(list(zip(paths, docs)), "bytes_per_second")) else "")
     )
+
+
+def your_kernels(doc: dict, path: str, reports: list[str], ncu: str) -> tuple[str, str | None]:
+    """The section --explain adds: the kernels of the reports under this run's ceilings (Markdown), and the
+    roofline with the kernels as points (a PNG, base64)."""
+    from membench import ceilings, explain, explain_show
+
+    measured = ceilings.from_results(doc, path)
+    placements = explain.placed(explain.load_kernels(reports, ncu), measured)
+    section = explain_show.markdown(placements, measured).replace(
+        "## membench-explain: ", "## Your kernels on this GPU: ", 1
+    )
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            figure = Path(tmp) / "roofline.png"
+            explain_show.figure(placements, measured, str(figure))
+            return section, base64.b64encode(figure.read_bytes()).decode("ascii")
+    except ModuleNotFoundError:
+        return section, None

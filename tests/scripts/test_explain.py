@@ -377,3 +377,23 @@ def test_a_membench_that_fails_under_measure_is_refused(capsys):
 )
 def test_bad_flags_are_one_line_and_status_2(capsys, argv, says):
     assert says in refused(capsys, [*reports("stride2"), *argv])
+
+
+def test_the_report_page_places_your_kernels_under_the_runs_ceilings(tmp_path):
+    from membench import report
+
+    out = tmp_path / "page"
+    assert report.main([str(RUN), "--out", str(out), "--explain", *reports("stride2", "fma_bound")]) == 0
+    page = (out / "report.md").read_text()
+    assert "## Your kernels on this GPU: NVIDIA H100 80GB HBM3" in page and "global loads at 8 sectors" in page
+    assert 'id="kernels"' in (out / "report.html").read_text()
+    if (out / "figures" / "your_kernels.png").exists():  # where matplotlib is installed
+        assert (out / "figures" / "your_kernels.png").read_bytes()[:4] == b"\x89PNG"
+
+
+def test_the_report_page_refuses_a_report_it_cannot_place(capsys, tmp_path):
+    from membench import report
+
+    assert report.main([str(RUN), "--out", str(tmp_path / "page"), "--explain", *reports("basic_contiguous")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "--section" in err
