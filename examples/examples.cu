@@ -281,5 +281,9 @@ int main(int argc, char** argv) {
         e.name.c_str(), e.twin.c_str(), ms, e.useful_bytes, e.useful_bytes / (ms * 1e-3) / 1e9);
     std::fflush(stdout);
   }
+  for (void* p : {static_cast<void*>(d_matrix), static_cast<void*>(d_wide), static_cast<void*>(d_fields),
+                  static_cast<void*>(d_soa), static_cast<void*>(d_out), static_cast<void*>(d_random),
+                  static_cast<void*>(d_sorted)})
+    CHECK(cudaFree(p));  // null where an example did not need it
   return status;
 }

@@ -80,6 +80,12 @@ class Placement:
     notes: list[str]
     run_clock_hz: float  # the SM clock the ceilings were measured at, where the predictions are made
     now_ns: float  # the kernel's time at that clock
+    fixed: Kernel | None = None  # the kernel with every anomaly fixed
+
+    @property
+    def fixed_intensity(self) -> float | None:
+        dram = self.fixed.level_bytes()["DRAM"] if self.fixed else 0.0
+        return self.flops / dram if dram > 0 else None
 
     def speedup(self, predicted_ns: float | None) -> float | None:
         return self.now_ns / predicted_ns if predicted_ns else None
@@ -367,7 +373,7 @@ def place(k: Kernel, ceilings: Ceilings) -> Placement:
 
     for a in found:
         a.predicted_ns = predicted(a, a.fixed)
-    all_fixed = None
+    all_fixed, fixed = None, None
     if found:
         fixed = k
         for a in found:
@@ -387,7 +393,7 @@ def place(k: Kernel, ceilings: Ceilings) -> Placement:
         )
     if k.tensor_busy_pct > 1:
         notes.append(f"its tensor pipes are {k.tensor_busy_pct:.0f}% busy: tensor work is not placed on a roof here")
-    return Placement(k, t, amounts(k), at, bound, efficiency, found, all_fixed, notes, clock, now_ns)
+    return Placement(k, t, amounts(k), at, bound, efficiency, found, all_fixed, notes, clock, now_ns, fixed)
 
 
 FIXES = {"uncoalesced-loads": fix_loads, "uncoalesced-stores": fix_stores, "bank-conflicts": fix_conflicts}

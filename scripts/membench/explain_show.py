@@ -187,48 +187,47 @@ def render(placements: list[Placement], ceilings: Ceilings, fmt: str) -> str:
 
 
 def figure(placements: list[Placement], ceilings: Ceilings, path: str) -> None:
-    """The measured roofline at the first kernel's clock, each kernel a point (FLOPs a DRAM byte, FLOP/s), its
-    predicted fix an open point above it; a kernel with no FLOPs is listed, not drawn."""
+    """The measured roofline at the clock the ceilings ran at, each launch a point (FLOPs a DRAM byte, FLOP/s) at
+    its time scaled to that clock, its predicted fix an open point joined to it (fewer DRAM bytes move it right);
+    a launch with no FLOPs has no place on log axes and is listed, not drawn."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    clock = placements[0].kernel.sm_clock_hz if placements else None
+    clock = placements[0].run_clock_hz if placements else None
     fig, ax = plt.subplots(figsize=(7, 4.5))
     drawn = [p for p in placements if p.intensity]
-    xs = [p.intensity for p in drawn] or [1.0]
+    xs = [p.intensity for p in drawn] + [p.fixed_intensity for p in drawn if p.fixed_intensity]
     lo, hi = min(xs + [0.1]) / 4, max(xs + [100.0]) * 4
     pipes = [c for c in ceilings.by_level.values() if c.unit == "op/s"]
     top = max((c.at(clock) for c in pipes), default=None) if clock else None
     for c in pipes:
-        v = c.at(clock)
+        v = c.at(clock) if clock else c.value
         ax.plot([lo, hi], [v, v], color="0.4", linewidth=0.8)
         ax.annotate(c.level, (hi, v), fontsize=6, ha="right", va="bottom")
     for c in ceilings.by_level.values():
         if c.unit == "B/s":
-            v = c.at(clock)
+            v = c.at(clock) if clock else c.value
             end = min(hi, (top or v * hi) / v)
             ax.plot([lo, end], [v * lo, v * end], color="0.4", linestyle="--", linewidth=0.8)
-            ax.annotate(c.level, (lo * 1.1, v * lo * 1.1), fontsize=6)
+            ax.annotate(c.level, (end, v * end), fontsize=6, ha="right", va="top" if c.level == "L1" else "bottom")
     for p in drawn:
-        rate = p.flops / (p.kernel.duration_ns * 1e-9)
-        line = ax.plot([p.intensity], [rate], marker="o", linestyle="", label=short(p.kernel.name, 40))[0]
-        if p.all_fixed_ns:
-            ax.plot(
-                [p.intensity], [p.flops / (p.all_fixed_ns * 1e-9)], marker="o", fillstyle="none", color=line.get_color()
-            )
-    left_out = [short(p.kernel.name, 40) for p in placements if not p.intensity]
+        rate = p.flops / (p.now_ns * 1e-9)
+        line = ax.plot([p.intensity], [rate], marker="o", linestyle="", label=short(p.kernel.launch, 40))[0]
+        if p.all_fixed_ns and p.fixed_intensity:
+            fixed = (p.fixed_intensity, p.flops / (p.all_fixed_ns * 1e-9))
+            ax.plot([p.intensity, fixed[0]], [rate, fixed[1]], color=line.get_color(), linewidth=0.6)
+            ax.plot([fixed[0]], [fixed[1]], marker="o", fillstyle="none", color=line.get_color())
+    left_out = [short(p.kernel.launch, 40) for p in placements if not p.intensity]
     if left_out:
-        ax.text(0.01, 0.01, "no FLOPs, not drawn: " + "; ".join(left_out), transform=ax.transAxes, fontsize=5)
+        ax.text(0.01, 0.99, "no FLOPs, not drawn: " + "; ".join(left_out), transform=ax.transAxes, fontsize=5, va="top")
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel("FLOP per DRAM byte")
     ax.set_ylabel("FLOP/s")
-    ax.set_title(
-        f"{ceilings.gpu}: measured roofline at {clock / 1e9:.3g} GHz; open: predicted fixed" if clock else ceilings.gpu,
-        fontsize=8,
-    )
+    at = f" at {clock / 1e9:.3g} GHz (the ceilings' clock)" if clock else ""
+    ax.set_title(f"{ceilings.gpu}: measured roofline{at}; open: predicted, fixed", fontsize=8)
     ax.grid(True, which="major", linewidth=0.3)
     if drawn:
         ax.legend(fontsize=5, loc="lower right")

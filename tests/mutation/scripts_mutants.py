@@ -126,8 +126,8 @@ def create_parser() -> argparse.ArgumentParser:
 
 def copy_tests(folder: Path, repo: Path) -> None:
     """The tests and what they read of the repository (the README's tables, the committed results and
-    references), copied: a mutant that writes where it should read must not reach the checkout."""
-    for tree in ("tests/scripts", "benchmarks/results", "benchmarks/references", "sweeps", "docs"):
+    references, the result file's JSON Schema every load checks against), copied: a mutant that writes where it should read must not reach the checkout."""
+    for tree in ("tests/scripts", "benchmarks/results", "benchmarks/references", "sweeps", "docs", "schema"):
         shutil.rmtree(folder / tree, ignore_errors=True)
         shutil.copytree(repo / tree, folder / tree, ignore=shutil.ignore_patterns("__pycache__"))
     for name in ("README.md", "pyproject.toml"):
