@@ -383,7 +383,8 @@ def place(k: Kernel, ceilings: Ceilings) -> Placement:
     if slow is not None and not found:
         rate = slow.matches[0].twin_rate
         if rate and "DRAM" in at_run:  # its DRAM bytes at the rate the pipelined copy reaches here
-            slow.predicted_ns = min(now_ns, max(times(k, at_run).values()), k.level_bytes()["DRAM"] * 1e9 / rate)
+            floor = max(times(k, at_run).values())  # never under the roofs
+            slow.predicted_ns = min(now_ns, max(floor, k.level_bytes()["DRAM"] * 1e9 / rate))
         found.append(slow)
     over = [level for level, x in t.items() if x > k.duration_ns * 1.02]
     if over:

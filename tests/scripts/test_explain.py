@@ -397,3 +397,28 @@ def test_the_report_page_refuses_a_report_it_cannot_place(capsys, tmp_path):
     assert report.main([str(RUN), "--out", str(tmp_path / "page"), "--explain", *reports("basic_contiguous")]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "--section" in err
+
+
+def test_a_kernel_far_from_its_roofs_waiting_on_memory_is_latency_bound_as_asyncs_sync_copy(run_ceilings):
+    from dataclasses import replace
+
+    k = profiled("contiguous")
+    # The same bytes in three times the time, ncu's units a third as busy, its warps mostly waiting on loads.
+    slow = replace(
+        k,
+        duration_ns=3 * k.duration_ns,
+        sol_pct={u: v / 3 for u, v in k.sol_pct.items()},
+        stalls={"long_scoreboard": 30.0, "wait": 2.0, "not_selected": 1.0},
+    )
+    p = em.place(slow, run_ceilings)
+    (a,) = p.anomalies
+    assert a.kind == "latency-bound" and p.efficiency < em.LATENCY_BELOW
+    m = a.matches[0]
+    assert m.case.startswith("async/sync") and m.twin.startswith("async/pipeline") and m.twin_rate
+    # Fixed: its DRAM bytes at the rate the pipelined copy reaches on this GPU, never under the roofs.
+    assert a.predicted_ns == pytest.approx(
+        max(1e9 * slow.level_bytes()["DRAM"] / m.twin_rate, max(p.times_ns.values()))
+    )
+    # Waiting on something else, or near a roof, it is not.
+    assert em.place(replace(slow, stalls={"long_scoreboard": 1.0, "wait": 30.0}), run_ceilings).anomalies == []
+    assert em.place(k, run_ceilings).anomalies == []
