@@ -10,7 +10,6 @@ import math
 import statistics
 from dataclasses import dataclass, field
 
-from membench import compat
 
 TIME_UNIT_NS = {"ns": 1.0, "us": 1e3, "ms": 1e6, "s": 1e9}
 TIMES = ("real_time", "cpu_time")
@@ -89,6 +88,25 @@ class CaseName:
     def format(self, suffix: str = "/manual_time") -> str:
         return "/".join([self.family, self.variant, *(f"{k}:{v}" for k, v in self.parts)]) + suffix
 
+    @staticmethod
+    def parse(name: str) -> CaseName:
+        """A case name read from its text: 'global/strided/l2:cold/n:1024/stride:2/manual_time' -> ('global',
+        'strided', (('l2', 'cold'), ('n', 1024), ('stride', 2))). Numbers become ints; a named axis keeps its
+        name. A ValueError, saying why, for text that is no case name."""
+        parts = name.split("/")
+        if parts and parts[-1] == "manual_time":
+            parts.pop()
+        if len(parts) < 2 or not parts[0] or not parts[1]:
+            raise ValueError(f"'{name}' is not a membench case name (family/variant/...)")
+        params: list[tuple[str, int | str]] = []
+        for part in parts[2:]:
+            key, colon, value = part.partition(":")
+            if not key or not colon or not value:
+                raise ValueError(f"'{name}': '{part}' is not key:value")
+            digits = value[1:] if value.startswith("-") else value
+            params.append((key, int(value) if digits.isdigit() else value))
+        return CaseName(parts[0], parts[1], tuple(params))
+
 
 @dataclass
 class Case:
@@ -140,12 +158,8 @@ class Case:
     @property
     def host_paced(self) -> bool:
         """The host paces this case's time and noise (pageable staging, a small copy's round
-        trip, page faults): its noise is the host's, not a sign of a shared GPU. A file
-        written before the binary marked such cases is read as membench.compat says."""
-        marked = self.most("host_paced")
-        if marked is None and self.runs:
-            return compat.old_host_paced(self.family, self.variant)
-        return (marked or 0) >= 1
+        trip, page faults): its noise is the host's, not a sign of a shared GPU, as the binary marks it."""
+        return (self.most("host_paced") or 0) >= 1
 
     def host_noise_pct(self) -> float:
         """The change (percent) this case's own noise allows where the host paces it: HOST_NOISE_WIDTHS times

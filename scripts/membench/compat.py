@@ -1,14 +1,19 @@
-"""Reading files membench wrote before their meaning travelled with them.
+"""Reading files membench wrote before their meaning travelled with them, once, at load.
 
 A result file carries, in its "membench" object, what every counter means
-(unit, which way is better, kind). Files written before that object existed,
-and names written before an axis was renamed or added, are read here and
-nowhere else: the rest of the scripts ask membench.results, which asks this
-module only for such files.
+(unit, which way is better, kind), its cases as data and what each family
+declares. upgrade() turns a file of an older schema into today's document
+as it is loaded: the catalog a file written before it lacked (its counters'
+meanings, its cases parsed from their names under today's axis names, its
+families' declarations), what a later schema added (figures and peer axes,
+ncu measures, headline ranks, the host_paced mark, the marks of schema 4),
+each step one function. Nothing after the loader knows an old schema; the
+tables here are frozen: they are what those files can hold.
 """
 
 from __future__ import annotations
 
+from membench.case import CaseName, InputError
 from membench.compat_declarations import (  # noqa: F401 (read as compat.NAME)
     _DRAWN_BY_HAND,
     old_axes,
@@ -147,23 +152,10 @@ Parts = tuple[tuple[str, int | str], ...]
 
 
 def parse_old_name(name: str) -> tuple[str, str, Parts]:
-    """A case name of a file written before its catalog carried the cases as data, read from its text:
-    'global/strided/l2:cold/n:1024/stride:2/manual_time' -> ('global', 'strided', (('l2', 'cold'), ('n', 1024),
-    ('stride', 2))). Numbers become ints; a named axis keeps its name. Every other reader takes a case's parts from
-    the catalog. A ValueError, saying why, for text that is no case name."""
-    parts = name.split("/")
-    if parts and parts[-1] == "manual_time":
-        parts.pop()
-    if len(parts) < 2 or not parts[0] or not parts[1]:
-        raise ValueError(f"'{name}' is not a membench case name (family/variant/...)")
-    params: list[tuple[str, int | str]] = []
-    for part in parts[2:]:
-        key, colon, value = part.partition(":")
-        if not key or not colon or not value:
-            raise ValueError(f"'{name}': '{part}' is not key:value")
-        digits = value[1:] if value.startswith("-") else value
-        params.append((key, int(value) if digits.isdigit() else value))
-    return parts[0], parts[1], tuple(params)
+    """A case name of a file written before its catalog carried the cases as data, read from its text (a
+    ValueError, saying why, for text that is no case name)."""
+    parsed = CaseName.parse(name)
+    return parsed.family, parsed.variant, parsed.parts
 
 
 def today_parts(family: str, variant: str, parts: Parts) -> Parts:
@@ -228,3 +220,149 @@ def upgrade_marks(doc: dict) -> None:
         bits = int(reasons)
         entry["clock_event"] = 1 if bits & 0xE8 else 0  # hw_slowdown, sw/hw thermal, hw power brake
         entry["power_capped"] = 1 if bits & 0x4 else 0
+
+
+# The tags of a case name (how it ran, not what it measured): they come first, before its axes.
+OLD_TAG_KEYS = ("device", "l2")
+
+
+def schema_of(doc: dict) -> int:
+    """A file's schema version; 0 for a file written before the "membench" object."""
+    membench = doc.get("membench")
+    if not isinstance(membench, dict):
+        return 0
+    version = membench.get("schema_version", 1)
+    return version if isinstance(version, int) and not isinstance(version, bool) else 1
+
+
+def _run_names(doc: dict) -> list[str]:
+    names = []
+    for entry in doc["benchmarks"]:
+        if entry.get("run_type", "iteration") == "iteration":
+            name = entry.get("run_name", entry["name"])
+            if not isinstance(name, str):
+                raise InputError(f"{entry['name']}: 'run_name' is not a string")
+            names.append(name)
+    return list(dict.fromkeys(names))
+
+
+def _catalog_entry(name: str, family: str, variant: str, parts: Parts) -> dict:
+    today = today_parts(family, variant, parts)
+    return {
+        "name": name,
+        "family": family,
+        "variant": variant,
+        "tags": {k: v for k, v in today if k in OLD_TAG_KEYS},
+        "axes": [{"name": k, "value": v} for k, v in today if k not in OLD_TAG_KEYS],
+    }
+
+
+def _to_catalog(doc: dict) -> None:
+    """Schema 1: a file written before the catalog gets one: its counters' meanings, its cases parsed from their
+    names, its families' declarations; each piece where the file lacks it."""
+    membench = doc.setdefault("membench", {"schema_version": 1}) if isinstance(doc.get("membench"), dict) else None
+    if membench is None:
+        membench = doc["membench"] = {"schema_version": 1}
+    if not isinstance(membench.get("counters"), dict):
+        counters = {k: dict(zip(("unit", "better", "kind"), v)) for k, v in OLD_COUNTERS.items()}
+        for entry in doc["benchmarks"]:
+            for key, value in entry.items():
+                if isinstance(value, (int, float)) and not isinstance(value, bool) and key not in counters:
+                    counters[key] = dict(zip(("unit", "better", "kind"), old_meaning(key)))
+        membench["counters"] = counters
+    if not isinstance(membench.get("cases"), list):
+        cases = []
+        for name in _run_names(doc):
+            try:
+                family, variant, parts = parse_old_name(name)
+            except ValueError as e:
+                raise InputError(str(e)) from e
+            cases.append(_catalog_entry(name, family, variant, parts))
+        membench["cases"] = cases
+    if not isinstance(membench.get("families"), dict):
+        listed = [c for c in membench["cases"] if isinstance(c, dict) and isinstance(c.get("family"), str)]
+        membench["families"] = {c["family"]: old_family(c["family"]) for c in listed}
+
+
+def _cases_today(doc: dict) -> None:
+    """A catalog's cases under today's axis names, with the axes added before the catalog declared them (a file of
+    schema 1 may predate a rename)."""
+    listed = doc["membench"].get("cases")
+    if not isinstance(listed, list):
+        return
+    for k, c in enumerate(listed):
+        if not isinstance(c, dict) or not isinstance(c.get("axes", []), list):
+            continue
+        tags = c.get("tags") or {}
+        parts = tuple((t, v) for t, v in tags.items()) + tuple(
+            (a["name"], a["value"]) for a in c.get("axes", []) if isinstance(a, dict) and "name" in a and "value" in a
+        )
+        if isinstance(c.get("family"), str) and isinstance(c.get("variant"), str):
+            today = today_parts(c["family"], c["variant"], parts)
+            if today != parts:
+                kept = {a.get("name"): a for a in c.get("axes", []) if isinstance(a, dict)}
+                entry = _catalog_entry(c.get("name", ""), c["family"], c["variant"], parts)
+                entry["axes"] = [{**kept.get(a["name"], {}), **a} for a in entry["axes"]]
+                listed[k] = {**c, **entry}
+
+
+def _to_3(doc: dict, version: int) -> None:
+    """Schema 3: the figures the families of older files drew by hand, and the axes that picked a peer."""
+    families = doc["membench"].get("families")
+    if not isinstance(families, dict):
+        return
+    for name, entry in families.items():
+        axes = entry.get("axes", []) if isinstance(entry, dict) else None
+        if isinstance(axes, list) and all(isinstance(a, dict) for a in axes):  # a malformed one is refused later
+            entry["figures"] = entry.get("figures") or old_figures(name, version)
+            entry["axes"] = old_axes(name, entry.get("axes", []), version)
+
+
+def _ranks_and_measures(doc: dict) -> None:
+    """The headline ranks and the ncu measures of a catalog written before it carried them."""
+    counters = doc["membench"].get("counters")
+    if not isinstance(counters, dict):
+        return
+    entries = [v for v in counters.values() if isinstance(v, dict)]
+    if not any(isinstance(v.get("headline"), int) and not isinstance(v.get("headline"), bool) for v in entries):
+        for rank, (counter, model) in enumerate(OLD_HEADLINES):
+            entry = counters.setdefault(counter, dict(zip(("unit", "better", "kind"), old_meaning(counter))))
+            if isinstance(entry, dict):
+                entry.update(headline=rank + 1, model=model)
+    if not any("ncu" in v for v in entries):
+        for counter, measure in OLD_NCU.items():
+            entry = counters.setdefault(counter, dict(zip(("unit", "better", "kind"), old_meaning(counter))))
+            if isinstance(entry, dict):
+                entry["ncu"] = measure
+
+
+def _host_paced(doc: dict) -> None:
+    """The host_paced mark on the runs of a file written before the binary wrote it."""
+    listed = {c.get("name"): c for c in doc["membench"].get("cases", []) if isinstance(c, dict)}
+    counters = doc["membench"].get("counters")
+    if isinstance(counters, dict):
+        counters.setdefault("host_paced", {"unit": "flag", "better": "neither", "kind": "configuration"})
+    for entry in doc["benchmarks"]:
+        if "host_paced" in entry or entry.get("run_type", "iteration") != "iteration":
+            continue
+        case = listed.get(entry.get("run_name", entry["name"]))
+        if case is not None:
+            entry["host_paced"] = 1 if old_host_paced(case.get("family", ""), case.get("variant", "")) else 0
+
+
+def upgrade(doc: dict, today: int) -> dict:
+    """A checked result file of any schema these scripts read, as schema `today` says it, in place and once:
+    the file's own schema_version becomes `today`, the one it was written in "upgraded_from"."""
+    version = schema_of(doc)
+    if version >= today:
+        return doc
+    _to_catalog(doc)
+    _cases_today(doc)
+    if version < 3:
+        _to_3(doc, version or 1)
+    _ranks_and_measures(doc)
+    _host_paced(doc)
+    if version < 4:
+        upgrade_marks(doc)
+    doc["membench"].update(schema_version=today, upgraded_from=version)
+    return doc

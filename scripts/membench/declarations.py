@@ -1,13 +1,12 @@
 """What the families declare downstream of them, as the result file carries it (membench.families): each
-family's title, axes, figures and rows in the study's tables. Files written before the declarations travelled
-get them from membench.compat. plot.py, figures.py and report.py read them here; none names a family.
+family's title, axes, figures and rows in the study's tables (a file written before they travelled has them
+from its upgrade at load). plot.py, figures.py and report.py read them here; none names a family.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from membench import compat
 from membench import results as mr
 
 
@@ -194,20 +193,18 @@ def study_rows(doc: dict) -> list[StudyRow]:
 
 
 def families(doc: dict) -> dict[str, Family]:
-    """What each family in the file declares, by name; an older file's through membench.compat."""
+    """What each family in the file declares, by name."""
+    doc = mr.current(doc)
     membench = doc.get("membench")
-    declared = membench.get("families") if isinstance(membench, dict) else None
-    if declared is None:
-        declared = {c.family: compat.old_family(c.family) for c in mr.cases(doc).values()}
+    declared = membench.get("families", {}) if isinstance(membench, dict) else {}
     if not isinstance(declared, dict):
         raise mr.InputError("the file's membench.families is not an object")
-    version = membench.get("schema_version", 1) if isinstance(membench, dict) else 1
     out = {}
     for name, entry in declared.items():
         where = f"membench.families.{str(name)[:40]}"
         if not isinstance(entry, dict) or not isinstance(entry.get("title", ""), str):
             raise mr.InputError(f"{where}: not a family's declaration")
-        axes, figures = entry.get("axes", []), entry.get("figures", []) or compat.old_figures(name, version)
+        axes, figures = entry.get("axes", []), entry.get("figures", [])
         if not isinstance(axes, list) or not all(isinstance(a, dict) for a in axes) or not isinstance(figures, list):
             raise mr.InputError(f"{where}: axes and figures must be lists")
         rows = entry.get("study_rows", [])
@@ -217,7 +214,7 @@ def families(doc: dict) -> dict[str, Family]:
             name,
             entry.get("title") or name,
             str(entry.get("study", "")),
-            tuple(compat.old_axes(name, axes, version)),
+            tuple(axes),
             tuple(_figure(f, f"{where}.figures[{i}]") for i, f in enumerate(figures)),
             tuple(_study_row(r, f"{where}.study_rows[{i}]") for i, r in enumerate(rows)),
         )
@@ -275,8 +272,8 @@ def _measure(counter: str, entry: object) -> NcuMeasure:
 
 
 def ncu_measures(doc: dict) -> dict[str, NcuMeasure]:
-    """The ncu measure of every model counter that declares one, by counter; a file written before the catalog
-    carried them gets them from membench.compat."""
+    """The ncu measure of every model counter that declares one, by counter."""
+    doc = mr.current(doc)
     membench = doc.get("membench")
     counters = membench.get("counters") if isinstance(membench, dict) else None
     declared = (
@@ -284,15 +281,13 @@ def ncu_measures(doc: dict) -> dict[str, NcuMeasure]:
         if isinstance(counters, dict)
         else {}
     )
-    if not declared:
-        declared = compat.OLD_NCU
     return {k: _measure(k, v) for k, v in declared.items()}
 
 
 def headlines(doc: dict) -> list[tuple[str, str]]:
     """What a case measures, the number a person reads first, with the model counter in its unit ('' for none), in
-    the order a case is read by: the first of them it reports is its result. From the catalog's ranks; a file
-    written before the catalog ranked them gets them from membench.compat."""
+    the order a case is read by: the first of them it reports is its result. From the catalog's ranks."""
+    doc = mr.current(doc)
     membench = doc.get("membench")
     counters = membench.get("counters") if isinstance(membench, dict) else None
     ranked = (
@@ -304,8 +299,6 @@ def headlines(doc: dict) -> list[tuple[str, str]]:
         if isinstance(counters, dict)
         else []
     )
-    if not ranked:
-        return list(compat.OLD_HEADLINES)
     return [(counter, model) for _, counter, model in ranked]
 
 

@@ -1,11 +1,12 @@
 """Reading a result file: the bytes refused before they are parsed (a FIFO,
 a huge or non-UTF-8 file), the JSON refused where it repeats a key or holds
 a NUL or a lone surrogate, the document checked against the schema and
-field by field, and an older file's marks upgraded once (membench.compat).
+field by field, and an older file upgraded once to today's schema (membench.compat).
 Re-exported by membench.results."""
 
 from __future__ import annotations
 
+import copy
 import json
 import os
 import stat
@@ -37,7 +38,8 @@ SCHEMA_VERSION = 4  # the "membench" object's schema_version membench writes now
 # family after its first cases carries "before" (read by axes_before; a version-1 file has none); 3 figures that
 # read other cases (model_from, slowdown_vs) and note counters, declared by global, layout and shared too (an
 # older file's come from membench.compat); 4 clock_event without the power cap, which power_capped marks, and
-# noise_target_pct (an older file's marks are upgraded at load by membench.compat.upgrade_marks).
+# noise_target_pct. A file of an older version, or from before the catalog, is upgraded at load
+# (membench.compat.upgrade): what it lacks, made as that version's step says.
 SCHEMA_VERSIONS = (1, 2, 3, 4)
 SCHEMAS_READ = ", ".join(map(str, SCHEMA_VERSIONS[:-1])) + f" and {SCHEMA_VERSIONS[-1]}"  # "1, 2, 3 and 4"
 
@@ -125,8 +127,15 @@ def load(path: str | Path) -> dict:
         except UnicodeEncodeError as e:  # "\ud800": a lone surrogate, which no name or text can print
             raise InputError(f"{path}: not a result file (text holding a lone surrogate, {text[:40]!a})") from e
     check(doc, str(path))
-    compat.upgrade_marks(doc)
-    return doc
+    return compat.upgrade(doc, SCHEMA_VERSION)
+
+
+def current(doc: dict) -> dict:
+    """The document as today's schema says it. A file read by load() already is (it was upgraded as it was read);
+    a document made in memory (a test's, one a script assembles) is upgraded into a copy, by the same upgrade."""
+    if compat.schema_of(doc) >= SCHEMA_VERSION or not isinstance(doc.get("benchmarks"), list):
+        return doc  # today's, or no result file (a listing's catalog read beside one)
+    return compat.upgrade(copy.deepcopy(doc), SCHEMA_VERSION)
 
 
 def check(doc: object, path: str) -> None:

@@ -6,8 +6,10 @@ script cannot read raises InputError, whose message is the one line to print.
 What a number means (its unit, which way is better, whether it is a
 measurement, a model's prediction, configuration or a health mark) is read
 from the file's "membench" object, written by the binary: meaning() and
-better(). Files written before that object existed are read through
-membench.compat, and only there.
+better(). A file of an older schema is upgraded to today's as it is loaded
+(membench.compat); nothing here knows an old schema. A name given outside
+a file (a history's, a reference's, a flag's) is read under today's axis
+names by current_name.
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ from membench.loading import (  # noqa: F401
     MAX_INPUT_BYTES,
     SCHEMA_VERSION,
     SCHEMA_VERSIONS,
+    current,
     SCHEMAS_READ,
     check,
     load,
@@ -59,11 +62,10 @@ class Meaning:
 
 
 def meaning(doc: dict, metric: str) -> Meaning:
-    """The meaning the file gives a counter (or real_time, cpu_time); an older file's through membench.compat."""
+    """The meaning the file's catalog gives a counter (or real_time, cpu_time); "undeclared" where it gives none."""
+    doc = current(doc)
     counters = doc.get("membench", {}).get("counters") if isinstance(doc.get("membench"), dict) else None
-    if counters is None:
-        return Meaning(*compat.old_meaning(metric))
-    entry = counters.get(metric)
+    entry = counters.get(metric) if isinstance(counters, dict) else None
     if not isinstance(entry, dict):
         return Meaning("", "neither", "undeclared")
     return Meaning(
@@ -80,12 +82,10 @@ def better(doc: dict, metric: str) -> str:
 
 
 def _declares(doc: dict, metric: str) -> bool:
-    """Whether a file says what a counter means: its catalog names it, or (a file before the catalog) the
-    compatibility module knows it."""
+    """Whether a file says what a counter means: its catalog names it."""
+    doc = current(doc)
     counters = doc.get("membench", {}).get("counters") if isinstance(doc.get("membench"), dict) else None
-    if counters is None:
-        return metric in TIMES or metric in compat.OLD_COUNTERS or meaning(doc, metric).better != "neither"
-    return isinstance(counters.get(metric), dict)
+    return isinstance(counters, dict) and isinstance(counters.get(metric), dict)
 
 
 def require_direction(docs: list[dict], metric: str) -> str:
@@ -155,6 +155,7 @@ def complete(doc: dict) -> bool:
 def catalog(doc: dict) -> dict[str, dict]:
     """The file's own list of its cases (membench.cases: family, variant, tags and axes as data), by name;
     empty for a file written before the list travelled with it."""
+    doc = current(doc)
     listed = (doc.get("membench") or {}).get("cases") if isinstance(doc.get("membench"), dict) else None
     if not isinstance(listed, list):
         return {}
@@ -165,7 +166,7 @@ def axes_before(*docs: dict) -> dict[str, dict[str, int | str]]:
     """Per family, the value its cases had before each axis added to it later, as the files' catalogs
     declare it ("before"): what a case of an older file that lacks the axis stands for."""
     out: dict[str, dict[str, int | str]] = {}
-    for doc in docs:
+    for doc in map(current, docs):
         for entry in catalog(doc).values():  # a case's axes say it too (and a --list_cases=json listing)
             for axis in entry.get("axes", []):
                 if isinstance(axis, dict) and "before" in axis:
@@ -182,7 +183,7 @@ def axes_before(*docs: dict) -> dict[str, dict[str, int | str]]:
 def variant_axes(*docs: dict) -> dict[tuple[str, str], tuple[str, ...]]:
     """The axes each variant's cases have, in their order, as the newest of the files' catalogs lists them."""
     out: dict[tuple[str, str], tuple[str, ...]] = {}
-    for doc in docs:
+    for doc in map(current, docs):
         for entry in catalog(doc).values():
             axes = tuple(a["name"] for a in entry.get("axes", []) if isinstance(a, dict) and "name" in a)
             key = (entry.get("family"), entry.get("variant"))
@@ -216,6 +217,7 @@ def cases(doc: dict, *others: dict) -> dict[str, Case]:
     has its names read by the compatibility module. An axis the file's cases lack that the catalogs of
     the file and of `others` (the files it is read beside) say was added later takes the value its cases
     had before, so a case reads as the same case on either side of the axis."""
+    doc, others = current(doc), tuple(map(current, others))
     out: dict[str, Case] = {}
     whole = complete(doc)
     listed = catalog(doc)
@@ -227,12 +229,12 @@ def cases(doc: dict, *others: dict) -> dict[str, Case]:
         name = entry.get("run_name", entry["name"])
         if not isinstance(name, str):
             raise InputError(f"{entry['name']}: 'run_name' is not a string")
-        if name in listed:
-            # As data; an axis added before the catalog said so (the frozen table) is filled as for any file.
-            parsed = frozen_axes(listed_name(listed[name]))
-            name = parsed.format("/manual_time" if name.endswith("/manual_time") else "")
-        else:
-            name, parsed = current_name(name)
+        try:
+            # As data, from the catalog (an older file's was made at load, under today's axis names).
+            parsed = listed_name(listed[name]) if name in listed else CaseName.parse(name)
+        except ValueError as e:
+            raise InputError(str(e)) from e
+        name = parsed.format("/manual_time" if name.endswith("/manual_time") else "")
         filled = with_axes_added(parsed, before, shapes.get((parsed.family, parsed.variant), ()))
         if filled != parsed:
             parsed, name = filled, filled.format("/manual_time" if name.endswith("/manual_time") else "")

@@ -85,8 +85,9 @@ def cell(text: object, limit: int = 60) -> str:
 def row(root: Path, path: Path, doc: dict) -> Row:
     context = doc.get("context", {})
     cases = mr.cases(doc).values()
-    membench = doc.get("membench")
-    complete = "no catalog" if not isinstance(membench, dict) else ("yes" if membench.get("complete") else "no")
+    membench = doc.get("membench") if isinstance(doc.get("membench"), dict) else {}
+    written = membench.get("upgraded_from", membench.get("schema_version", 0))  # the schema it was written in
+    complete = "no catalog" if written == 0 else ("yes" if membench.get("complete") else "no")
     build = str(context.get("membench_build", ""))[:8]
     return Row(
         folder=path.parent.relative_to(root).as_posix(),

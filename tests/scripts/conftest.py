@@ -18,7 +18,12 @@ def fixtures() -> Path:
 
 
 def load(name: str) -> dict:
-    return json.loads((FIXTURES / name).read_text())
+    """A recorded file as the scripts read it: upgraded at load to today's schema, as membench.results.load does."""
+    from membench import compat
+    from membench.loading import SCHEMA_VERSION
+
+    doc = json.loads((FIXTURES / name).read_text())
+    return compat.upgrade(doc, SCHEMA_VERSION) if isinstance(doc, dict) else doc
 
 
 @pytest.fixture

@@ -798,7 +798,18 @@ def test_a_host_paced_case_is_judged_against_its_own_noise_and_a_shared_gpu_stil
     assert got == 1 and verdict(out, CHASE).startswith("UNTRUSTED: contender contended")
 
 
+def as_schema(doc: dict, version: int) -> dict:
+    """A copy of an (upgraded) fixture as a file written in an older schema says itself: read again, it is upgraded
+    from that version."""
+    out = copy.deepcopy(doc)
+    out["membench"] = {k: v for k, v in out["membench"].items() if k != "upgraded_from"}
+    out["membench"]["schema_version"] = version
+    return out
+
+
 def test_the_power_limiter_alone_is_the_cases_own_draw_and_is_judged(capsys, h200_global, write_json):
+    # A file of schema 3, whose clock_event counted the board's power cap with the slowdowns.
+    h200_global = as_schema(h200_global, 3)
     capped = marked(h200_global, CASE, clock_event=1, clock_event_reasons=0x4, throttled_batches=0)
     code, out, _ = run(capsys, write_json(h200_global), write_json(capped))
     assert (code, verdict(out, CASE)) == (0, "same")

@@ -1,6 +1,7 @@
-"""membench/compat.py: a file written before the catalog and the declarations travelled is read as today's binary
-would write it: its counters mean what they mean today, its cases read under today's names, and what it is given
-for its families is what the first binary to declare them wrote."""
+"""membench/compat.py: a file written before the catalog and the declarations travelled, or in an older schema, is
+upgraded at load into one today's schema describes: its counters mean what they mean today, its cases read under
+today's names, and what it is given for its families is what the first binary to declare them wrote. Each step
+of the upgrade is tested on its own; the consumers read a file today's binary wrote."""
 
 from __future__ import annotations
 
@@ -139,3 +140,101 @@ def test_an_old_file_s_sum_over_devices_is_a_rate_and_an_old_family_declares_its
     declared = compat.old_family("hierarchy")
     assert {a["name"] for a in declared["axes"]} >= {"working_set"}
     assert set(declared) == {"title", "axes", "figures", "study_rows"}
+
+
+# --- the upgrade at load: each step, once, into a file today's schema describes ---
+
+TODAY = RESULTS / "h100/2026-12-06-explain/ceilings_run.json"  # written by today's binary on an H100
+
+
+@pytest.mark.parametrize(
+    "old_path", ["h200/2026-11-30-first-harness/default.json", "h200x2/2026-11-30-links/default.json"]
+)
+def test_a_file_before_the_catalog_is_upgraded_at_load_into_one_the_schema_describes(old_path):
+    from membench import schema
+
+    loaded = mr.load(RESULTS / old_path)
+    membench = loaded["membench"]
+    assert membench["schema_version"] == mr.SCHEMA_VERSION and membench["upgraded_from"] == 0
+    assert list(schema.validator().iter_errors(loaded)) == []
+    # Its catalog names every case it ran, as data, and every counter it holds; its families declare.
+    ran = {b.get("run_name", b["name"]) for b in loaded["benchmarks"] if b.get("run_type", "iteration") == "iteration"}
+    assert {c["name"] for c in membench["cases"]} == ran
+    held = {k for b in loaded["benchmarks"] for k, v in b.items() if isinstance(v, (int, float))}
+    assert held <= set(membench["counters"]) and set(membench["families"]) == {c["family"] for c in membench["cases"]}
+    # Every run carries the host_paced mark, as today's binary writes it.
+    assert all("host_paced" in b for b in loaded["benchmarks"] if b.get("run_type", "iteration") == "iteration")
+
+
+def test_the_upgrade_is_once_and_a_file_of_today_is_left_as_it_is():
+    today = json.loads(TODAY.read_text())
+    assert compat.upgrade(json.loads(TODAY.read_text()), mr.SCHEMA_VERSION) == today
+    old = json.loads((RESULTS / "h200/2026-11-30-first-harness/default.json").read_text())
+    once = compat.upgrade(old, mr.SCHEMA_VERSION)
+    assert compat.upgrade(json.loads(json.dumps(once)), mr.SCHEMA_VERSION) == once
+    # A document made in memory is upgraded into a copy; the caller's stays as it was.
+    made = json.loads((RESULTS / "h200/2026-11-30-first-harness/default.json").read_text())
+    assert "membench" in mr.current(made) and "membench" not in made
+
+
+def test_schema_2_gets_the_figures_drawn_by_hand_and_the_peer_axes_schema_3_declares():
+    doc = {
+        "benchmarks": [{"name": "peer/device_to_device_memcpy_read_ce/bytes:64/manual_time", "real_time": 1.0}],
+        "membench": {
+            "schema_version": 2,
+            "counters": {},
+            "cases": [],
+            "families": {"peer": {"title": "peer", "axes": [], "figures": []}, "global": {"axes": [], "figures": []}},
+        },
+    }
+    compat.upgrade(doc, mr.SCHEMA_VERSION)
+    families = doc["membench"]["families"]
+    assert {"name": "peer_step", "picks_peer": True} in families["peer"]["axes"]
+    assert families["global"]["figures"] == compat.old_figures("global", 2) != []
+    # ... where a file of schema 3 is left with the figures and axes it declares.
+    three = {**doc, "membench": {**doc["membench"], "schema_version": 3, "families": {"global": {"figures": []}}}}
+    compat.upgrade(three, mr.SCHEMA_VERSION)
+    assert three["membench"]["families"]["global"]["figures"] == []
+
+
+def test_schema_3_marks_are_schema_4_s_and_a_catalog_without_ranks_or_measures_gets_the_frozen_ones():
+    doc = {
+        "benchmarks": [
+            {"name": "a/b/manual_time", "real_time": 1.0, "clock_event": 1, "clock_event_reasons": 0x4},
+            {"name": "a/c/manual_time", "real_time": 1.0, "clock_event": 1, "clock_event_reasons": 0x40},
+        ],
+        "membench": {"schema_version": 3, "counters": {"bytes_per_second": {"unit": "B/s"}}},
+    }
+    compat.upgrade(doc, mr.SCHEMA_VERSION)
+    capped, hot = doc["benchmarks"]
+    assert (capped["clock_event"], capped["power_capped"]) == (0, 1)  # the board's cap: its own mark
+    assert (hot["clock_event"], hot["power_capped"]) == (1, 0)  # a thermal slowdown stays a clock event
+    counters = doc["membench"]["counters"]
+    assert counters["bytes_per_second"]["headline"] == 1 and counters["latency_ns"]["headline"] == 2
+    assert counters["sectors_per_request"]["ncu"] == compat.OLD_NCU["sectors_per_request"]
+
+
+def test_no_reader_after_the_loader_knows_an_old_schema():
+    # Only the loader calls the upgrade; results keeps today's names for names given outside a file (a history's
+    # rows, a reference's, a flag's), and reference.py the units of a history's rows.
+    scripts = Path(__file__).resolve().parents[2] / "scripts" / "membench"
+    knowing = sorted(
+        p.stem
+        for p in scripts.glob("*.py")
+        if p.stem not in ("compat", "compat_declarations")
+        and ("import compat" in p.read_text() or "from membench.compat" in p.read_text())
+    )
+    assert knowing == ["loading", "reference", "results"]
+
+
+def test_the_consumers_read_a_file_today_s_binary_wrote(capsys, tmp_path):
+    from membench import compare, export, fleet, report
+
+    assert compare.main([str(TODAY), str(TODAY)]) == 0
+    out = capsys.readouterr().out
+    assert "global/strided/n:16777216/stride:2" in out and "REGRESSION" not in out
+    assert fleet.main([str(TODAY)]) == 0
+    assert export.main([str(TODAY), "--format", "prometheus"]) == 0
+    assert "membench_" in capsys.readouterr().out
+    assert report.main([str(TODAY), "--out", str(tmp_path / "page")]) == 0
+    assert "strided/n:16777216/stride:2" in (tmp_path / "page" / "report.md").read_text()

@@ -142,7 +142,7 @@ def test_a_metric_no_case_has_exits_2(write_json, capsys):
     files = fleet_of(write_json, [4.37e12])
     assert fleet.main(files + ["--metric", "latency_ns"]) == 2
     assert capsys.readouterr().err == (
-        f"fleet.py: {files[0]}: no case carries 'latency_ns' " "(it has: bytes_per_second, real_time)\n"
+        f"fleet.py: {files[0]}: no case carries 'latency_ns' " "(it has: bytes_per_second, host_paced, real_time)\n"
     )
 
 

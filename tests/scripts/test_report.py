@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from membench import report
+from membench import compat, report
 from membench import report_others, report_page
 from conftest import load
 
@@ -641,7 +641,7 @@ def test_claims_without_the_article_s_numbers_set_each_case_beside_its_baseline(
     ]  # fmt: skip
     families = {"toy": {"title": "Toy", "axes": [{"name": "w", "unit": "floats"}], "study_rows": claims}}
     for name in ("global", "layout", "shared", "async"):
-        families[name] = report.md.compat.old_family(name)
+        families[name] = compat.old_family(name)
     doc["membench"] = {"schema_version": 1, "complete": True, "counters": {}, "families": families}
     md, html = made(tmp_path, write_json, doc)
     assert "| claim | GB/s, NVIDIA H200 | baseline GB/s | ratio | why: the model, case (baseline) |" in md
