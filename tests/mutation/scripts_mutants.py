@@ -81,9 +81,9 @@ OWN_TESTS = {
     "results_index": ["test_results_index.py"],
     "ncu_profile": ["test_ncu_check.py", "test_explain.py", "test_examples_profiled.py"],
     # membench-explain: the report read, the ceilings, the model, what it shows.
-    "ncu_kernel": ["test_explain.py"],
-    "ceilings": ["test_explain.py", "test_reference.py"],
-    "explain_model": ["test_explain.py"],
+    "ncu_kernel": ["test_explain.py", "test_explain_decisions.py"],
+    "ceilings": ["test_explain.py", "test_explain_decisions.py", "test_reference.py"],
+    "explain_model": ["test_explain.py", "test_explain_decisions.py"],
     "explain_show": ["test_explain.py"],
     "explain": ["test_explain.py"],
     "cli": ["test_cli.py", "test_results.py", "test_report.py", "test_headline.py", "test_results_index.py"],
