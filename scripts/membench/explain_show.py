@@ -8,6 +8,7 @@ import json
 from membench import cli
 from membench.ceilings import MEMORY, Ceilings
 from membench.explain_model import Placement
+from membench.ncu_kernel import SECTOR
 
 JSON_SCHEMA = "membench.explain/1"
 
@@ -66,6 +67,7 @@ def to_json(placements: list[Placement], ceilings: Ceilings) -> dict:
                 "attainable_ns": p.attainable_ns,
                 "pct_of_attainable": p.pct_of_attainable,
                 "efficiency": p.efficiency,
+                "accesses": accesses(p),
                 "ncu_speed_of_light_pct": p.kernel.sol_pct,
                 "ncu_busiest": (p.ncu_busiest() or (None,))[0],
                 "anomalies": [
@@ -100,6 +102,41 @@ def _match_text(m) -> str:
     return f"as {m.case}{note}: {rate} on this GPU; fixed, {m.twin}: {twin}"
 
 
+def accesses(p: Placement) -> dict:
+    """What its accesses look like, in the study's words: sectors a request against the ideal for their width,
+    the shared wavefronts against the conflict-free ones, the hit rates, DRAM's bytes against those it needs
+    (every used byte of the global loads and stores once)."""
+    k = p.kernel
+    spr = lambda size, requests: size / SECTOR / requests if requests else None  # noqa: E731
+    needed = k.l1_load * k.load_used + k.l1_store * k.store_used
+    return {
+        "load_sectors_per_request": spr(k.l1_load, k.load_requests),
+        "load_ideal_sectors_per_request": spr(k.l1_load * k.load_used, k.load_requests),
+        "store_sectors_per_request": spr(k.l1_store, k.store_requests),
+        "store_ideal_sectors_per_request": spr(k.l1_store * k.store_used, k.store_requests),
+        "shared_wavefronts": k.shared_wavefronts,
+        "shared_wavefronts_ideal": k.shared_ideal,
+        "l1_hit_pct": k.l1_hit_pct,
+        "l2_read_hit_pct": k.l2_read_hit_pct,
+        "dram_bytes": k.dram_read + k.dram_write,
+        "needed_bytes": needed,
+    }
+
+
+def accesses_line(p: Placement) -> str:
+    a = accesses(p)
+    parts = []
+    for op in ("load", "store"):
+        now, ideal = a[f"{op}_sectors_per_request"], a[f"{op}_ideal_sectors_per_request"]
+        if now is not None:
+            parts.append(f"{op}s {now:.3g} sectors a request (ideal {ideal:.3g})")
+    if a["shared_wavefronts"]:
+        parts.append(f"shared {a['shared_wavefronts']:.4g} wavefronts (ideal {a['shared_wavefronts_ideal']:.4g})")
+    parts.append(f"L1 hit {a['l1_hit_pct']:.0f}%, L2 read hit {a['l2_read_hit_pct']:.0f}%")
+    parts.append(f"DRAM {si(a['dram_bytes'], 'B')} for {si(a['needed_bytes'], 'B')} the accesses use")
+    return "accesses: " + "; ".join(parts)
+
+
 def kernel_lines(p: Placement) -> list[str]:
     """One kernel as lines of plain text (shared by the terminal and Markdown)."""
     k = p.kernel
@@ -113,7 +150,8 @@ def kernel_lines(p: Placement) -> list[str]:
     intensity = f"{p.intensity:.3g} FLOP per DRAM byte" if p.intensity is not None else "no DRAM bytes"
     out = [
         f"bound by {p.bound}: the roofs allow {us(p.attainable_ns)}, it took {us(k.duration_ns)} "
-        f"({p.pct_of_attainable:.0f}% of attainable){agrees}; {intensity}"
+        f"({p.pct_of_attainable:.0f}% of attainable){agrees}; {intensity}",
+        accesses_line(p),
     ]
     for a in p.anomalies:
         worth = ""

@@ -422,3 +422,14 @@ def test_a_kernel_far_from_its_roofs_waiting_on_memory_is_latency_bound_as_async
     # Waiting on something else, or near a roof, it is not.
     assert em.place(replace(slow, stalls={"long_scoreboard": 1.0, "wait": 30.0}), run_ceilings).anomalies == []
     assert em.place(k, run_ceilings).anomalies == []
+
+
+def test_the_accesses_are_said_in_sectors_a_request_hit_rates_and_the_bytes_dram_moved_for_those_used(run_ceilings):
+    from membench import explain_show
+
+    a = explain_show.accesses(placed("stride2", run_ceilings))
+    assert (a["load_sectors_per_request"], a["load_ideal_sectors_per_request"]) == pytest.approx((8, 4))
+    assert a["needed_bytes"] == pytest.approx(2 * 2**25 * 4)  # 2^25 floats read and 2^25 written, each once
+    assert a["dram_bytes"] > 1.4 * a["needed_bytes"]  # half of each loaded sector unused
+    line = explain_show.accesses_line(placed("transpose_conflicts", run_ceilings))
+    assert "shared 6.996e+07 wavefronts (ideal 4.194e+06)" in line and "L1 hit" in line
