@@ -231,3 +231,66 @@ def test_the_latency_rule_has_its_thresholds(ceilings):
     stages = max(em.Catalog(ceilings.cases).values("async", "pipeline", "stages"))
     assert m.case == "async/sync/flops:0" and m.twin == f"async/pipeline/flops:0/stages:{stages}"
     assert m.family_variant == "async/sync" and a.predicted_ns < em.place(half, ceilings).now_ns
+
+
+def test_each_fix_is_said_with_the_bytes_it_moves(ceilings):
+    naive = em.place(kernel(row("transpose_naive"), 0), ceilings).anomalies[0]
+    k = naive.fixed
+    before = kernel(row("transpose_naive"), 0)
+    assert naive.fix == (
+        f"L2 traffic {(before.l2_read + before.l2_write) / 1e6:.4g} -> {(k.l2_read + k.l2_write) / 1e6:.4g} MB"
+    )
+    assert "(4 of each sector's 32 bytes used)" in naive.said
+    wide = em.place(kernel(row("stride32"), 0), ceilings).anomalies[0]
+    s32 = kernel(row("stride32"), 0)
+    assert wide.fix == f"DRAM traffic {s32.dram_read / 1e6:.4g} -> {wide.fixed.dram_read / 1e6:.4g} MB"
+    tile = kernel(row("transpose_conflicts"), 0)
+    conflict = em.place(tile, ceilings).anomalies[0]
+    assert conflict.fix == f"shared wavefronts {tile.shared_wavefronts / 1e6:.4g} -> {tile.shared_ideal / 1e6:.4g} M"
+    assert conflict.said.startswith(f"shared memory at {tile.shared_wavefronts / tile.shared_ideal:.3g}x the ideal")
+
+
+def test_the_efficiency_is_at_most_one_and_without_ncus_units_the_bytes_share(ceilings):
+    k = kernel(row(), 0)
+    slow_dram = {**ceilings.by_level, "DRAM": replace(ceilings.by_level["DRAM"], value=1e9)}
+    assert em.place(k, replace(ceilings, by_level=slow_dram)).efficiency == 1.0
+    p = em.place(replace(k, sol_pct={}), ceilings)
+    assert p.efficiency == pytest.approx(p.attainable_ns / k.duration_ns)
+
+
+def test_a_level_is_noted_beaten_only_past_two_percent(ceilings):
+    k = kernel(row(), 0)
+    dram = ceilings.by_level["DRAM"]
+    at = lambda factor: {
+        **ceilings.by_level,
+        "DRAM": replace(dram, value=k.level_bytes()["DRAM"] * 1e9 / (k.duration_ns * factor)),
+    }  # noqa: E731
+    noted = lambda factor: any("faster than" in n for n in em.place(k, replace(ceilings, by_level=at(factor))).notes)  # noqa: E731
+    assert not noted(1.01) and noted(1.03)
+
+
+def test_the_run_clock_is_the_median_of_four(ceilings):
+    by = {
+        lv: mc.Ceiling(lv, "B/s", 1.0, c, "x") for lv, c in (("L1", 1e9), ("shared", 2e9), ("fp32", 3e9), ("fp64", 4e9))
+    }
+    assert em.run_clock(mc.Ceilings("g", "s", by, [])) == 3e9
+
+
+def test_the_fixed_point_of_the_figure_sits_at_its_fixed_intensity(ceilings):
+    p = em.place(kernel(row("stride32"), 0), ceilings)
+    assert p.fixed_intensity == pytest.approx(p.flops / p.fixed.level_bytes()["DRAM"])
+    assert p.fixed_intensity > p.intensity
+    assert em.place(kernel(row("fma_bound"), 0), ceilings).fixed_intensity is None  # nothing to fix
+
+
+def test_the_latency_rule_wants_the_kernel_under_60_percent(ceilings):
+    k = kernel(row("contiguous"), 0)
+    waiting = {"long_scoreboard": 3.0, "wait": 1.0}
+    at = lambda share: replace(
+        k,
+        sol_pct={"DRAM": 100 * share},
+        stalls=waiting,
+        duration_ns=max(em.times(k, {lv: c.at(k.sm_clock_hz) for lv, c in ceilings.by_level.items()}).values()) / share,
+    )  # noqa: E731
+    assert [a.kind for a in em.place(at(0.59), ceilings).anomalies] == ["latency-bound"]
+    assert em.place(at(0.61), ceilings).anomalies == []
