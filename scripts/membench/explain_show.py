@@ -8,6 +8,7 @@ import json
 from membench import cli
 from membench.ceilings import MEMORY, Ceilings
 from membench.explain_model import Placement
+from membench.case import InputError
 from membench.ncu_kernel import SECTOR
 
 JSON_SCHEMA = "membench.explain/1"
@@ -219,8 +220,14 @@ def markdown(placements: list[Placement], ceilings: Ceilings) -> str:
 
 
 def render(placements: list[Placement], ceilings: Ceilings, fmt: str) -> str:
+    """The answer in a format; an InputError where the report's counts give a number no answer can hold (a
+    count that rounds a time to nothing)."""
+    try:
+        whole = json.dumps(to_json(placements, ceilings), indent=1, allow_nan=False) + "\n"
+    except ValueError as e:
+        raise InputError(f"the report's counts give an answer that is not a number ({e})") from e
     if fmt == "json":
-        return json.dumps(to_json(placements, ceilings), indent=1) + "\n"
+        return whole
     return markdown(placements, ceilings) if fmt == "md" else text(placements, ceilings)
 
 

@@ -116,18 +116,24 @@ class Kernel:
         }
 
 
+# More than any one launch counts (bytes, sectors, cycles a second): a cell beyond it is not what ncu writes.
+MAX_COUNT = 1e20
+
+
 def _value(row: dict, metric: str, where: str) -> float:
     value = row.get(metric)
     if value is None:
         raise InputError(f"{where}: '{metric}' has no value")
     if value < 0:
         raise InputError(f"{where}: '{metric}' is negative ({value:g})")
+    if value > MAX_COUNT:
+        raise InputError(f"{where}: '{metric}' is {value:g}, more than one launch counts")
     return float(value)
 
 
 def _optional(row: dict, metric: str) -> float | None:
     value = row.get(metric)
-    return None if value is None or value < 0 else float(value)
+    return None if value is None or not 0 <= value <= MAX_COUNT else float(value)
 
 
 def kernel(row: dict, index: int) -> Kernel:

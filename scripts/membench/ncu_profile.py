@@ -4,6 +4,7 @@ counters, the DRAM bytes in steady state, the cold duration), and the metrics ea
 from __future__ import annotations
 
 import csv
+import math
 import io
 import os
 import shutil
@@ -155,11 +156,12 @@ IDENTITY = {"ID", "CC", "Device", "Context", "Stream"}
 
 
 def _number(text: str) -> float | None:
-    """A cell's number (thousands separators allowed); None for "", "n/a" or anything else."""
+    """A cell's number (thousands separators allowed); None for "", "n/a", "inf", "nan" or anything else."""
     try:
-        return float(text.strip().replace(",", ""))
+        value = float(text.strip().replace(",", ""))
     except ValueError:
         return None
+    return value if math.isfinite(value) else None
 
 
 def parse_csv(text: str) -> list[dict]:

@@ -433,3 +433,26 @@ def test_the_accesses_are_said_in_sectors_a_request_hit_rates_and_the_bytes_dram
     assert a["dram_bytes"] > 1.4 * a["needed_bytes"]  # half of each loaded sector unused
     line = explain_show.accesses_line(placed("transpose_conflicts", run_ceilings))
     assert "shared 6.996e+07 wavefronts (ideal 4.194e+06)" in line and "L1 hit" in line
+
+
+@pytest.mark.parametrize(
+    "metric, cell, says",
+    [
+        ("dram__bytes_write.sum", "nan", "has no value"),
+        ("dram__bytes_read.sum", "inf", "has no value"),
+        ("dram__bytes_read.sum", "1e308", "more than one launch counts"),
+        ("sm__cycles_elapsed.avg.per_second", "1e300", "more than one launch counts"),
+        ("l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum", "1e-320", "not a number"),
+    ],
+)
+def test_a_cell_no_launch_counts_is_refused_and_the_json_never_holds_infinity(capsys, tmp_path, metric, cell, says):
+    import csv
+    import io
+
+    rows = list(csv.reader(io.StringIO((FIXTURES / "stride2.csv").read_text())))
+    rows[2][rows[0].index(metric)] = cell
+    text = io.StringIO()
+    csv.writer(text, quoting=csv.QUOTE_ALL).writerows(rows)
+    bad = tmp_path / "bad.csv"
+    bad.write_text(text.getvalue())
+    assert says in refused(capsys, [str(bad), "--results", str(RUN), "--format", "json"])
