@@ -19,7 +19,7 @@ import shutil
 import statistics
 import subprocess
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from membench import declarations as md
@@ -64,6 +64,7 @@ class Ceilings:
     source: str  # what a person reads: the file, the reference, or the run made now
     by_level: dict[str, Ceiling]
     cases: list[dict]  # the cases an anomaly is matched to, each its family, variant, axes and measure's value
+    doubts: list[str] = field(default_factory=list)  # why a ceiling's own case is no evidence (contended, ...)
 
 
 def _case_clock(cases: dict[str, mr.Case], case_name: str) -> float | None:
@@ -76,6 +77,7 @@ def from_results(doc: dict, path: str) -> Ceilings:
     """The ceilings a result file's roofs give; InputError where it has none of the memory levels."""
     cases = mr.cases(doc)
     found: dict[str, Ceiling] = {}
+    doubts: list[str] = []
     wanted = {roof: level for level, roof in ROOF_OF.items()}
     for r in roofline.roofs(doc):
         if r.gpu or r.name not in wanted:
@@ -84,12 +86,16 @@ def from_results(doc: dict, path: str) -> Ceilings:
         case = str(entry.get("case", ""))
         level = wanted[r.name]
         found[level] = Ceiling(level, r.unit, r.value, _case_clock(cases, case), case)
+        measured = cases.get(case) or cases.get(f"{case}/manual_time")
+        # The one trust rule: a ceiling measured beside another process or under a clock event is no ceiling.
+        if measured is not None and (why := measured.doubts(mr.NOISE_THRESHOLD)):
+            doubts.append(f"the {level} ceiling ({case}): {'; '.join(why)}")
     if not any(level in found for level in MEMORY):
         raise mr.InputError(
             f"{path}: no measured memory ceiling (membench.roofs): run membench with the roofline, stream, "
             "hierarchy or shared families, or use --measure"
         )
-    return Ceilings(mr.gpu_name(doc), f"{path}", found, measured_cases([doc]))
+    return Ceilings(mr.gpu_name(doc), f"{path}", found, measured_cases([doc]), doubts)
 
 
 def reference_for(gpu: str, root: Path = REFERENCES) -> Ceilings | None:

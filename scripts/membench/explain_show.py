@@ -35,6 +35,7 @@ def to_json(placements: list[Placement], ceilings: Ceilings) -> dict:
         "gpu": ceilings.gpu,
         "ceilings": {
             "source": ceilings.source,
+            "doubts": ceilings.doubts,
             "levels": [
                 {
                     "level": c.level,
@@ -191,7 +192,8 @@ def level_rows(p: Placement) -> list[tuple[str, str, str, str]]:
 
 
 def text(placements: list[Placement], ceilings: Ceilings) -> str:
-    out = [f"membench-explain: {ceilings.gpu}; ceilings from {ceilings.source}", ""]
+    out = [f"membench-explain: {ceilings.gpu}; ceilings from {ceilings.source}"]
+    out += [f"doubted: {d}" for d in ceilings.doubts] + [""]
     for p in placements:
         k = p.kernel
         out.append(f"{short(k.name, 90)} (launch {k.launch}): {us(k.duration_ns)} at {k.sm_clock_hz / 1e9:.3g} GHz")
@@ -205,6 +207,7 @@ def text(placements: list[Placement], ceilings: Ceilings) -> str:
 
 def markdown(placements: list[Placement], ceilings: Ceilings) -> str:
     out = [f"## membench-explain: {ceilings.gpu}", "", f"Ceilings from {ceilings.source}.", ""]
+    out += [f"**Doubted:** {d}." for d in ceilings.doubts] + ([""] if ceilings.doubts else [])
     for p in placements:
         k = p.kernel
         out += [

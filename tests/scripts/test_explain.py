@@ -456,3 +456,20 @@ def test_a_cell_no_launch_counts_is_refused_and_the_json_never_holds_infinity(ca
     bad = tmp_path / "bad.csv"
     bad.write_text(text.getvalue())
     assert says in refused(capsys, [str(bad), "--results", str(RUN), "--format", "json"])
+
+
+def test_a_ceiling_measured_beside_another_process_is_said_doubted_in_every_format(capsys, tmp_path):
+    doc = json.loads(RUN.read_text())
+    dram_case = next(r["case"] for r in doc["membench"]["roofs"] if r["name"] == "DRAM" and not r["gpu"])
+    for entry in doc["benchmarks"]:
+        if entry["name"].removesuffix("/manual_time") == dram_case:
+            entry.update(contended=1, other_processes=1)
+    loaded = tmp_path / "contended.json"
+    loaded.write_text(json.dumps(doc))
+    measured = mc.from_results(mr.load(loaded), str(loaded))
+    assert measured.doubts == [f"the DRAM ceiling ({dram_case}): contended (1 other process on the GPU)"]
+    assert mc.from_results(mr.load(RUN), str(RUN)).doubts == []  # the committed run was alone
+    assert explain.main([*reports("stride2"), "--results", str(loaded)]) == 0
+    assert "doubted: the DRAM ceiling" in capsys.readouterr().out
+    assert explain.main([*reports("stride2"), "--results", str(loaded), "--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out)["ceilings"]["doubts"] == measured.doubts
