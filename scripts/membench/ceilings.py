@@ -13,7 +13,6 @@ bound by its L2 took the same time with the SM clock locked to base by ncu as at
 from __future__ import annotations
 
 import json
-import os
 import re
 import shutil
 import statistics
@@ -22,6 +21,7 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from membench import cli
 from membench import declarations as md
 from membench import results as mr
 from membench import roofline
@@ -165,7 +165,7 @@ def _wanted(entry: dict, which: list = MEASURED) -> bool:
 
 def measure(exe: str | None, device: int | None = None, keep: str | None = None) -> Ceilings:
     """Runs membench on the cases explain needs and reads the ceilings from the file it writes (kept at `keep`)."""
-    exe = exe or os.environ.get("MEMBENCH_EXE") or str(ROOT / "build" / "release" / "membench")
+    exe = cli.membench_binary(exe, ROOT)
     base = [exe] + ([f"--device={device}"] if device is not None else [])
     try:
         listed = subprocess.run([*base, "--list_cases=json"], capture_output=True, text=True, timeout=120)

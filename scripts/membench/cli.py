@@ -18,6 +18,11 @@ def prefix(value: float) -> tuple[float, str]:
     return next(((f, p) for f, p in PREFIXES if abs(value) >= f), (1.0, ""))
 
 
+def membench_binary(exe: str | None, root: Path) -> str:
+    """The membench binary a script runs: the one named, else $MEMBENCH_EXE, else the release build under root."""
+    return exe or os.environ.get("MEMBENCH_EXE") or str(root / "build" / "release" / "membench")
+
+
 def missing_package(script: str, error: ModuleNotFoundError) -> NoReturn:
     """One line naming the package and how to install the pinned set; exit 2."""
     print(

@@ -260,8 +260,8 @@ def _catalog_entry(name: str, family: str, variant: str, parts: Parts) -> dict:
 def _to_catalog(doc: dict) -> None:
     """Schema 1: a file written before the catalog gets one: its counters' meanings, its cases parsed from their
     names, its families' declarations; each piece where the file lacks it."""
-    membench = doc.setdefault("membench", {"schema_version": 1}) if isinstance(doc.get("membench"), dict) else None
-    if membench is None:
+    membench = doc.get("membench")
+    if not isinstance(membench, dict):
         membench = doc["membench"] = {"schema_version": 1}
     if not isinstance(membench.get("counters"), dict):
         counters = {k: dict(zip(("unit", "better", "kind"), v)) for k, v in OLD_COUNTERS.items()}

@@ -88,7 +88,7 @@ def create_parser() -> cli.Parser:
 
 def check_sweep(exe: str | None) -> list[dict]:
     """The check sweep's cases as the binary lists them: name, level, metric."""
-    exe = exe or os.environ.get("MEMBENCH_EXE") or str(ROOT / "build" / "release" / "membench")
+    exe = cli.membench_binary(exe, ROOT)
     try:
         done = subprocess.run([exe, "--check", "--list_cases=json"], capture_output=True, text=True, timeout=60)
     except OSError as e:
