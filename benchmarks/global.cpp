@@ -156,7 +156,8 @@ const Registrar registrar{
       axis_of<VectorWidths>("vec", "floats", "vectorized: floats per access", {2, 4}),
       axis_of<IlpDepths>("ilp", "loads", "vectorized: independent loads in flight per thread", {1, 4}),
       axis("persistent", "switch", "vectorized: 1 = grid-stride over a resident grid, 0 = one trip per thread", {1, 0},
-           0, 1),
+           0, 1)
+          .added_later(1),  // before it, vectorized ran on a resident grid
       axis("offset", "floats", "misaligned: floats past an aligned start the reads begin", {0, 1, 4, 8}, 0,
            static_cast<std::int64_t>(kGlobalMaxOffset))},
      cases,
