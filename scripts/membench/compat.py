@@ -213,6 +213,9 @@ def upgrade_marks(doc: dict) -> None:
     version = membench.get("schema_version", 1) if isinstance(membench, dict) else 1
     if isinstance(version, int) and not isinstance(version, bool) and version >= 4:
         return
+    counters = membench.get("counters") if isinstance(membench, dict) else None
+    if isinstance(counters, dict):  # the new mark, declared as schema 4's catalog declares it
+        counters.setdefault("power_capped", {"unit": "flag", "better": "neither", "kind": "health"})
     for entry in doc["benchmarks"]:
         reasons = entry.get("clock_event_reasons")
         if not isinstance(reasons, (int, float)) or isinstance(reasons, bool):

@@ -210,6 +210,8 @@ def test_schema_3_marks_are_schema_4_s_and_a_catalog_without_ranks_or_measures_g
     assert (capped["clock_event"], capped["power_capped"]) == (0, 1)  # the board's cap: its own mark
     assert (hot["clock_event"], hot["power_capped"]) == (1, 0)  # a thermal slowdown stays a clock event
     counters = doc["membench"]["counters"]
+    # The new mark is declared as schema 4 declares it, not left undeclared.
+    assert counters["power_capped"] == {"unit": "flag", "better": "neither", "kind": "health"}
     assert counters["bytes_per_second"]["headline"] == 1 and counters["latency_ns"]["headline"] == 2
     assert counters["sectors_per_request"]["ncu"] == compat.OLD_NCU["sectors_per_request"]
 
