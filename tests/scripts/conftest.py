@@ -1,5 +1,6 @@
-"""Shared fixtures: real membench JSON recorded on an H200, and builders for
-constructed variants of it."""
+"""Shared fixtures: files today's membench binary wrote on an H100 (fixtures/schema4, remade by its record.sh),
+and builders for constructed variants of them. The files of older binaries (fixtures/pre_catalog) test only the
+upgrade at load."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-FIXTURES = Path(__file__).parent / "fixtures"
+FIXTURES = Path(__file__).parent / "fixtures" / "schema4"
 
 
 @pytest.fixture
@@ -18,18 +19,15 @@ def fixtures() -> Path:
 
 
 def load(name: str) -> dict:
-    """A recorded file as the scripts read it: upgraded at load to today's schema, as membench.results.load does."""
-    from membench import compat
-    from membench.loading import SCHEMA_VERSION
-
-    doc = json.loads((FIXTURES / name).read_text())
-    return compat.upgrade(doc, SCHEMA_VERSION) if isinstance(doc, dict) else doc
+    """A file today's binary wrote (fixtures/schema4), as JSON."""
+    return json.loads((FIXTURES / name).read_text())
 
 
 @pytest.fixture
-def h200_global() -> dict:
-    """membench --n=2^28 --vec=1,2,4 --ilp=1,2,4,8 --benchmark_filter=^global/ on an H200."""
-    return load("h200_global_2p28.json")
+def global_run() -> dict:
+    """membench --n=2^28 --vec=1,2,4 --ilp=1,2,4,8 --persistent=1 on global's coalesced, strided, vectorized and
+    memcpy cases (20), on an H100."""
+    return load("global.json")
 
 
 @pytest.fixture

@@ -14,7 +14,7 @@ import pytest
 
 ROOT = Path(__file__).parents[2]
 SCRIPTS = ROOT / "scripts"
-FIXTURE = ROOT / "tests" / "scripts" / "fixtures" / "h200_global_layout.json"
+FIXTURE = ROOT / "tests" / "scripts" / "fixtures" / "schema4" / "global_layout.json"
 
 
 def refused(script: str, *args: str, cwd: Path | None = None) -> str:

@@ -15,7 +15,7 @@ from membench import results as mr
 import pytest
 from conftest import load, scaled, with_aggregates, with_repetitions
 
-CASE = "global/vectorized/n:268435456/vec:4/ilp:1/manual_time"
+CASE = "global/vectorized/n:268435456/vec:4/ilp:1/persistent:1/manual_time"
 
 
 def run(capsys, *argv):
@@ -45,8 +45,8 @@ def verdict(out: str, case: str) -> str:
     return row_of(out, case)[-1].removesuffix(" (threshold only)")
 
 
-def test_identical_files_pass(capsys, h200_global, write_json):
-    code, out, _ = run(capsys, write_json(h200_global), write_json(h200_global))
+def test_identical_files_pass(capsys, global_run, write_json):
+    code, out, _ = run(capsys, write_json(global_run), write_json(global_run))
     assert code == 0
     assert verdict(out, CASE) == "same"
     first, blank, table = out.split("\n")[:3]
@@ -54,98 +54,97 @@ def test_identical_files_pass(capsys, h200_global, write_json):
     assert ", each case's measure (bytes_per_second 20): 20 cases: " in first
     assert first.endswith(" same") and blank == "" and table.startswith("| case | measure | baseline | contender |")
     assert measure_of(out, CASE) == "bytes_per_second"
-    code, out, _ = run(capsys, write_json(h200_global), write_json(h200_global), "--metric", "bytes_per_second")
+    code, out, _ = run(capsys, write_json(global_run), write_json(global_run), "--metric", "bytes_per_second")
     assert ", bytes_per_second: 20 cases: " in out.splitlines()[0]
     assert out.split("\n")[2].startswith("| case | baseline bytes_per_second |")
 
 
-def test_a_20_percent_drop_is_a_regression(capsys, h200_global, write_json):
-    slower = scaled(h200_global, CASE, 0.8)
-    code, out, _ = run(capsys, write_json(h200_global), write_json(slower))
+def test_a_20_percent_drop_is_a_regression(capsys, global_run, write_json):
+    slower = scaled(global_run, CASE, 0.8)
+    code, out, _ = run(capsys, write_json(global_run), write_json(slower))
     assert code == 1
     assert verdict(out, CASE) == "REGRESSION"
     assert "-20.00" in next(line for line in out.splitlines() if CASE in line)
 
 
-def test_a_drop_within_the_threshold_passes(capsys, h200_global, write_json):
-    code, out, _ = run(capsys, write_json(h200_global), write_json(scaled(h200_global, CASE, 0.97)), "--threshold", 5)
+def test_a_drop_within_the_threshold_passes(capsys, global_run, write_json):
+    code, out, _ = run(capsys, write_json(global_run), write_json(scaled(global_run, CASE, 0.97)), "--threshold", 5)
     assert code == 0
     assert verdict(out, CASE) == "same"
 
 
-def test_an_improvement_passes(capsys, h200_global, write_json):
-    code, out, _ = run(capsys, write_json(h200_global), write_json(scaled(h200_global, CASE, 1.3)))
+def test_an_improvement_passes(capsys, global_run, write_json):
+    code, out, _ = run(capsys, write_json(global_run), write_json(scaled(global_run, CASE, 1.3)))
     assert code == 0
     assert verdict(out, CASE) == "improvement"
 
 
-def test_real_time_is_lower_is_better(capsys, h200_global, write_json):
-    slower = scaled(h200_global, CASE, 1.25, metric="real_time")
-    code, out, _ = run(capsys, write_json(h200_global), write_json(slower), "--metric", "real_time")
+def test_real_time_is_lower_is_better(capsys, global_run, write_json):
+    slower = scaled(global_run, CASE, 1.25, metric="real_time")
+    code, out, _ = run(capsys, write_json(global_run), write_json(slower), "--metric", "real_time")
     assert code == 1
     assert verdict(out, CASE) == "REGRESSION"
 
 
-def test_significant_regression_over_repetitions(capsys, h200_global, write_json):
-    base = with_repetitions(h200_global, CASE, [100, 101, 99, 100, 102, 98])
-    cont = with_repetitions(h200_global, CASE, [80, 81, 79, 80, 82, 78])
+def test_significant_regression_over_repetitions(capsys, global_run, write_json):
+    base = with_repetitions(global_run, CASE, [100, 101, 99, 100, 102, 98])
+    cont = with_repetitions(global_run, CASE, [80, 81, 79, 80, 82, 78])
     code, out, _ = run(capsys, write_json(base), write_json(cont))
     assert code == 1
     assert verdict(out, CASE) == "REGRESSION"
     assert float(row_of(out, CASE)[4]) < 0.01
 
 
-def test_noisy_difference_is_not_a_regression(capsys, h200_global, write_json):
+def test_noisy_difference_is_not_a_regression(capsys, global_run, write_json):
     # Medians differ by 20%, but the samples overlap: Mann-Whitney cannot call it.
-    base = with_repetitions(h200_global, CASE, [100, 60, 140, 90, 125])
-    cont = with_repetitions(h200_global, CASE, [80, 130, 55, 95, 70])
+    base = with_repetitions(global_run, CASE, [100, 60, 140, 90, 125])
+    cont = with_repetitions(global_run, CASE, [80, 130, 55, 95, 70])
     code, out, _ = run(capsys, write_json(base), write_json(cont))
     assert code == 0
     assert verdict(out, CASE) == "noise"
 
 
-def test_errored_cases_are_reported(capsys, h200_global, write_json):
-    # A real recording with a real error: the first draft of global/memcpy
-    # expected 2x the input and failed verification on the H200.
-    recorded = load("h200_global_layout.json")
-    fixed = copy.deepcopy(recorded)
-    for b in fixed["benchmarks"]:
-        if b.pop("error_occurred", None):
-            b.pop("error_message")
-            b["iterations"], b["real_time"] = 1000, 63.9  # a failed case is written with none
-        b.setdefault("bytes_per_second", 4.2e12)
-    code, out, _ = run(capsys, write_json(recorded), write_json(fixed))
+def test_errored_cases_are_reported(capsys, global_run, write_json):
+    # A real failure: global/memcpy's output corrupted before verification (MEMBENCH_TEST_CORRUPT=1), as the
+    # binary wrote it, in place of the same case in a run of the same cases.
+    measured = load("global_layout.json")
+    failed = next(b for b in load("global_failed.json")["benchmarks"] if b.get("error_occurred"))
+    recorded = copy.deepcopy(measured)
+    recorded["benchmarks"] = [failed if b["name"] == failed["name"] else b for b in recorded["benchmarks"]]
+    assert sum(b["name"] == failed["name"] for b in recorded["benchmarks"]) == 1
+    code, out, _ = run(capsys, write_json(recorded), write_json(measured))
     assert code == 1  # a failed baseline is no evidence that the contender is fine
-    assert "| UNTRUSTED: baseline failed: verification failed: out[0] = 21.75, expected 43.5 |" in out
-    assert run(capsys, write_json(recorded), write_json(fixed), "--allow-untrusted")[0] == 0
-    code, out, _ = run(capsys, write_json(fixed), write_json(recorded))
+    message = "verification failed: out[8388608] = 0, expected 139.25 (1 of 16777216 elements differ)"
+    assert f"| UNTRUSTED: baseline failed: {message} |" in out
+    assert run(capsys, write_json(recorded), write_json(measured), "--allow-untrusted")[0] == 0
+    code, out, _ = run(capsys, write_json(measured), write_json(recorded))
     assert code == 1
-    assert "ERROR in contender: verification failed" in out
-    broken = copy.deepcopy(h200_global)
+    assert f"ERROR in contender: {message}" in out
+    broken = copy.deepcopy(global_run)
     entry = next(b for b in broken["benchmarks"] if b["name"] == CASE)
     entry.update(error_occurred=True, error_message="verification failed: out[3] = nan, expected 2")
-    code, out, _ = run(capsys, write_json(h200_global), write_json(broken))
+    code, out, _ = run(capsys, write_json(global_run), write_json(broken))
     assert code == 1
     assert verdict(out, CASE).startswith("ERROR in contender: verification failed")
 
 
-def test_vanished_cases_are_reported(capsys, h200_global, write_json):
-    fewer = copy.deepcopy(h200_global)
+def test_vanished_cases_are_reported(capsys, global_run, write_json):
+    fewer = copy.deepcopy(global_run)
     fewer["benchmarks"] = [b for b in fewer["benchmarks"] if b["name"] != CASE]
-    code, out, _ = run(capsys, write_json(h200_global), write_json(fewer))
+    code, out, _ = run(capsys, write_json(global_run), write_json(fewer))
     assert code == 1
     assert verdict(out, CASE) == "missing in contender"
-    code, _, _ = run(capsys, write_json(h200_global), write_json(fewer), "--ignore-missing")
+    code, _, _ = run(capsys, write_json(global_run), write_json(fewer), "--ignore-missing")
     assert code == 0
-    code, out, _ = run(capsys, write_json(fewer), write_json(h200_global))
+    code, out, _ = run(capsys, write_json(fewer), write_json(global_run))
     assert code == 0
     assert verdict(out, CASE) == "new in contender"
 
 
-def test_different_gpus_warn(capsys, h200_global, write_json):
-    other = copy.deepcopy(h200_global)
-    other["context"]["gpu_name"] = "NVIDIA H100 80GB HBM3"
-    code, _, err = run(capsys, write_json(h200_global), write_json(other))
+def test_different_gpus_warn(capsys, global_run, write_json):
+    other = copy.deepcopy(global_run)
+    other["context"]["gpu_name"] = "NVIDIA H200"
+    code, _, err = run(capsys, write_json(global_run), write_json(other))
     assert code == 0
     assert "warning: different GPUs" in err
 
@@ -159,21 +158,21 @@ def test_different_gpus_warn(capsys, h200_global, write_json):
         (json.dumps([1, 2]), "not Google Benchmark JSON"),
     ],
 )
-def test_bad_input_exits_2_with_one_line(capsys, tmp_path, h200_global, write_json, content, message):
+def test_bad_input_exits_2_with_one_line(capsys, tmp_path, global_run, write_json, content, message):
     path = tmp_path / "bad.json"
     if content is not None:
         path.write_text(content)
-    code, out, err = run(capsys, write_json(h200_global), path)
+    code, out, err = run(capsys, write_json(global_run), path)
     assert code == 2
     assert out == ""
     assert len(err.strip().splitlines()) == 1 and message in err
 
 
-def test_no_common_cases_exits_2(capsys, h200_global, write_json):
-    other = copy.deepcopy(h200_global)
+def test_no_common_cases_exits_2(capsys, global_run, write_json):
+    other = copy.deepcopy(global_run)
     for b in other["benchmarks"]:
         b["name"] = b["run_name"] = "other_" + b["name"]
-    code, _, err = run(capsys, write_json(h200_global), write_json(other))
+    code, _, err = run(capsys, write_json(global_run), write_json(other))
     assert code == 2
     assert "no case in common" in err
 
@@ -195,11 +194,11 @@ def test_no_common_cases_exits_2(capsys, h200_global, write_json):
         ([100, 104, 96, 101, 99], [99, 103, 97, 100, 102], 0, "same"),
     ],
 )
-def test_small_samples_are_judged_on_the_threshold(capsys, h200_global, write_json, base, cont, code, expected):
+def test_small_samples_are_judged_on_the_threshold(capsys, global_run, write_json, base, cont, code, expected):
     got, out, _ = run(
         capsys,
-        write_json(with_repetitions(h200_global, CASE, base)),
-        write_json(with_repetitions(h200_global, CASE, cont)),
+        write_json(with_repetitions(global_run, CASE, base)),
+        write_json(with_repetitions(global_run, CASE, cont)),
     )
     assert got == code
     assert verdict(out, CASE) == expected
@@ -217,17 +216,17 @@ def test_smallest_p_of_the_exact_test():
     assert compare.smallest_p(0, 3) == 1.0  # a p-value, never above 1, even where one side has no sample
 
 
-def test_four_against_four_is_tested(capsys, h200_global, write_json):
-    base = with_repetitions(h200_global, CASE, [100, 101, 99, 100.5])
-    cont = with_repetitions(h200_global, CASE, [50, 51, 49, 50.5])
+def test_four_against_four_is_tested(capsys, global_run, write_json):
+    base = with_repetitions(global_run, CASE, [100, 101, 99, 100.5])
+    cont = with_repetitions(global_run, CASE, [50, 51, 49, 50.5])
     code, out, _ = run(capsys, write_json(base), write_json(cont))
     assert code == 1
     assert row_of(out, CASE)[-1] == "REGRESSION"
     assert float(row_of(out, CASE)[4]) < 0.05
 
 
-def test_unknown_metric_is_refused_with_the_metrics_present(capsys, h200_global, write_json):
-    code, out, err = run(capsys, write_json(h200_global), write_json(h200_global), "--metric", "bytes_per_secnd")
+def test_unknown_metric_is_refused_with_the_metrics_present(capsys, global_run, write_json):
+    code, out, err = run(capsys, write_json(global_run), write_json(global_run), "--metric", "bytes_per_secnd")
     assert code == 2
     assert out == ""
     assert len(err.strip().splitlines()) == 1
@@ -246,11 +245,11 @@ def test_unknown_metric_is_refused_with_the_metrics_present(capsys, h200_global,
         (lambda d: d["benchmarks"][0].update(time_unit="fortnight"), "unknown time_unit"),
     ],
 )
-def test_malformed_content_is_one_line_and_exit_2(capsys, h200_global, write_json, mutate, message):
-    bad = copy.deepcopy(h200_global)
+def test_malformed_content_is_one_line_and_exit_2(capsys, global_run, write_json, mutate, message):
+    bad = copy.deepcopy(global_run)
     mutate(bad)
     for metric in ("bytes_per_second", "real_time"):
-        code, out, err = run(capsys, write_json(h200_global), write_json(bad), "--metric", metric)
+        code, out, err = run(capsys, write_json(global_run), write_json(bad), "--metric", metric)
         if code == 0:  # the damage is in a field this metric does not read
             continue
         assert code == 2, err
@@ -261,31 +260,31 @@ def test_malformed_content_is_one_line_and_exit_2(capsys, h200_global, write_jso
         pytest.fail(f"no metric noticed: {message}")
 
 
-def test_a_directory_and_bad_flags_are_one_line(capsys, tmp_path, h200_global, write_json):
-    code, _, err = run(capsys, write_json(h200_global), tmp_path)
+def test_a_directory_and_bad_flags_are_one_line(capsys, tmp_path, global_run, write_json):
+    code, _, err = run(capsys, write_json(global_run), tmp_path)
     assert code == 2 and "is a directory" in err and len(err.strip().splitlines()) == 1
     with pytest.raises(SystemExit) as exit_info:
-        compare.main([write_json(h200_global), write_json(h200_global), "--threshold", "lots"])
+        compare.main([write_json(global_run), write_json(global_run), "--threshold", "lots"])
     assert exit_info.value.code == 2
     assert len(capsys.readouterr().err.strip().splitlines()) == 1
 
 
-def test_skipped_in_contender_fails_unless_ignored(capsys, h200_global, write_json):
-    skipped = copy.deepcopy(h200_global)
+def test_skipped_in_contender_fails_unless_ignored(capsys, global_run, write_json):
+    skipped = copy.deepcopy(global_run)
     entry = next(b for b in skipped["benchmarks"] if b["name"] == CASE)
     for key in [k for k in entry if k not in ("name", "run_name", "run_type", "family_index")]:
         del entry[key]
     entry.update(skipped=True, skip_message="does not fit: needs 2 GiB")
-    code, out, _ = run(capsys, write_json(h200_global), write_json(skipped))
+    code, out, _ = run(capsys, write_json(global_run), write_json(skipped))
     assert code == 1
     assert verdict(out, CASE) == "SKIPPED in contender: does not fit: needs 2 GiB"
-    code, _, _ = run(capsys, write_json(h200_global), write_json(skipped), "--ignore-missing")
+    code, _, _ = run(capsys, write_json(global_run), write_json(skipped), "--ignore-missing")
     assert code == 0
     # Google Benchmark 1.7 has no skip: membench writes it as an error whose message starts "skipped: ".
-    old_style = copy.deepcopy(h200_global)
+    old_style = copy.deepcopy(global_run)
     entry = next(b for b in old_style["benchmarks"] if b["name"] == CASE)
     entry.update(error_occurred=True, error_message="skipped: the bulk kernel was compiled for sm_75")
-    code, out, _ = run(capsys, write_json(h200_global), write_json(old_style))
+    code, out, _ = run(capsys, write_json(global_run), write_json(old_style))
     assert code == 1
     assert verdict(out, CASE) == "SKIPPED in contender: the bulk kernel was compiled for sm_75"
 
@@ -370,24 +369,24 @@ def marked(doc: dict, name_prefix: str, **counters) -> dict:
         ("contender", {"noise_pct": -1}, "contender noise unknown (fewer than two batches)"),
     ],
 )
-def test_an_untrusted_side_is_named_and_fails_the_gate(capsys, h200_global, write_json, side, counters, reason):
-    bad = marked(h200_global, CASE, **counters)
+def test_an_untrusted_side_is_named_and_fails_the_gate(capsys, global_run, write_json, side, counters, reason):
+    bad = marked(global_run, CASE, **counters)
     files = (
-        (write_json(bad), write_json(h200_global)) if side == "baseline" else (write_json(h200_global), write_json(bad))
+        (write_json(bad), write_json(global_run)) if side == "baseline" else (write_json(global_run), write_json(bad))
     )
     code, out, _ = run(capsys, *files)
     assert code == 1
     assert verdict(out, CASE) == f"UNTRUSTED: {reason}"
     assert "Untrusted: 1 case(s) are no evidence either way" in out
     # Every other case of the file is judged as before.
-    assert all(verdict(out, name) == "same" for name in compare.mr.cases(h200_global) if name != CASE)
+    assert all(verdict(out, name) == "same" for name in compare.mr.cases(global_run) if name != CASE)
     assert run(capsys, *files, "--allow-untrusted")[0] == 0
 
 
-def test_a_contended_baseline_cannot_hide_a_regression(capsys, h200_global, write_json):
+def test_a_contended_baseline_cannot_hide_a_regression(capsys, global_run, write_json):
     # Recorded while another job time-sliced the GPU: half speed. Against it, a real 40% regression looks like a gain.
-    contended = marked(scaled(h200_global, CASE, 0.5), CASE, contended=1, other_processes=1, noise_pct=0.2)
-    regressed = scaled(h200_global, CASE, 0.6)
+    contended = marked(scaled(global_run, CASE, 0.5), CASE, contended=1, other_processes=1, noise_pct=0.2)
+    regressed = scaled(global_run, CASE, 0.6)
     code, out, _ = run(capsys, write_json(contended), write_json(regressed))
     assert code == 1
     assert verdict(out, CASE).startswith("UNTRUSTED: baseline contended")
@@ -395,9 +394,9 @@ def test_a_contended_baseline_cannot_hide_a_regression(capsys, h200_global, writ
     assert row_of(out, CASE)[4] == ""  # and no test was made: there is no p-value, not an untestable one
 
 
-def test_noise_below_the_threshold_is_judged(capsys, h200_global, write_json):
+def test_noise_below_the_threshold_is_judged(capsys, global_run, write_json):
     # noisy = 1 (the 0.5% target was missed) at 4.99% noise: a 5% gate can still judge it.
-    noisy = marked(h200_global, CASE, noise_pct=4.99, noisy=1)
+    noisy = marked(global_run, CASE, noise_pct=4.99, noisy=1)
     code, out, _ = run(capsys, write_json(noisy), write_json(noisy), "--threshold", "5")
     assert code == 0
     assert verdict(out, CASE) == "same"
@@ -409,28 +408,28 @@ def test_noise_below_the_threshold_is_judged(capsys, h200_global, write_json):
     )
 
 
-def test_a_noisy_repetition_is_untrusted_only_where_the_test_cannot_judge_the_spread(capsys, h200_global, write_json):
+def test_a_noisy_repetition_is_untrusted_only_where_the_test_cannot_judge_the_spread(capsys, global_run, write_json):
     # 3 against 3: the Mann-Whitney test cannot reach 0.05, so the noise of a repetition is a doubt.
-    base = with_repetitions(h200_global, CASE, [100, 101, 99])
+    base = with_repetitions(global_run, CASE, [100, 101, 99])
     base["benchmarks"][[b["name"] for b in base["benchmarks"]].index(CASE) + 2]["noise_pct"] = 12.0
-    clean = with_repetitions(h200_global, CASE, [100, 101, 99])
+    clean = with_repetitions(global_run, CASE, [100, 101, 99])
     code, out, _ = run(capsys, write_json(base), write_json(clean))
     assert code == 1
     assert verdict(out, CASE) == "UNTRUSTED: baseline noise 12% >= the 5% threshold"
     # 5 against 5: the test judges the repetitions' spread, noise and all; a quiet GPU's noisy case passes.
-    base = with_repetitions(h200_global, CASE, [100, 101, 99, 100, 102])
+    base = with_repetitions(global_run, CASE, [100, 101, 99, 100, 102])
     base["benchmarks"][[b["name"] for b in base["benchmarks"]].index(CASE) + 2]["noise_pct"] = 12.0
-    clean = with_repetitions(h200_global, CASE, [100, 101, 99, 100, 102])
+    clean = with_repetitions(global_run, CASE, [100, 101, 99, 100, 102])
     code, out, _ = run(capsys, write_json(base), write_json(clean))
     assert (code, verdict(out, CASE)) == (0, "same")
     # ... and a regression beyond the threshold with separated samples is still one.
-    slow = with_repetitions(h200_global, CASE, [80, 81, 79, 80, 82])
+    slow = with_repetitions(global_run, CASE, [80, 81, 79, 80, 82])
     code, out, _ = run(capsys, write_json(base), write_json(slow))
     assert (code, verdict(out, CASE)) == (1, "REGRESSION")
 
 
-def test_skipped_in_both_is_reported_and_passes(capsys, h200_global, write_json):
-    skipped = copy.deepcopy(h200_global)
+def test_skipped_in_both_is_reported_and_passes(capsys, global_run, write_json):
+    skipped = copy.deepcopy(global_run)
     entry = next(b for b in skipped["benchmarks"] if b["name"] == CASE)
     entry.update(skipped=True, skip_message="needs a second GPU")
     code, out, _ = run(capsys, write_json(skipped), write_json(skipped))
@@ -438,31 +437,30 @@ def test_skipped_in_both_is_reported_and_passes(capsys, h200_global, write_json)
     assert verdict(out, CASE) == "skipped in both: needs a second GPU"
 
 
-def test_a_metric_one_side_lacks_is_untrusted(capsys, h200_global, write_json):
-    lacking = copy.deepcopy(h200_global)
+def test_a_metric_one_side_lacks_is_untrusted(capsys, global_run, write_json):
+    lacking = copy.deepcopy(global_run)
     del next(b for b in lacking["benchmarks"] if b["name"] == CASE)["bytes_per_second"]
-    code, out, err = run(capsys, write_json(h200_global), write_json(lacking))
+    code, out, err = run(capsys, write_json(global_run), write_json(lacking))
     assert code == 1, err
     assert verdict(out, CASE) == "UNTRUSTED: no 'bytes_per_second' in contender"
 
 
-def test_a_case_neither_side_measures_by_the_metric_is_not_compared(capsys, h200_global, write_json):
+def test_a_case_neither_side_measures_by_the_metric_is_not_compared(capsys, write_json):
     # With --metric bytes_per_second a latency case has none on either side: nothing to judge, nothing untrusted.
-    latency = copy.deepcopy(h200_global)
-    entry = next(b for b in latency["benchmarks"] if b["name"] == CASE)
-    del entry["bytes_per_second"]
-    entry["latency_ns"] = 600.0
+    latency = load("hierarchy.json")
+    chase = "hierarchy/latency/working_set:16384/chase_stride:128/manual_time"
     code, out, _ = run(capsys, write_json(latency), write_json(latency), "--metric", "bytes_per_second")
-    assert code == 0
-    assert verdict(out, CASE) == "no 'bytes_per_second' (not compared)"
+    assert verdict(out, chase) == "no 'bytes_per_second' (not compared)"
+    assert out.splitlines()[0].endswith(": 50 cases: 25 no 'bytes_per_second', 25 same")  # 19 + 6 chases
     # By default it is judged by its own measure, its latency.
     code, out, _ = run(capsys, write_json(latency), write_json(latency))
-    assert code == 0 and verdict(out, CASE) == "same" and measure_of(out, CASE) == "latency_ns"
+    assert verdict(out, chase) == "same" and measure_of(out, chase) == "latency_ns"
     # A case with no measure at all is counted in the summary, not passed in silence.
+    entry = next(b for b in latency["benchmarks"] if b["name"] == chase)
     del entry["latency_ns"]
     code, out, _ = run(capsys, write_json(latency), write_json(latency))
-    assert verdict(out, CASE) == "no measure (not compared)"
-    assert out.splitlines()[0].endswith(": 20 cases: 1 no measure, 19 same")
+    assert verdict(out, chase) == "no measure (not compared)"
+    assert out.splitlines()[0].endswith(": 50 cases: 1 UNTRUSTED, 1 no measure, 48 same")
 
 
 REAL_RUN = Path(__file__).resolve().parents[2] / "benchmarks/results/h100/2026-12-05-every-architecture/default.json"
@@ -492,16 +490,16 @@ def test_the_readme_gate_fails_a_doubled_dram_latency_in_a_real_run(capsys, writ
     assert code == 0 and verdict(out, name) == "no 'bytes_per_second' (not compared)"
 
 
-def test_a_file_without_the_metric_or_without_cases_exits_2(capsys, h200_global, write_json):
-    bare = copy.deepcopy(h200_global)
+def test_a_file_without_the_metric_or_without_cases_exits_2(capsys, global_run, write_json):
+    bare = copy.deepcopy(global_run)
     for b in bare["benchmarks"]:
         b.pop("bytes_per_second", None)
     path = write_json(bare)
-    code, out, err = run(capsys, write_json(h200_global), path, "--metric", "bytes_per_second")
+    code, out, err = run(capsys, write_json(global_run), path, "--metric", "bytes_per_second")
     assert code == 2 and out == ""
     assert err.startswith(f"compare.py: {path}: no case carries 'bytes_per_second' (it has: ")
     empty = write_json({"context": {"membench_version": "0.1.0"}, "benchmarks": []})
-    code, out, err = run(capsys, empty, write_json(h200_global))
+    code, out, err = run(capsys, empty, write_json(global_run))
     assert code == 2 and out == ""
     assert err == f"compare.py: {empty}: no cases (its 'benchmarks' list is empty)\n"
 
@@ -509,9 +507,9 @@ def test_a_file_without_the_metric_or_without_cases_exits_2(capsys, h200_global,
 # ---- the shapes real files have -----------------------------------------------------
 
 
-def test_repetitions_with_aggregates_are_judged_on_the_repetitions(capsys, h200_global, write_json):
-    base = with_aggregates(with_repetitions(h200_global, CASE, [100, 101, 99, 100, 102]))
-    cont = with_aggregates(with_repetitions(h200_global, CASE, [80, 81, 79, 80, 82]))
+def test_repetitions_with_aggregates_are_judged_on_the_repetitions(capsys, global_run, write_json):
+    base = with_aggregates(with_repetitions(global_run, CASE, [100, 101, 99, 100, 102]))
+    cont = with_aggregates(with_repetitions(global_run, CASE, [80, 81, 79, 80, 82]))
     cases = compare.mr.cases(cont)
     assert cases[CASE].values("bytes_per_second") == [80, 81, 79, 80, 82]  # no aggregate among them
     assert not any(name.endswith(("_mean", "_median", "_stddev", "_cv")) for name in cases)
@@ -522,12 +520,12 @@ def test_repetitions_with_aggregates_are_judged_on_the_repetitions(capsys, h200_
     assert float(row_of(out, CASE)[4]) < 0.05
 
 
-def test_cases_are_matched_by_run_name(capsys, h200_global, write_json):
+def test_cases_are_matched_by_run_name(capsys, global_run, write_json):
     # Google Benchmark may name an entry differently from its run (e.g. /repeats:N); run_name is the case.
-    renamed = copy.deepcopy(h200_global)
+    renamed = copy.deepcopy(global_run)
     for b in renamed["benchmarks"]:
         b["name"] = b["name"] + "/repeats:1"
-    code, out, _ = run(capsys, write_json(h200_global), write_json(renamed))
+    code, out, _ = run(capsys, write_json(global_run), write_json(renamed))
     assert code == 0
     assert verdict(out, CASE) == "same"
 
@@ -535,9 +533,9 @@ def test_cases_are_matched_by_run_name(capsys, h200_global, write_json):
 @pytest.mark.parametrize(
     "factor, expected", [(0.95, "same"), (0.9499, "REGRESSION"), (1.05, "same"), (1.0501, "improvement")]
 )
-def test_a_change_of_exactly_the_threshold_is_the_same(capsys, h200_global, write_json, factor, expected):
-    base = with_repetitions(h200_global, CASE, [100.0])
-    cont = with_repetitions(h200_global, CASE, [100.0 * factor])
+def test_a_change_of_exactly_the_threshold_is_the_same(capsys, global_run, write_json, factor, expected):
+    base = with_repetitions(global_run, CASE, [100.0])
+    cont = with_repetitions(global_run, CASE, [100.0 * factor])
     code, out, _ = run(capsys, write_json(base), write_json(cont), "--threshold", "5")
     assert verdict(out, CASE) == expected
     assert code == (1 if expected == "REGRESSION" else 0)
@@ -553,16 +551,16 @@ def test_a_change_of_exactly_the_threshold_is_the_same(capsys, h200_global, writ
         (["--alpha", "1"], "compare.py: --threshold must be >= 0 and --alpha within (0, 1)"),
     ],
 )
-def test_bad_threshold_or_alpha_is_one_line_and_exit_2(capsys, h200_global, write_json, flags, message):
-    code, out, err = run(capsys, write_json(h200_global), write_json(h200_global), *flags)
+def test_bad_threshold_or_alpha_is_one_line_and_exit_2(capsys, global_run, write_json, flags, message):
+    code, out, err = run(capsys, write_json(global_run), write_json(global_run), *flags)
     assert code == 2 and out == ""
     assert err == message + "\n"
 
 
-def test_p_value_decides_above_the_threshold(capsys, h200_global, write_json):
+def test_p_value_decides_above_the_threshold(capsys, global_run, write_json):
     # 12% lower in the median, but the samples interleave: the exact test says noise, and the gate passes.
-    base = with_repetitions(h200_global, CASE, [100, 80, 120, 95, 105, 90])
-    cont = with_repetitions(h200_global, CASE, [88, 110, 70, 86, 100, 89])
+    base = with_repetitions(global_run, CASE, [100, 80, 120, 95, 105, 90])
+    cont = with_repetitions(global_run, CASE, [88, 110, 70, 86, 100, 89])
     code, out, _ = run(capsys, write_json(base), write_json(cont), "--threshold", "5")
     assert verdict(out, CASE) == "noise"
     assert float(row_of(out, CASE)[4]) >= 0.05
@@ -572,10 +570,12 @@ def test_p_value_decides_above_the_threshold(capsys, h200_global, write_json):
     assert verdict(out, CASE) == "REGRESSION" and code == 1
 
 
-def test_a_baseline_from_before_the_axis_renaming_still_gates(capsys, write_json, fixtures):
-    today = json.loads((fixtures / "h200_global_layout.json").read_text())
+def test_a_baseline_from_before_the_axis_renaming_still_gates(capsys, write_json):
+    today = load("global_layout.json")
     today["benchmarks"] = [b for b in today["benchmarks"] if b["name"].startswith("layout/")]
-    old = copy.deepcopy(today)
+    today["membench"]["cases"] = [c for c in today["membench"]["cases"] if c["family"] == "layout"]
+    old = copy.deepcopy(today)  # as a binary before the catalog and the renaming wrote it
+    del old["membench"]
     for b in old["benchmarks"]:
         for key in ("name", "run_name"):
             if key in b and b[key].startswith("layout/"):
@@ -637,12 +637,14 @@ above the threshold, or a failed baseline); measure them again on a quiet GPU, o
     ],
 )
 def test_a_change_under_one_percent_above_a_small_threshold_has_its_direction(
-    capsys, h200_global, write_json, metric, factor, verdict
+    capsys, global_run, write_json, metric, factor, verdict
 ):
+    alone = copy.deepcopy(global_run)  # the exit status is this case's alone
+    alone["benchmarks"] = [b for b in alone["benchmarks"] if b["name"] == CASE]
     code, out, _ = run(
         capsys,
-        write_json(h200_global),
-        write_json(scaled(h200_global, CASE, factor, metric)),
+        write_json(alone),
+        write_json(scaled(alone, CASE, factor, metric)),
         "--metric",
         metric,
         "--threshold",
@@ -681,28 +683,38 @@ def test_a_p_value_of_exactly_alpha_is_noise():
     assert compare.judge(base, cont, "higher", 1, p * 1.0001).verdict == "REGRESSION"
 
 
-@pytest.mark.parametrize("threshold", ["0", "0.5"])
-def test_a_threshold_of_zero_or_under_one_is_accepted(capsys, h200_global, write_json, threshold):
-    code, out, err = run(capsys, write_json(h200_global), write_json(h200_global), "--threshold", threshold)
-    assert (code, err) == (0, "")
-    assert verdict(out, CASE) == "same"
+def test_a_threshold_of_zero_or_under_one_is_accepted(capsys, global_run, write_json):
+    # Accepted, not refused; the threshold is also the noise at which a value is no evidence, so each case is
+    # trusted exactly where its recorded noise is under it.
+    for threshold in (0.0, 0.5):
+        code, out, err = run(capsys, write_json(global_run), write_json(global_run), "--threshold", threshold)
+        assert err == ""
+        noisy = {b["name"] for b in global_run["benchmarks"] if b["noise_pct"] >= threshold}
+        assert code == (1 if noisy else 0)
+        for b in global_run["benchmarks"]:
+            shown = verdict(out, b["name"])
+            if b["name"] in noisy:
+                assert shown.startswith(f"UNTRUSTED: baseline noise {b['noise_pct']:.3g}% >= the {threshold:g}% ")
+            else:
+                assert shown == "same"
+    assert verdict(out, CASE) == "same"  # at 0.5, the case the other tests change
 
 
-def test_the_reasons_a_case_is_untrusted_are_named_exactly(capsys, h200_global, write_json):
-    skipped = copy.deepcopy(h200_global)
+def test_the_reasons_a_case_is_untrusted_are_named_exactly(capsys, global_run, write_json):
+    skipped = copy.deepcopy(global_run)
     for b in skipped["benchmarks"]:
         if b["name"] == CASE:
             b.update(skipped=True, skip_message="does not fit")
-    code, out, _ = run(capsys, write_json(skipped), write_json(h200_global))
+    code, out, _ = run(capsys, write_json(skipped), write_json(global_run))
     assert code == 1
     assert row_of(out, CASE)[-1] == "UNTRUSTED: baseline skipped: does not fit"
-    lacking = copy.deepcopy(h200_global)
+    lacking = copy.deepcopy(global_run)
     for b in lacking["benchmarks"]:
         if b["name"] == CASE:
             del b["bytes_per_second"]
-    code, out, _ = run(capsys, write_json(lacking), write_json(h200_global))
+    code, out, _ = run(capsys, write_json(lacking), write_json(global_run))
     assert row_of(out, CASE)[-1] == "UNTRUSTED: no 'bytes_per_second' in baseline"
-    code, out, _ = run(capsys, write_json(h200_global), write_json(lacking))
+    code, out, _ = run(capsys, write_json(global_run), write_json(lacking))
     assert row_of(out, CASE)[-1] == "UNTRUSTED: no 'bytes_per_second' in contender"
 
 
@@ -807,14 +819,14 @@ def as_schema(doc: dict, version: int) -> dict:
     return out
 
 
-def test_the_power_limiter_alone_is_the_cases_own_draw_and_is_judged(capsys, h200_global, write_json):
+def test_the_power_limiter_alone_is_the_cases_own_draw_and_is_judged(capsys, global_run, write_json):
     # A file of schema 3, whose clock_event counted the board's power cap with the slowdowns.
-    h200_global = as_schema(h200_global, 3)
-    capped = marked(h200_global, CASE, clock_event=1, clock_event_reasons=0x4, throttled_batches=0)
-    code, out, _ = run(capsys, write_json(h200_global), write_json(capped))
+    global_run = as_schema(global_run, 3)
+    capped = marked(global_run, CASE, clock_event=1, clock_event_reasons=0x4, throttled_batches=0)
+    code, out, _ = run(capsys, write_json(global_run), write_json(capped))
     assert (code, verdict(out, CASE)) == (0, "same")
-    slower = scaled(marked(h200_global, CASE, clock_event=1, clock_event_reasons=0x4), CASE, 0.8)
-    code, out, _ = run(capsys, write_json(h200_global), write_json(slower))
+    slower = scaled(marked(global_run, CASE, clock_event=1, clock_event_reasons=0x4), CASE, 0.8)
+    code, out, _ = run(capsys, write_json(global_run), write_json(slower))
     assert (code, verdict(out, CASE)) == (1, "REGRESSION")
 
 
@@ -835,17 +847,17 @@ def test_a_host_paced_case_is_doubted_for_its_noise_and_judged_against_it_when_q
     assert row_of(out, CHASE)[-1].startswith("REGRESSION (host-paced: 6% needed)")
 
 
-def test_the_table_reads_in_units_and_the_summary_counts_every_verdict(capsys, h200_global, write_json):
-    slower = scaled(h200_global, CASE, 0.8)
-    code, out, _ = run(capsys, write_json(h200_global), write_json(slower))
+def test_the_table_reads_in_units_and_the_summary_counts_every_verdict(capsys, global_run, write_json):
+    slower = scaled(global_run, CASE, 0.8)
+    code, out, _ = run(capsys, write_json(global_run), write_json(slower))
     assert code == 1
     first = out.split("\n")[0]
-    cases = len(mr.cases(h200_global))
+    cases = len(mr.cases(global_run))
     assert first.endswith(f": {cases} cases: 1 REGRESSION, {cases - 1} same")
     assert row_of(out, CASE)[1].endswith(" TB/s") or row_of(out, CASE)[1].endswith(" GB/s")
-    code, raw, _ = run(capsys, write_json(h200_global), write_json(slower), "--raw")
+    code, raw, _ = run(capsys, write_json(global_run), write_json(slower), "--raw")
     assert "e+" in row_of(raw, CASE)[1]
-    code, changed, _ = run(capsys, write_json(h200_global), write_json(slower), "--changed-only")
+    code, changed, _ = run(capsys, write_json(global_run), write_json(slower), "--changed-only")
     rows = [
         line
         for line in changed.splitlines()
@@ -865,8 +877,8 @@ def test_a_time_reads_in_its_own_unit(capsys, write_json):
     assert row_of(out, CHASE)[1:3] == ["133 us", "133 us"]
 
 
-def test_a_baseline_that_ran_after_its_contender_is_warned_of(capsys, h200_global, write_json):
-    older, newer = copy.deepcopy(h200_global), copy.deepcopy(h200_global)
+def test_a_baseline_that_ran_after_its_contender_is_warned_of(capsys, global_run, write_json):
+    older, newer = copy.deepcopy(global_run), copy.deepcopy(global_run)
     older["context"]["date"] = "2026-12-01T10:00:00+00:00"
     newer["context"]["date"] = "2026-12-04T10:00:00+00:00"
     assert run(capsys, write_json(older), write_json(newer))[2] == ""

@@ -240,3 +240,39 @@ def test_the_consumers_read_a_file_today_s_binary_wrote(capsys, tmp_path):
     assert "membench_" in capsys.readouterr().out
     assert report.main([str(TODAY), "--out", str(tmp_path / "page")]) == 0
     assert "strided/n:16777216/stride:2" in (tmp_path / "page" / "report.md").read_text()
+
+
+# --- the scripts' old fixtures: files an H200 wrote before the catalog, beside today's of the same cases ---
+
+FIXTURES = Path(__file__).parent / "fixtures"
+SAME_CASES = {  # an old fixture, and the file today's binary wrote of its cases (fixtures/schema4/record.sh)
+    "h200_global_2p28.json": "global.json",
+    "h200_global_layout.json": "global_layout.json",
+    "h200_async.json": "async.json",  # today's also runs tma
+    "h200_shared.json": "shared.json",
+    "h200_hierarchy.json": "hierarchy.json",
+    "h200_families.json": "families.json",
+    "h200_ncu_run.json": "ncu/profile.json",
+}
+
+
+@pytest.mark.parametrize("old_name", sorted(SAME_CASES))
+def test_an_old_fixture_reads_as_the_cases_today_s_binary_runs(old_name):
+    from membench import schema
+
+    old, today = mr.load(FIXTURES / "pre_catalog" / old_name), mr.load(FIXTURES / "schema4" / SAME_CASES[old_name])
+    assert old["membench"]["upgraded_from"] == 0 and list(schema.validator().iter_errors(old)) == []
+    # Read beside today's file, every case the old one ran is a case today's ran, by family, variant and axes
+    # (an axis added since takes the value the old cases had); and what the old one says of each counter it
+    # holds is what today's says.
+    ran, runs = mr.cases(old, today), mr.cases(today, old)
+    assert set(ran) <= set(runs)
+    if old_name != "h200_async.json":
+        assert set(ran) == set(runs)
+    for name, case in ran.items():
+        assert (case.family, case.variant, case.params) == (runs[name].family, runs[name].variant, runs[name].params)
+    counters = today["membench"]["counters"]
+    held = {k for b in old["benchmarks"] for k, v in b.items() if isinstance(v, (int, float)) and k in counters}
+    for counter in held:  # the unit is named for the counters the compatibility table lists
+        then, now = mr.meaning(old, counter), mr.meaning(today, counter)
+        assert (then.better, then.kind) == (now.better, now.kind) and then.unit in (now.unit, ""), counter

@@ -239,7 +239,7 @@ def test_the_built_in_reference_gives_the_runs_verdicts(run_ceilings):
 
 
 def test_a_reference_keeps_each_levels_best_and_the_clock_it_ran_at(run_ceilings):
-    without = mr.load(Path(__file__).parent / "fixtures" / "h200_global_2p28.json")  # a run with no roofs
+    without = mr.load(Path(__file__).parent / "fixtures" / "schema4" / "global.json")  # a run with no roofs
     roofs = mc.reference_roofs({"a": mr.load(RUN), "b": without})
     dram = next(r for r in roofs if r["name"] == "DRAM")
     assert dram["value"] == run_ceilings.by_level["DRAM"].value and dram["runs"] == 1

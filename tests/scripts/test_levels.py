@@ -21,16 +21,16 @@ def test_a_single_point_is_no_plateau():
     assert levels.find_plateaus([(1, 1.0), (2, 5.0), (4, 25.0)], 10) == []
 
 
-def test_recorded_h200_latency_steps_at_the_l1_and_l2_sizes(capsys):
-    doc = load("h200_hierarchy.json")
+def test_recorded_latency_steps_at_the_l1_and_l2_sizes(capsys):
+    doc = load("hierarchy.json")  # an H100: 256 KiB of L1/shared per SM, 50 MiB of L2
     text, _ = levels.report(doc, 10)
     latency = text[text.index("latency (ns)") :]
-    assert "| L1/shared per SM 256 KiB | yes |" in latency
-    assert "| L2 60 MiB | yes |" in latency
+    assert "| 1-2 | 128 KiB and 512 KiB | L1/shared per SM 256 KiB | yes |" in latency
+    assert "| 2-3 | 16 MiB and 64 MiB | L2 50 MiB | yes |" in latency
 
 
 def test_a_size_no_step_explains_fails(write_json, capsys):
-    doc = copy.deepcopy(load("h200_hierarchy.json"))
+    doc = copy.deepcopy(load("hierarchy.json"))
     doc["context"]["l2_bytes"] = str(2**30)  # no step near 1 GiB
     doc["benchmarks"] = [b for b in doc["benchmarks"] if "latency" in b["name"]]
     assert levels.main([write_json(doc)]) == 1
@@ -38,7 +38,7 @@ def test_a_size_no_step_explains_fails(write_json, capsys):
 
 
 def test_no_hierarchy_case_or_a_bad_tolerance_exits_2(write_json, capsys):
-    doc = load("h200_async.json")
+    doc = load("async.json")
     assert levels.main([write_json(doc)]) == 2
     assert capsys.readouterr().err.startswith("levels.py: no hierarchy")
     with pytest.raises(SystemExit) as exit_:

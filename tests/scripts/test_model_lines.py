@@ -196,7 +196,7 @@ def test_layout_bars_carry_the_aos_all_fields_mark_in_black():
 
 
 def test_shared_notes_each_bar_with_its_counters_in_their_units():
-    doc = copy.deepcopy(load("h200_shared.json"))
+    doc = copy.deepcopy(load("shared.json"))
     doc["membench"] = {"schema_version": 1, "counters": COUNTERS}  # the units a catalog gives the notes
     doc["benchmarks"] += [
         bench(f"shared/column_tile/side:4096/tile_side:{side}/pad:{pad}", bytes_per_second=rate * 1e9,

@@ -9,20 +9,20 @@ import pytest
 from conftest import load
 
 RECORDINGS = {
-    "global": "h200_global_2p28.json",
-    "layout": "h200_global_layout.json",
-    "async": "h200_async.json",
-    "shared": "h200_shared.json",
-    "hierarchy": "h200_hierarchy.json",
-    "dsmem": "h200_hierarchy.json",
-    "managed": "h200_families.json",
-    "l2persist": "h200_families.json",
-    "atomics": "h200_families.json",
+    "global": "global.json",
+    "layout": "global_layout.json",
+    "async": "async.json",
+    "shared": "shared.json",
+    "hierarchy": "hierarchy.json",
+    "dsmem": "hierarchy.json",
+    "managed": "families.json",
+    "l2persist": "families.json",
+    "atomics": "families.json",
 }
 
 
 def test_only_families_present_are_drawn(tmp_path, write_json):
-    doc = load("h200_global_layout.json")
+    doc = load("global_layout.json")
     only_layout = copy.deepcopy(doc)
     only_layout["benchmarks"] = [b for b in doc["benchmarks"] if b["name"].startswith("layout/")]
     out = tmp_path / "figures"
@@ -31,8 +31,8 @@ def test_only_families_present_are_drawn(tmp_path, write_json):
 
 
 def test_title_carries_the_gpu(write_json):
-    doc = load("h200_global_2p28.json")
-    assert "NVIDIA H200" in figures.title(doc, "x")
+    doc = load("global.json")
+    assert "NVIDIA H100 80GB HBM3" in figures.title(doc, "x")
 
 
 def test_bad_input_and_empty_files_exit_2(tmp_path, write_json, capsys):
@@ -45,14 +45,14 @@ def test_bad_input_and_empty_files_exit_2(tmp_path, write_json, capsys):
 def test_an_existing_file_as_out_is_refused(tmp_path, write_json, capsys):
     taken = tmp_path / "figures"
     taken.write_text("not a directory")
-    assert plot.main([write_json(load("h200_global_layout.json")), "--out", str(taken)]) == 2
+    assert plot.main([write_json(load("global_layout.json")), "--out", str(taken)]) == 2
     err = capsys.readouterr().err
     assert err.strip() == f"plot.py: --out {taken}: exists and is not a directory"
 
 
 def test_an_unknown_format_is_refused_before_drawing(tmp_path, write_json, capsys):
     out = tmp_path / "figures"
-    assert plot.main([write_json(load("h200_global_layout.json")), "--out", str(out), "--formats", "png,bmpx"]) == 2
+    assert plot.main([write_json(load("global_layout.json")), "--out", str(out), "--formats", "png,bmpx"]) == 2
     err = capsys.readouterr().err
     assert len(err.strip().splitlines()) == 1 and "--formats png,bmpx: not an image format" in err
     assert not any(out.glob("*.png"))
@@ -67,7 +67,7 @@ def test_an_unknown_format_is_refused_before_drawing(tmp_path, write_json, capsy
     ],
 )
 def test_malformed_content_is_one_line_and_exit_2(tmp_path, write_json, capsys, damage):
-    doc = copy.deepcopy(load("h200_global_2p28.json"))
+    doc = copy.deepcopy(load("global.json"))
     damage(doc)
     assert plot.main([write_json(doc), "--out", str(tmp_path)]) == 2
     err = capsys.readouterr().err
@@ -172,7 +172,7 @@ def close(a: list[float], b: list[float]) -> bool:
 
 
 def test_hierarchy_and_dsmem_draw_every_working_set_and_cluster():
-    doc = load("h200_hierarchy.json")
+    doc = load("hierarchy.json")
     fig = draw(doc, "hierarchy")
     bandwidth = [b for b in entries(doc, "hierarchy/bandwidth/") if param(b, "l2") != "cold"]
     bandwidth.sort(key=lambda b: param(b, "working_set"))
@@ -263,15 +263,15 @@ WORDS = [
 ]
 LOOKS = {
     "global": (
-        "Global memory: stride and size\nNVIDIA H200, 2026-11-30",
+        "Global memory: stride and size\nNVIDIA H100 80GB HBM3, 2026-12-06",
         [
             (
                 "strided reads: two launch geometries, two read paths",
-                "stride",
+                "stride (floats)",
                 "bytes_per_second (TB/s)",
                 ("log base 2", "log base 10"),
                 True,
-                ["strided"],  # this recording has no DRAM bytes: no model line, and nothing of it in the legend
+                ["strided", "dashed: memcpy's rate x useful / modelled DRAM bytes"],
                 7,
             ),
             (
@@ -286,7 +286,7 @@ LOOKS = {
         ],
     ),
     "layout": (
-        "Layout: AoS vs SoA\nNVIDIA H200, 2026-11-30",
+        "Layout: AoS vs SoA\nNVIDIA H100 80GB HBM3, 2026-12-06",
         [
             (
                 "each layout by the fields read",
@@ -294,22 +294,22 @@ LOOKS = {
                 "bytes_per_second (TB/s)",
                 ("linear", "linear"),
                 True,
-                ["aos", "soa"],
+                ["mark: the AoS all-fields rate x useful / modelled DRAM bytes", "aos", "soa"],
                 7,
             )
         ],
     ),  # fmt: skip
     "async": (
-        "Async copy: sync vs memcpy_async vs pipeline vs bulk vs tma\nNVIDIA H200, 2026-11-30",
+        "Async copy: sync vs memcpy_async vs pipeline vs bulk vs tma\nNVIDIA H100 80GB HBM3, 2026-12-06",
         [
             (
                 "by the tiles in flight (the best tile)",
-                "stages",
+                "stages (tiles)",
                 "bytes_per_second (TB/s)",
                 ("linear", "linear"),
                 True,
-                [f"{v}, flops {f}" for v in ("bulk", "pipeline") for f in (0, 16, 64, 256)],
-                7,
+                [f"{v}, flops {f}" for v in ("bulk", "pipeline", "tma") for f in (0, 16, 64, 256)],
+                6,  # twelve lines: a smaller legend
             ),
             (
                 "where overlap pays (the best tile and stages)",
@@ -317,13 +317,22 @@ LOOKS = {
                 "bytes_per_second (TB/s)",
                 ("linear", "linear"),
                 True,
-                ["bulk", "memcpy_async", "pipeline", "sync"],
+                ["bulk", "memcpy_async", "pipeline", "sync", "tma"],
+                7,
+            ),
+            (
+                "on this GPU's measured roofline (the best tile and stages)",
+                "FLOP per byte (flops_per_byte)",
+                "Top/s",
+                ("log base 10", "log base 10"),
+                True,
+                ["bulk", "memcpy_async", "pipeline", "sync", "tma"],
                 7,
             ),
         ],
     ),
     "shared": (
-        "Shared memory: bank conflicts\nNVIDIA H200, 2026-11-30",
+        "Shared memory: bank conflicts\nNVIDIA H100 80GB HBM3, 2026-12-06",
         [
             (
                 "a 32 x 32 tile through shared memory",
@@ -336,17 +345,17 @@ LOOKS = {
             ),
             (
                 "conflict_degree: the slowdown against stride 1",
-                "shared_stride",
+                "shared_stride (accesses)",
                 "slowdown against conflict_degree, shared_stride 1 (x)",
                 ("linear", "log base 10"),
                 True,
-                ["width 4", "width 8", "width 16", "dashed: conflict_ways"],
+                ["width 4 B", "width 8 B", "width 16 B", "dashed: conflict_ways"],
                 7,
             ),
         ],
     ),
     "hierarchy": (
-        "Memory hierarchy: read bandwidth and latency by working set\nNVIDIA H200, 2026-11-30",
+        "Memory hierarchy: read bandwidth and latency by working set\nNVIDIA H100 80GB HBM3, 2026-12-06",
         [
             (
                 "read bandwidth: the whole grid re-reads the set",
@@ -357,7 +366,7 @@ LOOKS = {
                 [
                     "bandwidth",
                     "l1 shared bytes per sm (256 KiB)",
-                    "l2 bytes (60 MiB)",
+                    "l2 bytes (50 MiB)",
                     "dashed: model_bytes_per_second",
                 ],
                 7,
@@ -368,17 +377,17 @@ LOOKS = {
                 "latency_ns (ns)",
                 ("log base 2", "log base 10"),
                 True,
-                ["latency", "l1 shared bytes per sm (256 KiB)", "l2 bytes (60 MiB)"],
+                ["latency", "l1 shared bytes per sm (256 KiB)", "l2 bytes (50 MiB)"],
                 7,
             ),
         ],
     ),
     "dsmem": (
-        "Distributed shared memory: a cluster's blocks reading each other\nNVIDIA H200, 2026-11-30",
+        "Distributed shared memory: a cluster's blocks reading each other\nNVIDIA H100 80GB HBM3, 2026-12-06",
         [
             (
                 "every thread reads a buffer",
-                "cluster",
+                "cluster (blocks)",
                 "bytes_per_second (TB/s)",
                 ("linear", "linear"),
                 True,
@@ -387,7 +396,7 @@ LOOKS = {
             ),
             (
                 "one thread chases a chain",
-                "cluster",
+                "cluster (blocks)",
                 "latency_ns (ns)",
                 ("linear", "linear"),
                 True,
@@ -397,7 +406,7 @@ LOOKS = {
         ],
     ),
     "managed": (
-        "Unified memory: where the pages are when the GPU reads them\nNVIDIA H200, 2026-12-01",
+        "Unified memory: where the pages are when the GPU reads them\nNVIDIA H100 80GB HBM3, 2026-12-06",
         [
             (
                 "GB/s of the bytes the kernel reads",
@@ -421,12 +430,12 @@ LOOKS = {
         ],
     ),
     "l2persist": (
-        "L2 residency control: a hot buffer under an access policy window\nNVIDIA H200, 2026-12-01",
+        "L2 residency control: a hot buffer under an access policy window\nNVIDIA H100 80GB HBM3, 2026-12-06",
         [
-            ("measured", "set_aside", "bytes_per_second (TB/s)", ("linear", "linear"), True, HOT, 6),
+            ("measured", "set_aside (percent)", "bytes_per_second (TB/s)", ("linear", "linear"), True, HOT, 6),
             (
                 "model: what DRAM still serves",
-                "set_aside",
+                "set_aside (percent)",
                 "model_dram_read_bytes (MB)",
                 ("linear", "linear"),
                 True,
@@ -436,7 +445,7 @@ LOOKS = {
         ],
     ),
     "atomics": (
-        "Atomics: updates per second by the threads sharing an address\nNVIDIA H200, 2026-12-01",
+        "Atomics: updates per second by the threads sharing an address\nNVIDIA H100 80GB HBM3, 2026-12-06",
         [
             (
                 "updates by the threads that share an address",
@@ -460,16 +469,21 @@ def test_each_recorded_figure_reads_as_intended(family):
 
 
 def test_new_families_draw_their_measurements():
-    doc = load("h200_families.json")
+    doc = load("families.json")
     fig = draw(doc, "atomics")
     xs, ys = lines(fig.axes[0])["red, space global, word u32"]
-    assert xs == [0.0, 1.0, 2.0, 3.0] and [round(y * 1e3, 2) for y in ys] == [1.36, 7.01, 26.02, 546.33]
+    red = {param(b, "shared_by"): b for b in entries(doc, "atomics/red/word:u32/space:global/")}
+    order = ["grid", "block", "warp", "thread"]
+    assert xs == [0.0, 1.0, 2.0, 3.0]
+    assert ys == [red[s]["updates_per_second"] / divisor(fig.axes[0]) for s in order]
     assert len(lines(fig.axes[0])["red, space shared, word u32"][0]) == 3  # no grid in shared memory
     assert [t.get_text() for t in fig.axes[0].get_xticklabels()] == ["grid", "block", "warp", "thread"]
     plt.close(fig)
     fig = draw(doc, "transfer")  # the host chase in its own panel, named for what it chases
     xs, ys = lines(fig.axes[1])["host_device_latency_sm"]
-    assert xs[0] == 4096.0 and xs[-1] == float(1 << 30) and round(ys[2], 1) == 1197.1
+    chase = sorted(entries(doc, "transfer/host_device_latency_sm/"), key=lambda b: param(b, "working_set"))
+    assert xs == [float(param(b, "working_set")) for b in chase] and xs[0] == 4096.0 and xs[-1] == float(1 << 30)
+    assert ys == [b["latency_ns"] for b in chase]
     assert fig.axes[1].get_title() == "one thread chases host memory"
     plt.close(fig)
     fig = draw(doc, "l2persist")
@@ -483,7 +497,9 @@ def test_new_families_draw_their_measurements():
     plt.close(fig)
     fig = draw(doc, "managed")
     xs, ys = lines(fig.axes[0])["prefetch"]
-    assert xs == [float(4 << 20), float(32 << 20), float(256 << 20), float(1 << 30)] and round(ys[-1] * 1e3, 1) == 47.6
+    prefetch = sorted(entries(doc, "managed/prefetch/"), key=lambda b: param(b, "bytes"))
+    assert xs == [float(4 << 20), float(32 << 20), float(256 << 20), float(1 << 30)]
+    assert ys == [b["bytes_per_second"] / divisor(fig.axes[0]) for b in prefetch]
     plt.close(fig)
 
 
@@ -632,7 +648,7 @@ def test_each_family_gets_png_and_svg(tmp_path, write_json, family):
 
 def test_the_output_folder_must_be_named(tmp_path, write_json, capsys):
     with pytest.raises(SystemExit) as exit_:
-        plot.main([write_json(load("h200_global_layout.json"))])
+        plot.main([write_json(load("global_layout.json"))])
     assert exit_.value.code == 2
     assert capsys.readouterr().err == "plot.py: the following arguments are required: --out\n"
 
@@ -640,20 +656,20 @@ def test_the_output_folder_must_be_named(tmp_path, write_json, capsys):
 def test_each_mark_sits_where_its_number_is():
     """Reference lines, notes and bars at the values and places they stand for, not only present."""
     # async: the flops panel holds sync, at its best; the stages panel only what has stages.
-    doc = load("h200_async.json")
+    doc = load("async.json")
     fig = draw(doc, "async")
-    ax_stages, ax_flops = fig.axes
+    ax_stages, ax_flops, _ = fig.axes  # the third: the roofline
     sync = sorted(entries(doc, "async/sync/"), key=lambda b: param(b, "flops"))
     assert lines(ax_flops)["sync"][1] == [b["bytes_per_second"] / divisor(ax_flops) for b in sync]
     assert all(ls == "-" for ls in (l.get_linestyle() for l in ax_stages.get_lines() if l.get_label()[0] != "_"))
     plt.close(fig)
 
     # hierarchy: each reported level size upright at its size; the model's ceiling dashed at each working set.
-    doc = load("h200_hierarchy.json")
+    doc = load("hierarchy.json")
     fig = draw(doc, "hierarchy")
     ax_bw = fig.axes[0]
     upright = {l.get_label(): l.get_xdata()[0] for l in ax_bw.get_lines() if l.get_linestyle() == ":"}
-    assert upright == {"l1 shared bytes per sm (256 KiB)": 256 << 10, "l2 bytes (60 MiB)": 60 << 20}
+    assert upright == {"l1 shared bytes per sm (256 KiB)": 256 << 10, "l2 bytes (50 MiB)": 50 << 20}
     warm = sorted(
         (b for b in entries(doc, "hierarchy/bandwidth/") if param(b, "l2") != "cold"),
         key=lambda b: param(b, "working_set"),
@@ -675,7 +691,7 @@ def test_each_mark_sits_where_its_number_is():
     plt.close(fig)
 
     # shared: row alone in its slot, column's pads side by side in theirs; each note over its bar's middle.
-    doc = load("h200_shared.json")
+    doc = load("shared.json")
     fig = draw(doc, "shared")
     ax_bars = fig.axes[0]
     assert [t.get_text() for t in ax_bars.get_xticklabels()] == ["row", "column", "swizzle"]
@@ -732,7 +748,7 @@ def test_each_mark_sits_where_its_number_is():
 
 
 def test_an_unknown_family_is_passed_over_and_the_rest_drawn(tmp_path, write_json, capsys):
-    doc = copy.deepcopy(load("h200_global_layout.json"))
+    doc = copy.deepcopy(load("global_layout.json"))
     name = "future/variant/n:1/manual_time"  # a family this script does not know, listed first
     doc["benchmarks"].insert(
         0,
@@ -787,7 +803,7 @@ def bench(name: str, **counters) -> dict:
 
 
 def test_async_draws_stages_and_the_best_of_stages_and_tiles_by_intensity():
-    doc = load("h200_async.json")
+    doc = load("async.json")
     fig = draw(doc, "async")
     ax_stages, ax_flops = fig.axes[:2]
     pipeline0 = sorted(
@@ -918,7 +934,7 @@ def renamed(entry: dict, name: str) -> dict:
 def test_an_unknown_format_is_told_the_formats_there_are(tmp_path, write_json, capsys):
     from matplotlib.backend_bases import FigureCanvasBase
 
-    assert plot.main([write_json(load("h200_global_layout.json")), "--out", str(tmp_path), "--formats", "bmpx"]) == 2
+    assert plot.main([write_json(load("global_layout.json")), "--out", str(tmp_path), "--formats", "bmpx"]) == 2
     supported = ", ".join(sorted(FigureCanvasBase.get_supported_filetypes()))
     assert (
         capsys.readouterr().err.strip().endswith(f"not an image format matplotlib writes (one or more of {supported})")
@@ -926,7 +942,7 @@ def test_an_unknown_format_is_told_the_formats_there_are(tmp_path, write_json, c
 
 
 def test_a_case_that_lacks_its_figures_axis_is_left_out_of_it(tmp_path, write_json):
-    doc = copy.deepcopy(load("h200_global_2p28.json"))
+    doc = copy.deepcopy(load("global.json"))
     strided = entries(doc, "global/strided/")[0]
     doc["benchmarks"].append(renamed(strided, f"global/strided/n:{param(strided, 'n')}/manual_time"))  # no stride
     fig = draw(doc, "global")

@@ -910,7 +910,7 @@ def test_the_page_and_the_markdown_are_laid_out_as_their_contents_say(tmp_path, 
 
 
 def test_a_comparison_says_which_file_is_the_baseline_and_warns_of_the_wrong_order(write_json):
-    older, newer = copy.deepcopy(load("h200_global_layout.json")), copy.deepcopy(load("h200_global_layout.json"))
+    older, newer = copy.deepcopy(load("global_layout.json")), copy.deepcopy(load("global_layout.json"))
     older["context"]["date"] = "2026-12-01T10:00:00+00:00"
     newer["context"]["date"] = "2026-12-04T10:00:00+00:00"
     a, b = write_json(older), write_json(newer)
