@@ -4,10 +4,13 @@ one line an input it cannot use gets, the one line a missing package gets, and t
 from __future__ import annotations
 
 import argparse
+import functools
 import os
+import signal
 import stat
 import sys
 from pathlib import Path
+from collections.abc import Callable
 from typing import NoReturn
 
 PREFIXES = ((1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k"))
@@ -16,6 +19,24 @@ PREFIXES = ((1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k"))
 def prefix(value: float) -> tuple[float, str]:
     """The SI prefix a person reads a value in, and its factor: 3.2e13 -> (1e12, "T"); under 1000: (1, "")."""
     return next(((f, p) for f, p in PREFIXES if abs(value) >= f), (1.0, ""))
+
+
+def command(main: Callable[[list[str] | None], int]) -> Callable[[list[str] | None], int]:
+    """A script's main, quiet when its reader goes away (`compare.py a b | head`): what it printed until then
+    stands, and it exits 141, as a shell's own tools do on SIGPIPE, with no traceback."""
+
+    @functools.wraps(main)
+    def run(argv: list[str] | None = None) -> int:
+        try:
+            code = main(argv)
+            sys.stdout.flush()  # inside: a reader gone before the last buffer is a broken pipe here too
+            return code
+        except BrokenPipeError:
+            # Python would flush stdout again at exit and say so: point it at nothing first.
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            return 128 + signal.SIGPIPE
+
+    return run
 
 
 def membench_binary(exe: str | None, root: Path) -> str:

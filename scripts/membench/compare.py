@@ -304,6 +304,7 @@ def failed(rows: list[Row], ignore_missing: bool, allow_untrusted: bool) -> bool
     return False
 
 
+@cli.command
 def main(argv: list[str] | None = None) -> int:
     args = create_parser().parse_args(argv)
     try:

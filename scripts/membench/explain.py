@@ -121,6 +121,7 @@ def ceilings_for(args, gpu: str) -> mc.Ceilings:
     return found
 
 
+@cli.command
 def main(argv: list[str] | None = None) -> int:
     args = create_parser().parse_args(argv)
     try:

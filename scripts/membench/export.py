@@ -309,6 +309,7 @@ def nothing_trusted(doc: dict, untrusted: int) -> str:
     )
 
 
+@cli.command
 def main(argv: list[str] | None = None) -> int:
     args = create_parser().parse_args(argv)
     try:

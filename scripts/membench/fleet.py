@@ -218,6 +218,7 @@ def judge(
     return "\n".join(lines), flagged, untrusted, warnings
 
 
+@cli.command
 def main(argv: list[str] | None = None) -> int:
     args = create_parser().parse_args(argv)
     if not 0 < args.threshold < 100:

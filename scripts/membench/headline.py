@@ -155,6 +155,7 @@ def located(path: str) -> Path:
     return given if given.is_absolute() or given.exists() else ROOT / given
 
 
+@cli.command
 def main(argv: list[str] | None = None) -> int:
     args = create_parser().parse_args(argv)
     try:

@@ -321,6 +321,7 @@ def check(
     return "\n".join(lines), regressed, untrusted, judged
 
 
+@cli.command
 def main(argv: list[str] | None = None) -> int:
     args = create_parser().parse_args(argv)
     try:

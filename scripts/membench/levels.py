@@ -140,6 +140,7 @@ def create_parser() -> cli.Parser:
     return p
 
 
+@cli.command
 def main(argv: list[str] | None = None) -> int:
     p = create_parser()
     args = p.parse_args(argv)

@@ -316,6 +316,7 @@ def check_flags(args) -> None:
             raise mr.InputError(f"--{flag.replace('_', '-')}={getattr(args, flag)}: must be at least 1")
 
 
+@cli.command
 def main(argv: list[str] | None = None) -> int:
     args = create_parser().parse_args(argv)
     try:

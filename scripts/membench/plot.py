@@ -90,6 +90,7 @@ def check_output(out: str, formats: str) -> tuple[Path, list[str]]:
     return out_dir, chosen
 
 
+@cli.command
 def main(argv: list[str] | None = None) -> int:
     args = create_parser().parse_args(argv)
     try:

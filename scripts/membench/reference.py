@@ -352,6 +352,7 @@ def table(ref: dict) -> str:
     return "\n".join(lines)
 
 
+@cli.command
 def main(argv: list[str] | None = None) -> int:
     args = create_parser().parse_args(argv)
     try:

@@ -374,6 +374,7 @@ def write(
     return out / "report.html", out / "report.md"
 
 
+@cli.command
 def main(argv: list[str] | None = None) -> int:
     args = create_parser().parse_args(argv)
     out = Path(args.out)

@@ -176,6 +176,7 @@ def render(rows: list[Row], others: int) -> str:
     return "\n".join(out) + "\n"
 
 
+@cli.command
 def main(argv: list[str] | None = None) -> int:
     args = create_parser().parse_args(argv)
     try:

@@ -185,3 +185,46 @@ def test_a_replaced_file_is_written_whole_and_a_special_file_is_never_opened(tmp
     with pytest.raises(OSError, match="not permitted"):
         membench_cli.replace_file(new, "a 4\n")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["fifo", "new.prom"] and new.read_text() == "a 2\n"
+
+
+FIXTURE = Path(__file__).parent / "fixtures" / "schema4" / "hierarchy.json"
+PRINTING = {  # a script and arguments that print more than a pipe holds
+    "compare": [str(FIXTURE), str(FIXTURE)],
+    "export": [str(FIXTURE), "--format", "prometheus"],
+    "fleet": [str(FIXTURE)],
+    "levels": [str(FIXTURE)],
+}
+
+
+@pytest.mark.parametrize("name", sorted(PRINTING))
+def test_a_reader_that_goes_away_ends_the_script_quietly(name):
+    # `compare.py a b | head`: the reader closes the pipe before the script has printed; the script stops with
+    # 141 (as a shell's tools do on SIGPIPE) and no traceback, in-flight output or at exit.
+    read, write = os.pipe()
+    os.close(read)  # a reader already gone: the first write breaks
+    done = subprocess.run(
+        [sys.executable, str(SCRIPTS / f"{name}.py"), *PRINTING[name]],
+        stdout=write,
+        stderr=subprocess.PIPE,
+        text=True,
+        timeout=120,
+    )
+    os.close(write)
+    assert (done.returncode, done.stderr) == (141, "")
+    # A reader that stays: the same command prints and ends as it always did.
+    whole = subprocess.run(
+        [sys.executable, str(SCRIPTS / f"{name}.py"), *PRINTING[name]], capture_output=True, text=True, timeout=120
+    )
+    assert whole.returncode in (0, 1) and whole.stdout and "Traceback" not in whole.stderr
+
+
+def test_every_script_s_main_ends_quietly_when_its_reader_goes_away():
+    # The commands pyproject.toml installs are the mains the shims run: each one wrapped once, by cli.command.
+    text = (SCRIPTS.parent / "pyproject.toml").read_text()  # tomllib is Python 3.11's; the scripts run on 3.10
+    section = text.split("[project.scripts]\n", 1)[1].split("\n[", 1)[0]
+    installed = re.findall(r'^membench-[\w-]+ = "([\w.:]+)"$', section, re.M)
+    assert len(installed) == 12
+    for entry in installed:
+        module, _, function = entry.partition(":")
+        main = getattr(importlib.import_module(module), function)
+        assert getattr(main, "__wrapped__", None) is not None and main.__name__ == "main", entry
