@@ -9,8 +9,8 @@ import os
 import signal
 import stat
 import sys
-from pathlib import Path
 from collections.abc import Callable
+from pathlib import Path
 from typing import NoReturn
 
 PREFIXES = ((1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k"))

@@ -1,6 +1,6 @@
 """Shared fixtures: files today's membench binary wrote on an H100 (fixtures/schema4, remade by its record.sh),
-and builders for constructed variants of them. The files of older binaries (fixtures/pre_catalog) test only the
-upgrade at load."""
+and builders for constructed variants of them. The files of older binaries test only the upgrade at load, in
+test_compat.py."""
 
 from __future__ import annotations
 

@@ -276,3 +276,16 @@ def test_an_old_fixture_reads_as_the_cases_today_s_binary_runs(old_name):
     for counter in held:  # the unit is named for the counters the compatibility table lists
         then, now = mr.meaning(old, counter), mr.meaning(today, counter)
         assert (then.better, then.kind) == (now.better, now.kind) and then.unit in (now.unit, ""), counter
+
+
+def test_the_tests_read_old_fixtures_only_here_and_today_s_are_today_s():
+    # The recorded files the scripts' tests read are the schema the scripts read today (none upgraded at load);
+    # the pre-catalog ones are read by this file alone. A schema bump records new ones (fixtures/README.md).
+    recorded = sorted((FIXTURES / f"schema{mr.SCHEMA_VERSION}").rglob("*.json"))
+    assert len(recorded) >= 10
+    for path in recorded:
+        doc = json.loads(path.read_text())
+        if isinstance(doc, dict):  # a case list is a list
+            assert doc["membench"]["schema_version"] == mr.SCHEMA_VERSION, path
+    readers = sorted(p.name for p in Path(__file__).parent.glob("*.py") if "pre_catalog" in p.read_text())
+    assert readers == ["test_compat.py"]
