@@ -426,6 +426,36 @@ TEST(CheckVerdict, ASlowCaseIsOneLineNamingItsLevelValueAndBand) {
   EXPECT_NE(none[0].find("no reference for the NVIDIA X"), std::string::npos) << none[0];
 }
 
+// A case the host paces moves by up to kHostNoiseWidths times its noise from the host alone, as the scripts'
+// gates allow: its band widens by that much on each side, in either direction; a case the GPU paces keeps its
+// band to the byte.
+TEST(CheckVerdict, AHostPacedCasesBandWidensByItsNoiseAndNoFurther) {
+  const Reference r = two_cases();
+  using K = CaseVerdict::Kind;
+  const auto paced = [](double value, double noise_pct) {
+    Observed o = seen(value);
+    o.host_noise_pct = kHostNoiseWidths * noise_pct;
+    return o;
+  };
+  const auto read = [&](const Observed& o) { return judge(0, "g", "u", &r, {{kRead, o}, {kChase, seen(16.5)}}); };
+  const auto chase = [&](const Observed& o) { return judge(0, "g", "u", &r, {{kRead, seen(4.4e12)}, {kChase, o}}); };
+  // 2% of noise: the band's 4.1 TB/s low edge moves to 4.1 x 0.94.
+  EXPECT_EQ(read(seen(4.09e12)).cases[0].kind, K::slow);  // the GPU paces it: just below is below
+  EXPECT_EQ(read(paced(4.09e12, 2)).cases[0].kind, K::within);
+  EXPECT_EQ(read(paced(4.1e12 * 0.941, 2)).cases[0].kind, K::within);
+  EXPECT_EQ(read(paced(4.1e12 * 0.939, 2)).cases[0].kind, K::slow);  // further than the host's noise reaches
+  EXPECT_EQ(read(paced(3.0e12, 2)).status(), kCheckUnhealthy);
+  // A latency's high edge moves up alike.
+  EXPECT_EQ(chase(paced(17.3 * 1.059, 2)).cases[1].kind, K::within);
+  EXPECT_EQ(chase(paced(17.3 * 1.061, 2)).cases[1].kind, K::slow);
+  // The line says how far the band was widened, and why.
+  const auto lines = verdict_lines(read(paced(4.09e12, 2)));
+  EXPECT_EQ(lines[0], "GPU 0: ok DRAM read: " + kRead +
+                          ": 4090 GB/s, band 4100 GB/s to 4800 GB/s, widened by 6% each side (the host paces it: 3 x "
+                          "its noise)");
+  EXPECT_EQ(verdict_lines(read(seen(4.09e12)))[0].find("widened"), std::string::npos);
+}
+
 TEST(CheckPrometheus, TheTextIsWhatPromtoolAccepts) {
   const Reference r = two_cases();
   const GpuVerdict v = judge(0, "NVIDIA \"H200\"", "GPU-1", &r, {{kRead, seen(3.1e12)}, {kChase, seen(16.5)}});
@@ -654,6 +684,18 @@ TEST(CheckRecorded, EachMarkGivesTheVerdictItsNameSays) {
   // The stopping rule's noisy flag (its 0.5% target) is no distrust; 5% of noise is.
   const auto converging = slow_with("converging", 4, {{"noisy", 1}, {"noise_pct", 2.5}, {"noise_target_pct", 0.5}});
   EXPECT_EQ(converging.exit_code, 1) << converging.output;
+  // A host-paced case is judged by a band widened by three times its noise: a fifth below is further.
+  const auto paced = slow_with("paced", 4, {{"host_paced", 1}, {"noise_pct", 2.5}, {"noise_target_pct", 0.5}});
+  EXPECT_EQ(paced.exit_code, 1) << paced.output;
+  EXPECT_NE(paced.output.find("widened by 7.5% each side (the host paces it: 3 x its noise)"), std::string::npos)
+      << paced.output;
+  // Noise of 5% or more widens nothing: a host-paced case that noisy below its band is noisy, not judged.
+  const auto paced_noisy = slow_with("paced_noisy", 4, {{"host_paced", 1}, {"noise_pct", 9.0}});
+  EXPECT_EQ(paced_noisy.exit_code, 3) << paced_noisy.output;
+  const auto at = paced_noisy.output.find("GPU 0: noisy DRAM read:");
+  ASSERT_NE(at, std::string::npos) << paced_noisy.output;
+  const std::string line = paced_noisy.output.substr(at, paced_noisy.output.find('\n', at) - at);
+  EXPECT_EQ(line.find("widened"), std::string::npos) << line;
   const auto noisy = slow_with("noisy", 4, {{"noisy", 1}, {"noise_pct", 5.0}, {"noise_target_pct", 0.5}});
   EXPECT_EQ(noisy.exit_code, 3) << noisy.output;
   EXPECT_NE(noisy.output.find("noise 5% >= the 5% threshold"), std::string::npos) << noisy.output;

@@ -231,8 +231,10 @@ GpuVerdict judge(int ordinal, const std::string& name, const std::string& uuid, 
       const double value = *c.value;
       // A provisional band is of pct_of_peak, higher better.
       const bool higher_better = reference->provisional || band.higher_better;
-      const double low = reference->provisional ? band.efficiency->low : band.low;
-      const double high = reference->provisional ? band.efficiency->high : band.high;
+      // A host-paced case's band widens by the host's share of its noise, as the scripts' gates do.
+      c.widened_pct = o.host_noise_pct;
+      const double low = (reference->provisional ? band.efficiency->low : band.low) * (1 - c.widened_pct / 100);
+      const double high = (reference->provisional ? band.efficiency->high : band.high) * (1 + c.widened_pct / 100);
       const bool worse = higher_better ? value < low : value > high;
       const bool better = higher_better ? value > high : value < low;
       if (worse && o.contended) {
@@ -305,6 +307,12 @@ std::vector<std::string> verdict_lines(const GpuVerdict& g) {
       line += pct;
     } else {
       line += ", band " + show_value(b.low, b.unit, b.median) + " to " + show_value(b.high, b.unit, b.median);
+    }
+    if (c.widened_pct > 0) {
+      char widened[96];
+      std::snprintf(widened, sizeof widened, ", widened by %.3g%% each side (the host paces it: %g x its noise)",
+                    c.widened_pct, kHostNoiseWidths);
+      line += widened;
     }
     if (!c.why.empty()) line += " (" + c.why + ")";
     lines.push_back(line);

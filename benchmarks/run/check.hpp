@@ -45,6 +45,10 @@ inline constexpr double kProvisionalMarginPct = 10;
 // test holds the two equal). The stopping rule's own target (noise_target_pct,
 // 0.5% by default) says whether a case converged, not whether it can be judged.
 inline constexpr double kUntrustedNoisePct = 5;
+// A case the host paces (pageable staging, a small copy's round trip, page faults) moves by up to this many
+// times its own noise from the host alone: its band is that much wider on both sides before a value leaves it.
+// The scripts' HOST_NOISE_WIDTHS, the same rule (a test holds the two equal).
+inline constexpr double kHostNoiseWidths = 3;
 
 // A case of the check sweep: what the reference builder measures bands for.
 struct CheckCase {
@@ -107,6 +111,7 @@ struct Observed {
   bool contended = false;           // another process used the GPU
   std::string clock_event;          // a thermal or hardware slowdown's names, or the batches throttled
   std::string noisy;                // the noise and the target it missed, where the binary marked it noisy
+  double host_noise_pct = 0;        // host-paced: kHostNoiseWidths x its largest noise under 5% (percent); else 0
   std::string failed;               // why it failed (a wrong result, a CUDA error)
   std::string not_run;              // why it was skipped or interrupted
   bool skipped = false;             // it cannot run on this GPU (an architecture it needs, its size)
@@ -119,6 +124,7 @@ struct CaseVerdict {
   Kind kind = Kind::not_run;
   const Band* band = nullptr;
   std::optional<double> value;  // the median of the values (a provisional band's: of pct_of_peak)
+  double widened_pct = 0;       // how far the band was widened on each side for the host's noise (percent)
   std::string why;              // failed, not run, the clock event, the noise
 };
 

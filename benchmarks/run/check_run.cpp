@@ -34,8 +34,9 @@ std::optional<double> counter(const cases::Outcome& o, const std::string& name) 
 // A measured case's trust marks, as the binary wrote them (a run's counters
 // or a file's entry; `get` gives 0 for one absent): another process; a
 // thermal or hardware slowdown, or batches dropped for the clock; noise at or
-// above kUntrustedNoisePct, or unknown. The power cap alone (power_capped) is the case's own draw and
-// no mark against it. A file of schema 3 or older counted the power cap in
+// above kUntrustedNoisePct, or unknown; and a host-paced case's noise, which
+// widens its band. The power cap alone (power_capped) is the case's own draw
+// and no mark against it. A file of schema 3 or older counted the power cap in
 // clock_event: its reasons are read as a file of today's would have them.
 template <class Get>
 void add_marks(Observed& o, const Get& get, int schema_version) {
@@ -52,6 +53,9 @@ void add_marks(Observed& o, const Get& get, int schema_version) {
     why << "noise " << noise << "% >= the " << kUntrustedNoisePct << "% threshold";
     o.noisy = why.str();
   }
+  // The host's noise widens the band only while it is evidence at all: a noisier value is "noisy" below it.
+  if (const double noise = get("noise_pct"); get("host_paced") > 0 && noise > 0 && noise < kUntrustedNoisePct)
+    o.host_noise_pct = std::max(o.host_noise_pct, kHostNoiseWidths * noise);
 }
 
 // What the outcomes of one case came to, for the band's metric.

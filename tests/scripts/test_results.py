@@ -580,3 +580,6 @@ def test_the_check_distrusts_noise_where_the_scripts_do():
     header = path.read_text()
     (value,) = re.findall(r"inline constexpr double kUntrustedNoisePct = ([0-9.]+);", header)
     assert float(value) == mr.NOISE_THRESHOLD
+    # And a host-paced case's band widens in the check as the scripts' gates do: by HOST_NOISE_WIDTHS x its noise.
+    (widths,) = re.findall(r"inline constexpr double kHostNoiseWidths = ([0-9.]+);", header)
+    assert float(widths) == mr.HOST_NOISE_WIDTHS
